@@ -1,0 +1,193 @@
+#!/usr/bin/env bun
+/**
+ * Builds xbench:
+ *   1. the native helpers in native/ (static musl supervisor, glibc preload shim, bench targets),
+ *   2. dist/xbench with `bun build --compile`, helpers embedded,
+ *   3. the npm library (unbuild) into dist/npm, helpers copied beside it.
+ *
+ *   bun build.ts                     host binary + npm build
+ *   bun build.ts --target all        also every cross target into dist/<target>/
+ *   bun build.ts --target linux-arm64,darwin-arm64
+ *   bun build.ts --native-only       helpers only (tests of the C code)
+ *   XBENCH_CFLAGS="-DXBENCH_SLOW_NS=2000" bun build.ts --helpers-out DIR --native-only
+ */
+import { createHash } from "node:crypto";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { join, resolve } from "pathe";
+import mri from "mri";
+
+const ROOT = import.meta.dir;
+const DIST = join(ROOT, "dist");
+const NATIVE = join(ROOT, "native");
+
+/** Every cross target `--target all` produces, mapped to Bun's compile target. */
+export const TARGETS = {
+  "linux-x64": "bun-linux-x64",
+  "linux-x64-musl": "bun-linux-x64-musl",
+  "linux-arm64": "bun-linux-arm64",
+  "darwin-x64": "bun-darwin-x64",
+  "darwin-arm64": "bun-darwin-arm64",
+  "windows-x64": "bun-windows-x64",
+} as const;
+type Target = keyof typeof TARGETS;
+
+/** Targets whose helpers this machine builds: the host's architecture on Linux. */
+const HELPER_PLATFORM = "linux-x64";
+const HELPER_TARGETS: ReadonlySet<Target> = new Set(["linux-x64", "linux-x64-musl"]);
+
+const argv = mri(process.argv.slice(2), {
+  string: ["target", "helpers-out"],
+  boolean: ["native-only", "help"],
+});
+
+function fail(message: string): never {
+  process.stderr.write(`build: ${message}\n`);
+  process.exit(1);
+}
+
+function run(cmd: string, args: string[], what: string): void {
+  const result = spawnSync(cmd, args, { stdio: ["ignore", "inherit", "pipe"], encoding: "utf8" });
+  if (result.error) fail(`${what}: ${result.error.message}`);
+  if (result.status !== 0) fail(`${what} failed:\n${result.stderr}`);
+  if (result.stderr) process.stderr.write(result.stderr);
+}
+
+function which(cmd: string): boolean {
+  return spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
+}
+
+/**
+ * musl-gcc sees no kernel headers. Give it a folder with links to just linux/, asm/ and
+ * asm-generic/ from the system's headers; adding all of /usr/include would mix glibc's in.
+ */
+function muslKernelHeaders(): string {
+  const dir = join(DIST, ".build", "musl-kernel-headers");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const multiarch = spawnSync("gcc", ["-print-multiarch"], { encoding: "utf8" }).stdout.trim() || "x86_64-linux-gnu";
+  const links: Record<string, string> = {
+    linux: "/usr/include/linux",
+    "asm-generic": "/usr/include/asm-generic",
+    asm: existsSync(`/usr/include/${multiarch}/asm`) ? `/usr/include/${multiarch}/asm` : "/usr/include/asm",
+  };
+  for (const [name, target] of Object.entries(links)) {
+    if (!existsSync(target)) fail(`kernel headers missing (${target}); install them: apt-get install linux-libc-dev`);
+    symlinkSync(target, join(dir, name));
+  }
+  return dir;
+}
+
+/** One native program: its output name and how it is compiled. */
+interface NativeUnit {
+  name: string;
+  sources: string[];
+  kind: "static-musl" | "shared" | "dynamic";
+}
+
+/** The helpers embedded in the binary. Later programs (bench targets) add rows here. */
+export const NATIVE_UNITS: NativeUnit[] = [
+  { name: "xbench-supervisor", sources: ["seccomp.c"], kind: "static-musl" },
+  { name: "libxbench-preload.so", sources: ["preload.c"], kind: "shared" },
+];
+
+function buildNative(outDir: string): string[] {
+  if (process.platform !== "linux") fail("native helpers build on Linux only");
+  if (!which("gcc")) fail("gcc not found; install it: apt-get install gcc");
+  if (!which("musl-gcc")) fail("musl-gcc not found; the seccomp supervisor is a static musl program. Install it: apt-get install musl-tools");
+  mkdirSync(outDir, { recursive: true });
+  const headers = muslKernelHeaders();
+  const extra = (process.env.XBENCH_CFLAGS ?? "").split(/\s+/).filter(Boolean);
+  const common = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fno-strict-aliasing", ...extra];
+  const built: string[] = [];
+  for (const unit of NATIVE_UNITS) {
+    const sources = unit.sources.map((s) => join(NATIVE, s));
+    const out = join(outDir, unit.name);
+    const tmp = `${out}.tmp`;
+    if (unit.kind === "static-musl") {
+      run("musl-gcc", [...common, "-static", "-idirafter", headers, "-o", tmp, ...sources], unit.name);
+    } else if (unit.kind === "shared") {
+      run("gcc", [...common, "-shared", "-fPIC", "-fvisibility=hidden", "-o", tmp, ...sources, "-ldl", "-lpthread"], unit.name);
+    } else {
+      run("gcc", [...common, "-o", tmp, ...sources, "-lpthread"], unit.name);
+    }
+    run("mv", [tmp, out], `install ${unit.name}`);
+    built.push(out);
+  }
+  return built;
+}
+
+function sha256(file: string): string {
+  return createHash("sha256").update(readFileSync(file)).digest("hex");
+}
+
+/**
+ * The compile entry registers the embedded helpers before the CLI starts; runs from source
+ * and from npm never see it and find the helpers on disk instead.
+ */
+function writeCompileEntry(helpers: string[], platform: string | undefined): string {
+  const entry = join(DIST, ".build", `entry-${platform ?? "none"}.ts`);
+  mkdirSync(join(DIST, ".build"), { recursive: true });
+  const imports = helpers.map((file, i) => `import helper${i} from ${JSON.stringify(file)} with { type: "file" };`);
+  const files = helpers.map(
+    (file, i) => `    ${JSON.stringify(file.split("/").pop())}: { path: helper${i}, sha256: ${JSON.stringify(sha256(file))} },`,
+  );
+  const table = platform ? `{\n  platform: ${JSON.stringify(platform)},\n  files: {\n${files.join("\n")}\n  },\n}` : "undefined";
+  writeFileSync(
+    entry,
+    [
+      "// Generated by build.ts; not committed.",
+      ...imports,
+      `(globalThis as Record<string, unknown>).__XBENCH_EMBEDDED__ = ${table};`,
+      `await import(${JSON.stringify(join(ROOT, "src", "cli", "index.ts"))});`,
+      "",
+    ].join("\n"),
+  );
+  return entry;
+}
+
+function compile(entry: string, bunTarget: string | undefined, outfile: string): void {
+  const args = ["build", "--compile", "--minify", "--sourcemap=none", entry, "--outfile", outfile];
+  if (bunTarget) args.splice(2, 0, `--target=${bunTarget}`);
+  run(process.execPath, args, `bun build --compile ${bunTarget ?? "(host)"}`);
+}
+
+function buildNpm(helperDir: string): void {
+  run(process.execPath, [join(ROOT, "node_modules", "unbuild", "dist", "cli.mjs")], "unbuild");
+  const dest = join(DIST, "npm", "helpers", HELPER_PLATFORM);
+  mkdirSync(dest, { recursive: true });
+  for (const unit of NATIVE_UNITS) {
+    copyFileSync(join(helperDir, unit.name), join(dest, unit.name));
+    chmodSync(join(dest, unit.name), 0o755);
+  }
+}
+
+function parseTargets(value: string | undefined): Target[] {
+  if (!value) return [];
+  if (value === "all") return Object.keys(TARGETS) as Target[];
+  return value.split(",").map((t) => {
+    if (!(t in TARGETS)) fail(`unknown target ${t}; one of: all, ${Object.keys(TARGETS).join(", ")}`);
+    return t as Target;
+  });
+}
+
+function main(): void {
+  if (argv.help) {
+    process.stdout.write(readFileSync(import.meta.path, "utf8").split("*/")[0] + "*/\n");
+    return;
+  }
+  const targets = parseTargets(argv.target);
+  const helperDir = resolve(argv["helpers-out"] ?? join(DIST, "helpers", HELPER_PLATFORM));
+  const helpers = buildNative(helperDir);
+  if (argv["native-only"]) return;
+
+  compile(writeCompileEntry(helpers, HELPER_PLATFORM), undefined, join(DIST, "xbench"));
+  for (const target of targets) {
+    const platform = HELPER_TARGETS.has(target) ? HELPER_PLATFORM : undefined;
+    const out = join(DIST, target, target.startsWith("windows") ? "xbench.exe" : "xbench");
+    compile(writeCompileEntry(platform ? helpers : [], platform), TARGETS[target], out);
+  }
+  buildNpm(helperDir);
+}
+
+main();

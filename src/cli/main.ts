@@ -1,0 +1,142 @@
+import { parseArgs, renderUsage, type ArgsDef, type CommandDef } from "citty";
+import { EXIT_FAILURE, EXIT_USAGE, XbenchError, usageError } from "./errors.ts";
+
+type AnyCommand = CommandDef<ArgsDef>;
+
+/** The command a raw argv resolves to, with its parent and its own arguments. */
+export interface ResolvedCommand {
+  command: AnyCommand;
+  path: string[];
+  args: string[];
+}
+
+async function value<T>(input: T | (() => T | Promise<T>) | Promise<T> | undefined): Promise<T | undefined> {
+  return typeof input === "function" ? await (input as () => T | Promise<T>)() : await input;
+}
+
+/** Walks subcommand names at the front of argv down to the command that runs. */
+export async function resolveCommand(root: AnyCommand, argv: string[]): Promise<ResolvedCommand> {
+  let command = root;
+  const path: string[] = [];
+  let args = argv;
+  for (;;) {
+    const subs = await value(command.subCommands);
+    const first = args[0];
+    if (!subs || first === undefined || first.startsWith("-")) break;
+    const sub = subs[first];
+    if (!sub) {
+      throw new XbenchError(`Unknown command: ${first}`, { exitCode: EXIT_USAGE, usage: true, cause: { command, path } });
+    }
+    command = (await value(sub)) as AnyCommand;
+    path.push(first);
+    args = args.slice(1);
+  }
+  return { command, path, args };
+}
+
+/** Rejects flags the command does not declare and surplus positionals; citty itself lets both through. */
+export async function checkArgs(command: AnyCommand, args: string[]): Promise<void> {
+  const defs = (await value(command.args)) ?? {};
+  const known = new Map<string, string>();
+  let positionals = 0;
+  let restPositional = false;
+  for (const [name, def] of Object.entries(defs)) {
+    if (def.type === "positional") {
+      positionals++;
+      if ((def as { rest?: boolean }).rest) restPositional = true;
+      continue;
+    }
+    known.set(name, def.type ?? "string");
+    for (const alias of [(def as { alias?: string | string[] }).alias ?? []].flat()) known.set(alias, def.type ?? "string");
+  }
+  let seenPositionals = 0;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") return;
+    if (arg.startsWith("-") && arg !== "-") {
+      const bare = arg.replace(/^--?/, "").split("=")[0]!;
+      const name = known.has(bare) ? bare : bare.replace(/^no-/, "");
+      const type = known.get(name);
+      if (!type) throw usageError(`Unknown option: ${arg.split("=")[0]}`, true);
+      if (type !== "boolean" && !arg.includes("=")) {
+        const next = args[i + 1];
+        if (next === undefined || (next.startsWith("-") && next !== "-" && !/^-\d/.test(next))) {
+          throw usageError(`Option ${arg} needs a value`, true);
+        }
+        i++;
+      }
+      continue;
+    }
+    seenPositionals++;
+    if (!restPositional && seenPositionals > positionals) throw usageError(`Unexpected argument: ${arg}`, true);
+  }
+}
+
+function wantsHelp(args: string[]): boolean {
+  const end = args.indexOf("--");
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");
+}
+
+const ANSI = /\u001B\[[0-9;]*m/g;
+
+async function usageText(resolved: { command: AnyCommand; path?: string[] }, tty: boolean): Promise<string> {
+  // citty names a command after its direct parent only; name it by its whole path instead.
+  const path = resolved.path ?? [];
+  const parent = path.length > 0 ? { meta: { name: ["xbench", ...path.slice(0, -1)].join(" ") } } : undefined;
+  const text = await renderUsage(resolved.command, parent as AnyCommand | undefined);
+  return tty ? text : text.replace(ANSI, "");
+}
+
+/** Runs the CLI and returns the exit code; never throws. */
+export async function runCli(root: AnyCommand, argv: string[], version: string): Promise<number> {
+  let resolved: ResolvedCommand | undefined;
+  try {
+    if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
+      process.stdout.write(`${version}\n`);
+      return 0;
+    }
+    resolved = await resolveCommand(root, argv);
+    if (wantsHelp(resolved.args)) {
+      process.stdout.write(`${await usageText(resolved, !!process.stdout.isTTY)}\n`);
+      return 0;
+    }
+    const { command, args } = resolved;
+    if (!command.run) {
+      process.stderr.write(`${await usageText(resolved, !!process.stderr.isTTY)}\n`);
+      return EXIT_USAGE;
+    }
+    await checkArgs(command, args);
+    const defs = (await value(command.args)) ?? {};
+    let parsed;
+    try {
+      parsed = parseArgs(args, defs);
+    } catch (error) {
+      throw usageError((error as Error).message, true);
+    }
+    const result = await command.run({ rawArgs: args, args: parsed, cmd: command, data: undefined });
+    return typeof result === "number" ? result : 0;
+  } catch (error) {
+    return reportError(error, resolved);
+  }
+}
+
+async function reportError(error: unknown, resolved: ResolvedCommand | undefined): Promise<number> {
+  if (error instanceof XbenchError) {
+    printError(error.message);
+    if (error.usage) {
+      const where = resolved ?? (error.cause as ResolvedCommand | undefined);
+      if (where?.command) process.stderr.write(`\n${await usageText(where, !!process.stderr.isTTY)}\n`);
+    }
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  printError(message.split("\n")[0]!);
+  if (process.env.XBENCH_DEBUG) console.error(error);
+  else process.stderr.write("  (set XBENCH_DEBUG=1 for details)\n");
+  return EXIT_FAILURE;
+}
+
+/** Errors are one plain line so scripts and tests can match them. */
+export function printError(message: string): void {
+  process.stderr.write(`xbench: ${message}\n`);
+}

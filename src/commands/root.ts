@@ -1,0 +1,17 @@
+import { defineCommand } from "citty";
+import { VERSION } from "../version.ts";
+
+export const rootCommand = defineCommand({
+  meta: {
+    name: "xbench",
+    version: VERSION,
+    description: "Interleaved base/head benchmarks with paired verdicts, and a file-access tracer",
+  },
+  subCommands: {
+    compare: () => import("./compare.ts").then((m) => m.compareCommand),
+    trace: () => import("./trace.ts").then((m) => m.traceCommand),
+    bench: () => import("./bench.ts").then((m) => m.benchCommand),
+    report: () => import("./report.ts").then((m) => m.reportCommand),
+    helpers: () => import("./helpers.ts").then((m) => m.helpersCommand),
+  },
+});

@@ -1,0 +1,38 @@
+import { fileURLToPath } from "node:url";
+import { dirname, join } from "pathe";
+import { XbenchError } from "../cli/errors.ts";
+import { embeddedHelpers, extractEmbedded, findHelperDir } from "./cache.ts";
+
+export { cacheRoot, extractEmbedded } from "./cache.ts";
+
+/** The platform key helpers are built for, such as `linux-x64`. */
+export function hostPlatform(): string {
+  return `${process.platform}-${process.arch}`;
+}
+
+/** Platforms with native helpers; everywhere else `trace` says it is not available yet. */
+export const TRACED_PLATFORMS: ReadonlySet<string> = new Set(["linux-x64"]);
+
+let resolved: string | undefined;
+
+/**
+ * The folder holding this platform's native helpers: `$XBENCH_HELPER_DIR`, the compiled
+ * binary's extracted copy, or the build output next to the sources / npm files.
+ */
+export function helperDir(): string {
+  if (resolved) return resolved;
+  const platform = hostPlatform();
+  if (process.env.XBENCH_HELPER_DIR) return (resolved = process.env.XBENCH_HELPER_DIR);
+  if (!TRACED_PLATFORMS.has(platform)) {
+    throw new XbenchError(`tracing is not available on ${platform} yet`, { exitCode: 2 });
+  }
+  const embedded = embeddedHelpers();
+  if (embedded) return (resolved = extractEmbedded(embedded));
+  const found = findHelperDir(dirname(fileURLToPath(import.meta.url)), platform);
+  if (!found) throw new XbenchError(`native helpers for ${platform} not found; run \`npm run build\``);
+  return (resolved = found);
+}
+
+export function helperPath(name: string): string {
+  return join(helperDir(), name);
+}

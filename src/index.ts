@@ -1,0 +1,4 @@
+/** The xbench library: what bench files and tools import from "xbench". */
+export { VERSION } from "./version.ts";
+export { metric, command } from "./bench/api.ts";
+export type { MetricUnit, CommandOptions } from "./bench/api.ts";

@@ -1,0 +1,90 @@
+/**
+ * The result model: what `compare` measures and every renderer reads. Saved as JSON with
+ * `--json`; `xbench report` re-renders it. Bump SCHEMA_VERSION on any breaking change.
+ */
+export const SCHEMA_ID = "xbench/compare";
+export const SCHEMA_VERSION = 1;
+
+export type Runtime = "node" | "bun" | "deno";
+export type Verdict = "slower" | "faster" | "~";
+export type ExactVerdict = "same" | "more" | "fewer";
+export type Side = "base" | "head";
+
+/** `time` values are nanoseconds; `count` and `bytes` are exact and never given an interval. */
+export type Unit = "ns" | "count" | "bytes";
+
+export interface RevisionInfo {
+  /** What the user asked for (`main`, `HEAD`, `working tree`). */
+  ref: string;
+  /** Full commit SHA the side was built from. */
+  sha: string;
+  /** Head only: the working tree had uncommitted changes. */
+  dirty: boolean;
+}
+
+/** One-, five- and fifteen-minute load averages. */
+export type LoadAvg = [number, number, number];
+
+/** Per-round raw values of one benchmark on one side; `null` where that round did not produce one. */
+export type Rounds = Array<number | null>;
+
+/** The paired statistics of a timed row (design.md section 3). */
+export interface PairedStats {
+  n: number;
+  /** exp(mean ln(h/b)) - 1 */
+  delta: number;
+  /** 95% CI of delta (Holm-adjusted when the result says so) */
+  ci: [number, number];
+  verdict: Verdict;
+  baseMedian: number;
+  headMedian: number;
+  /** The fspy view: median of per-round h/b - 1 with its quartiles. */
+  ratioMedian: number;
+  ratioQ1: number;
+  ratioQ3: number;
+}
+
+export interface ExactComparison {
+  base: number;
+  head: number;
+  /** head - base */
+  difference: number;
+  verdict: ExactVerdict;
+}
+
+export type RowStatus = "ok" | "new" | "removed" | "failed";
+
+export interface Row {
+  /** `<file basename>-<8 hex of sha256(repo-relative path)>: <label>` */
+  id: string;
+  /** Repo-relative path of the bench file. */
+  file: string;
+  label: string;
+  unit: Unit;
+  status: RowStatus;
+  /** For `failed`: which side threw, and its error message. */
+  error?: { side: Side; message: string };
+  base: Rounds;
+  head: Rounds;
+  /** Timed rows with status ok. */
+  stats?: PairedStats;
+  /** Exact rows with status ok. */
+  exact?: ExactComparison;
+}
+
+export interface CompareResult {
+  schema: typeof SCHEMA_ID;
+  schemaVersion: number;
+  xbenchVersion: string;
+  runtime: Runtime;
+  /** Rounds asked for, rounds run (whole cycles of orderings), and rounds per cycle. */
+  rounds: { requested: number; planned: number; completed: number; cycle: number };
+  base: RevisionInfo;
+  head: RevisionInfo;
+  loadavg: { start: LoadAvg; end: LoadAvg };
+  startedAt: string;
+  finishedAt: string;
+  /** Intervals are Holm-adjusted across the timed rows of this table. */
+  holm: boolean;
+  rows: Row[];
+}

@@ -1,0 +1,23 @@
+import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { join } from "pathe";
+import pkg from "../../package.json" with { type: "json" };
+import { ROOT } from "../support/xbench.ts";
+
+const bin = (name: string) => join(ROOT, "node_modules", ".bin", name);
+
+describe("the CLI runs from source and from the npm build", () => {
+  const cases: Array<[string, string, string[]]> = [
+    ["node", "node", [join(ROOT, "dist", "npm", "cli", "index.mjs")]],
+    ["bun (source)", bin("bun"), [join(ROOT, "src", "cli", "index.ts")]],
+    ["bun (npm build)", bin("bun"), [join(ROOT, "dist", "npm", "cli", "index.mjs")]],
+    ["deno (source)", bin("deno"), ["run", "-A", join(ROOT, "src", "cli", "index.ts")]],
+    ["deno (npm build)", bin("deno"), ["run", "-A", join(ROOT, "dist", "npm", "cli", "index.mjs")]],
+  ];
+  test.each(cases)("%s --version", (_name, cmd, args) => {
+    const r = spawnSync(cmd, [...args, "--version"], { encoding: "utf8", cwd: ROOT, timeout: 60_000 });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(`${pkg.version}\n`);
+    expect(r.status).toBe(0);
+  });
+});
