@@ -89,6 +89,8 @@ interface NativeUnit {
 export const NATIVE_UNITS: NativeUnit[] = [
   { name: "xbench-supervisor", sources: ["seccomp.c"], kind: "static-musl" },
   { name: "libxbench-preload.so", sources: ["preload.c"], kind: "shared" },
+  { name: "xbench-target", sources: ["target.c"], kind: "dynamic" },
+  { name: "xbench-target-static", sources: ["target.c"], kind: "static-musl" },
 ];
 
 function buildNative(outDir: string): string[] {
