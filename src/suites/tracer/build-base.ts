@@ -1,0 +1,61 @@
+/**
+ * The base arm of `xbench compare --suite tracer`: base's helpers built from base's own
+ * sources by base's own build.ts, so the base tracer is exactly what base ships.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join, resolve } from "pathe";
+import { XbenchError } from "../../cli/errors.ts";
+import { SUPERVISOR } from "./arms.ts";
+
+/** How to start Bun for the build: a command and the environment it needs. */
+export interface BunCommand {
+  file: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * The worktree's own Bun (`node_modules/.bin/bun`); else the Bun running xbench (a compiled
+ * xbench acts as Bun with BUN_BE_BUN=1); else `bun` on PATH.
+ */
+export function findBun(worktreeDir: string, env: NodeJS.ProcessEnv = process.env): BunCommand {
+  const local = join(worktreeDir, "node_modules", ".bin", "bun");
+  if (existsSync(local)) return { file: local, env };
+  if (process.versions.bun) return { file: process.execPath, env: { ...env, BUN_BE_BUN: "1" } };
+  return { file: "bun", env };
+}
+
+function tail(text: string, lines = 15): string {
+  return text.trimEnd().split("\n").slice(-lines).join("\n");
+}
+
+/**
+ * Runs `<worktreeDir>/build.ts --native-only --helpers-out <outDir>` and returns the absolute
+ * helper folder, ready for `--base-helper`. The worktree needs its dependencies (build.ts
+ * imports them): link or install its node_modules first. A failed build throws an XbenchError
+ * naming the base side with the tail of its output.
+ */
+export async function buildBaseHelpers(worktreeDir: string, outDir: string): Promise<string> {
+  const root = resolve(worktreeDir);
+  const out = resolve(outDir);
+  if (!existsSync(join(root, "build.ts"))) throw new XbenchError(`base has no build.ts in ${root}; cannot build its helpers`);
+  if (!existsSync(join(root, "node_modules"))) {
+    throw new XbenchError(`base worktree ${root} has no node_modules; link or install them before building its helpers`);
+  }
+  mkdirSync(out, { recursive: true });
+  const bun = findBun(root);
+  const args = ["build.ts", "--native-only", "--helpers-out", out];
+  const { code, output } = await new Promise<{ code: number | null; output: string }>((done, failed) => {
+    const child = spawn(bun.file, args, { cwd: root, env: bun.env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout!.on("data", (d) => (output += d));
+    child.stderr!.on("data", (d) => (output += d));
+    child.on("error", (error) => failed(new XbenchError(`base helpers: could not start ${bun.file}: ${error.message}`)));
+    child.on("close", (exitCode) => done({ code: exitCode, output }));
+  });
+  if (code !== 0) throw new XbenchError(`base helpers: build.ts failed in ${root} (exit ${code}):\n${tail(output)}`);
+  if (!existsSync(join(out, SUPERVISOR))) {
+    throw new XbenchError(`base helpers: build.ts finished but ${out} has no ${SUPERVISOR}`);
+  }
+  return out;
+}

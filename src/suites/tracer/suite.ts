@@ -1,0 +1,130 @@
+/**
+ * `xbench bench tracer` end to end: validate every tracer, plan the orderings, measure each
+ * backend's launch and access rows for every arm, and summarize. Processes and files live
+ * here; the math is in rows.ts and the rendering in report.ts.
+ */
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "pathe";
+import { XbenchError } from "../../cli/errors.ts";
+import type { LoadAvg } from "../../report/model.ts";
+import { planRounds } from "../../schedule/orderings.ts";
+import { VERSION } from "../../version.ts";
+import { TARGET_FOR, WORKLOADS, launchFor, type Arm } from "./arms.ts";
+import { runIterations, type Cell, type IterationHooks } from "./iterations.ts";
+import { parseBatchTime, runTimed } from "./launch.ts";
+import { ROW_NAMES, TRACER_SCHEMA_ID, TRACER_SCHEMA_VERSION, type ArmName, type Backend, type TracerResult } from "./model.ts";
+import { summarizeRow } from "./rows.ts";
+import { validateTracer, type ReadLog } from "./validate.ts";
+
+/** Iterations when none are asked for: whole cycles of 6 orderings, well inside 5 minutes on 2 cores. */
+export const DEFAULT_ITERATIONS = 36;
+/** Iterations run first and thrown away (page cache, CPU frequency, the helpers' first load). */
+export const WARMUP_ITERATIONS = 2;
+
+export interface TracerSuiteOptions {
+  /** This build's helpers: the head tracer and the target programs. */
+  headHelperDir: string;
+  /** Another build of the helpers for the base arm; without it only head and untracked run. */
+  baseHelperDir?: string;
+  iterations: number;
+  backends: Backend[];
+  /** Parses a tracer log into its accesses (validation). */
+  readLog: ReadLog;
+  warmup?: number;
+  /** Seed of the orderings (planRounds's default when absent). */
+  seed?: number;
+  /** One line per step, for the user's terminal. */
+  onStep?: (message: string) => void;
+  onIteration?: IterationHooks["onIteration"];
+}
+
+function loadAvg(): LoadAvg {
+  const [one, five, fifteen] = loadavg();
+  return [one ?? 0, five ?? 0, fifteen ?? 0];
+}
+
+/** The arms of a run, head first: head, base (when given) and untracked. */
+export function armsOf(options: Pick<TracerSuiteOptions, "headHelperDir" | "baseHelperDir">): Arm[] {
+  const arms: Arm[] = [{ name: "head", helperDir: options.headHelperDir }];
+  if (options.baseHelperDir) arms.push({ name: "base", helperDir: options.baseHelperDir });
+  arms.push({ name: "untracked" });
+  return arms;
+}
+
+/** Every backend's rows, in report order. */
+export function cellsOf(backends: readonly Backend[]): Cell[] {
+  return backends.flatMap((backend) => ROW_NAMES.map((row) => ({ backend, row })));
+}
+
+function checkTargets(headHelperDir: string, backends: readonly Backend[]): void {
+  for (const backend of backends) {
+    const target = join(headHelperDir, TARGET_FOR[backend]);
+    if (!existsSync(target)) throw new XbenchError(`the benchmark target ${target} is missing; rebuild xbench`);
+  }
+}
+
+/** Runs the whole suite and returns its result; throws XbenchError when validation fails. */
+export function runTracerSuite(options: TracerSuiteOptions): TracerResult {
+  const step = options.onStep ?? (() => {});
+  const warmup = options.warmup ?? WARMUP_ITERATIONS;
+  checkTargets(options.headHelperDir, options.backends);
+  const arms = armsOf(options);
+  const byName = new Map(arms.map((arm) => [arm.name, arm]));
+  const scratch = realpathSync(mkdtempSync(join(tmpdir(), "xbench-tracer-")));
+  try {
+    const paths = (arm: ArmName) => ({
+      targetDir: options.headHelperDir,
+      missingPath: join(scratch, "missing"),
+      logFile: join(scratch, `${arm}.log`),
+    });
+
+    for (const arm of arms.filter((a) => a.helperDir)) {
+      for (const backend of options.backends) {
+        step(`validating the ${arm.name} tracer with the ${backend} backend`);
+        validateTracer(arm, backend, paths(arm.name), options.readLog);
+      }
+    }
+
+    const plan = planRounds({ arms: arms.map((a) => a.name), rounds: options.iterations, seed: options.seed });
+    const orders = plan.orders as ArmName[][];
+    step(
+      `measuring ${plan.planned} iterations (${plan.planned / plan.cycle} cycles of ${plan.cycle} orderings) + ${warmup} warm-up`,
+    );
+    const start = { at: new Date().toISOString(), load: loadAvg() };
+    const samples = runIterations(
+      cellsOf(options.backends),
+      { orders, warmup },
+      (cell, name) => {
+        const arm = byName.get(name)!;
+        const where = paths(name);
+        if (arm.helperDir) rmSync(where.logFile, { force: true });
+        const what = `${cell.backend} ${cell.row}, ${name} arm`;
+        const result = runTimed(launchFor(arm, cell.backend, WORKLOADS[cell.row], where), what);
+        return cell.row === "launch" ? result.wallNs : parseBatchTime(result.stdout, what);
+      },
+      { onIteration: options.onIteration },
+    );
+    const end = { at: new Date().toISOString(), load: loadAvg() };
+
+    return {
+      schema: TRACER_SCHEMA_ID,
+      schemaVersion: TRACER_SCHEMA_VERSION,
+      xbenchVersion: VERSION,
+      os: process.platform,
+      arch: process.arch,
+      backends: [...options.backends],
+      arms: arms.map((a) => a.name),
+      iterations: { requested: options.iterations, planned: plan.planned, cycle: plan.cycle, warmup },
+      helpers: options.baseHelperDir
+        ? { head: options.headHelperDir, base: options.baseHelperDir }
+        : { head: options.headHelperDir },
+      loadavg: { start: start.load, end: end.load },
+      startedAt: start.at,
+      finishedAt: end.at,
+      rows: samples.map(({ cell, samples: values }) => summarizeRow(cell, WORKLOADS[cell.row], values)),
+    };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Validation before any timing: every tracer build (head, base) with every backend must
+ * report the target's missing path in its log, or the numbers would time a tracer that
+ * records nothing.
+ */
+import { existsSync, rmSync } from "node:fs";
+import { join } from "pathe";
+import { XbenchError } from "../../cli/errors.ts";
+import { SUPERVISOR, VALIDATION_WORKLOAD, launchFor, threadPath, type Arm } from "./arms.ts";
+import { runTimed } from "./launch.ts";
+import type { Backend } from "./model.ts";
+
+/** What validation needs of a parsed log: each access's path and modes. */
+export interface LoggedAccess {
+  path: string;
+  modes: readonly string[];
+}
+
+/** Reads a tracer log file into its accesses (the tracer's own parser). */
+export type ReadLog = (logFile: string) => LoggedAccess[];
+
+/** True when the log shows `path` as missing. */
+export function reportsMissing(accesses: readonly LoggedAccess[], path: string): boolean {
+  return accesses.some((access) => access.path === path && access.modes.includes("missing"));
+}
+
+/** `head helper (DIR)` */
+export function describeArm(arm: Arm): string {
+  return `${arm.name} helper (${arm.helperDir})`;
+}
+
+/** A helper folder must hold the supervisor; says which folder and which file is missing. */
+export function checkHelperDir(arm: Arm): void {
+  if (!arm.helperDir || !existsSync(join(arm.helperDir, SUPERVISOR))) {
+    throw new XbenchError(`${describeArm(arm)} has no ${SUPERVISOR}; pass a folder with a build of the helpers`);
+  }
+}
+
+/**
+ * Runs the target with 1 thread and 8 opens under `arm`'s tracer with `backend` and checks
+ * that the log reports its missing path; throws a one-line XbenchError otherwise.
+ */
+export function validateTracer(
+  arm: Arm,
+  backend: Backend,
+  paths: { targetDir: string; missingPath: string; logFile: string },
+  readLog: ReadLog,
+): void {
+  const what = `validation of the ${describeArm(arm)} with the ${backend} backend`;
+  checkHelperDir(arm);
+  rmSync(paths.logFile, { force: true });
+  runTimed(launchFor(arm, backend, VALIDATION_WORKLOAD, paths), what);
+  const expected = threadPath(paths.missingPath, 0);
+  let accesses: LoggedAccess[];
+  try {
+    accesses = readLog(paths.logFile);
+  } catch (error) {
+    throw new XbenchError(`${what} failed: its log could not be read: ${(error as Error).message}`);
+  }
+  if (!reportsMissing(accesses, expected)) {
+    throw new XbenchError(
+      `${what} failed: its log does not report the target's missing path ${expected} (${accesses.length} accesses logged)`,
+    );
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The tracer suite end to end with a stand-in tracer: a shell-script supervisor that runs
+ * the real target programs and writes the missing path to its "log", read back by a fake
+ * reader. Checks the orchestration (validation, arms, rows, result) without the real tracer.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "pathe";
+import { renderMarkdown, renderTerminal, runTracerSuite, type TracerResult } from "../../src/suites/tracer/index.ts";
+import type { LoggedAccess } from "../../src/suites/tracer/validate.ts";
+import { ROOT, tempDir } from "../support/xbench.ts";
+
+/** Runs CMD after `--`; with RECORD=1 in its folder's name writes "<PATH>-0" to --log. */
+const FAKE_SUPERVISOR = `#!/bin/sh
+log=
+while [ "$1" != "--" ]; do
+  case "$1" in --log) log="$2"; shift 2 ;; *) shift ;; esac
+done
+shift
+"$@" || exit $?
+case "$0" in
+  */recording/*) printf '%s\\n' "$4-0" > "$log" ;;
+  *) : > "$log" ;;
+esac
+`;
+
+function readFakeLog(file: string): LoggedAccess[] {
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((path) => ({ path, modes: ["missing"] }));
+}
+
+function compile(out: string, compiler: string, extra: string[]): void {
+  const r = spawnSync(compiler, ["-O2", "-std=gnu11", "-o", out, join(ROOT, "native", "target.c"), ...extra], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`${compiler} failed: ${r.stderr}`);
+}
+
+describe("runTracerSuite with a stand-in tracer", () => {
+  const tmp = tempDir("xbench-tracer-suite-");
+  const head = join(tmp.dir, "recording", "head");
+  const silent = join(tmp.dir, "silent");
+
+  beforeAll(() => {
+    for (const dir of [head, silent]) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "xbench-supervisor"), FAKE_SUPERVISOR);
+      chmodSync(join(dir, "xbench-supervisor"), 0o755);
+    }
+    compile(join(head, "xbench-target"), "gcc", ["-lpthread"]);
+    compile(join(head, "xbench-target-static"), existsSync("/usr/bin/musl-gcc") ? "musl-gcc" : "gcc", ["-static", "-lpthread"]);
+  });
+  afterAll(() => tmp.cleanup());
+
+  test("A/A: rows for both backends, every arm measured every iteration", () => {
+    const result: TracerResult = runTracerSuite({
+      headHelperDir: head,
+      baseHelperDir: head,
+      iterations: 6,
+      warmup: 1,
+      backends: ["preload", "seccomp"],
+      readLog: readFakeLog,
+    });
+    expect(result.iterations).toEqual({ requested: 6, planned: 6, cycle: 6, warmup: 1 });
+    expect(result.arms).toEqual(["head", "base", "untracked"]);
+    expect(result.rows.map((r) => `${r.backend} ${r.row}`)).toEqual([
+      "preload launch",
+      "preload access",
+      "seccomp launch",
+      "seccomp access",
+    ]);
+    for (const row of result.rows) {
+      expect(row.samples.head.length).toBe(6);
+      expect(row.samples.base!.length).toBe(6);
+      expect(row.samples.untracked.length).toBe(6);
+      expect(row.change).toBeDefined();
+      for (const v of [...row.samples.head, ...row.samples.base!, ...row.samples.untracked]) expect(v).toBeGreaterThan(0);
+    }
+    const access = result.rows.find((r) => r.row === "access")!;
+    expect(access.workload).toEqual({ threads: 2, opens: 2048 });
+    // A batch of 8 failing opens takes well under the launch of a process.
+    const launch = result.rows.find((r) => r.row === "launch")!;
+    expect(access.medians.head).toBeLessThan(launch.medians.head);
+    expect(renderTerminal(result)).toContain("seccomp  access");
+    expect(renderMarkdown([result])).toContain("### linux");
+  });
+
+  test("a tracer that records nothing stops the suite with a one-line error naming it", () => {
+    expect(() =>
+      runTracerSuite({ headHelperDir: head, baseHelperDir: silent, iterations: 1, backends: ["seccomp"], readLog: readFakeLog }),
+    ).toThrow(/^validation of the base helper \(.*silent\) with the seccomp backend failed: its log does not report the target's missing path .*missing-0/);
+  });
+
+  test("a base folder without a supervisor is named", () => {
+    expect(() =>
+      runTracerSuite({ headHelperDir: head, baseHelperDir: tmp.dir, iterations: 1, backends: ["preload"], readLog: readFakeLog }),
+    ).toThrow(/base helper .* has no xbench-supervisor/);
+  });
+});
