@@ -42,6 +42,12 @@ export interface PairedStats {
   ratioMedian: number;
   ratioQ1: number;
   ratioQ3: number;
+  /** Two-sided p-value of the paired t-test on the log ratios (absent in files from before it). */
+  p?: number;
+  /** Holm-adjusted p-value, when the result is Holm-corrected. */
+  pAdjusted?: number;
+  /** Confidence level of `ci`: 0.95, or higher for a Holm-adjusted interval. */
+  level?: number;
 }
 
 export interface ExactComparison {
@@ -50,6 +56,8 @@ export interface ExactComparison {
   /** head - base */
   difference: number;
   verdict: ExactVerdict;
+  /** The rounds of a side disagreed, so `base`/`head` are medians over rounds (stats/exact.ts). */
+  varies?: boolean;
 }
 
 export type RowStatus = "ok" | "new" | "removed" | "failed";

@@ -1,0 +1,230 @@
+import { describe, expect, test } from "bun:test";
+import { XbenchError } from "../../src/cli/errors.ts";
+import { compareExact } from "../../src/stats/exact.ts";
+import { holmAdjust, holmIntervals } from "../../src/stats/holm.ts";
+import { mdcAt, noiseFloor, readAA } from "../../src/stats/noise.ts";
+import { intervalAt, logRatios, overhead, pairedP, pairedStats, summarize } from "../../src/stats/paired.ts";
+import { median, quantile, spread } from "../../src/stats/quantile.ts";
+import { studentT975, studentTQuantile } from "../../src/stats/student-t.ts";
+import { pairUp } from "../../src/stats/validate.ts";
+import type { CompareResult } from "../../src/report/model.ts";
+
+const pct = (x: number) => Number((x * 100).toFixed(2));
+
+/** A deterministic ±1% wobble, so tests do not depend on a random source. */
+const wobble = (i: number) => 1 + 0.01 * Math.sin(i * 12.9898);
+
+describe("pairedStats known answers", () => {
+  test("base [100, 200], head [150, 260]: CI [-43.74%, +246.61%] at df 1", () => {
+    const s = pairedStats("two", [100, 200], [150, 260]);
+    expect(s.n).toBe(2);
+    // Exactly -43.7419% and +246.6166%: the issue's +246.61 is truncated, so allow 0.01 points.
+    expect(Math.abs(s.ci[0] * 100 - -43.74)).toBeLessThan(0.01);
+    expect(Math.abs(s.ci[1] * 100 - 246.61)).toBeLessThan(0.01);
+    expect(s.ci[1] * 100).toBeCloseTo(246.6166, 3);
+    expect(s.delta).toBeCloseTo(Math.sqrt(1.5 * 1.3) - 1, 12);
+    expect(s.verdict).toBe("~");
+    expect(s.baseMedian).toBe(150);
+    expect(s.headMedian).toBe(205);
+  });
+
+  test("40 rounds whose ratios alternate 1.1 and 1.2: [+13.28%, +16.52%] with t(39)", () => {
+    const base = Array.from({ length: 40 }, (_, i) => 1000 + 37 * i);
+    const head = base.map((b, i) => b * (i % 2 === 0 ? 1.1 : 1.2));
+    const s = pairedStats("alternating", base, head);
+    expect([pct(s.ci[0]), pct(s.ci[1])]).toEqual([13.28, 16.52]);
+    expect(s.verdict).toBe("slower");
+    expect(s.delta).toBeCloseTo(Math.sqrt(1.1 * 1.2) - 1, 12);
+    // the fspy view: median and quartiles (type 7) of h/b - 1
+    expect(s.ratioMedian).toBeCloseTo(0.15, 12);
+    expect(s.ratioQ1).toBeCloseTo(0.1, 12);
+    expect(s.ratioQ3).toBeCloseTo(0.2, 12);
+  });
+
+  test("a +10% change hidden under 10x drift between rounds is slower", () => {
+    const n = 10;
+    const base = Array.from({ length: n }, (_, i) => 1e6 * 10 ** (i / (n - 1)) * wobble(i));
+    const head = base.map((b, i) => b * 1.1 * wobble(i + 100));
+    const s = pairedStats("drift", base, head);
+    expect(s.verdict).toBe("slower");
+    expect(s.ci[0]).toBeGreaterThan(0.05);
+    expect(s.ci[1]).toBeLessThan(0.15);
+    // the medians alone could not tell: the drift is 10x, the change 10%
+    expect(Math.max(...base) / Math.min(...base)).toBeGreaterThan(9);
+  });
+
+  test("a faster head is faster", () => {
+    const base = Array.from({ length: 8 }, (_, i) => 5000 * wobble(i));
+    const s = pairedStats("faster", base, base.map((b, i) => b * 0.7 * wobble(i + 50)));
+    expect(s.verdict).toBe("faster");
+    expect(s.ci[1]).toBeLessThan(0);
+  });
+
+  test("identical sides give delta 0, a zero-width interval and ~", () => {
+    const values = [3, 1, 4, 1, 5, 9, 2, 6];
+    const s = pairedStats("same", values, [...values]);
+    expect(s).toMatchObject({ delta: 0, ci: [0, 0], verdict: "~", ratioMedian: 0, ratioQ1: 0, ratioQ3: 0, p: 1 });
+  });
+
+  test("the p-value is the level at which the interval touches zero", () => {
+    const base = [10, 11, 12, 10, 13, 12];
+    const head = [10.5, 11.2, 12.9, 10.1, 13.4, 12.8];
+    const summary = summarize(logRatios(base, head));
+    const p = pairedP(summary);
+    expect(p).toBeGreaterThan(0);
+    expect(p).toBeLessThan(0.05);
+    expect(intervalAt(summary, 1 - p)[0]).toBeCloseTo(0, 10);
+    expect(pairedStats("p", base, head).verdict).toBe("slower");
+  });
+});
+
+describe("pairedStats input errors name the benchmark on one line", () => {
+  const cases: Array<[string, number[], number[], string]> = [
+    ["one round", [1], [1], "at least 2 rounds, got 1"],
+    ["no rounds", [], [], "at least 2 rounds, got 0"],
+    ["unequal", [1, 2, 3], [1, 2], "base has 3 rounds but head has 2"],
+    ["zero", [1, 0], [1, 2], "base round 2 is 0"],
+    ["negative", [1, 2], [1, -2], "head round 2 is -2"],
+    ["nan", [1, 2], [Number.NaN, 2], "head round 1 is NaN"],
+    ["infinite", [Infinity, 2], [1, 2], "base round 1 is Infinity"],
+  ];
+  test.each(cases)("%s", (name, base, head, message) => {
+    let error: unknown;
+    try {
+      pairedStats(`bench ${name}`, base, head);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(XbenchError);
+    const text = (error as Error).message;
+    expect(text).toContain(`"bench ${name}"`);
+    expect(text).toContain(message);
+    expect(text).not.toContain("\n");
+  });
+
+  test("a name with a newline still gives one line", () => {
+    expect(() => pairedStats("a\nb", [1], [1])).toThrow('benchmark "a\\nb": needs at least 2 rounds');
+  });
+});
+
+describe("quantiles (type 7) and overhead", () => {
+  test("type 7 matches R's quantile() / numpy linear", () => {
+    expect([quantile([1, 2, 3, 4], 0.25), median([1, 2, 3, 4]), quantile([1, 2, 3, 4], 0.75)]).toEqual([1.75, 2.5, 3.25]);
+    expect(spread([7, 1, 3, 5, 9])).toEqual({ median: 5, q1: 3, q3: 7 });
+    expect(quantile([10, 20], 0.1)).toBeCloseTo(11, 12);
+    expect(quantile([42], 0.3)).toBe(42);
+    expect(() => quantile([], 0.5)).toThrow(RangeError);
+  });
+
+  test("overhead = median(arm / control - 1) with quartiles", () => {
+    const o = overhead([110, 120, 130, 180], [100, 100, 100, 100]);
+    expect(o.median).toBeCloseTo(0.25, 12);
+    expect(o.q1).toBeCloseTo(0.175, 12);
+    expect(o.q3).toBeCloseTo(0.425, 12);
+    expect(() => overhead([1], [1], "tracer launch")).toThrow('"tracer launch"');
+    expect(() => overhead([1, 2], [1, 0], "tracer launch")).toThrow("control round 2 is 0");
+  });
+
+  test("pairUp drops rounds missing on either side", () => {
+    expect(pairUp([1, null, 3, 4], [5, 6, null, 8])).toEqual({ base: [1, 4], head: [5, 8] });
+  });
+});
+
+describe("Holm", () => {
+  test("adjusted p-values match R's p.adjust(method = 'holm')", () => {
+    const adjusted = holmAdjust([0.01, 0.04, 0.03, 0.005]);
+    expect(adjusted.map((p) => Number(p.toFixed(10)))).toEqual([0.03, 0.06, 0.06, 0.02]);
+    expect(holmAdjust([0.5, 0.9])).toEqual([1, 1]);
+    expect(holmAdjust([])).toEqual([]);
+  });
+
+  /** A summary whose paired t-test gives exactly `p` (df 20). */
+  const withP = (p: number) => ({ n: 21, df: 20, mean: studentTQuantile(1 - p / 2, 20) * 0.01, sd: 0.01 * Math.sqrt(21), se: 0.01 });
+
+  test("intervals widen to the level of each rank and verdicts follow Holm's decisions", () => {
+    // p 0.001 (rank 1, level 1 - 0.05/3), 0.02 (rank 2, 1 - 0.05/2), 0.3 (rank 3, stops: 0.95)
+    const rows = holmIntervals([withP(0.3), withP(0.001), withP(0.02)]);
+    expect(rows.map((r) => r.level)).toEqual([0.95, 1 - 0.05 / 3, 1 - 0.05 / 2]);
+    expect(rows.map((r) => r.verdict)).toEqual(["~", "slower", "slower"]);
+    for (const r of rows) expect(r.pAdjusted <= 0.05).toBe(r.verdict !== "~");
+  });
+
+  test("once Holm stops, later ranks keep the stopping level (no verdict Holm would not give)", () => {
+    // 0.03 > 0.05/2 stops Holm at rank 1; 0.04 alone would pass its own 0.05 level.
+    const rows = holmIntervals([withP(0.03), withP(0.04)]);
+    expect(rows.map((r) => r.verdict)).toEqual(["~", "~"]);
+    expect(rows.map((r) => r.level)).toEqual([0.975, 0.975]);
+    expect(rows.map((r) => Number(r.pAdjusted.toFixed(10)))).toEqual([0.06, 0.06]);
+  });
+
+  test("on many rows, verdict agrees with pAdjusted <= 0.05 and intervals only widen", () => {
+    const summaries = Array.from({ length: 30 }, (_, i) => withP(0.0005 * (i + 1) ** 2));
+    const rows = holmIntervals(summaries);
+    rows.forEach((r, i) => {
+      expect(r.pAdjusted <= 0.05).toBe(r.verdict !== "~");
+      const plain = intervalAt(summaries[i]!, 0.95);
+      expect(r.ci[0]).toBeLessThanOrEqual(plain[0]);
+      expect(r.ci[1]).toBeGreaterThanOrEqual(plain[1]);
+    });
+    expect(rows.filter((r) => r.verdict !== "~").length).toBeGreaterThan(0);
+  });
+});
+
+describe("exact comparison", () => {
+  test("same, more, fewer with the difference", () => {
+    expect(compareExact("parses", [4, 4], [4, 4])).toEqual({ base: 4, head: 4, difference: 0, verdict: "same" });
+    expect(compareExact("parses", [2, 2], [4, 4])).toEqual({ base: 2, head: 4, difference: 2, verdict: "more" });
+    expect(compareExact("parses", [4, 4, 4], [2, 2, 2])).toEqual({ base: 4, head: 2, difference: -2, verdict: "fewer" });
+    expect(compareExact("bytes", [0], [0])).toMatchObject({ verdict: "same" });
+  });
+
+  test("rounds that disagree are compared by their medians and flagged", () => {
+    expect(compareExact("parses", [5, 4, 4], [2, 2, 2])).toEqual({ base: 4, head: 2, difference: -2, verdict: "fewer", varies: true });
+  });
+
+  test("bad input names the benchmark", () => {
+    expect(() => compareExact("parses", [-1], [1])).toThrow('benchmark "parses": base round 1 is -1');
+    expect(() => compareExact("parses", [1, 1], [1])).toThrow(XbenchError);
+    expect(() => compareExact("parses", [], [])).toThrow("at least 1 rounds");
+  });
+});
+
+describe("A/A reading", () => {
+  const base = [100, 104, 98, 101, 99, 103, 100, 97, 102, 100];
+  const head = [101, 103, 99, 100, 100, 102, 101, 98, 101, 101];
+
+  test("noise floor: half-width, |delta| and MDC = exp(t·SE) - 1", () => {
+    const f = noiseFloor("aa", base, head);
+    const s = summarize(logRatios(base, head));
+    const ps = pairedStats("aa", base, head);
+    expect(f.halfWidth).toBeCloseTo((ps.ci[1] - ps.ci[0]) / 2, 14);
+    expect(f.absDelta).toBeCloseTo(Math.abs(ps.delta), 14);
+    expect(f.mdc).toBeCloseTo(Math.expm1(studentT975(9) * s.se), 14);
+    expect(f.verdict).toBe("~");
+    // a true change of exactly the MDC puts the lower bound at zero
+    const shifted = summarize(logRatios(base, head).map((d) => d - s.mean + Math.log1p(f.mdc)));
+    expect(intervalAt(shifted, 0.95)[0]).toBeCloseTo(0, 12);
+  });
+
+  test("mdcAt shrinks with more rounds", () => {
+    expect(mdcAt(0.05, 40)).toBeLessThan(mdcAt(0.05, 10));
+    expect(mdcAt(0.05, 2)).toBeCloseTo(Math.expm1(12.7062047 * (0.05 / Math.SQRT2)), 6);
+    expect(() => mdcAt(0.05, 1)).toThrow(RangeError);
+  });
+
+  test("readAA reads every ok timed row from its raw rounds", () => {
+    const result = {
+      base: { ref: "HEAD", sha: "a".repeat(40), dirty: false },
+      head: { ref: "HEAD", sha: "a".repeat(40), dirty: false },
+      rows: [
+        { id: "t", status: "ok", unit: "ns", base: [...base, null], head: [...head, 5] },
+        { id: "c", status: "ok", unit: "count", base: [1, 1], head: [1, 1] },
+        { id: "n", status: "new", unit: "ns", base: [], head: [1, 2] },
+      ],
+    } as unknown as CompareResult;
+    const reading = readAA(result);
+    expect(reading.sameCommit).toBe(true);
+    expect(reading.rows.map((r) => [r.id, r.n])).toEqual([["t", 10]]);
+    expect(reading.falseVerdicts).toBe(0);
+  });
+});
