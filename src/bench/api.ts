@@ -21,6 +21,8 @@ export interface CommandOptions {
   env?: Record<string, string>;
   /** Launches before the measured one, not counted (default 1). */
   warmup?: number;
+  /** Measured launches per bench process; the row's value is their median (default 5). */
+  runs?: number;
 }
 
 export interface CommandDefinition {

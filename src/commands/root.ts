@@ -13,5 +13,6 @@ export const rootCommand = defineCommand({
     bench: () => import("./bench.ts").then((m) => m.benchCommand),
     report: () => import("./report.ts").then((m) => m.reportCommand),
     helpers: () => import("./helpers.ts").then((m) => m.helpersCommand),
+    "exec-stats": () => import("./exec-stats.ts").then((m) => m.execStatsCommand),
   },
 });

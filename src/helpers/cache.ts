@@ -13,8 +13,11 @@ export interface EmbeddedFile {
 
 /** What build.ts registers on globalThis before the CLI starts (compiled binary only). */
 export interface EmbeddedHelpers {
-  platform: string;
+  /** Undefined on targets with no native helpers yet. */
+  platform?: string;
   files: Record<string, EmbeddedFile>;
+  /** Sources compiled into bench processes, by asset name (see runner/assets.ts). */
+  assets?: Record<string, string>;
 }
 
 export function embeddedHelpers(): EmbeddedHelpers | undefined {
@@ -59,7 +62,7 @@ function installAtomically(dest: string, bytes: Uint8Array, mode: number): void 
  * Extracts the embedded helpers once into `<cache>/<version>/<platform>/`, verifying each
  * file's checksum and re-extracting on mismatch. Returns the folder.
  */
-export function extractEmbedded(embedded: EmbeddedHelpers, root = cacheRoot()): string {
+export function extractEmbedded(embedded: EmbeddedHelpers & { platform: string }, root = cacheRoot()): string {
   const dir = join(root, VERSION, embedded.platform);
   mkdirSync(dir, { recursive: true });
   for (const [name, file] of Object.entries(embedded.files)) {

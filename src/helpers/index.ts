@@ -27,7 +27,7 @@ export function helperDir(): string {
     throw new XbenchError(`tracing is not available on ${platform} yet`, { exitCode: 2 });
   }
   const embedded = embeddedHelpers();
-  if (embedded) return (resolved = extractEmbedded(embedded));
+  if (embedded?.platform) return (resolved = extractEmbedded({ ...embedded, platform: embedded.platform }));
   const found = findHelperDir(dirname(fileURLToPath(import.meta.url)), platform);
   if (!found) throw new XbenchError(`native helpers for ${platform} not found; run \`npm run build\``);
   return (resolved = found);

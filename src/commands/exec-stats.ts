@@ -1,0 +1,40 @@
+import { writeFileSync } from "node:fs";
+import { defineCommand } from "citty";
+import { XbenchError, usageError } from "../cli/errors.ts";
+
+interface SpawnSyncResult {
+  exitCode: number | null;
+  signalCode?: string | null;
+  resourceUsage?: { maxRSS: number };
+}
+type BunSpawn = { spawnSync(argv: string[], options: Record<string, unknown>): SpawnSyncResult };
+
+/**
+ * Hidden: times one launch of a command and reads its peak RSS, for the command rows of
+ * bench files (node and deno cannot read a child's rusage). The peak includes the launch
+ * itself: a command smaller than this process's pre-exec image reports that image.
+ */
+export const execStatsCommand = defineCommand({
+  meta: { name: "exec-stats", description: "Time one launch of a command and read its peak RSS", hidden: true },
+  args: {
+    out: { type: "string", description: "Write {wallNs, maxRssBytes, exitCode, signal} JSON here", required: true },
+    command: { type: "positional", required: false, description: "-- CMD [ARGS...]" },
+  },
+  run({ rawArgs, args }) {
+    const dash = rawArgs.indexOf("--");
+    const argv = dash === -1 ? [] : rawArgs.slice(dash + 1);
+    if (argv.length === 0) throw usageError("exec-stats: no command after --");
+    const bun = (globalThis as { Bun?: BunSpawn }).Bun;
+    if (!bun) throw new XbenchError("exec-stats needs the xbench binary (Bun)");
+    const start = process.hrtime.bigint();
+    const result = bun.spawnSync(argv, { stdin: "ignore", stdout: "ignore", stderr: "inherit" });
+    const wallNs = Number(process.hrtime.bigint() - start);
+    const stats = {
+      wallNs,
+      maxRssBytes: result.resourceUsage?.maxRSS ?? 0,
+      exitCode: result.exitCode,
+      signal: result.signalCode ?? null,
+    };
+    writeFileSync(String(args.out), JSON.stringify(stats));
+  },
+});

@@ -1,0 +1,71 @@
+import type { Rounds, Side, Unit } from "../report/model.ts";
+import type { RoundRecord } from "./store.ts";
+import { rowId } from "./identity.ts";
+
+/** A row's raw material before statistics: per-round values on each side, aligned by round. */
+export interface CollectedRow {
+  id: string;
+  file: string;
+  label: string;
+  unit: Unit;
+  base: Rounds;
+  head: Rounds;
+  presentOn: { base: boolean; head: boolean };
+  error?: { side: Side; message: string };
+}
+
+/** Label used when a bench file produced no report on either side, so its failure still shows. */
+export const WHOLE_FILE = "(bench file)";
+
+/**
+ * Turns the run's records into rows: one per (file, label) seen on either side, values in
+ * round order (null where a round is missing), and the first error each side hit. A file
+ * whose process failed on one side marks all of that file's rows failed on that side.
+ */
+export function collectRows(files: string[], planned: number, records: RoundRecord[]): CollectedRow[] {
+  const rows: CollectedRow[] = [];
+  for (const file of files) {
+    const mine = records.filter((r) => r.file === file);
+    const byLabel = new Map<string, CollectedRow>();
+    const row = (label: string, unit: Unit): CollectedRow => {
+      let found = byLabel.get(label);
+      if (!found) {
+        found = {
+          id: rowId(file, label),
+          file,
+          label,
+          unit,
+          base: new Array(planned).fill(null),
+          head: new Array(planned).fill(null),
+          presentOn: { base: false, head: false },
+        };
+        byLabel.set(label, found);
+      }
+      return found;
+    };
+    const processErrors: Partial<Record<Side, string>> = {};
+    for (const record of [...mine].sort((a, b) => a.round - b.round)) {
+      if (record.error !== undefined) {
+        processErrors[record.side] ??= record.error;
+        continue;
+      }
+      for (const child of record.rows ?? []) {
+        const target = row(child.label, child.unit);
+        target.presentOn[record.side] = true;
+        if (child.error !== undefined) target.error ??= { side: record.side, message: child.error };
+        else if (child.value !== undefined && record.round < planned) target[record.side][record.round] = child.value;
+      }
+    }
+    for (const side of ["base", "head"] as const) {
+      const message = processErrors[side];
+      if (message === undefined) continue;
+      if (byLabel.size === 0) row(WHOLE_FILE, "ns");
+      for (const target of byLabel.values()) {
+        target.presentOn[side] = true;
+        target.error ??= { side, message };
+      }
+    }
+    rows.push(...byLabel.values());
+  }
+  return rows;
+}

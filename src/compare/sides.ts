@@ -1,0 +1,86 @@
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { dirname, join } from "pathe";
+import { XbenchError } from "../cli/errors.ts";
+import { addWorktree, removeWorktree } from "../git/git.ts";
+import type { Side } from "../report/model.ts";
+import type { Cleanup } from "./cleanup.ts";
+
+/** One side of a compare, ready to bundle and run. */
+export interface SideTree {
+  side: Side;
+  /** Folder the side's files are in: a temporary worktree, or the repository itself for a dirty head. */
+  root: string;
+  sha: string;
+}
+
+/**
+ * Checks `sha` out into `<tmp>/<side>` as a detached worktree and registers its removal.
+ * The temp folder sits outside the repository so tools that walk the repo never see it.
+ */
+export function checkoutSide(repo: string, tmp: string, side: Side, sha: string, cleanup: Cleanup): SideTree {
+  const root = join(tmp, side);
+  cleanup.add(() => removeWorktree(repo, root));
+  addWorktree(repo, root, sha);
+  return { side, root, sha };
+}
+
+/**
+ * Head's bench files replace base's, so a benchmark added by the change measures base too;
+ * whatever a bench file imports still comes from its own side.
+ */
+export function copyBenchFiles(files: string[], from: string, to: string): void {
+  for (const file of files) {
+    mkdirSync(dirname(join(to, file)), { recursive: true });
+    copyFileSync(join(from, file), join(to, file));
+  }
+}
+
+/** A worktree has no node_modules of its own: link head's, unless `--install` asked for a real install. */
+export function linkDependencies(headRoot: string, side: SideTree): void {
+  const source = join(headRoot, "node_modules");
+  const target = join(side.root, "node_modules");
+  if (side.root === headRoot || !existsSync(source) || existsSync(target)) return;
+  symlinkSync(source, target, "dir");
+}
+
+/** The install command for the lockfile a side carries. */
+export function installCommand(root: string): string[] | undefined {
+  if (existsSync(join(root, "bun.lock")) || existsSync(join(root, "bun.lockb"))) return ["bun", "install", "--frozen-lockfile"];
+  if (existsSync(join(root, "pnpm-lock.yaml"))) return ["pnpm", "install", "--frozen-lockfile"];
+  if (existsSync(join(root, "yarn.lock"))) return ["yarn", "install", "--frozen-lockfile"];
+  if (existsSync(join(root, "package-lock.json"))) return ["npm", "ci", "--no-audit", "--no-fund"];
+  if (existsSync(join(root, "package.json"))) return ["npm", "install", "--no-audit", "--no-fund"];
+  return undefined;
+}
+
+function tail(text: string, lines = 15): string {
+  return text.trimEnd().split("\n").slice(-lines).join("\n");
+}
+
+/** Runs a setup step (install or build) in a side; a failure names the side and shows the tail of its output. */
+export function runSetupStep(side: SideTree, what: string, argv: string[]): void {
+  const result = spawnSync(argv[0]!, argv.slice(1), {
+    cwd: side.root,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, XBENCH_SIDE: side.side },
+  });
+  if (result.error) throw new XbenchError(`${what} failed on ${side.side}: ${result.error.message}`);
+  if (result.status !== 0) {
+    const output = tail(`${result.stdout}\n${result.stderr}`);
+    throw new XbenchError(
+      `${what} failed on ${side.side} (${side.sha.slice(0, 12)}, exit ${result.status ?? result.signal}):\n${output}`,
+    );
+  }
+}
+
+export function installDependencies(side: SideTree): void {
+  const argv = installCommand(side.root);
+  if (argv) runSetupStep(side, `install (${argv.join(" ")})`, argv);
+}
+
+export function buildSide(side: SideTree, command: string): void {
+  runSetupStep(side, `build (${command})`, ["sh", "-c", command]);
+}

@@ -1,0 +1,102 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "pathe";
+import { XbenchError, EXIT_USAGE } from "../cli/errors.ts";
+import type { LoadAvg, RevisionInfo, Runtime, Side } from "../report/model.ts";
+import type { ChildRow } from "../runner/protocol.ts";
+
+/** Everything needed to continue a run: what was asked, what was resolved, the schedule. */
+export interface RunPlan {
+  version: 1;
+  repo: string;
+  filter?: string;
+  files: string[];
+  runtime: Runtime;
+  build?: string;
+  install: boolean;
+  timeoutS: number;
+  benchTimeMs?: number;
+  holm: boolean;
+  base: RevisionInfo;
+  head: RevisionInfo & { headRef?: string };
+  rounds: { requested: number; planned: number; cycle: number };
+  orders: Side[][];
+  startedAt: string;
+  loadavgStart?: LoadAvg;
+}
+
+/** One bench process's outcome: appended as a line the moment it finishes. */
+export interface RoundRecord {
+  round: number;
+  file: string;
+  side: Side;
+  wallMs: number;
+  rows?: ChildRow[];
+  error?: string;
+}
+
+export interface RunStore {
+  dir: string;
+  plan: RunPlan;
+  records: RoundRecord[];
+  append(record: RoundRecord): void;
+  savePlan(): void;
+}
+
+const PLAN = "plan.json";
+const ROUNDS = "rounds.ndjson";
+
+export function createStore(dir: string, plan: RunPlan): RunStore {
+  mkdirSync(dir, { recursive: true });
+  const store = openStoreAt(dir, plan, []);
+  store.savePlan();
+  return store;
+}
+
+function openStoreAt(dir: string, plan: RunPlan, records: RoundRecord[]): RunStore {
+  return {
+    dir,
+    plan,
+    records,
+    append(record) {
+      records.push(record);
+      appendFileSync(join(dir, ROUNDS), `${JSON.stringify(record)}\n`);
+    },
+    savePlan() {
+      writeFileSync(join(dir, PLAN), `${JSON.stringify(plan, null, 2)}\n`);
+    },
+  };
+}
+
+/** Reopens a run folder; a torn last line (the run died mid-write) is dropped. */
+export function openStore(dir: string): RunStore {
+  const planFile = join(dir, PLAN);
+  if (!existsSync(planFile)) throw new XbenchError(`not a compare run folder (no ${PLAN}): ${dir}`, { exitCode: EXIT_USAGE });
+  let plan: RunPlan;
+  try {
+    plan = JSON.parse(readFileSync(planFile, "utf8")) as RunPlan;
+  } catch {
+    throw new XbenchError(`unreadable ${planFile}`, { exitCode: EXIT_USAGE });
+  }
+  if (plan.version !== 1) throw new XbenchError(`run folder ${dir} has plan version ${plan.version}; expected 1`, { exitCode: EXIT_USAGE });
+  const records: RoundRecord[] = [];
+  const roundsFile = join(dir, ROUNDS);
+  if (existsSync(roundsFile)) {
+    const text = readFileSync(roundsFile, "utf8");
+    let torn = text.length > 0 && !text.endsWith("\n");
+    for (const line of text.split("\n")) {
+      if (!line.trim()) continue;
+      try {
+        records.push(JSON.parse(line) as RoundRecord);
+      } catch {
+        torn = true; // the run died mid-write: that process is simply run again
+      }
+    }
+    // Rewrite without the torn line so the next append starts on a line of its own.
+    if (torn) writeFileSync(roundsFile, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
+  }
+  return openStoreAt(dir, plan, records);
+}
+
+export function recordKey(round: number, file: string, side: Side): string {
+  return `${round}\0${file}\0${side}`;
+}

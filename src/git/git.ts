@@ -1,0 +1,70 @@
+import { spawnSync } from "node:child_process";
+import { XbenchError, EXIT_USAGE } from "../cli/errors.ts";
+
+/** Runs git in `cwd` and returns trimmed stdout; a failure throws with git's own message. */
+export function git(cwd: string, args: string[], options: { allowFail?: boolean } = {}): string {
+  const result = spawnSync("git", args, { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  if (result.error) throw new XbenchError(`git: ${result.error.message}`);
+  if (result.status !== 0) {
+    if (options.allowFail) return "";
+    const message = (result.stderr || result.stdout || "").trim().split("\n").pop() ?? "";
+    throw new XbenchError(`git ${args[0]} failed: ${message}`);
+  }
+  return result.stdout.replace(/\n$/, "");
+}
+
+export function repoRoot(cwd: string): string {
+  const root = git(cwd, ["rev-parse", "--show-toplevel"], { allowFail: true });
+  if (!root) throw new XbenchError(`not inside a git repository: ${cwd}`, { exitCode: EXIT_USAGE });
+  return root;
+}
+
+/** The folder git keeps its own data in (shared by all worktrees). */
+export function gitCommonDir(root: string): string {
+  return git(root, ["rev-parse", "--path-format=absolute", "--git-common-dir"]);
+}
+
+/** Full SHA of a commit-ish, or undefined when it does not name a commit. */
+export function tryResolveCommit(root: string, ref: string): string | undefined {
+  if (ref.startsWith("-")) return undefined;
+  return git(root, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], { allowFail: true }) || undefined;
+}
+
+export function resolveCommit(root: string, ref: string, what: string): string {
+  const sha = tryResolveCommit(root, ref);
+  if (!sha) throw new XbenchError(`${what} ref not found: ${ref}`, { exitCode: EXIT_USAGE });
+  return sha;
+}
+
+/** The default base: merge-base of HEAD with origin/main, else main, else master. */
+export function defaultBase(root: string): { ref: string; sha: string } {
+  for (const candidate of ["origin/main", "main", "master"]) {
+    if (!tryResolveCommit(root, candidate)) continue;
+    const sha = git(root, ["merge-base", "HEAD", candidate], { allowFail: true });
+    if (sha) return { ref: `merge-base(HEAD, ${candidate})`, sha };
+  }
+  throw new XbenchError("no base: none of origin/main, main, master share history with HEAD; pass --base REF", {
+    exitCode: EXIT_USAGE,
+  });
+}
+
+/** Uncommitted changes to tracked files, or untracked files that are not ignored. */
+export function isDirty(root: string): boolean {
+  return git(root, ["status", "--porcelain", "--untracked-files=normal"]).length > 0;
+}
+
+/** Repo-relative paths of tracked files and of untracked files that are not ignored. */
+export function listFiles(root: string): string[] {
+  const out = git(root, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"]);
+  return out.split("\0").filter(Boolean);
+}
+
+export function addWorktree(root: string, dir: string, sha: string): void {
+  git(root, ["worktree", "add", "--detach", "--force", dir, sha]);
+}
+
+/** Removes a worktree and its administrative entry; tolerant of a half-created one. */
+export function removeWorktree(root: string, dir: string): void {
+  git(root, ["worktree", "remove", "--force", "--force", dir], { allowFail: true });
+  git(root, ["worktree", "prune"], { allowFail: true });
+}

@@ -1,0 +1,90 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "pathe";
+import { XbenchError } from "../cli/errors.ts";
+import type { Runtime } from "../report/model.ts";
+import { readAsset, type ChildAsset } from "./assets.ts";
+
+/** Virtual modules a bundle is built from: bare names a bench file imports, mapped to assets. */
+const VIRTUAL: Record<string, ChildAsset> = {
+  mitata: "shim",
+  xbench: "api",
+  "xbench-internal:mitata": "mitataMain",
+  "xbench-internal:child": "child",
+};
+
+type BunRuntime = typeof Bun;
+
+function bun(): BunRuntime {
+  const runtime = (globalThis as unknown as { Bun?: BunRuntime }).Bun;
+  if (!runtime) {
+    throw new XbenchError("compare bundles bench files with Bun: run the xbench binary, or run xbench under bun");
+  }
+  return runtime;
+}
+
+/**
+ * Resolves `mitata` to xbench's measuring shim and `xbench` to the bench API, whatever the
+ * project has installed, so every bench process speaks the same protocol.
+ */
+const virtualModules: import("bun").BunPlugin = {
+  name: "xbench-virtual",
+  setup(build) {
+    build.onResolve({ filter: /^(mitata|xbench|xbench-internal:mitata|xbench-internal:child)$/ }, (args) => ({
+      path: VIRTUAL[args.path]!,
+      namespace: "xbench",
+    }));
+    // mitata's main imports its sibling lib by relative path.
+    build.onResolve({ filter: /^\.\/lib\.mjs$/ }, (args) =>
+      args.importer === "mitataMain" || args.importer.endsWith(":mitataMain")
+        ? { path: "mitataLib", namespace: "xbench" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "xbench" }, (args) => {
+      const asset = args.path as ChildAsset;
+      return { contents: readAsset(asset), loader: asset.startsWith("mitata") ? "js" : "ts" };
+    });
+  },
+};
+
+export interface BundleRequest {
+  /** Absolute path of the bench file on this side. */
+  benchFile: string;
+  /** Folder the bundle goes to; bare imports resolve from here upward, so keep it inside the side. */
+  outDir: string;
+  runtime: Runtime;
+}
+
+/**
+ * Compiles one bench file and everything it imports from its own side into a single ES
+ * module that runs unchanged under node, bun and deno. Packages stay external: they load
+ * from the side's node_modules at run time, as the project's own code would.
+ */
+export async function bundleBenchFile(request: BundleRequest): Promise<string> {
+  mkdirSync(request.outDir, { recursive: true });
+  const entry = join(request.outDir, "entry.mjs");
+  writeFileSync(
+    entry,
+    [
+      'import { finish } from "xbench-internal:child";',
+      `import ${JSON.stringify(request.benchFile)};`,
+      "await finish();",
+      "",
+    ].join("\n"),
+  );
+  const result = await bun().build({
+    entrypoints: [entry],
+    outdir: request.outDir,
+    naming: "bench.[ext]",
+    target: request.runtime === "bun" ? "bun" : "node",
+    format: "esm",
+    packages: "external",
+    external: ["@mitata/counters", "bun:jsc"],
+    plugins: [virtualModules],
+    throw: false,
+  } as Parameters<BunRuntime["build"]>[0]);
+  if (!result.success) {
+    const first = result.logs.map((l) => (typeof l === "string" ? l : (l.message ?? String(l)))).find(Boolean);
+    throw new XbenchError(`cannot compile ${request.benchFile}: ${first ?? "unknown error"}`);
+  }
+  return join(request.outDir, "bench.js");
+}

@@ -1,0 +1,93 @@
+/**
+ * The end of every bench process: after the bench file has loaded (and maybe called
+ * `run()`), measure what is left, the xbench metrics and command rows, write one report
+ * and exit, so a handle the bench file left open cannot hang the round.
+ */
+// @ts-nocheck -- bundled from a virtual module
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { registry } from "xbench";
+import { measuredRuns } from "mitata";
+
+function runtimeName() {
+  if (globalThis.Bun) return "bun";
+  if (globalThis.Deno) return "deno";
+  return "node";
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = (sorted.length - 1) / 2;
+  return (sorted[Math.floor(mid)] + sorted[Math.ceil(mid)]) / 2;
+}
+
+/** One launch through `xbench exec-stats`: wall time of the command alone and its peak RSS. */
+function launch(prefix, command) {
+  const dir = mkdtempSync(join(tmpdir(), "xbench-exec-"));
+  try {
+    const out = join(dir, "stats.json");
+    const result = spawnSync(prefix[0], [...prefix.slice(1), "--out", out, "--", ...command.argv], {
+      cwd: command.options.cwd,
+      env: { ...process.env, ...command.options.env },
+      stdio: ["ignore", "ignore", "pipe"],
+      encoding: "utf8",
+    });
+    if (result.error) throw result.error;
+    const stats = JSON.parse(readFileSync(out, "utf8"));
+    if (stats.exitCode !== 0) {
+      throw new Error(`${command.argv[0]} exited ${stats.exitCode}${stats.signal ? ` (${stats.signal})` : ""}`);
+    }
+    return stats;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function commandRows(prefix) {
+  const rows = [];
+  for (const command of registry().commands) {
+    const wall = `${command.label}`;
+    const rss = `${command.label} (peak RSS)`;
+    try {
+      if (!prefix) throw new Error("command rows need the xbench binary (XBENCH_EXEC_STATS unset)");
+      for (let i = 0; i < (command.options.warmup ?? 1); i++) launch(prefix, command);
+      const samples = [];
+      for (let i = 0; i < (command.options.runs ?? 5); i++) samples.push(launch(prefix, command));
+      rows.push({ label: wall, unit: "ns", value: median(samples.map((s) => s.wallNs)) });
+      rows.push({ label: rss, unit: "bytes", value: median(samples.map((s) => s.maxRssBytes)) });
+    } catch (error) {
+      const message = String(error?.message ?? error).split("\n")[0];
+      rows.push({ label: wall, unit: "ns", error: message }, { label: rss, unit: "bytes", error: message });
+    }
+  }
+  return rows;
+}
+
+async function metricRows() {
+  const rows = [];
+  for (const metric of registry().metrics) {
+    try {
+      const value = await metric.measure();
+      if (typeof value !== "number" || !Number.isFinite(value)) throw new Error(`metric returned ${String(value)}`);
+      rows.push({ label: metric.label, unit: metric.unit, value });
+    } catch (error) {
+      rows.push({ label: metric.label, unit: metric.unit, error: String(error?.message ?? error).split("\n")[0] });
+    }
+  }
+  return rows;
+}
+
+export async function finish() {
+  const runs = await measuredRuns();
+  const rows = runs.map((r) => ({ label: r.label, unit: "ns", ...(r.error ? { error: r.error } : { value: r.value }) }));
+  rows.push(...(await metricRows()));
+  const prefix = process.env.XBENCH_EXEC_STATS ? JSON.parse(process.env.XBENCH_EXEC_STATS) : undefined;
+  rows.push(...(await commandRows(prefix)));
+  const report = { protocol: 1, runtime: runtimeName(), rows };
+  const file = process.env.XBENCH_RESULT_FILE;
+  if (file) writeFileSync(file, JSON.stringify(report));
+  else process.stdout.write(`${JSON.stringify(report)}\n`);
+  process.exit(0);
+}

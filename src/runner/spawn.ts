@@ -1,0 +1,95 @@
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "pathe";
+import { CHILD_ENV, parseChildReport, type ChildReport } from "./protocol.ts";
+
+export interface BenchProcess {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  resultFile: string;
+  timeoutMs: number;
+}
+
+export type BenchOutcome =
+  | { ok: true; report: ChildReport; wallMs: number }
+  | { ok: false; error: string; wallMs: number };
+
+/** Children in flight, so a signal handler can kill their whole process groups. */
+const running = new Set<number>();
+
+export function killRunningChildren(): void {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+  running.clear();
+}
+
+function lastLines(text: string, n: number): string {
+  return text.trimEnd().split("\n").slice(-n).join("\n");
+}
+
+/**
+ * Runs one bench process in its own process group (so a timeout or Ctrl-C takes its
+ * children too) and reads its report file. Never throws for the child's own failures.
+ */
+export function runBenchProcess(job: BenchProcess): Promise<BenchOutcome> {
+  rmSync(job.resultFile, { force: true });
+  const start = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(job.argv[0]!, job.argv.slice(1), {
+      cwd: job.cwd,
+      env: { ...job.env, [CHILD_ENV.resultFile]: job.resultFile },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    let output = "";
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString("utf8")).slice(-16_384);
+    };
+    child.stdout!.on("data", keep);
+    child.stderr!.on("data", keep);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    }, job.timeoutMs);
+    if (child.pid) running.add(child.pid);
+    const finish = (error: string | undefined) => {
+      clearTimeout(timer);
+      if (child.pid) running.delete(child.pid);
+      const wallMs = performance.now() - start;
+      if (!error && existsSync(job.resultFile)) {
+        try {
+          return resolve({ ok: true, report: parseChildReport(readFileSync(job.resultFile, "utf8")), wallMs });
+        } catch (e) {
+          return resolve({ ok: false, error: `unreadable report: ${(e as Error).message}`, wallMs });
+        }
+      }
+      resolve({ ok: false, error: error ?? "exited without a report", wallMs });
+    };
+    child.on("error", (e) => finish(`cannot start ${job.argv[0]}: ${e.message}`));
+    child.on("close", (code, signal) => {
+      if (timedOut) return finish(`timed out after ${Math.round(job.timeoutMs / 1000)} s`);
+      if (code === 0 && !signal) return finish(undefined);
+      const how = signal ? `killed by ${signal}` : `exited ${code}`;
+      const tail = lastLines(output, 12);
+      finish(`${how}${tail ? `: ${tail}` : ""}`);
+    });
+  });
+}
+
+/** The runtime's command line for a bundle, preferring the side's own installed copy. */
+export function runtimeArgv(runtime: "node" | "bun" | "deno", sideRoot: string, bundle: string): string[] {
+  const local = (name: string) => {
+    const bin = join(sideRoot, "node_modules", ".bin", name);
+    return existsSync(bin) ? bin : name;
+  };
+  if (runtime === "node") return [process.env.XBENCH_NODE || "node", bundle];
+  if (runtime === "bun") return [process.env.XBENCH_BUN || local("bun"), bundle];
+  return [process.env.XBENCH_DENO || local("deno"), "run", "-A", "--quiet", bundle];
+}
