@@ -2,7 +2,7 @@
  * Renderers of the tracer suite: a terminal table and the markdown of a sticky PR comment
  * (one section per OS, like the seed's). Pure: a result in, a string out.
  */
-import type { Spread, TracerResult, TracerRow } from "./model.ts";
+import type { RowName, Spread, TracerResult, TracerRow } from "./model.ts";
 
 /** Hidden marker that finds the sticky comment to update in place. */
 export const MARKDOWN_MARKER = "<!-- xbench-bench-tracer -->";
@@ -106,6 +106,14 @@ function markdownSection(result: TracerResult): string {
   ].join("\n");
 }
 
+/** " (2 threads × 2048 opens)": the workload of a row, from the first result that has it. */
+function threadsOf(results: readonly TracerResult[], name: RowName): string {
+  const workload = results.flatMap((r) => r.rows).find((r) => r.row === name)?.workload;
+  if (!workload) return "";
+  const threads = `${workload.threads} thread${workload.threads === 1 ? "" : "s"}`;
+  return workload.opens === 0 ? ` (${threads})` : ` (${threads} × ${workload.opens} opens)`;
+}
+
 /**
  * The sticky comment: a title, how to read it, then one section per OS (the results of one
  * machine each, in the order given).
@@ -115,11 +123,13 @@ export function renderMarkdown(results: readonly TracerResult[]): string {
     MARKDOWN_MARKER,
     "## xbench tracer benchmark",
     "",
-    "Head's tracer and base's, launched back to back with an untracked run on one machine, cycling every ordering of the arms. " +
+    (results.every((r) => r.helpers.base)
+      ? "Head's tracer and base's, launched back to back with an untracked run on one machine, cycling every ordering of the arms. "
+      : "Tracked and untracked runs launched back to back on one machine, cycling every ordering; pass a base helper build for the change column. ") +
       "**change** is the median of the per-iteration head/base ratios minus one, with its quartiles; " +
       "**vs untracked** prices tracking itself, as context. " +
-      "`launch`: wall clock of a tracked launch that opens nothing (2 threads); " +
-      "`access`: median time of a batch of 8 opens of a missing path, timed inside the target (2 threads × 2048 opens). " +
+      `\`launch\`: wall clock of a tracked launch that opens nothing${threadsOf(results, "launch")}; ` +
+      `\`access\`: median time of a batch of 8 opens of a missing path, timed inside the target${threadsOf(results, "access")}. ` +
       "This report never fails the job.",
     "",
     ...results.map(markdownSection).flatMap((s) => [s, ""]),
