@@ -1,5 +1,126 @@
-/* Shared record format between the preload shim, the seccomp supervisor and the launcher. */
+/*
+ * Shared record format between the preload shim, the seccomp supervisor and the
+ * TypeScript reader (src/tracer/log.ts). Little-endian, x86-64.
+ *
+ * The log is one file, created and sized (sparse) by the supervisor, mapped MAP_SHARED by
+ * every writer. Its path travels in the environment (XBENCH_TRACE_LOG); each process opens
+ * it with O_CLOEXEC, maps it and closes the fd, so nothing leaks into the traced program.
+ *
+ *   [0, 4096)  struct xb_log_header
+ *   [4096, tail)  frames, each 8-byte aligned:
+ *       u32 commit   XB_FRAME_COMMIT, stored last with release order
+ *       u32 len      payload bytes (excluding this 8-byte frame header and padding)
+ *       payload      struct xb_rec, then base bytes, then path bytes (no NULs)
+ *
+ * Appending is lock-free: one atomic fetch-add on `tail` reserves a frame, the writer fills
+ * len, then the payload, then the commit word. A writer killed half-way leaves a frame whose
+ * commit word is not XB_FRAME_COMMIT: the reader skips it by `len` when that is plausible,
+ * else scans forward 8 bytes at a time for the next committed frame. A frame that would end
+ * beyond `capacity` is not written; `dropped` counts it (the trace is then incomplete).
+ */
 #ifndef XBENCH_LOG_H
 #define XBENCH_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
 #define XBENCH_LOG_VERSION 1
+#define XB_LOG_MAGIC 0x00314f4c4e525458ULL /* "XTRNLO1\0" */
+#define XB_LOG_HEADER_SIZE 4096u
+#define XB_LOG_DEFAULT_CAPACITY (1ULL << 30) /* sparse: only written pages cost anything */
+#define XB_FRAME_COMMIT 0x31434258u          /* "XBC1" */
+#define XB_REC_MAX (64u * 1024u)             /* longest payload; longer paths are truncated */
+
+/* Environment variables the launcher sets and the shim re-inserts at exec. */
+#define XB_ENV_LOG "XBENCH_TRACE_LOG"
+#define XB_ENV_MODE "XBENCH_TRACE_MODE"        /* "auto" or "preload" */
+#define XB_ENV_SUPERVISOR "XBENCH_TRACE_SUPERVISOR" /* path of xbench-supervisor, for --attach */
+#define XB_ENV_SOCK "XBENCH_TRACE_SOCK"        /* unix socket taking seccomp listener fds */
+
+/* Header flags (atomic OR). Any of the INCOMPLETE ones marks the trace incomplete. */
+#define XB_FLAG_USED_PRELOAD 0x1u
+#define XB_FLAG_USED_SECCOMP 0x2u
+#define XB_FLAG_SECCOMP_REFUSED 0x10u   /* seccomp unavailable: static programs untraced */
+#define XB_FLAG_STATIC_UNTRACED 0x20u   /* preload-only mode ran a static program */
+#define XB_FLAG_FOREIGN_ARCH 0x40u      /* a non-x86-64 syscall ABI was used */
+#define XB_FLAG_UNREADABLE 0x80u        /* a path could not be read from a tracee */
+#define XB_FLAG_LAUNCHER_ERROR 0x100u   /* the supervisor hit an internal error */
+#define XB_FLAGS_INCOMPLETE 0x1f0u
+
+struct xb_log_header {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t header_size;
+  uint64_t capacity;
+  uint64_t tail;      /* atomic: offset of the next free byte */
+  uint64_t dropped;   /* atomic: frames that did not fit */
+  uint64_t flags;     /* atomic OR of XB_FLAG_* */
+  int32_t seccomp_errno; /* why seccomp was refused, 0 if it was not */
+  uint32_t reserved0;
+  uint64_t supervisor_maxrss_kb; /* the supervisor's peak RSS, written at exit */
+  uint64_t notifications; /* seccomp notifications handled */
+};
+
+/* Operations. The reader maps op + arg + result to modes. */
+enum xb_op {
+  XB_OP_OPEN = 1,     /* arg = open flags */
+  XB_OP_STAT = 2,     /* stat family, statx, readlink */
+  XB_OP_ACCESS = 3,
+  XB_OP_READLINK = 4,
+  XB_OP_OPENDIR = 5,  /* opendir, scandir */
+  XB_OP_EXEC = 6,     /* exec family, posix_spawn, or the running image at process start */
+  XB_OP_RENAME_FROM = 7,
+  XB_OP_RENAME_TO = 8,
+  XB_OP_UNLINK = 9,
+  XB_OP_MKDIR = 10,
+  XB_OP_RMDIR = 11,
+  XB_OP_CHDIR = 12,
+  XB_OP_PROC = 13,    /* process start: path = /proc/self/exe target, arg = ppid */
+  XB_OP_TRUNCATE = 14,
+  XB_OP_LINK = 15,    /* new name of link/symlink */
+};
+
+enum xb_src { XB_SRC_PRELOAD = 1, XB_SRC_SECCOMP = 2 };
+
+#define XB_RESULT_PENDING INT32_MIN /* the call had not returned (or exec succeeded) */
+#define XB_RESULT_UNKNOWN (INT32_MIN + 1) /* seccomp: continued in the kernel, result not seen */
+
+#define XB_RF_TRUNCATED 0x1u  /* path longer than recorded */
+#define XB_RF_UNREADABLE 0x2u /* path could not be read */
+#define XB_RF_BASE_DIRFD 0x4u /* base is the directory of a dirfd, not the cwd */
+
+struct xb_rec {
+  uint8_t op;
+  uint8_t src;
+  uint16_t base_len; /* bytes of base (absolute dir the path is relative to), 0 if none */
+  uint32_t pid;
+  uint32_t arg;
+  int32_t result;
+  uint32_t path_len;
+  uint32_t rflags;
+};
+
+struct xb_log {
+  struct xb_log_header *hdr;
+  char *base;        /* mapping start (== hdr) */
+  uint64_t capacity; /* mapped bytes */
+};
+
+/* Creates (truncating) and maps a log of `capacity` bytes. 0 or -errno. */
+int xb_log_create(struct xb_log *log, const char *path, uint64_t capacity);
+/* Maps an existing log. 0 or -errno. Uses raw syscalls only (safe inside the shim). */
+int xb_log_attach(struct xb_log *log, const char *path);
+/*
+ * Appends one record. Returns a pointer to its result field, which the caller may set with
+ * xb_log_set_result once the call returns, or NULL if the log is absent or full.
+ * Async-signal-safe: no allocation, no locks.
+ */
+int32_t *xb_log_append(struct xb_log *log, const struct xb_rec *rec, const char *base, const char *path);
+static inline void xb_log_set_result(int32_t *slot, int32_t result) {
+  if (slot) __atomic_store_n(slot, result, __ATOMIC_RELEASE);
+}
+static inline void xb_log_flag(struct xb_log *log, uint64_t flag) {
+  if (log->hdr) __atomic_fetch_or(&log->hdr->flags, flag, __ATOMIC_RELAXED);
+}
+
 #endif

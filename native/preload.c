@@ -1,5 +1,626 @@
-/* Preload shim: interposes libc's file functions in dynamically linked programs.
- * Placeholder until the tracer lands: it loads and does nothing. */
+/*
+ * Preload shim (glibc shared object, injected with LD_PRELOAD by xbench-supervisor).
+ *
+ * Interposes libc's public file entry points, appends one record per call to the shared log
+ * (log.h) BEFORE calling the real function, and stores the result in the record afterwards
+ * (so probes of missing files and calls that crash are both seen). The record path is
+ * async-signal-safe: raw syscalls, no malloc, no stdio, no locks, errno preserved, and a
+ * thread-local reentrancy guard. Relative paths carry their base (the cwd, or the dirfd's
+ * directory) so the parent canonicalizes; nothing is canonicalized here.
+ *
+ * Exec family and posix_spawn re-insert the tracing environment when a program scrubbed it
+ * (env -i). In auto mode an exec of a static program (no PT_INTERP, which preload cannot
+ * see into) is routed through `xbench-supervisor --attach`, which installs a seccomp filter
+ * and hands the listener to the supervisor before exec'ing the real program.
+ */
+#define _GNU_SOURCE
+#undef _FORTIFY_SOURCE
 #include "log.h"
 
-__attribute__((constructor)) static void xbench_preload_init(void) {}
+#include <dirent.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+extern char **environ;
+
+static struct xb_log g_log;
+static pid_t g_pid;
+static int g_auto;           /* route static execs through the supervisor's --attach */
+static char g_self[PATH_MAX]; /* this shim's path */
+static char g_sup[PATH_MAX];  /* supervisor path */
+/* "NAME=value" strings re-inserted at exec. */
+static char g_env_preload[PATH_MAX + 16];
+static char g_env_log[PATH_MAX + 32];
+static char g_env_mode[64];
+static char g_env_sup[PATH_MAX + 32];
+static char g_env_sock[256];
+static __thread int t_busy __attribute__((tls_model("initial-exec")));
+
+/* ---------------------------------------------------------------- recording */
+
+static size_t fmt_fd_link(char *out, int fd) {
+  static const char prefix[] = "/proc/self/fd/";
+  memcpy(out, prefix, sizeof prefix - 1);
+  char digits[12];
+  size_t n = 0;
+  unsigned v = (unsigned)fd;
+  do digits[n++] = (char)('0' + v % 10); while ((v /= 10) && n < sizeof digits);
+  size_t len = sizeof prefix - 1;
+  while (n) out[len++] = digits[--n];
+  out[len] = 0;
+  return len;
+}
+
+/* Appends a record for `path` (relative to dirfd) and returns its result slot, or NULL. */
+static int32_t *record(int op, int dirfd, const char *path, uint32_t arg) {
+  if (!g_log.hdr || !path || !path[0] || t_busy) return NULL;
+  t_busy = 1;
+  int saved = errno;
+  const size_t max = XB_REC_MAX - PATH_MAX - sizeof(struct xb_rec);
+  size_t n = strnlen(path, max);
+  struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_PRELOAD, .pid = (uint32_t)g_pid, .arg = arg,
+                     .result = XB_RESULT_PENDING, .path_len = (uint32_t)n};
+  if (n == max) r.rflags |= XB_RF_TRUNCATED;
+  char base[PATH_MAX];
+  if (path[0] != '/') {
+    long k;
+    if (dirfd == AT_FDCWD) {
+      k = syscall(SYS_getcwd, base, sizeof base);
+      if (k > 0) r.base_len = (uint16_t)(k - 1); /* the kernel counts the NUL */
+    } else {
+      char link[40];
+      fmt_fd_link(link, dirfd);
+      k = syscall(SYS_readlinkat, AT_FDCWD, link, base, sizeof base);
+      if (k > 0 && base[0] == '/') r.base_len = (uint16_t)k;
+      r.rflags |= XB_RF_BASE_DIRFD;
+    }
+  }
+  int32_t *slot = xb_log_append(&g_log, &r, base, path);
+  errno = saved;
+  t_busy = 0;
+  return slot;
+}
+
+/* Stores the outcome of the real call; errno is left untouched. */
+static inline void done(int32_t *slot, int failed) {
+  if (slot) xb_log_set_result(slot, failed ? errno : 0);
+}
+
+static uint32_t fopen_flags(const char *mode) {
+  uint32_t f = O_RDONLY;
+  if (!mode) return f;
+  if (mode[0] == 'w') f = O_WRONLY | O_CREAT | O_TRUNC;
+  if (mode[0] == 'a') f = O_WRONLY | O_CREAT | O_APPEND;
+  if (strchr(mode, '+')) f = (f & ~(uint32_t)O_ACCMODE) | O_RDWR;
+  return f;
+}
+
+/* ---------------------------------------------------------------- real functions */
+
+#define REAL(name) static __typeof__(name) *real_##name
+#define RESOLVE(name) (real_##name ? real_##name : (real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)))
+
+int __open_2(const char *, int);
+int __open64_2(const char *, int);
+int __openat_2(int, const char *, int);
+int __openat64_2(int, const char *, int);
+int __xstat(int, const char *, struct stat *);
+int __lxstat(int, const char *, struct stat *);
+int __fxstatat(int, int, const char *, struct stat *, int);
+int __xstat64(int, const char *, struct stat64 *);
+int __lxstat64(int, const char *, struct stat64 *);
+int __fxstatat64(int, int, const char *, struct stat64 *, int);
+
+REAL(open); REAL(open64); REAL(openat); REAL(openat64); REAL(creat); REAL(creat64);
+REAL(__open_2); REAL(__open64_2); REAL(__openat_2); REAL(__openat64_2);
+REAL(fopen); REAL(fopen64); REAL(freopen); REAL(freopen64);
+REAL(stat); REAL(lstat); REAL(stat64); REAL(lstat64); REAL(fstatat); REAL(fstatat64); REAL(statx);
+REAL(__xstat); REAL(__lxstat); REAL(__fxstatat); REAL(__xstat64); REAL(__lxstat64); REAL(__fxstatat64);
+REAL(access); REAL(faccessat); REAL(euidaccess); REAL(eaccess);
+REAL(readlink); REAL(readlinkat);
+REAL(opendir); REAL(scandir); REAL(scandir64);
+REAL(execve); REAL(execvpe); REAL(posix_spawn); REAL(posix_spawnp);
+REAL(rename); REAL(renameat); REAL(renameat2); REAL(unlink); REAL(unlinkat);
+REAL(mkdir); REAL(mkdirat); REAL(rmdir); REAL(chdir); REAL(truncate);
+
+static int missing_real(void) {
+  errno = ENOSYS;
+  return -1;
+}
+
+/* ---------------------------------------------------------------- open family */
+
+#define OPEN_MODE(flags, mode)                                  \
+  do {                                                          \
+    if ((flags) & (O_CREAT | __O_TMPFILE)) {                    \
+      va_list ap;                                               \
+      va_start(ap, flags);                                      \
+      mode = va_arg(ap, int);                                   \
+      va_end(ap);                                               \
+    }                                                           \
+  } while (0)
+
+#define DEF_OPEN(name)                                                   \
+  EXPORT int name(const char *path, int flags, ...) {                  \
+    int mode = 0;                                                        \
+    OPEN_MODE(flags, mode);                                              \
+    int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, (uint32_t)flags); \
+    if (!RESOLVE(name)) return missing_real();                           \
+    int fd = real_##name(path, flags, mode);                             \
+    done(slot, fd < 0);                                                  \
+    return fd;                                                           \
+  }
+DEF_OPEN(open)
+DEF_OPEN(open64)
+
+#define DEF_OPENAT(name)                                                 \
+  EXPORT int name(int dirfd, const char *path, int flags, ...) {       \
+    int mode = 0;                                                        \
+    OPEN_MODE(flags, mode);                                              \
+    int32_t *slot = record(XB_OP_OPEN, dirfd, path, (uint32_t)flags);    \
+    if (!RESOLVE(name)) return missing_real();                           \
+    int fd = real_##name(dirfd, path, flags, mode);                      \
+    done(slot, fd < 0);                                                  \
+    return fd;                                                           \
+  }
+DEF_OPENAT(openat)
+DEF_OPENAT(openat64)
+
+#define DEF_OPEN2(name)                                                  \
+  EXPORT int name(const char *path, int flags) {                       \
+    int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, (uint32_t)flags); \
+    if (!RESOLVE(name)) return missing_real();                           \
+    int fd = real_##name(path, flags);                                   \
+    done(slot, fd < 0);                                                  \
+    return fd;                                                           \
+  }
+DEF_OPEN2(__open_2)
+DEF_OPEN2(__open64_2)
+
+#define DEF_OPENAT2(name)                                             \
+  EXPORT int name(int dirfd, const char *path, int flags) {         \
+    int32_t *slot = record(XB_OP_OPEN, dirfd, path, (uint32_t)flags); \
+    if (!RESOLVE(name)) return missing_real();                        \
+    int fd = real_##name(dirfd, path, flags);                         \
+    done(slot, fd < 0);                                               \
+    return fd;                                                        \
+  }
+DEF_OPENAT2(__openat_2)
+DEF_OPENAT2(__openat64_2)
+
+#define DEF_CREAT(name)                                                                      \
+  EXPORT int name(const char *path, mode_t mode) {                                         \
+    int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC);        \
+    if (!RESOLVE(name)) return missing_real();                                               \
+    int fd = real_##name(path, mode);                                                        \
+    done(slot, fd < 0);                                                                      \
+    return fd;                                                                               \
+  }
+DEF_CREAT(creat)
+DEF_CREAT(creat64)
+
+#define DEF_FOPEN(name)                                                          \
+  EXPORT FILE *name(const char *path, const char *mode) {                      \
+    int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, fopen_flags(mode));       \
+    if (!RESOLVE(name)) {                                                        \
+      errno = ENOSYS;                                                            \
+      return NULL;                                                               \
+    }                                                                            \
+    FILE *f = real_##name(path, mode);                                           \
+    done(slot, f == NULL);                                                       \
+    return f;                                                                    \
+  }
+DEF_FOPEN(fopen)
+DEF_FOPEN(fopen64)
+
+#define DEF_FREOPEN(name)                                                      \
+  EXPORT FILE *name(const char *path, const char *mode, FILE *stream) {      \
+    int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, fopen_flags(mode));     \
+    if (!RESOLVE(name)) {                                                      \
+      errno = ENOSYS;                                                          \
+      return NULL;                                                             \
+    }                                                                          \
+    FILE *f = real_##name(path, mode, stream);                                 \
+    done(slot, f == NULL);                                                     \
+    return f;                                                                  \
+  }
+DEF_FREOPEN(freopen)
+DEF_FREOPEN(freopen64)
+
+/* ---------------------------------------------------------------- stat, access, readlink */
+
+#define DEF_PATHCALL(ret, name, op, params, args, path_expr, dirfd_expr, arg_expr) \
+  EXPORT ret name params {                                                       \
+    int32_t *slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));     \
+    if (!RESOLVE(name)) return missing_real();                                   \
+    ret r = real_##name args;                                                    \
+    done(slot, r < 0);                                                           \
+    return r;                                                                    \
+  }
+
+DEF_PATHCALL(int, stat, XB_OP_STAT, (const char *p, struct stat *b), (p, b), p, AT_FDCWD, 0)
+DEF_PATHCALL(int, lstat, XB_OP_STAT, (const char *p, struct stat *b), (p, b), p, AT_FDCWD, AT_SYMLINK_NOFOLLOW)
+DEF_PATHCALL(int, stat64, XB_OP_STAT, (const char *p, struct stat64 *b), (p, b), p, AT_FDCWD, 0)
+DEF_PATHCALL(int, lstat64, XB_OP_STAT, (const char *p, struct stat64 *b), (p, b), p, AT_FDCWD, AT_SYMLINK_NOFOLLOW)
+DEF_PATHCALL(int, fstatat, XB_OP_STAT, (int d, const char *p, struct stat *b, int f), (d, p, b, f), p, d, f)
+DEF_PATHCALL(int, fstatat64, XB_OP_STAT, (int d, const char *p, struct stat64 *b, int f), (d, p, b, f), p, d, f)
+DEF_PATHCALL(int, statx, XB_OP_STAT, (int d, const char *p, int f, unsigned m, struct statx *b), (d, p, f, m, b), p, d, f)
+DEF_PATHCALL(int, __xstat, XB_OP_STAT, (int v, const char *p, struct stat *b), (v, p, b), p, AT_FDCWD, 0)
+DEF_PATHCALL(int, __lxstat, XB_OP_STAT, (int v, const char *p, struct stat *b), (v, p, b), p, AT_FDCWD, AT_SYMLINK_NOFOLLOW)
+DEF_PATHCALL(int, __xstat64, XB_OP_STAT, (int v, const char *p, struct stat64 *b), (v, p, b), p, AT_FDCWD, 0)
+DEF_PATHCALL(int, __lxstat64, XB_OP_STAT, (int v, const char *p, struct stat64 *b), (v, p, b), p, AT_FDCWD, AT_SYMLINK_NOFOLLOW)
+DEF_PATHCALL(int, __fxstatat, XB_OP_STAT, (int v, int d, const char *p, struct stat *b, int f), (v, d, p, b, f), p, d, f)
+DEF_PATHCALL(int, __fxstatat64, XB_OP_STAT, (int v, int d, const char *p, struct stat64 *b, int f), (v, d, p, b, f), p, d, f)
+DEF_PATHCALL(int, access, XB_OP_ACCESS, (const char *p, int m), (p, m), p, AT_FDCWD, m)
+DEF_PATHCALL(int, faccessat, XB_OP_ACCESS, (int d, const char *p, int m, int f), (d, p, m, f), p, d, m)
+DEF_PATHCALL(int, euidaccess, XB_OP_ACCESS, (const char *p, int m), (p, m), p, AT_FDCWD, m)
+DEF_PATHCALL(int, eaccess, XB_OP_ACCESS, (const char *p, int m), (p, m), p, AT_FDCWD, m)
+DEF_PATHCALL(ssize_t, readlink, XB_OP_READLINK, (const char *p, char *b, size_t n), (p, b, n), p, AT_FDCWD, 0)
+DEF_PATHCALL(ssize_t, readlinkat, XB_OP_READLINK, (int d, const char *p, char *b, size_t n), (d, p, b, n), p, d, 0)
+DEF_PATHCALL(int, scandir, XB_OP_OPENDIR,
+             (const char *p, struct dirent ***l, int (*s)(const struct dirent *), int (*c)(const struct dirent **, const struct dirent **)),
+             (p, l, s, c), p, AT_FDCWD, 0)
+DEF_PATHCALL(int, scandir64, XB_OP_OPENDIR,
+             (const char *p, struct dirent64 ***l, int (*s)(const struct dirent64 *), int (*c)(const struct dirent64 **, const struct dirent64 **)),
+             (p, l, s, c), p, AT_FDCWD, 0)
+
+/* ---------------------------------------------------------------- directories, namespace changes */
+
+EXPORT DIR *opendir(const char *path) {
+  int32_t *slot = record(XB_OP_OPENDIR, AT_FDCWD, path, 0);
+  if (!RESOLVE(opendir)) {
+    errno = ENOSYS;
+    return NULL;
+  }
+  DIR *d = real_opendir(path);
+  done(slot, d == NULL);
+  return d;
+}
+
+DEF_PATHCALL(int, unlink, XB_OP_UNLINK, (const char *p), (p), p, AT_FDCWD, 0)
+DEF_PATHCALL(int, unlinkat, XB_OP_UNLINK, (int d, const char *p, int f), (d, p, f), p, d, f)
+DEF_PATHCALL(int, mkdir, XB_OP_MKDIR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, m)
+DEF_PATHCALL(int, mkdirat, XB_OP_MKDIR, (int d, const char *p, mode_t m), (d, p, m), p, d, m)
+DEF_PATHCALL(int, rmdir, XB_OP_RMDIR, (const char *p), (p), p, AT_FDCWD, 0)
+DEF_PATHCALL(int, chdir, XB_OP_CHDIR, (const char *p), (p), p, AT_FDCWD, 0)
+DEF_PATHCALL(int, truncate, XB_OP_TRUNCATE, (const char *p, off_t l), (p, l), p, AT_FDCWD, 0)
+
+EXPORT int rename(const char *from, const char *to) {
+  int32_t *a = record(XB_OP_RENAME_FROM, AT_FDCWD, from, 0);
+  int32_t *b = record(XB_OP_RENAME_TO, AT_FDCWD, to, 0);
+  if (!RESOLVE(rename)) return missing_real();
+  int r = real_rename(from, to);
+  done(a, r < 0);
+  done(b, r < 0);
+  return r;
+}
+
+EXPORT int renameat(int fd1, const char *from, int fd2, const char *to) {
+  int32_t *a = record(XB_OP_RENAME_FROM, fd1, from, 0);
+  int32_t *b = record(XB_OP_RENAME_TO, fd2, to, 0);
+  if (!RESOLVE(renameat)) return missing_real();
+  int r = real_renameat(fd1, from, fd2, to);
+  done(a, r < 0);
+  done(b, r < 0);
+  return r;
+}
+
+EXPORT int renameat2(int fd1, const char *from, int fd2, const char *to, unsigned flags) {
+  int32_t *a = record(XB_OP_RENAME_FROM, fd1, from, flags);
+  int32_t *b = record(XB_OP_RENAME_TO, fd2, to, flags);
+  if (!RESOLVE(renameat2)) return missing_real();
+  int r = real_renameat2(fd1, from, fd2, to, flags);
+  done(a, r < 0);
+  done(b, r < 0);
+  return r;
+}
+
+/* ---------------------------------------------------------------- exec family */
+
+/* 1 if `path` is an ELF without PT_INTERP (static or static-pie), following one #! level. */
+static int is_static_program(const char *path, int depth) {
+  long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  int result = 0;
+  Elf64_Ehdr eh;
+  long n = syscall(SYS_pread64, (int)fd, &eh, sizeof eh, 0);
+  if (n >= 2 && ((char *)&eh)[0] == '#' && ((char *)&eh)[1] == '!' && depth == 0) {
+    char line[sizeof eh + 1];
+    memcpy(line, &eh, (size_t)n);
+    line[n] = 0;
+    char *s = line + 2;
+    while (*s == ' ' || *s == '\t') s++;
+    char *e = s;
+    while (*e && *e != ' ' && *e != '\t' && *e != '\n') e++;
+    if (*e || e - line < n) {
+      *e = 0;
+      syscall(SYS_close, (int)fd);
+      return *s == '/' ? is_static_program(s, 1) : 0;
+    }
+  } else if (n == (long)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+             (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) && eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum > 0 &&
+             eh.e_phnum <= 128) {
+    Elf64_Phdr ph[128];
+    size_t want = (size_t)eh.e_phnum * sizeof(Elf64_Phdr);
+    if (syscall(SYS_pread64, (int)fd, ph, want, (off_t)eh.e_phoff) == (long)want) {
+      result = 1;
+      for (unsigned i = 0; i < eh.e_phnum; i++)
+        if (ph[i].p_type == PT_INTERP) result = 0;
+    }
+  }
+  syscall(SYS_close, (int)fd);
+  return result;
+}
+
+static int has_prefix(const char *s, const char *prefix) {
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static size_t env_count(char *const envp[]) {
+  size_t n = 0;
+  if (envp)
+    while (envp[n]) n++;
+  return n;
+}
+
+/*
+ * Copies envp into out (room for count + 6) with the tracing variables re-inserted.
+ * `preload_buf` (PATH_MAX*2) holds a merged LD_PRELOAD when the program set its own.
+ */
+static char **traced_env(char *const envp[], char **out, char *preload_buf, size_t preload_cap) {
+  size_t k = 0;
+  int have_preload = 0, have_log = 0, have_mode = 0, have_sup = 0, have_sock = 0;
+  for (size_t i = 0; envp && envp[i]; i++) {
+    char *e = envp[i];
+    if (has_prefix(e, "LD_PRELOAD=")) {
+      have_preload = 1;
+      if (!strstr(e, g_self)) {
+        int w = snprintf(preload_buf, preload_cap, "LD_PRELOAD=%s:%s", g_self, e + 11);
+        if (w > 0 && (size_t)w < preload_cap) e = preload_buf;
+      }
+    } else if (has_prefix(e, XB_ENV_LOG "=")) {
+      have_log = 1;
+    } else if (has_prefix(e, XB_ENV_MODE "=")) {
+      have_mode = 1;
+    } else if (has_prefix(e, XB_ENV_SUPERVISOR "=")) {
+      have_sup = 1;
+    } else if (has_prefix(e, XB_ENV_SOCK "=")) {
+      have_sock = 1;
+    }
+    out[k++] = e;
+  }
+  if (!have_preload) out[k++] = g_env_preload;
+  if (!have_log) out[k++] = g_env_log;
+  if (!have_mode && g_env_mode[0]) out[k++] = g_env_mode;
+  if (!have_sup && g_env_sup[0]) out[k++] = g_env_sup;
+  if (!have_sock && g_env_sock[0]) out[k++] = g_env_sock;
+  out[k] = NULL;
+  return out;
+}
+
+/* argv for `xbench-supervisor --attach -- PATH ARGV...` into out (room for argc + 5). */
+static char **attach_argv(const char *path, char *const argv[], char **out) {
+  size_t k = 0;
+  out[k++] = (char *)"xbench-supervisor";
+  out[k++] = (char *)"--attach";
+  out[k++] = (char *)"--";
+  out[k++] = (char *)path;
+  for (size_t i = 0; argv && argv[i]; i++) out[k++] = argv[i];
+  if (!argv || !argv[0]) out[k++] = (char *)path;
+  out[k] = NULL;
+  return out;
+}
+
+/* Decides how `path` runs: 0 plainly, 1 through the supervisor (static program, auto mode). */
+static int route_static(const char *path) {
+  if (!g_log.hdr || t_busy) return 0;
+  if (!is_static_program(path, 0)) return 0;
+  if (g_auto && g_sup[0]) return 1;
+  xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
+  return 0;
+}
+
+static int do_execve(const char *path, char *const argv[], char *const envp[]) {
+  if (!RESOLVE(execve)) return missing_real();
+  int32_t *slot = record(XB_OP_EXEC, AT_FDCWD, path, 0);
+  if (!g_log.hdr) return real_execve(path, argv, envp);
+  size_t n = env_count(envp), argc = env_count(argv);
+  char *env[n + 8];
+  char pre[2 * PATH_MAX + 32];
+  traced_env(envp, env, pre, sizeof pre);
+  int r;
+  if (route_static(path)) {
+    char *av[argc + 6];
+    r = real_execve(g_sup, attach_argv(path, argv, av), env);
+  } else {
+    r = real_execve(path, argv, env);
+  }
+  done(slot, 1);
+  return r;
+}
+
+/* Finds `file` on PATH (as execvp would) into out; 1 if found. */
+static int search_path(const char *file, char *out, size_t cap) {
+  const char *p = getenv("PATH");
+  if (!p) p = "/bin:/usr/bin";
+  size_t flen = strlen(file);
+  while (1) {
+    const char *end = strchrnul(p, ':');
+    size_t dlen = (size_t)(end - p);
+    if (dlen + flen + 2 <= cap) {
+      if (dlen) {
+        memcpy(out, p, dlen);
+        out[dlen] = '/';
+        memcpy(out + dlen + 1, file, flen + 1);
+      } else {
+        memcpy(out, file, flen + 1);
+      }
+      if (syscall(SYS_faccessat, AT_FDCWD, out, X_OK) == 0) {
+        struct stat st;
+        if (syscall(SYS_newfstatat, AT_FDCWD, out, &st, 0) == 0 && S_ISREG(st.st_mode)) return 1;
+      }
+    }
+    if (!*end) return 0;
+    p = end + 1;
+  }
+}
+
+static int do_execvpe(const char *file, char *const argv[], char *const envp[]) {
+  if (!file || !*file || strchr(file, '/')) return do_execve(file, argv, envp);
+  if (!RESOLVE(execvpe)) return missing_real();
+  char found[PATH_MAX];
+  int ok = search_path(file, found, sizeof found);
+  if (!g_log.hdr) return real_execvpe(file, argv, envp);
+  int32_t *slot = record(XB_OP_EXEC, AT_FDCWD, ok ? found : file, 0);
+  size_t n = env_count(envp), argc = env_count(argv);
+  char *env[n + 8];
+  char pre[2 * PATH_MAX + 32];
+  traced_env(envp, env, pre, sizeof pre);
+  int r;
+  if (ok && route_static(found)) {
+    char *av[argc + 6];
+    r = real_execve(g_sup, attach_argv(found, argv, av), env);
+  } else {
+    r = real_execvpe(file, argv, env);
+  }
+  done(slot, 1);
+  return r;
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[]) { return do_execve(path, argv, envp); }
+EXPORT int execv(const char *path, char *const argv[]) { return do_execve(path, argv, environ); }
+EXPORT int execvp(const char *file, char *const argv[]) { return do_execvpe(file, argv, environ); }
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) { return do_execvpe(file, argv, envp); }
+
+#define COLLECT_ARGS(first, argv)            \
+  size_t argc_ = 1;                          \
+  va_list ap_;                               \
+  va_start(ap_, first);                      \
+  while (va_arg(ap_, char *)) argc_++;       \
+  va_end(ap_);                               \
+  char *argv[argc_ + 1];                     \
+  argv[0] = (char *)(first);                 \
+  va_start(ap_, first);                      \
+  for (size_t i_ = 1; i_ <= argc_; i_++) argv[i_] = va_arg(ap_, char *);
+
+EXPORT int execl(const char *path, const char *arg, ...) {
+  COLLECT_ARGS(arg, av)
+  va_end(ap_);
+  return do_execve(path, av, environ);
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...) {
+  COLLECT_ARGS(arg, av)
+  va_end(ap_);
+  return do_execvpe(file, av, environ);
+}
+
+EXPORT int execle(const char *path, const char *arg, ...) {
+  COLLECT_ARGS(arg, av)
+  char *const *envp = va_arg(ap_, char *const *);
+  va_end(ap_);
+  return do_execve(path, av, envp);
+}
+
+static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_file_actions_t *fa,
+                    const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
+  if (!RESOLVE(posix_spawn) || !RESOLVE(posix_spawnp)) return ENOSYS;
+  if (!g_log.hdr) return (search ? real_posix_spawnp : real_posix_spawn)(pid, path, fa, attr, argv, envp);
+  char found[PATH_MAX];
+  const char *target = path;
+  if (search && path && !strchr(path, '/') && search_path(path, found, sizeof found)) target = found;
+  int32_t *slot = record(XB_OP_EXEC, AT_FDCWD, target, 0);
+  size_t n = env_count(envp), argc = env_count(argv);
+  char *env[n + 8];
+  char pre[2 * PATH_MAX + 32];
+  traced_env(envp, env, pre, sizeof pre);
+  int r;
+  if (target && (!search || target == found) && route_static(target)) {
+    char *av[argc + 6];
+    r = real_posix_spawn(pid, g_sup, fa, attr, attach_argv(target, argv, av), env);
+  } else {
+    r = (search ? real_posix_spawnp : real_posix_spawn)(pid, path, fa, attr, argv, env);
+  }
+  if (slot) xb_log_set_result(slot, r);
+  return r;
+}
+
+EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+                       char *const argv[], char *const envp[]) {
+  return do_spawn(pid, path, 0, fa, attr, argv, envp);
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+                        char *const argv[], char *const envp[]) {
+  return do_spawn(pid, file, 1, fa, attr, argv, envp);
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static void after_fork(void) { g_pid = (pid_t)syscall(SYS_getpid); }
+
+static void copy_env(char *dst, size_t cap, const char *name) {
+  const char *v = getenv(name);
+  dst[0] = 0;
+  if (v) snprintf(dst, cap, "%s=%s", name, v);
+}
+
+__attribute__((constructor)) static void xbench_preload_init(void) {
+  const char *logpath = getenv(XB_ENV_LOG);
+  if (!logpath) return;
+  t_busy = 1;
+  Dl_info info;
+  if (dladdr((void *)&xbench_preload_init, &info) && info.dli_fname && info.dli_fname[0] == '/')
+    snprintf(g_self, sizeof g_self, "%s", info.dli_fname);
+  snprintf(g_env_preload, sizeof g_env_preload, "LD_PRELOAD=%s", g_self);
+  copy_env(g_env_log, sizeof g_env_log, XB_ENV_LOG);
+  copy_env(g_env_mode, sizeof g_env_mode, XB_ENV_MODE);
+  copy_env(g_env_sup, sizeof g_env_sup, XB_ENV_SUPERVISOR);
+  copy_env(g_env_sock, sizeof g_env_sock, XB_ENV_SOCK);
+  const char *mode = getenv(XB_ENV_MODE);
+  g_auto = mode && strcmp(mode, "auto") == 0;
+  const char *sup = getenv(XB_ENV_SUPERVISOR);
+  if (sup) snprintf(g_sup, sizeof g_sup, "%s", sup);
+  g_pid = (pid_t)syscall(SYS_getpid);
+  /* Resolve every real function now, while no signal handler or vfork child can be inside us. */
+  RESOLVE(open); RESOLVE(open64); RESOLVE(openat); RESOLVE(openat64); RESOLVE(creat); RESOLVE(creat64);
+  RESOLVE(__open_2); RESOLVE(__open64_2); RESOLVE(__openat_2); RESOLVE(__openat64_2);
+  RESOLVE(fopen); RESOLVE(fopen64); RESOLVE(freopen); RESOLVE(freopen64);
+  RESOLVE(stat); RESOLVE(lstat); RESOLVE(stat64); RESOLVE(lstat64); RESOLVE(fstatat); RESOLVE(fstatat64); RESOLVE(statx);
+  RESOLVE(__xstat); RESOLVE(__lxstat); RESOLVE(__fxstatat); RESOLVE(__xstat64); RESOLVE(__lxstat64); RESOLVE(__fxstatat64);
+  RESOLVE(access); RESOLVE(faccessat); RESOLVE(euidaccess); RESOLVE(eaccess);
+  RESOLVE(readlink); RESOLVE(readlinkat); RESOLVE(opendir); RESOLVE(scandir); RESOLVE(scandir64);
+  RESOLVE(execve); RESOLVE(execvpe); RESOLVE(posix_spawn); RESOLVE(posix_spawnp);
+  RESOLVE(rename); RESOLVE(renameat); RESOLVE(renameat2); RESOLVE(unlink); RESOLVE(unlinkat);
+  RESOLVE(mkdir); RESOLVE(mkdirat); RESOLVE(rmdir); RESOLVE(chdir); RESOLVE(truncate);
+  int err = xb_log_attach(&g_log, logpath);
+  if (err == 0) {
+    if (pthread_atfork(NULL, NULL, after_fork) != 0) g_log.hdr = NULL;
+  }
+  t_busy = 0;
+  if (!g_log.hdr) return;
+  xb_log_flag(&g_log, XB_FLAG_USED_PRELOAD);
+  /* The image now running (an interpreter started through #!, or a program spawned by libc
+   * internals that bypass the exec wrappers). */
+  char exe[PATH_MAX];
+  long k = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, sizeof exe - 1);
+  if (k > 0) {
+    exe[k] = 0;
+    int32_t *slot = record(XB_OP_PROC, AT_FDCWD, exe, (uint32_t)syscall(SYS_getppid));
+    xb_log_set_result(slot, 0);
+  }
+}
