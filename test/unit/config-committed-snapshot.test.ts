@@ -1,0 +1,46 @@
+/**
+ * Invariant 2: a reader during an edit gets the committed pre-edit snapshot, never the
+ * transform's object, until the saved file is on disk.
+ */
+import { afterEach, expect, test } from "bun:test";
+import { readerOnEveryTurn } from "../../src/suites/config/harness.ts";
+import { createConfigStore } from "../../src/suites/config/store.ts";
+import type { Config, ReadonlyConfig } from "../../src/suites/config/types.ts";
+import { firstWorkspace, firstWorkspaceOf, ioWith, nextTurn, nodeIoRename, smallFixture, type TestFixture } from "./config-support.ts";
+
+let fx: TestFixture;
+afterEach(() => fx?.remove());
+
+test("serves the committed snapshot, never the transform's object, to readers during an edit", async () => {
+  fx = smallFixture();
+  let renamed = false;
+  const store = createConfigStore(fx.path, {
+    io: ioWith({
+      rename(from, to) {
+        nodeIoRename(from, to);
+        renamed = true;
+      },
+    }),
+  });
+  const committed = store.load();
+  const title = firstWorkspace(committed).title;
+  const beforeCommit: ReadonlyConfig[] = [];
+  const stop = readerOnEveryTurn(() => {
+    const seen = store.load();
+    if (!renamed) beforeCommit.push(seen);
+  });
+  let draft: Config | undefined;
+  await store.edit(async (d) => {
+    draft = d;
+    firstWorkspaceOf(d).title = "Draft title";
+    for (let i = 0; i < 5; i++) await nextTurn(); // readers run while the draft is changed
+  });
+  await stop();
+  expect(beforeCommit.length).toBeGreaterThan(5); // readers ran during the transform and the save
+  for (const seen of beforeCommit) {
+    expect(seen).toBe(committed);
+    expect(seen).not.toBe(draft!);
+    expect(firstWorkspace(seen).title).toBe(title);
+  }
+  expect(firstWorkspace(store.load()).title).toBe("Draft title");
+});
