@@ -59,11 +59,13 @@ describe("runTracerSuite with a stand-in tracer", () => {
       baseHelperDir: head,
       iterations: 6,
       warmup: 1,
+      launchRepeats: 2,
       backends: ["preload", "seccomp"],
       readLog: readFakeLog,
     });
     expect(result.iterations).toEqual({ requested: 6, planned: 6, cycle: 6, warmup: 1 });
     expect(result.arms).toEqual(["head", "base", "untracked"]);
+    expect(result.launchRepeats).toBe(2);
     expect(result.rows.map((r) => `${r.backend} ${r.row}`)).toEqual([
       "preload launch",
       "preload access",

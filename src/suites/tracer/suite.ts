@@ -9,6 +9,7 @@ import { join } from "pathe";
 import { XbenchError } from "../../cli/errors.ts";
 import type { LoadAvg } from "../../report/model.ts";
 import { planRounds } from "../../schedule/orderings.ts";
+import { median } from "../../stats/quantile.ts";
 import { VERSION } from "../../version.ts";
 import { TARGET_FOR, WORKLOADS, launchFor, type Arm } from "./arms.ts";
 import { runIterations, type Cell, type IterationHooks } from "./iterations.ts";
@@ -21,6 +22,13 @@ import { validateTracer, type ReadLog } from "./validate.ts";
 export const DEFAULT_ITERATIONS = 36;
 /** Iterations run first and thrown away (page cache, CPU frequency, the helpers' first load). */
 export const WARMUP_ITERATIONS = 2;
+/**
+ * Launches per arm per iteration in the launch row; the iteration's value is their median.
+ * Process creation on a shared 2-core VM has a long right tail (10th-90th percentile of an
+ * untracked launch measured at 1.7-6.3 ms); the median of a few back-to-back launches keeps
+ * one spoiled launch from deciding an iteration's ratio.
+ */
+export const LAUNCH_REPEATS = 5;
 
 export interface TracerSuiteOptions {
   /** This build's helpers: the head tracer and the target programs. */
@@ -32,6 +40,8 @@ export interface TracerSuiteOptions {
   /** Parses a tracer log into its accesses (validation). */
   readLog: ReadLog;
   warmup?: number;
+  /** Launches per arm per iteration in the launch row (their median counts). */
+  launchRepeats?: number;
   /** Seed of the orderings (planRounds's default when absent). */
   seed?: number;
   /** One line per step, for the user's terminal. */
@@ -68,6 +78,7 @@ function checkTargets(headHelperDir: string, backends: readonly Backend[]): void
 export function runTracerSuite(options: TracerSuiteOptions): TracerResult {
   const step = options.onStep ?? (() => {});
   const warmup = options.warmup ?? WARMUP_ITERATIONS;
+  const launchRepeats = options.launchRepeats ?? LAUNCH_REPEATS;
   checkTargets(options.headHelperDir, options.backends);
   const arms = armsOf(options);
   const byName = new Map(arms.map((arm) => [arm.name, arm]));
@@ -98,10 +109,14 @@ export function runTracerSuite(options: TracerSuiteOptions): TracerResult {
       (cell, name) => {
         const arm = byName.get(name)!;
         const where = paths(name);
-        if (arm.helperDir) rmSync(where.logFile, { force: true });
+        const launch = launchFor(arm, cell.backend, WORKLOADS[cell.row], where);
         const what = `${cell.backend} ${cell.row}, ${name} arm`;
-        const result = runTimed(launchFor(arm, cell.backend, WORKLOADS[cell.row], where), what);
-        return cell.row === "launch" ? result.wallNs : parseBatchTime(result.stdout, what);
+        const once = () => {
+          if (arm.helperDir) rmSync(where.logFile, { force: true });
+          return runTimed(launch, what);
+        };
+        if (cell.row === "access") return parseBatchTime(once().stdout, what);
+        return median(Array.from({ length: launchRepeats }, () => once().wallNs));
       },
       { onIteration: options.onIteration },
     );
@@ -116,6 +131,7 @@ export function runTracerSuite(options: TracerSuiteOptions): TracerResult {
       backends: [...options.backends],
       arms: arms.map((a) => a.name),
       iterations: { requested: options.iterations, planned: plan.planned, cycle: plan.cycle, warmup },
+      launchRepeats,
       helpers: options.baseHelperDir
         ? { head: options.headHelperDir, base: options.baseHelperDir }
         : { head: options.headHelperDir },
