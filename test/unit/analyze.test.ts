@@ -1,0 +1,82 @@
+import { describe, expect, test } from "bun:test";
+import { analyzeRows, type RawRow } from "../../src/report/analyze.ts";
+import { pairedStats } from "../../src/stats/paired.ts";
+
+const row = (over: Partial<RawRow>): RawRow => ({
+  id: "f-00000000: b",
+  file: "bench/f.bench.ts",
+  label: "b",
+  unit: "ns",
+  base: [100, 110, 120],
+  head: [101, 112, 119],
+  presentOn: { base: true, head: true },
+  ...over,
+});
+
+describe("analyzeRows", () => {
+  test("a timed row gets paired stats; an exact row an exact comparison", () => {
+    const [timed, exact] = analyzeRows([row({}), row({ unit: "count", base: [4, 4], head: [2, 2] })], { holm: false });
+    expect(timed!.status).toBe("ok");
+    expect(timed!.stats).toEqual(pairedStats("f-00000000: b", [100, 110, 120], [101, 112, 119]));
+    expect(timed!.exact).toBeUndefined();
+    expect(exact!.exact).toEqual({ base: 4, head: 2, difference: -2, verdict: "fewer" });
+    expect(exact!.stats).toBeUndefined();
+  });
+
+  test("status: failed, new, removed; raw rounds kept", () => {
+    const rows = analyzeRows(
+      [
+        row({ error: { side: "base", message: "boom" } }),
+        row({ presentOn: { base: false, head: true }, base: [] }),
+        row({ presentOn: { base: true, head: false }, head: [] }),
+        row({ presentOn: { base: false, head: false } }),
+      ],
+      { holm: false },
+    );
+    expect(rows.map((r) => r.status)).toEqual(["failed", "new", "removed", "failed"]);
+    expect(rows[0]!.error).toEqual({ side: "base", message: "boom" });
+    expect(rows[1]!.head).toEqual([101, 112, 119]);
+    expect(rows.every((r) => !r.stats && !r.exact)).toBe(true);
+  });
+
+  test("rounds with null on either side are dropped pairwise", () => {
+    const [r] = analyzeRows([row({ base: [100, null, 120, 130], head: [101, 112, null, 131] })], { holm: false });
+    expect(r!.stats!.n).toBe(2);
+    expect(r!.stats).toEqual(pairedStats("x", [100, 130], [101, 131]));
+    expect(r!.base).toEqual([100, null, 120, 130]);
+  });
+
+  test("fewer than 2 pairs or bad values make a failed row, not a throw", () => {
+    const rows = analyzeRows(
+      [
+        row({ base: [100, null, 120], head: [101, 112, null] }),
+        row({ base: [100, 0, 120], head: [101, 112, 119] }),
+        row({ unit: "bytes", base: [1, 2], head: [1, -1] }),
+        row({}),
+      ],
+      { holm: false },
+    );
+    expect(rows.map((r) => r.status)).toEqual(["failed", "failed", "failed", "ok"]);
+    expect(rows[0]!.error!.message).toBe("only 1 of 3 rounds have a value on both sides; need at least 2");
+    expect(rows[1]!.error).toEqual({ side: "base", message: "base round 2 is 0; values must be finite and > 0" });
+    expect(rows[2]!.error).toEqual({ side: "head", message: "head round 2 is -1; values must be finite and >= 0" });
+  });
+
+  test("holm adjusts only the timed ok rows, and only when asked", () => {
+    const raws = [
+      row({}),
+      row({ base: [100, 101, 102, 103], head: [103, 104.5, 105, 106.2] }),
+      row({ unit: "count", base: [1, 1], head: [2, 2] }),
+      row({ error: { side: "head", message: "x" } }),
+    ];
+    const plain = analyzeRows(raws, { holm: false });
+    const holm = analyzeRows(raws, { holm: true });
+    expect(plain[1]!.stats!.verdict).toBe("slower");
+    expect(plain[1]!.stats!.pAdjusted).toBeUndefined();
+    expect(holm[1]!.stats!.pAdjusted).toBeCloseTo(Math.min(1, 2 * plain[1]!.stats!.p!), 12);
+    expect(holm[1]!.stats!.level).toBeGreaterThan(0.95);
+    expect(holm[1]!.stats!.ci[0]).toBeLessThan(plain[1]!.stats!.ci[0]);
+    expect(holm[2]).toEqual(plain[2]!);
+    expect(holm[3]).toEqual(plain[3]!);
+  });
+});
