@@ -1,0 +1,185 @@
+/**
+ * Text pieces shared by the terminal and markdown renderers, so both say the same thing:
+ * units, signed percentages, header lines and the cells of a row. No escaping here (markdown.ts
+ * escapes; terminal.ts only makes control characters visible).
+ */
+import { median } from "../stats/quantile.ts";
+import type { CompareResult, LoadAvg, Row, Unit } from "./model.ts";
+
+export const NONE = "—";
+
+const TIME_UNITS: Array<[string, number]> = [
+  ["ns", 1],
+  ["µs", 1e3],
+  ["ms", 1e6],
+  ["s", 1e9],
+];
+
+/** Nanoseconds with two decimals in the largest unit that keeps the number at least 1: `3.29 µs`. */
+export function formatTime(ns: number): string {
+  let index = 0;
+  while (index < TIME_UNITS.length - 1 && Math.abs(ns) >= TIME_UNITS[index + 1]![1]) index++;
+  // Rounding can carry 999.996 µs to "1000.00 µs": step up a unit when it does.
+  if (index < TIME_UNITS.length - 1 && Math.abs(Number((ns / TIME_UNITS[index]![1]).toFixed(2))) >= 1000) index++;
+  const [unit, scale] = TIME_UNITS[index]!;
+  return `${(ns / scale).toFixed(2)} ${unit}`;
+}
+
+/** A whole number with thousands separators; other numbers with up to two decimals. */
+export function formatCount(value: number): string {
+  const text = Number.isInteger(value) ? String(Math.abs(value)) : Math.abs(value).toFixed(2).replace(/\.?0+$/, "");
+  const [whole, fraction] = text.split(".");
+  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return `${value < 0 ? "-" : ""}${grouped}${fraction ? `.${fraction}` : ""}`;
+}
+
+export function formatValue(value: number, unit: Unit): string {
+  if (unit === "ns") return formatTime(value);
+  if (unit === "bytes") return `${formatCount(value)} B`;
+  return formatCount(value);
+}
+
+/**
+ * A fraction as a signed percentage with one decimal: 0.014 → `+1.4%`. The sign is that of the
+ * value, not of its rounding, so a bound just below zero reads `-0.0%`.
+ */
+export function formatPercent(fraction: number): string {
+  return `${fraction < 0 ? "-" : "+"}${Math.abs(fraction * 100).toFixed(1)}%`;
+}
+
+export function formatInterval(ci: readonly [number, number]): string {
+  return `[${formatPercent(ci[0])}, ${formatPercent(ci[1])}]`;
+}
+
+function formatLoad(load: LoadAvg): string {
+  return load.map((x) => x.toFixed(2)).join(" ");
+}
+
+/** `runtime node | rounds 10 | base 0c5e35d81638 | head 4fa387b2e78b (dirty)` */
+export function runLine(result: CompareResult): string {
+  const { rounds } = result;
+  const count = rounds.completed < rounds.planned ? `${rounds.completed} of ${rounds.planned}` : String(rounds.completed);
+  const head = `${result.head.sha.slice(0, 12)}${result.head.dirty ? " (dirty)" : ""}`;
+  return `runtime ${result.runtime} | rounds ${count} | base ${result.base.sha.slice(0, 12)} | head ${head}`;
+}
+
+/** `loadavg start a b c | end a b c` */
+export function loadLine(result: CompareResult): string {
+  return `loadavg start ${formatLoad(result.loadavg.start)} | end ${formatLoad(result.loadavg.end)}`;
+}
+
+/** Notes about the whole run: rounding of rounds, Holm, incomplete runs. */
+export function runNotes(result: CompareResult): string[] {
+  const notes: string[] = [];
+  const { rounds } = result;
+  if (rounds.planned > rounds.requested) {
+    notes.push(
+      `${rounds.requested} rounds asked for, rounded up to ${rounds.planned} (whole cycles of ${rounds.cycle} orderings)`,
+    );
+  }
+  if (rounds.completed < rounds.planned) notes.push(`only ${rounds.completed} of ${rounds.planned} rounds completed`);
+  if (result.holm) {
+    const timed = result.rows.filter((row) => row.stats).length;
+    notes.push(`intervals and verdicts Holm-adjusted across ${timed} timed rows (family-wise 95%)`);
+  }
+  return notes;
+}
+
+/** Notes about single rows (plain text; the caller escapes the name). */
+export interface RowNote {
+  id: string;
+  text: string;
+}
+
+export function rowNotes(rows: readonly Row[]): RowNote[] {
+  const notes: RowNote[] = [];
+  for (const row of rows) {
+    if (row.status === "failed" && row.error) notes.push({ id: row.id, text: `failed on ${row.error.side}: ${row.error.message}` });
+    if (row.exact?.varies) notes.push({ id: row.id, text: "values differed between rounds; medians compared" });
+  }
+  return notes;
+}
+
+/** The six cells of a row after the name, as plain text. */
+export interface RowCells {
+  base: string;
+  head: string;
+  delta: string;
+  ci: string;
+  verdict: string;
+}
+
+function medianOf(rounds: Row["base"]): number | undefined {
+  const values = rounds.filter((v): v is number => v !== null);
+  return values.length === 0 ? undefined : median(values);
+}
+
+function sideCell(rounds: Row["base"], unit: Unit): string {
+  const m = medianOf(rounds);
+  return m === undefined ? NONE : formatValue(m, unit);
+}
+
+function signed(value: number, unit: Unit): string {
+  return `${value >= 0 ? "+" : ""}${formatValue(value, unit)}`;
+}
+
+export function rowCells(row: Row): RowCells {
+  if (row.stats) {
+    const s = row.stats;
+    const unit = row.unit;
+    return {
+      base: formatValue(s.baseMedian, unit),
+      head: formatValue(s.headMedian, unit),
+      delta: formatPercent(s.delta),
+      ci: formatInterval(s.ci),
+      verdict: s.verdict,
+    };
+  }
+  if (row.exact) {
+    const e = row.exact;
+    const verdict = e.verdict === "same" ? "same" : `${e.verdict} (${signed(e.difference, row.unit)})`;
+    return {
+      base: formatValue(e.base, row.unit),
+      head: formatValue(e.head, row.unit),
+      delta: e.base === 0 ? "" : formatPercent(e.difference / e.base),
+      ci: "exact",
+      verdict,
+    };
+  }
+  return {
+    base: row.status === "new" ? NONE : sideCell(row.base, row.unit),
+    head: row.status === "removed" ? NONE : sideCell(row.head, row.unit),
+    delta: "",
+    ci: "",
+    verdict: row.status,
+  };
+}
+
+/** One summary line: how many rows got which verdict. */
+export function summaryLine(rows: readonly Row[]): string {
+  const count = (pred: (row: Row) => boolean) => rows.filter(pred).length;
+  const parts = [
+    `${count((r) => r.stats?.verdict === "faster")} faster`,
+    `${count((r) => r.stats?.verdict === "slower")} slower`,
+    `${count((r) => r.stats?.verdict === "~")} ~`,
+  ];
+  const exact = count((r) => r.exact !== undefined);
+  if (exact > 0) parts.push(`${count((r) => r.exact !== undefined && r.exact.verdict !== "same")} of ${exact} exact changed`);
+  for (const status of ["new", "removed", "failed"] as const) {
+    const n = count((r) => r.status === status);
+    if (n > 0) parts.push(`${n} ${status}`);
+  }
+  return `${parts.join(", ")} (${rows.length} rows)`;
+}
+
+/**
+ * Control characters made visible (U+2400 "control pictures"; C1 controls as U+FFFD): a name
+ * can then never break a line, a table, or send escape sequences to a terminal.
+ */
+export function visible(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
+    const code = c.charCodeAt(0);
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    return code === 0x7f ? "\u2421" : "\uFFFD";
+  });
+}

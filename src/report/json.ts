@@ -1,0 +1,128 @@
+/**
+ * The JSON form is the result model itself (model.ts), with its schema id and version.
+ * `parseResult` checks a saved file before anything renders it: malformed JSON, another schema,
+ * a newer schema version or a wrong shape each give one line (exit 2), never a stack trace.
+ */
+import { EXIT_USAGE, XbenchError } from "../cli/errors.ts";
+import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult } from "./model.ts";
+
+export function renderJson(result: CompareResult): string {
+  return `${JSON.stringify(result, null, 2)}\n`;
+}
+
+type Check = (value: unknown) => boolean;
+
+const isNumber: Check = (v) => typeof v === "number" && Number.isFinite(v);
+const isString: Check = (v) => typeof v === "string";
+const isBoolean: Check = (v) => typeof v === "boolean";
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const oneOf =
+  (...options: string[]): Check =>
+  (v) =>
+    typeof v === "string" && options.includes(v);
+const arrayOf =
+  (item: Check): Check =>
+  (v) =>
+    Array.isArray(v) && v.every(item);
+const tuple =
+  (length: number, item: Check): Check =>
+  (v) =>
+    Array.isArray(v) && v.length === length && v.every(item);
+const isRounds = arrayOf((v) => v === null || isNumber(v));
+
+/** Field name → check; a `?` suffix marks an optional field. */
+type Shape = Record<string, Check>;
+
+const REVISION: Shape = { ref: isString, sha: isString, dirty: isBoolean };
+const STATS: Shape = {
+  n: isNumber,
+  delta: isNumber,
+  ci: tuple(2, isNumber),
+  verdict: oneOf("slower", "faster", "~"),
+  baseMedian: isNumber,
+  headMedian: isNumber,
+  ratioMedian: isNumber,
+  ratioQ1: isNumber,
+  ratioQ3: isNumber,
+  "p?": isNumber,
+  "pAdjusted?": isNumber,
+  "level?": isNumber,
+};
+const EXACT: Shape = {
+  base: isNumber,
+  head: isNumber,
+  difference: isNumber,
+  verdict: oneOf("same", "more", "fewer"),
+  "varies?": isBoolean,
+};
+const shaped =
+  (shape: Shape): Check =>
+  (v) =>
+    firstMismatch(v, shape, "") === undefined;
+const ROW: Shape = {
+  id: isString,
+  file: isString,
+  label: isString,
+  unit: oneOf("ns", "count", "bytes"),
+  status: oneOf("ok", "new", "removed", "failed"),
+  "error?": shaped({ side: oneOf("base", "head"), message: isString }),
+  base: isRounds,
+  head: isRounds,
+  "stats?": shaped(STATS),
+  "exact?": shaped(EXACT),
+};
+const RESULT: Shape = {
+  xbenchVersion: isString,
+  runtime: oneOf("node", "bun", "deno"),
+  rounds: shaped({ requested: isNumber, planned: isNumber, completed: isNumber, cycle: isNumber }),
+  base: shaped(REVISION),
+  head: shaped(REVISION),
+  loadavg: shaped({ start: tuple(3, isNumber), end: tuple(3, isNumber) }),
+  startedAt: isString,
+  finishedAt: isString,
+  holm: isBoolean,
+  rows: Array.isArray,
+};
+
+/** The path of the first field that does not fit `shape`, or undefined. */
+function firstMismatch(value: unknown, shape: Shape, path: string): string | undefined {
+  if (!isObject(value)) return path || "(top level)";
+  for (const [key, check] of Object.entries(shape)) {
+    const optional = key.endsWith("?");
+    const name = optional ? key.slice(0, -1) : key;
+    const field = value[name];
+    if (field === undefined && optional) continue;
+    if (!check(field)) return `${path}${path ? "." : ""}${name}`;
+  }
+  return undefined;
+}
+
+/** Parses and checks a saved result; `source` names the file in error messages. */
+export function parseResult(text: string, source = "result"): CompareResult {
+  const fail = (why: string) => new XbenchError(`${source}: ${why}`, { exitCode: EXIT_USAGE });
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw fail(`not valid JSON (${String((error as Error).message).split("\n")[0]})`);
+  }
+  if (!isObject(data) || data.schema !== SCHEMA_ID) {
+    const found = isObject(data) && typeof data.schema === "string" ? `schema ${JSON.stringify(data.schema)}` : "no schema id";
+    throw fail(`not an xbench compare result (${found}, expected ${JSON.stringify(SCHEMA_ID)})`);
+  }
+  const version = data.schemaVersion;
+  if (typeof version !== "number" || !Number.isInteger(version) || version < 1) {
+    throw fail(`schemaVersion must be a whole number >= 1, got ${JSON.stringify(version)}`);
+  }
+  if (version > SCHEMA_VERSION) {
+    throw fail(`written with schema version ${version}, newer than this xbench reads (${SCHEMA_VERSION}); upgrade xbench`);
+  }
+  const bad = firstMismatch(data, RESULT, "");
+  if (bad) throw fail(`field ${bad} is missing or has the wrong type`);
+  const rows = data.rows as unknown[];
+  for (let i = 0; i < rows.length; i++) {
+    const badRow = firstMismatch(rows[i], ROW, `rows[${i}]`);
+    if (badRow) throw fail(`field ${badRow} is missing or has the wrong type`);
+  }
+  return data as unknown as CompareResult;
+}

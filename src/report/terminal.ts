@@ -1,0 +1,59 @@
+/**
+ * The terminal table, shaped like the seed's: header lines, then
+ * `benchmark  base  head  delta  95% CI  verdict`, the name left-aligned and every other column
+ * right-aligned, then notes. Colour (ANSI) only when asked: the caller knows whether stdout is a TTY.
+ */
+import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible } from "./format.ts";
+import type { CompareResult, Row } from "./model.ts";
+
+const HEADER = ["benchmark", "base", "head", "delta", "95% CI", "verdict"];
+const GAP = "  ";
+
+type Paint = (code: string, text: string) => string;
+
+function painter(color: boolean): Paint {
+  return color ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
+}
+
+function verdictColor(row: Row): string | undefined {
+  const verdict = row.stats?.verdict ?? row.exact?.verdict ?? row.status;
+  switch (verdict) {
+    case "slower":
+    case "failed":
+      return "31";
+    case "faster":
+      return "32";
+    case "more":
+    case "fewer":
+    case "new":
+    case "removed":
+      return "33";
+    default:
+      return undefined;
+  }
+}
+
+export function renderTerminal(result: CompareResult, options: { color: boolean }): string {
+  const paint = painter(options.color);
+  const lines = result.rows.map((row) => {
+    const c = rowCells(row);
+    return [visible(row.id), c.base, c.head, c.delta, c.ci, c.verdict];
+  });
+  const widths = HEADER.map((h, col) => Math.max(h.length, ...lines.map((cells) => cells[col]!.length)));
+  // Pad first, colour after, so escape codes never count toward the width.
+  const layout = (cells: string[]) =>
+    cells.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!)));
+
+  const out = [paint("2", runLine(result)), paint("2", loadLine(result)), ""];
+  out.push(paint("1", layout(HEADER).join(GAP)));
+  result.rows.forEach((row, i) => {
+    const cells = layout(lines[i]!);
+    const code = verdictColor(row);
+    if (code) cells[5] = paint(code, cells[5]!);
+    out.push(cells.join(GAP).trimEnd());
+  });
+  out.push("", summaryLine(result.rows));
+  for (const note of runNotes(result)) out.push(`note: ${note}`);
+  for (const note of rowNotes(result.rows)) out.push(`note: ${visible(note.id)}: ${visible(note.text)}`);
+  return `${out.join("\n")}\n`;
+}

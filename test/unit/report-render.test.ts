@@ -1,0 +1,197 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "pathe";
+import { EXIT_USAGE, XbenchError } from "../../src/cli/errors.ts";
+import { formatCount, formatPercent, formatTime, visible } from "../../src/report/format.ts";
+import { parseResult, renderJson } from "../../src/report/json.ts";
+import { COMMENT_MARKER, escapeMarkdown, intervalPicture, renderMarkdown } from "../../src/report/markdown.ts";
+import { SCHEMA_VERSION, type CompareResult } from "../../src/report/model.ts";
+import { renderTerminal } from "../../src/report/terminal.ts";
+import { mulberry32 } from "../../src/schedule/prng.ts";
+import { aaResult, HOSTILE_NAME, mixedResult } from "./report-fixtures.ts";
+
+const FIXTURES = join(import.meta.dir, "..", "fixtures");
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+/** Compares with a hand-checked file; UPDATE_FIXTURES=1 rewrites it (then review the diff). */
+function expectFixture(name: string, actual: string): void {
+  const path = join(FIXTURES, name);
+  if (process.env.UPDATE_FIXTURES) writeFileSync(path, actual);
+  expect(actual).toBe(readFileSync(path, "utf8"));
+}
+
+describe("formatting", () => {
+  test.each([
+    [0.5, "0.50 ns"],
+    [999, "999.00 ns"],
+    [999.996, "1.00 µs"],
+    [3290, "3.29 µs"],
+    [510_540, "510.54 µs"],
+    [999_999.9, "1.00 ms"],
+    [11_820_000, "11.82 ms"],
+    [136_930_000, "136.93 ms"],
+    [1.5e9, "1.50 s"],
+    [125e9, "125.00 s"],
+  ])("time %d ns is %s", (ns, text) => expect(formatTime(ns)).toBe(text));
+
+  test.each([
+    [0.014, "+1.4%"],
+    [-0.021, "-2.1%"],
+    [0, "+0.0%"],
+    [-0.0001, "-0.0%"],
+    [0.0001, "+0.0%"],
+    [2.466166, "+246.6%"],
+    [-0.437419, "-43.7%"],
+  ])("percent %d is %s", (x, text) => expect(formatPercent(x)).toBe(text));
+
+  test("counts group thousands", () => {
+    expect([formatCount(0), formatCount(4712), formatCount(-1024), formatCount(8_912_345), formatCount(2.5)]).toEqual([
+      "0",
+      "4,712",
+      "-1,024",
+      "8,912,345",
+      "2.5",
+    ]);
+  });
+
+  test("control characters become visible", () => {
+    expect(visible("a\nb\tc\u001b[31m\u007f\u0085")).toBe("a␊b␉c␛[31m␡\uFFFD");
+  });
+});
+
+describe("terminal", () => {
+  const result = mixedResult();
+
+  test("header lines, aligned columns, every row shown", () => {
+    const text = renderTerminal(result, { color: false });
+    const lines = text.split("\n");
+    expect(lines[0]).toBe("runtime bun | rounds 12 | base 0c5e35d81638 | head 4fa387b2e78b (dirty)");
+    expect(lines[1]).toBe("loadavg start 14.26 17.36 22.80 | end 17.83 31.33 29.39");
+    const table = lines.slice(3, 3 + 1 + result.rows.length);
+    expect(table[0]).toMatch(/^benchmark +base +head +delta +95% CI +verdict$/);
+    expect(new Set(table.map((l) => l.length)).size).toBe(1);
+    // the verdict column is right-aligned, every other value column too
+    for (const header of ["base", "head", "delta", "95% CI", "verdict"]) {
+      const end = table[0]!.indexOf(header) + header.length;
+      for (const line of table) expect(line[end]).toBeOneOf([" ", undefined]);
+    }
+    expect(text).toContain("-31.4%  [-32.3%, -30.6%]");
+    expect(text).toContain("fewer (-2)");
+    expect(text).toContain("more (+1,024 B)");
+    for (const v of [" new", " removed", " failed"]) expect(text).toContain(v);
+    expect(text).toContain("note: 10 rounds asked for, rounded up to 12 (whole cycles of 6 orderings)");
+    expect(text).not.toMatch(ANSI);
+  });
+
+  test("colour only when asked, and it does not move anything", () => {
+    const plain = renderTerminal(result, { color: false });
+    const colored = renderTerminal(result, { color: true });
+    expect(colored).toMatch(ANSI);
+    expect(colored.replace(ANSI, "")).toBe(plain);
+  });
+
+  test("a name cannot break a line or send escape sequences", () => {
+    const hostile = structuredClone(result);
+    hostile.rows[0]!.id = "x\u001b[2J\ny";
+    const text = renderTerminal(hostile, { color: false });
+    expect(text).toContain("x␛[2J␊y");
+    expect(text.split("\n").length).toBe(renderTerminal(result, { color: false }).split("\n").length);
+  });
+
+  test("the A/A table looks like the seed's", () => {
+    expectFixture("aa.term.txt", renderTerminal(aaResult(), { color: false }));
+  });
+});
+
+describe("markdown", () => {
+  test("snapshot: the seed-shaped A/A table", () => expectFixture("aa.md", renderMarkdown(aaResult())));
+  test("snapshot: every kind of row, Holm, rounding note, hostile names", () =>
+    expectFixture("mixed.md", renderMarkdown(mixedResult())));
+
+  test("starts with the sticky marker and keeps every table row at 7 cells", () => {
+    const md = renderMarkdown(mixedResult());
+    expect(md.startsWith(`${COMMENT_MARKER}\n`)).toBe(true);
+    expect(COMMENT_MARKER).toBe("<!-- xbench-compare -->");
+    const tableLines = md.split("\n").filter((l) => l.startsWith("|"));
+    const main = tableLines.filter((l) => l.split("|").length === 9);
+    const raw = tableLines.filter((l) => l.split("|").length === 6);
+    expect(main.length).toBe(mixedResult().rows.length + 2);
+    expect(raw.length).toBe(mixedResult().rows.length + 2);
+    expect(main.length + raw.length).toBe(tableLines.length);
+  });
+
+  test("no HTML but our own tags, whatever the names", () => {
+    const md = renderMarkdown(mixedResult());
+    const tags = md.match(/<[^>]*>/g) ?? [];
+    expect(new Set(tags)).toEqual(new Set([COMMENT_MARKER, "<sub>", "</sub>", "<details>", "<summary>", "</summary>", "</details>"]));
+    expect(md).not.toContain("\nsecond line");
+  });
+
+  test("escaping: any string comes out with no markup character left bare", () => {
+    const random = mulberry32(9);
+    const alphabet = "|<>&`*_[]~!$#@\\\n\r\t:/w.(){}\"'=- aZ9\u001b";
+    for (let i = 0; i < 500; i++) {
+      const text = Array.from({ length: 1 + Math.floor(random() * 30) }, () => alphabet[Math.floor(random() * alphabet.length)]).join("");
+      const escaped = escapeMarkdown(text);
+      const withoutRefs = escaped.replace(/&#\d+;/g, "");
+      expect(withoutRefs).not.toMatch(/[|<>&`*_[\]~!$#@\\\n\r\t\u001b]/);
+      expect(withoutRefs).not.toMatch(/:\/\/|www\./i);
+    }
+    expect(escapeMarkdown("a|b")).toBe("a&#124;b");
+    expect(escapeMarkdown("@team #1")).toBe("&#64;&#8288;team &#35;&#8288;1");
+    expect(escapeMarkdown(HOSTILE_NAME)).not.toContain("<script>");
+  });
+
+  test("interval pictures", () => {
+    expect(intervalPicture([-0.016, 0.046], 0.014)).toBe("····━━━┿━●━━━━━");
+    expect(intervalPicture([0, 0], 0)).toBe("·······●·······");
+    expect(intervalPicture([-0.34, -0.1], -0.23)).toBe("━━━●━━·│·······");
+    // +2% rounds to the zero cell's neighbour, never onto zero: the picture agrees with the verdict
+    expect(intervalPicture([0.02, 0.5], 0.2)).toBe("·······│━━●━━━━");
+    expect(intervalPicture([-0.5, -0.001], -0.2)).toBe("━━━━━●━│·······");
+  });
+});
+
+describe("json", () => {
+  test("round-trips the model", () => {
+    const result = mixedResult();
+    expect(parseResult(renderJson(result))).toEqual(JSON.parse(JSON.stringify(result)));
+    expectFixture("mixed-result.json", renderJson(result));
+    expectFixture("aa-result.json", renderJson(aaResult()));
+  });
+
+  const oneLineUsageError = (text: string, message: string) => {
+    let error: unknown;
+    try {
+      parseResult(text, "r.json");
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(XbenchError);
+    expect((error as XbenchError).exitCode).toBe(EXIT_USAGE);
+    expect((error as Error).message).toStartWith("r.json: ");
+    expect((error as Error).message).toContain(message);
+    expect((error as Error).message).not.toContain("\n");
+  };
+  const valid = () => JSON.parse(renderJson(mixedResult())) as Record<string, unknown>;
+  const edited = (edit: (r: Record<string, unknown>) => void) => {
+    const r = valid();
+    edit(r);
+    return JSON.stringify(r);
+  };
+
+  test("malformed JSON", () => oneLineUsageError('{"schema": "xbench/compare",\n', "not valid JSON"));
+  test("another schema", () => oneLineUsageError(edited((r) => (r.schema = "other/thing")), 'schema "other/thing"'));
+  test("no schema", () => oneLineUsageError("[1, 2]", "not an xbench compare result"));
+  test("a newer schema version", () =>
+    oneLineUsageError(edited((r) => (r.schemaVersion = SCHEMA_VERSION + 1)), "newer than this xbench reads"));
+  test("a wrong shape names the field", () => {
+    oneLineUsageError(edited((r) => ((r.rows as Array<Record<string, unknown>>)[2]!.unit = "furlongs")), "rows[2].unit");
+    oneLineUsageError(edited((r) => delete r.loadavg), "field loadavg");
+    oneLineUsageError(edited((r) => ((r.rows as Array<Record<string, unknown>>)[0]!.stats = { n: 1 })), "rows[0].stats");
+  });
+  test("unknown extra fields from compatible writers are kept", () => {
+    const r = parseResult(edited((r) => (r.extra = 1))) as CompareResult & { extra?: number };
+    expect(r.extra).toBe(1);
+  });
+});
