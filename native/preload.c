@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -569,6 +570,46 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
   return do_spawn(pid, file, 1, fa, attr, argv, envp);
 }
 
+/* ---------------------------------------------------------------- loaded objects */
+
+/* The dynamic loader opens libraries with internal calls no shim can interpose: record the
+ * objects it mapped instead (at start, and after each dlopen that loaded something new). */
+static unsigned long long g_seen_adds; /* dlpi_adds when objects were last recorded */
+
+static int record_object(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  (void)data;
+  if (info->dlpi_name && info->dlpi_name[0] == '/')
+    xb_log_set_result(record(XB_OP_OPEN, AT_FDCWD, info->dlpi_name, O_RDONLY), 0);
+  return 0;
+}
+
+static void record_objects(void) { dl_iterate_phdr(record_object, NULL); }
+
+REAL(dlopen);
+
+static int note_adds(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  *(unsigned long long *)data = info->dlpi_adds;
+  return 1;
+}
+
+EXPORT void *dlopen(const char *file, int mode) {
+  int32_t *slot = file && strchr(file, '/') ? record(XB_OP_OPEN, AT_FDCWD, file, O_RDONLY) : NULL;
+  if (!RESOLVE(dlopen)) return NULL;
+  void *h = real_dlopen(file, mode);
+  if (slot) xb_log_set_result(slot, h ? 0 : ENOENT);
+  if (h && g_log.hdr && !t_busy) {
+    unsigned long long adds = 0;
+    dl_iterate_phdr(note_adds, &adds);
+    if (adds != g_seen_adds) {
+      record_objects();
+      g_seen_adds = adds;
+    }
+  }
+  return h;
+}
+
 /* ---------------------------------------------------------------- setup */
 
 static void after_fork(void) { g_pid = (pid_t)syscall(SYS_getpid); }
@@ -614,6 +655,15 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
   t_busy = 0;
   if (!g_log.hdr) return;
   xb_log_flag(&g_log, XB_FLAG_USED_PRELOAD);
+  RESOLVE(dlopen);
+  if (syscall(SYS_faccessat, AT_FDCWD, "/etc/ld.so.cache", F_OK) == 0)
+    xb_log_set_result(record(XB_OP_OPEN, AT_FDCWD, "/etc/ld.so.cache", O_RDONLY), 0);
+  {
+    unsigned long long adds = 0;
+    dl_iterate_phdr(note_adds, &adds);
+    record_objects();
+    g_seen_adds = adds;
+  }
   /* The image now running (an interpreter started through #!, or a program spawned by libc
    * internals that bypass the exec wrappers). */
   char exe[PATH_MAX];

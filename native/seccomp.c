@@ -790,6 +790,18 @@ int main(int argc, char **argv) {
     _exit(e == ENOENT ? 127 : 126);
   }
   g_child = c;
+  /* The top command's own exec (the shim only sees the execs it makes). */
+  struct xb_rec top = {.op = XB_OP_EXEC, .src = XB_SRC_SECCOMP, .pid = (uint32_t)c, .result = 0,
+                       .path_len = (uint32_t)strnlen(path, PATH_MAX)};
+  if (path[0] != '/') {
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd)) {
+      top.base_len = (uint16_t)strlen(cwd);
+      xb_log_append(&g_log, &top, cwd, path);
+    }
+  } else {
+    xb_log_append(&g_log, &top, NULL, path);
+  }
   int st = reap_all(c, 0);
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) == 0) g_log.hdr->supervisor_maxrss_kb = (uint64_t)ru.ru_maxrss;

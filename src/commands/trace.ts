@@ -1,5 +1,19 @@
+import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
-import { notBuiltYet } from "../cli/errors.ts";
+import { usageError } from "../cli/errors.ts";
+import { log } from "../cli/log.ts";
+import { formatAccesses, summaryLine, trace, type TraceBackend, type TraceFormat } from "../tracer/index.ts";
+
+/** Signal numbers for the shell's 128+n exit status. */
+const SIGNAL_NUMBERS: Record<string, number> = {
+  SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGILL: 4, SIGTRAP: 5, SIGABRT: 6, SIGBUS: 7, SIGFPE: 8, SIGKILL: 9, SIGUSR1: 10,
+  SIGSEGV: 11, SIGUSR2: 12, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15, SIGSTKFLT: 16, SIGCHLD: 17, SIGCONT: 18, SIGSTOP: 19,
+  SIGTSTP: 20, SIGTTIN: 21, SIGTTOU: 22, SIGURG: 23, SIGXCPU: 24, SIGXFSZ: 25, SIGVTALRM: 26, SIGPROF: 27, SIGWINCH: 28,
+  SIGIO: 29, SIGPWR: 30, SIGSYS: 31,
+};
+
+/** Signals the command should decide about; xbench only waits for its verdict. */
+const PASSED_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGQUIT", "SIGTERM", "SIGHUP"];
 
 export const traceCommand = defineCommand({
   meta: { name: "trace", description: "Run a command and record every file its process tree touches" },
@@ -9,7 +23,31 @@ export const traceCommand = defineCommand({
     output: { type: "string", alias: "o", description: "Write accesses to FILE instead of stderr" },
     command: { type: "positional", required: false, description: "-- CMD [ARGS...]" },
   },
-  run() {
-    notBuiltYet("xbench trace");
+  async run({ rawArgs, args }) {
+    const dash = rawArgs.indexOf("--");
+    const argv = dash === -1 ? [] : rawArgs.slice(dash + 1);
+    if (argv.length === 0) throw usageError("trace needs a command after --, e.g. xbench trace -- make", true);
+    const backend = args.backend as TraceBackend;
+    const format = args.format as TraceFormat;
+    // The supervisor forwards kill()-sent signals and the terminal signals the whole group:
+    // xbench stays alive to report and to exit the way the command did.
+    const ignore = () => {};
+    for (const s of PASSED_SIGNALS) process.on(s, ignore);
+    let result;
+    try {
+      result = await trace(argv[0]!, argv.slice(1), { backend, stdio: "inherit" });
+    } finally {
+      for (const s of PASSED_SIGNALS) process.off(s, ignore);
+    }
+    if (!result.complete) log.warn(`trace incomplete: ${result.incompleteReasons.join("; ")}`);
+    if (args.output) {
+      writeFileSync(args.output, formatAccesses(result, format));
+      process.stderr.write(summaryLine(result) + "\n");
+    } else if (format === "summary") {
+      process.stderr.write(summaryLine(result) + "\n");
+    } else {
+      process.stderr.write(formatAccesses(result, format));
+    }
+    return result.signal ? 128 + (SIGNAL_NUMBERS[result.signal] ?? 0) : (result.exitCode ?? 1);
   },
 });

@@ -1,0 +1,132 @@
+/**
+ * The file-access tracer: runs a command under xbench-supervisor (preload shim and/or
+ * seccomp supervisor, see native/) and reports which files its process tree touched.
+ */
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import type { StdioOptions } from "node:child_process";
+import { XbenchError } from "../cli/errors.ts";
+import { helperPath } from "../helpers/index.ts";
+import { collectAccesses, type CollectOptions } from "./accesses.ts";
+import { launch } from "./launch.ts";
+import { FLAG, readLogFile, type LogHeader } from "./log.ts";
+import type { Access, TraceBackend, UsedBackend } from "./types.ts";
+
+export type { Access, AccessMode, TraceBackend, UsedBackend } from "./types.ts";
+export { ACCESS_MODES } from "./types.ts";
+export { formatAccesses, summaryLine, modeCounts, type TraceFormat } from "./format.ts";
+export { supervisorArgs } from "./launch.ts";
+
+export const SUPERVISOR = "xbench-supervisor";
+export const PRELOAD_SHIM = "libxbench-preload.so";
+
+export interface TraceOptions {
+  backend?: TraceBackend;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Default "inherit": the command shares xbench's stdin, stdout and stderr. */
+  stdio?: StdioOptions;
+}
+
+export interface TraceResult {
+  /** The command's exit code; null when it died of a signal. */
+  exitCode: number | null;
+  signal?: NodeJS.Signals;
+  accesses: Access[];
+  /** False when something may be missing (see incompleteReasons). */
+  complete: boolean;
+  incompleteReasons: string[];
+  /** The backend asked for. */
+  backend: TraceBackend;
+  /** The backends that actually recorded. */
+  backendsUsed: UsedBackend[];
+}
+
+export interface AccessLog {
+  accesses: Access[];
+  complete: boolean;
+  incompleteReasons: string[];
+  backendsUsed: UsedBackend[];
+  header: LogHeader;
+  /** Records skipped because a writer died mid-record. */
+  torn: number;
+}
+
+const ERRNO_NAMES: Record<number, string> = { 1: "EPERM", 13: "EACCES", 16: "EBUSY", 22: "EINVAL", 38: "ENOSYS" };
+
+/** Why a log says its trace is incomplete, in words. */
+export function incompleteReasons(header: LogHeader): string[] {
+  const reasons: string[] = [];
+  const f = header.flags;
+  if (f & FLAG.SECCOMP_REFUSED) {
+    const e = ERRNO_NAMES[header.seccompErrno] ?? `errno ${header.seccompErrno}`;
+    reasons.push(`seccomp was refused (${e}): statically linked programs were not traced`);
+  }
+  if (f & FLAG.STATIC_UNTRACED) reasons.push("a statically linked program ran under --backend preload, which cannot see it");
+  if (f & FLAG.FOREIGN_ARCH) reasons.push("a 32-bit or x32 system call was made and not decoded");
+  if (f & FLAG.UNREADABLE) reasons.push("some paths could not be read from the traced process");
+  if (f & FLAG.LAUNCHER_ERROR) reasons.push("the supervisor hit an internal error");
+  if (header.dropped > 0) reasons.push(`${header.dropped} records did not fit in the log`);
+  return reasons;
+}
+
+/** Parses a log written by xbench-supervisor (its --log FILE) into deduplicated accesses. */
+export function readAccessLog(file: string, options: CollectOptions = {}): AccessLog {
+  const { header, records, torn } = readLogFile(file);
+  const reasons = incompleteReasons(header);
+  const used: UsedBackend[] = [];
+  if (header.flags & FLAG.USED_PRELOAD) used.push("preload");
+  if (header.flags & FLAG.USED_SECCOMP || header.notifications > 0) used.push("seccomp");
+  return {
+    accesses: collectAccesses(records, options),
+    complete: reasons.length === 0,
+    incompleteReasons: reasons,
+    backendsUsed: used,
+    header,
+    torn,
+  };
+}
+
+function realPaths(file: string): string[] {
+  try {
+    return [file, realpathSync(file)];
+  } catch {
+    return [file];
+  }
+}
+
+/** Runs `command args` traced and resolves when its whole process tree has exited. */
+export async function trace(command: string, args: string[], options: TraceOptions = {}): Promise<TraceResult> {
+  const supervisor = helperPath(SUPERVISOR);
+  const preload = helperPath(PRELOAD_SHIM);
+  const backend = options.backend ?? "auto";
+  const dir = mkdtempSync(join(tmpdir(), "xbench-trace-"));
+  const log = join(dir, "trace.log");
+  try {
+    const status = await launch(
+      { supervisor, preload, backend, log, cwd: options.cwd, env: options.env, stdio: options.stdio },
+      command,
+      args,
+    );
+    let parsed: AccessLog;
+    try {
+      parsed = readAccessLog(log, { exclude: new Set([log, ...[supervisor, preload].flatMap(realPaths)]) });
+    } catch (error) {
+      throw new XbenchError(`the tracer did not start (${SUPERVISOR} exited with ${status.signal ?? status.exitCode})`, {
+        cause: error,
+      });
+    }
+    return {
+      exitCode: status.exitCode,
+      ...(status.signal ? { signal: status.signal } : {}),
+      accesses: parsed.accesses,
+      complete: parsed.complete,
+      incompleteReasons: parsed.incompleteReasons,
+      backend,
+      backendsUsed: parsed.backendsUsed,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

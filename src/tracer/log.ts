@@ -1,0 +1,164 @@
+/**
+ * Reader of the record log written by native/log.c (format in native/log.h). Torn frames
+ * (a writer killed mid-record) are skipped; nothing here throws on bad record contents.
+ */
+import { readSync, openSync, closeSync, fstatSync } from "node:fs";
+
+export const LOG_MAGIC = 0x00314f4c4e525458n;
+export const HEADER_SIZE = 4096;
+const FRAME_COMMIT = 0x31434258;
+const REC_SIZE = 24;
+const REC_MAX = 64 * 1024;
+
+export const OP = {
+  OPEN: 1,
+  STAT: 2,
+  ACCESS: 3,
+  READLINK: 4,
+  OPENDIR: 5,
+  EXEC: 6,
+  RENAME_FROM: 7,
+  RENAME_TO: 8,
+  UNLINK: 9,
+  MKDIR: 10,
+  RMDIR: 11,
+  CHDIR: 12,
+  PROC: 13,
+  TRUNCATE: 14,
+  LINK: 15,
+} as const;
+
+export const SRC_PRELOAD = 1;
+export const SRC_SECCOMP = 2;
+/** The call had not returned when the log was read (or an exec succeeded). */
+export const RESULT_PENDING = -0x80000000;
+/** Seccomp continued the call in the kernel; its result was never seen. */
+export const RESULT_UNKNOWN = -0x7fffffff;
+
+export const RF_TRUNCATED = 0x1;
+export const RF_UNREADABLE = 0x2;
+
+export const FLAG = {
+  USED_PRELOAD: 0x1,
+  USED_SECCOMP: 0x2,
+  SECCOMP_REFUSED: 0x10,
+  STATIC_UNTRACED: 0x20,
+  FOREIGN_ARCH: 0x40,
+  UNREADABLE: 0x80,
+  LAUNCHER_ERROR: 0x100,
+  INCOMPLETE: 0x1f0,
+} as const;
+
+export interface LogHeader {
+  capacity: number;
+  tail: number;
+  dropped: number;
+  flags: number;
+  seccompErrno: number;
+  supervisorMaxRssKb: number;
+  notifications: number;
+}
+
+/** One committed record, paths as raw bytes. */
+export interface RawRecord {
+  op: number;
+  src: number;
+  pid: number;
+  arg: number;
+  result: number;
+  rflags: number;
+  /** The directory a relative path is relative to (cwd or dirfd), empty if none. */
+  base: Buffer;
+  path: Buffer;
+}
+
+export interface ParsedLog {
+  header: LogHeader;
+  records: RawRecord[];
+  /** Frames skipped because their commit word was missing. */
+  torn: number;
+}
+
+function readHeader(buf: Buffer): LogHeader {
+  if (buf.length < 80 || buf.readBigUInt64LE(0) !== LOG_MAGIC) throw new Error("not an xbench trace log");
+  return {
+    capacity: Number(buf.readBigUInt64LE(16)),
+    tail: Number(buf.readBigUInt64LE(24)),
+    dropped: Number(buf.readBigUInt64LE(32)),
+    flags: Number(buf.readBigUInt64LE(40)),
+    seccompErrno: buf.readInt32LE(48),
+    supervisorMaxRssKb: Number(buf.readBigUInt64LE(56)),
+    notifications: Number(buf.readBigUInt64LE(64)),
+  };
+}
+
+/** Parses frames in `data` (the bytes from HEADER_SIZE up to the tail). */
+export function parseFrames(data: Buffer): { records: RawRecord[]; torn: number } {
+  const records: RawRecord[] = [];
+  let torn = 0;
+  let off = 0;
+  const end = data.length;
+  const plausible = (len: number, at: number) => len >= REC_SIZE && len <= REC_MAX && at + 8 + len <= end;
+  while (off + 8 <= end) {
+    const commit = data.readUInt32LE(off);
+    const len = data.readUInt32LE(off + 4);
+    if (commit === FRAME_COMMIT && plausible(len, off)) {
+      const r = off + 8;
+      const baseLen = data.readUInt16LE(r + 2);
+      const pathLen = data.readUInt32LE(r + 16);
+      if (REC_SIZE + baseLen + pathLen === len) {
+        records.push({
+          op: data[r]!,
+          src: data[r + 1]!,
+          pid: data.readUInt32LE(r + 4),
+          arg: data.readUInt32LE(r + 8),
+          result: data.readInt32LE(r + 12),
+          rflags: data.readUInt32LE(r + 20),
+          base: data.subarray(r + REC_SIZE, r + REC_SIZE + baseLen),
+          path: data.subarray(r + REC_SIZE + baseLen, r + len),
+        });
+      } else {
+        torn++;
+      }
+      off += (8 + len + 7) & ~7;
+      continue;
+    }
+    torn++;
+    if (commit === 0 && plausible(len, off)) {
+      off += (8 + len + 7) & ~7; // written length, payload interrupted
+      continue;
+    }
+    // Resynchronize: the next 8-aligned committed frame with a consistent length.
+    off += 8;
+    while (off + 8 <= end) {
+      const c = data.readUInt32LE(off);
+      const l = data.readUInt32LE(off + 4);
+      if (c === FRAME_COMMIT && plausible(l, off)) break;
+      off += 8;
+    }
+  }
+  return { records, torn };
+}
+
+/** Reads a whole log file (only up to its tail: the file itself is sparse and large). */
+export function readLogFile(file: string): ParsedLog {
+  const fd = openSync(file, "r");
+  try {
+    const head = Buffer.alloc(HEADER_SIZE);
+    const n = readSync(fd, head, 0, HEADER_SIZE, 0);
+    const header = readHeader(head.subarray(0, n));
+    const size = fstatSync(fd).size;
+    const tail = Math.min(header.tail, header.capacity, size);
+    const data = Buffer.alloc(Math.max(0, tail - HEADER_SIZE));
+    let got = 0;
+    while (got < data.length) {
+      const k = readSync(fd, data, got, data.length - got, HEADER_SIZE + got);
+      if (k <= 0) break;
+      got += k;
+    }
+    const { records, torn } = parseFrames(data.subarray(0, got));
+    return { header, records, torn };
+  } finally {
+    closeSync(fd);
+  }
+}
