@@ -1,5 +1,24 @@
+import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
-import { notBuiltYet } from "../cli/errors.ts";
+import { usageError } from "../cli/errors.ts";
+import { parseResult, renderJson } from "../report/json.ts";
+import { renderMarkdown } from "../report/markdown.ts";
+import { renderTerminal } from "../report/terminal.ts";
+
+/** Colour on a terminal only, and never when NO_COLOR is set (https://no-color.org). */
+function wantsColor(): boolean {
+  return !!process.stdout.isTTY && !process.env.NO_COLOR;
+}
+
+function readResultFile(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a folder" : (code ?? "unreadable");
+    throw usageError(`cannot read ${file}: ${why}`);
+  }
+}
 
 export const reportCommand = defineCommand({
   meta: { name: "report", description: "Re-render a saved result file" },
@@ -7,7 +26,13 @@ export const reportCommand = defineCommand({
     file: { type: "positional", description: "Result JSON written by compare --json" },
     format: { type: "enum", options: ["term", "md", "json"], description: "Output format", default: "term" },
   },
-  run() {
-    notBuiltYet("xbench report");
+  run({ args }) {
+    const file = args.file as string | undefined;
+    if (!file) throw usageError("report needs a result file: xbench report FILE.json", true);
+    const result = parseResult(readResultFile(file), file);
+    const format = args.format as "term" | "md" | "json";
+    const text =
+      format === "md" ? renderMarkdown(result) : format === "json" ? renderJson(result) : renderTerminal(result, { color: wantsColor() });
+    process.stdout.write(text);
   },
 });
