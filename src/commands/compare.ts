@@ -1,5 +1,19 @@
+import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
-import { notBuiltYet } from "../cli/errors.ts";
+import { join, resolve } from "pathe";
+import { EXIT_FAILURE, usageError } from "../cli/errors.ts";
+import { log } from "../cli/log.ts";
+import { pullRequestTarget, upsertComment, writeJobSummary } from "../compare/github.ts";
+import { makePlan, newRunDir, parsePositiveInt, parsePositiveNumber } from "../compare/plan.ts";
+import { runCompare } from "../compare/engine.ts";
+import { createStore, openStore, type RunStore } from "../compare/store.ts";
+import { renderJson } from "../report/json.ts";
+import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
+import { renderTerminal } from "../report/terminal.ts";
+import type { Runtime } from "../report/model.ts";
+
+/** Flags that shape a run; a resumed run keeps its own. */
+const PLAN_FLAGS = ["--base", "--head", "--rounds", "--runtime", "--build", "--install", "--timeout", "--time", "--holm"];
 
 export const compareCommand = defineCommand({
   meta: { name: "compare", description: "Benchmark the merge-base against the working tree, interleaved, with a paired 95% CI per row" },
@@ -12,13 +26,68 @@ export const compareCommand = defineCommand({
     build: { type: "string", description: "Command run once per side before any timing" },
     install: { type: "boolean", description: "Install dependencies per side instead of linking head's node_modules" },
     timeout: { type: "string", description: "Seconds one bench process may run before it is killed", default: "600" },
+    time: { type: "string", description: "Minimum sampling time per benchmark per process, in ms (default: mitata's 642)" },
     json: { type: "string", description: "Write the result (JSON schema with raw rounds) to FILE, - for stdout" },
     markdown: { type: "string", description: "Write the markdown report to FILE" },
     comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
     holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
     resume: { type: "string", description: "Continue an interrupted run from its run folder" },
   },
-  run() {
-    notBuiltYet("xbench compare");
+  async run({ args, rawArgs }) {
+    let store: RunStore;
+    if (args.resume) {
+      const clash = rawArgs.find((a) => PLAN_FLAGS.includes(a.split("=")[0]!));
+      if (clash) throw usageError(`--resume continues a run with its own settings; drop ${clash.split("=")[0]}`);
+      if (args.filter) throw usageError("--resume continues a run with its own bench files; drop the filter");
+      store = openStore(resolve(String(args.resume)));
+      log.info(`resuming ${store.dir}: ${store.records.length} bench processes already measured`);
+    } else {
+      const plan = makePlan({
+        cwd: process.cwd(),
+        filter: args.filter ? String(args.filter) : undefined,
+        base: args.base ? String(args.base) : undefined,
+        head: args.head ? String(args.head) : undefined,
+        rounds: parsePositiveInt("rounds", args.rounds, 2),
+        runtime: args.runtime as Runtime,
+        build: args.build ? String(args.build) : undefined,
+        install: !!args.install,
+        timeoutS: parsePositiveNumber("timeout", args.timeout),
+        benchTimeMs: args.time !== undefined ? parsePositiveNumber("time", args.time) : undefined,
+        holm: !!args.holm,
+      });
+      store = createStore(newRunDir(plan.repo), plan);
+    }
+    const { plan } = store;
+    const rounded = plan.rounds.planned !== plan.rounds.requested ? ` (rounded up from ${plan.rounds.requested})` : "";
+    log.info(
+      `base ${plan.base.sha.slice(0, 12)} (${plan.base.ref}) · head ${plan.head.sha.slice(0, 12)} (${plan.head.ref}${plan.head.dirty ? ", dirty" : ""})`,
+    );
+    log.info(`${plan.files.length} bench file(s) · ${plan.rounds.planned} rounds${rounded} · runtime ${plan.runtime} · run folder ${store.dir}`);
+
+    const { result, timing } = await runCompare(store);
+    const json = renderJson(result);
+    writeFileSync(join(store.dir, "result.json"), json);
+    const markdown = renderMarkdown(result);
+    const jsonToStdout = args.json === "-";
+    const table = renderTerminal(result, { color: !jsonToStdout && !!process.stdout.isTTY });
+    (jsonToStdout ? process.stderr : process.stdout).write(`${table}\n`);
+    if (args.json) {
+      if (jsonToStdout) process.stdout.write(json.endsWith("\n") ? json : `${json}\n`);
+      else writeFileSync(String(args.json), json);
+    }
+    if (args.markdown) writeFileSync(String(args.markdown), markdown);
+    if (writeJobSummary(markdown)) log.info("report added to the job summary");
+    if (args.comment) {
+      const how = await upsertComment(pullRequestTarget(), COMMENT_MARKER, markdown);
+      log.info(`PR comment ${how}`);
+    }
+    const share = timing.wallMs > 0 ? (1 - timing.childMs / timing.wallMs) * 100 : 0;
+    log.info(`took ${(timing.wallMs / 1000).toFixed(1)} s, ${share.toFixed(1)}% of it outside bench processes`);
+    const failed = result.rows.filter((r) => r.status === "failed");
+    if (failed.length > 0) {
+      log.error(`${failed.length} row(s) failed: ${failed.map((r) => r.id).slice(0, 3).join("; ")}${failed.length > 3 ? "; …" : ""}`);
+      return EXIT_FAILURE;
+    }
+    return 0;
   },
 });

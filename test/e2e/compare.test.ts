@@ -1,0 +1,180 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "pathe";
+import type { CompareResult, Row } from "../../src/report/model.ts";
+import { createRepo, workFiles, type TestRepo } from "../support/repo.ts";
+import { ROOT, requireBinary, tempDir, xbench } from "../support/xbench.ts";
+
+/** Fast settings: short sampling, runtimes from this checkout's node_modules. */
+const FAST = ["--time", "40"];
+const ENV = { ...process.env, PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH}` };
+
+let repos: TestRepo[] = [];
+afterEach(() => {
+  for (const r of repos) r.cleanup();
+  repos = [];
+});
+
+function repoWith(files: Record<string, string>): TestRepo {
+  const repo = createRepo();
+  repos.push(repo);
+  repo.write(files);
+  repo.commit("base");
+  return repo;
+}
+
+function compare(repo: TestRepo, args: string[]) {
+  const out = join(repo.dir, "..", `${repo.dir.split("/").pop()}-result.json`);
+  const r = xbench(["compare", ...FAST, "--json", out, ...args], { cwd: repo.dir, env: ENV, timeout: 300_000 });
+  const result = existsSync(out) ? (JSON.parse(readFileSync(out, "utf8")) as CompareResult) : undefined;
+  return { ...r, result };
+}
+
+function row(result: CompareResult | undefined, label: string): Row {
+  const found = result?.rows.find((r) => r.label === label);
+  if (!found) throw new Error(`no row ${label} in ${JSON.stringify(result?.rows.map((r) => r.label))}`);
+  return found;
+}
+
+describe("xbench compare on a real git repository", () => {
+  test("head doing 25% more work is slower with a CI that excludes 0; an untouched row is ~", () => {
+    const repo = repoWith(workFiles("bench/work.bench.ts", [{ label: "changed", work: 20000 }, { label: "same", work: 20000 }]));
+    repo.write(workFiles("bench/work.bench.ts", [{ label: "changed", work: 25000 }, { label: "same", work: 20000 }]));
+    const r = compare(repo, ["--base", "main", "--rounds", "10"]);
+    expect(r.code).toBe(0);
+    const changed = row(r.result, "changed");
+    expect(changed.stats?.verdict).toBe("slower");
+    expect(changed.stats!.ci[0]).toBeGreaterThan(0);
+    expect(changed.stats!.delta).toBeGreaterThan(0.1);
+    expect(row(r.result, "same").stats?.verdict).toBe("~");
+    expect(r.result!.head.dirty).toBe(true);
+    expect(r.stdout).toContain("slower");
+    expect(repo.worktrees()).toEqual([repo.git("rev-parse", "--show-toplevel")]);
+  });
+
+  test("--base HEAD on a clean tree with 10 benchmarks: at most one verdict other than ~", () => {
+    const rows = Array.from({ length: 10 }, (_, i) => ({ label: `aa ${i}`, work: 4000 + 1000 * i }));
+    const repo = repoWith(workFiles("aa.bench.ts", rows));
+    const r = compare(repo, ["--base", "HEAD", "--rounds", "10"]);
+    expect(r.code).toBe(0);
+    expect(r.result!.rows).toHaveLength(10);
+    const verdicts = r.result!.rows.map((x) => x.stats?.verdict);
+    expect(verdicts.every((v) => v !== undefined)).toBe(true);
+    expect(verdicts.filter((v) => v !== "~").length).toBeLessThanOrEqual(1);
+    expect(r.result!.base.sha).toBe(r.result!.head.sha);
+    expect(r.result!.head.dirty).toBe(false);
+  });
+
+  test("a bench file added on head runs on base too", () => {
+    const repo = repoWith({ "src/lib.ts": "export const n = 3000;\n" });
+    repo.git("checkout", "-q", "-b", "feature");
+    repo.write({ "new.bench.ts": 'import { bench } from "mitata";\nimport { n } from "./src/lib.ts";\nbench("added", () => { let s = 0; for (let i = 0; i < n; i++) s += i; return s; });\n' });
+    repo.commit("add a bench");
+    const r = compare(repo, ["--rounds", "2"]); // default base: merge-base with main
+    expect(r.code).toBe(0);
+    const added = row(r.result, "added");
+    expect(added.status).toBe("ok");
+    expect(added.base.every((v) => typeof v === "number")).toBe(true);
+    expect(added.id).toMatch(/^new-[0-9a-f]{8}: added$/);
+  });
+
+  test("a build that fails on base: one clear error naming base, exit non-zero, no worktree left", () => {
+    const repo = repoWith(workFiles("x.bench.ts", [{ label: "x", work: 100 }]));
+    repo.write({ "ready": "yes\n" });
+    repo.commit("head can build");
+    const r = compare(repo, ["--base", "HEAD~1", "--rounds", "2", "--build", "test -f ready || { echo 'cannot build: ready missing' >&2; exit 3; }"]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/^xbench: build \(.*\) failed on base \([0-9a-f]{12}, exit 3\):$/m);
+    expect(r.stderr).toContain("cannot build: ready missing");
+    expect(r.stderr).not.toContain("    at ");
+    expect(repo.worktrees()).toHaveLength(1);
+  });
+
+  test("a benchmark that throws only on head: that row failed, the others reported, exit 1", () => {
+    const repo = repoWith(workFiles("t.bench.ts", [{ label: "fine", work: 2000 }, { label: "fragile", work: 2000 }]));
+    repo.write(workFiles("t.bench.ts", [{ label: "fine", work: 2000 }, { label: "fragile", work: 0, throws: true }]));
+    const r = compare(repo, ["--base", "HEAD", "--rounds", "2"]);
+    expect(r.code).toBe(1);
+    const fragile = row(r.result, "fragile");
+    expect(fragile.status).toBe("failed");
+    expect(fragile.error).toEqual({ side: "head", message: "broken on purpose" });
+    expect(row(r.result, "fine").status).toBe("ok");
+    expect(r.stdout).toContain("broken on purpose");
+  });
+
+  test("bad input: one-line errors with exit 2", () => {
+    const repo = repoWith(workFiles("y.bench.ts", [{ label: "y", work: 10 }]));
+    const cases: Array<[string[], RegExp]> = [
+      [["--base", "no-such-ref"], /^xbench: --base ref not found: no-such-ref$/],
+      [["--base", "HEAD", "--rounds", "1"], /^xbench: --rounds must be an integer of at least 2 \(got 1\)$/],
+      [["--base", "HEAD", "nomatch"], /^xbench: no bench file matches "nomatch"; bench files in the working tree: y\.bench\.ts$/],
+    ];
+    for (const [args, message] of cases) {
+      const r = xbench(["compare", ...args], { cwd: repo.dir, env: ENV });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split("\n")[0]).toMatch(message);
+    }
+    const empty = repoWith({ "README.md": "nothing to bench\n" });
+    const r = xbench(["compare", "--base", "HEAD"], { cwd: empty.dir, env: ENV });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe("xbench: no bench files (*.bench.ts, *.bench.js) in the working tree");
+  });
+
+  test.each(["bun", "deno"])("--runtime %s works", (runtime) => {
+    const repo = repoWith(workFiles("r.bench.ts", [{ label: "r", work: 3000 }]));
+    const r = compare(repo, ["--base", "HEAD", "--rounds", "2", "--runtime", runtime]);
+    expect(r.stderr).not.toContain("failed");
+    expect(r.code).toBe(0);
+    expect(r.result!.runtime).toBe(runtime);
+    expect(row(r.result, "r").status).toBe("ok");
+  });
+});
+
+describe("interrupting a compare", () => {
+  test("SIGINT in round 3 leaves no worktree or child, keeps rounds 1-2, and --resume finishes", async () => {
+    const repo = repoWith(workFiles("s.bench.ts", [{ label: "s", work: 5000 }]));
+    const child = spawn(requireBinary(), ["compare", "--time", "150", "--base", "HEAD", "--rounds", "6"], {
+      cwd: repo.dir,
+      env: ENV,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
+    let runDir: string | undefined;
+    const records = () => (runDir && existsSync(join(runDir, "rounds.ndjson")) ? readFileSync(join(runDir, "rounds.ndjson"), "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
+    const deadline = Date.now() + 120_000;
+    // Two records per round (base and head): the fifth means round 3 is under way.
+    while (Date.now() < deadline) {
+      runDir ??= /run folder (\S+)/.exec(stderr)?.[1];
+      if (records().length >= 4) break;
+      await Bun.sleep(20);
+    }
+    expect(records().length).toBeGreaterThanOrEqual(4);
+    await Bun.sleep(150);
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toContain(`xbench compare --resume ${runDir}`);
+    expect(repo.worktrees()).toHaveLength(1);
+    const leftovers = spawnSync("pgrep", ["-f", "xbench/.*bench.js"], { encoding: "utf8" }).stdout.trim();
+    expect(leftovers).toBe("");
+    const kept = records();
+    for (const round of [0, 1]) for (const side of ["base", "head"]) expect(kept.some((r) => r.round === round && r.side === side)).toBe(true);
+    expect(kept.length).toBeLessThan(12);
+    expect(readdirSync(join(repo.dir)).includes("node_modules")).toBe(false);
+
+    const { dir: out, cleanup } = tempDir();
+    try {
+      const resumed = xbench(["compare", "--resume", runDir!, "--json", join(out, "r.json")], { cwd: repo.dir, env: ENV, timeout: 300_000 });
+      expect(resumed.code).toBe(0);
+      const result = JSON.parse(readFileSync(join(out, "r.json"), "utf8")) as CompareResult;
+      expect(row(result, "s").base.every((v) => typeof v === "number")).toBe(true);
+      expect(row(result, "s").base).toHaveLength(6);
+      expect(records()).toHaveLength(12);
+      expect(repo.worktrees()).toHaveLength(1);
+    } finally {
+      cleanup();
+    }
+  }, 300_000);
+});
