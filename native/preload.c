@@ -49,6 +49,7 @@ static char g_env_log[PATH_MAX + 32];
 static char g_env_mode[64];
 static char g_env_sup[PATH_MAX + 32];
 static char g_env_sock[256];
+static char g_env_base[64];
 static __thread int t_busy __attribute__((tls_model("initial-exec")));
 
 /* ---------------------------------------------------------------- recording */
@@ -384,7 +385,7 @@ static size_t env_count(char *const envp[]) {
  */
 static char **traced_env(char *const envp[], char **out, char *preload_buf, size_t preload_cap) {
   size_t k = 0;
-  int have_preload = 0, have_log = 0, have_mode = 0, have_sup = 0, have_sock = 0;
+  int have_preload = 0, have_log = 0, have_mode = 0, have_sup = 0, have_sock = 0, have_base = 0;
   for (size_t i = 0; envp && envp[i]; i++) {
     char *e = envp[i];
     if (has_prefix(e, "LD_PRELOAD=")) {
@@ -401,6 +402,8 @@ static char **traced_env(char *const envp[], char **out, char *preload_buf, size
       have_sup = 1;
     } else if (has_prefix(e, XB_ENV_SOCK "=")) {
       have_sock = 1;
+    } else if (has_prefix(e, "XBENCH_TRACE_BASE_FILTERS=")) {
+      have_base = 1;
     }
     out[k++] = e;
   }
@@ -409,6 +412,7 @@ static char **traced_env(char *const envp[], char **out, char *preload_buf, size
   if (!have_mode && g_env_mode[0]) out[k++] = g_env_mode;
   if (!have_sup && g_env_sup[0]) out[k++] = g_env_sup;
   if (!have_sock && g_env_sock[0]) out[k++] = g_env_sock;
+  if (!have_base && g_env_base[0]) out[k++] = g_env_base;
   out[k] = NULL;
   return out;
 }
@@ -440,7 +444,7 @@ static int do_execve(const char *path, char *const argv[], char *const envp[]) {
   int32_t *slot = record(XB_OP_EXEC, AT_FDCWD, path, 0);
   if (!g_log.hdr) return real_execve(path, argv, envp);
   size_t n = env_count(envp), argc = env_count(argv);
-  char *env[n + 8];
+  char *env[n + 9];
   char pre[2 * PATH_MAX + 32];
   traced_env(envp, env, pre, sizeof pre);
   int r;
@@ -488,7 +492,7 @@ static int do_execvpe(const char *file, char *const argv[], char *const envp[]) 
   if (!g_log.hdr) return real_execvpe(file, argv, envp);
   int32_t *slot = record(XB_OP_EXEC, AT_FDCWD, ok ? found : file, 0);
   size_t n = env_count(envp), argc = env_count(argv);
-  char *env[n + 8];
+  char *env[n + 9];
   char pre[2 * PATH_MAX + 32];
   traced_env(envp, env, pre, sizeof pre);
   int r;
@@ -546,7 +550,7 @@ static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_
   if (search && path && !strchr(path, '/') && search_path(path, found, sizeof found)) target = found;
   int32_t *slot = record(XB_OP_EXEC, AT_FDCWD, target, 0);
   size_t n = env_count(envp), argc = env_count(argv);
-  char *env[n + 8];
+  char *env[n + 9];
   char pre[2 * PATH_MAX + 32];
   traced_env(envp, env, pre, sizeof pre);
   int r;
@@ -632,6 +636,7 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
   copy_env(g_env_mode, sizeof g_env_mode, XB_ENV_MODE);
   copy_env(g_env_sup, sizeof g_env_sup, XB_ENV_SUPERVISOR);
   copy_env(g_env_sock, sizeof g_env_sock, XB_ENV_SOCK);
+  copy_env(g_env_base, sizeof g_env_base, "XBENCH_TRACE_BASE_FILTERS");
   const char *mode = getenv(XB_ENV_MODE);
   g_auto = mode && strcmp(mode, "auto") == 0;
   const char *sup = getenv(XB_ENV_SUPERVISOR);

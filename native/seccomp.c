@@ -153,6 +153,23 @@ static socklen_t sock_addr(struct sockaddr_un *addr, const char *name) {
   return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len);
 }
 
+/* Seccomp filters on this thread (the "Seccomp_filters:" line), -1 if unknown. Raw syscalls. */
+static int count_filters(void) {
+  int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[4096];
+  long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
+  syscall(SYS_close, fd);
+  if (n <= 0) return -1;
+  buf[n] = 0;
+  const char *p = strstr(buf, "Seccomp_filters:");
+  return p ? atoi(p + 16) : -1;
+}
+
+/* Filters the supervisor itself runs under: an EBUSY with no more than these is a foreign
+ * listener (a sandbox), not ours. Passed to --attach in XBENCH_TRACE_BASE_FILTERS. */
+static int g_base_filters;
+
 /*
  * Installs the filter in the calling process and hands the listener to the supervisor at
  * `sock_name`. Async-signal-safe (runs in a fork of a threaded process). 0 when traced (or
@@ -179,7 +196,10 @@ static int install_filter(const char *sock_name) {
   if (fd < 0) {
     int e = errno;
     syscall(SYS_close, s);
-    return e == EBUSY ? 0 : e; /* EBUSY: a listener in the ancestry already traces us */
+    /* EBUSY: a listener in the ancestry. Ours if filters were added since the supervisor
+     * started (a static program's child), else someone else's: refused. */
+    if (e == EBUSY && count_filters() > g_base_filters) return 0;
+    return e;
   }
   char cbuf[CMSG_SPACE(sizeof(int))];
   memset(cbuf, 0, sizeof cbuf);
@@ -341,6 +361,7 @@ static void *serve(void *arg) {
   int listener = (int)(intptr_t)arg;
   __u64 flags = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
   (void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags); /* older kernels: default wake-ups */
+  xb_log_flag(&g_log, XB_FLAG_USED_SECCOMP);
   struct seccomp_notif_sizes sizes = {0};
   if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) sizes.seccomp_notif = sizeof(struct seccomp_notif);
   union {
@@ -578,7 +599,7 @@ static char **make_env(char **extra, const char *shim) {
   const char *old_preload = NULL;
   for (char **e = environ; *e; e++) {
     if (has_name(*e, XB_ENV_LOG) || has_name(*e, XB_ENV_MODE) || has_name(*e, XB_ENV_SUPERVISOR) ||
-        has_name(*e, XB_ENV_SOCK))
+        has_name(*e, XB_ENV_SOCK) || has_name(*e, "XBENCH_TRACE_BASE_FILTERS"))
       continue;
     if (has_name(*e, "LD_PRELOAD")) {
       old_preload = *e + 11;
@@ -621,6 +642,8 @@ static int attach_main(int argc, char **argv, int i) {
   const char *path = argv[i];
   build_filter();
   const char *sock = getenv(XB_ENV_SOCK);
+  const char *base = getenv("XBENCH_TRACE_BASE_FILTERS");
+  g_base_filters = base ? atoi(base) : 0;
   int err = sock ? install_filter(sock) : ENOTCONN;
   if (err) {
     const char *logpath = getenv(XB_ENV_LOG);
@@ -746,13 +769,18 @@ int main(int argc, char **argv) {
     build_filter();
   }
 
-  char *extra_traced[6] = {0}, *extra_plain[6] = {0};
+  g_base_filters = count_filters();
+  if (g_base_filters < 0) g_base_filters = 0;
+  char *extra_traced[8] = {0}, *extra_plain[8] = {0};
   int ne = 0;
   extra_traced[ne++] = env_pair(XB_ENV_LOG, log_abs);
   if (backend == BACKEND_AUTO) {
     extra_traced[ne++] = env_pair(XB_ENV_MODE, "auto");
     extra_traced[ne++] = env_pair(XB_ENV_SUPERVISOR, self);
     extra_traced[ne++] = env_pair(XB_ENV_SOCK, sock_name);
+    char nbuf[16];
+    snprintf(nbuf, sizeof nbuf, "%d", g_base_filters);
+    extra_traced[ne++] = env_pair("XBENCH_TRACE_BASE_FILTERS", nbuf);
   } else {
     extra_traced[ne++] = env_pair(XB_ENV_MODE, "preload");
   }
@@ -760,7 +788,6 @@ int main(int argc, char **argv) {
   char **env_preload = make_env(extra_traced, shim[0] ? shim : NULL);
   char **env_seccomp_only = make_env(extra_plain, NULL);
   char **env = backend == BACKEND_SECCOMP ? env_seccomp_only : env_preload;
-  if (backend != BACKEND_PRELOAD) xb_log_flag(&g_log, top_seccomp ? XB_FLAG_USED_SECCOMP : 0);
 
   pid_t c = fork();
   if (c < 0) die("fork", errno);

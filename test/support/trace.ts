@@ -1,0 +1,64 @@
+/** Helpers for the tracer tests: run `xbench trace`, compile fixtures. */
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "pathe";
+import { ROOT, tempDir, xbench, type RunResult } from "./xbench.ts";
+
+export const FIXTURES = resolve(ROOT, "test", "fixtures", "trace");
+export const HELPERS = join(ROOT, "dist", "helpers", "linux-x64");
+export const SUPERVISOR = join(HELPERS, "xbench-supervisor");
+
+export interface TracedAccess {
+  path: string;
+  pathHex?: string;
+  modes: string[];
+  pid: number;
+  truncated?: boolean;
+}
+
+export interface TraceJson {
+  backend: string;
+  backendsUsed: string[];
+  complete: boolean;
+  incompleteReasons: string[];
+  exitCode: number | null;
+  accesses: TracedAccess[];
+}
+
+export interface TraceRun extends RunResult {
+  trace: TraceJson;
+  /** path -> modes */
+  modes: Map<string, string[]>;
+}
+
+/** `xbench trace --format json -o FILE [flags] -- cmd...`, parsed. */
+export function traceRun(cmd: string[], flags: string[] = [], options: Parameters<typeof xbench>[1] = {}): TraceRun {
+  const { dir, cleanup } = tempDir("xbench-trace-out-");
+  try {
+    const out = join(dir, "trace.json");
+    const run = xbench(["trace", "--format", "json", "-o", out, ...flags, "--", ...cmd], options);
+    let trace: TraceJson;
+    try {
+      trace = JSON.parse(readFileSync(out, "utf8")) as TraceJson;
+    } catch (error) {
+      throw new Error(`no trace written (exit ${run.code}): ${run.stderr}`, { cause: error });
+    }
+    return { ...run, trace, modes: new Map(trace.accesses.map((a) => [a.path, a.modes])) };
+  } finally {
+    cleanup();
+  }
+}
+
+export function have(cmd: string): boolean {
+  return spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
+}
+
+/** Compiles a fixture; throws with the compiler's output on failure. */
+export function compile(compiler: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
+  const r = spawnSync(compiler, args, { encoding: "utf8", env, cwd: FIXTURES, timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`${compiler} ${args.join(" ")} failed: ${r.stderr}`);
+}
+
+export function fixture(name: string): string {
+  return join(FIXTURES, name);
+}
