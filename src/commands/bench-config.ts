@@ -1,5 +1,31 @@
+import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
-import { notBuiltYet } from "../cli/errors.ts";
+import { usageError } from "../cli/errors.ts";
+import { log } from "../cli/log.ts";
+import { createCleanup, exitOnSignals } from "../compare/cleanup.ts";
+import { countParsesPerSave, fixtureRoot } from "../suites/config/harness.ts";
+import { renderConfigSuite, type ConfigSuiteResult } from "../suites/config/report.ts";
+import { PARSES_PER_EDIT, type SnapshotPolicy } from "../suites/config/store.ts";
+import { defineConfigSuite, measureReaderOverhead, runRegistered } from "../suites/config/suite.ts";
+
+const MAX_WORKSPACES = 100_000;
+
+/** "50,500,5000,4712" → [50, 500, 5000, 4712]; anything else is a one-line usage error. */
+export function parseSizes(text: string): number[] {
+  const parts = text.split(",").map((s) => s.trim());
+  const sizes = parts.map((s) => (/^\d+$/.test(s) ? Number(s) : Number.NaN));
+  if (parts.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > MAX_WORKSPACES)) {
+    throw usageError(`--sizes takes workspace counts from 1 to ${MAX_WORKSPACES}, comma-separated (like 50,500,5000,4712), not "${text}"`);
+  }
+  return [...new Set(sizes)];
+}
+
+function runtimeName(): string {
+  const versions = process.versions as Record<string, string | undefined>;
+  if (versions.bun) return `bun ${versions.bun}`;
+  if (versions.deno) return `deno ${versions.deno}`;
+  return `node ${process.versions.node}`;
+}
 
 export const benchConfigCommand = defineCommand({
   meta: { name: "config", description: "The config-snapshot store suite at thousands of workspaces" },
@@ -7,7 +33,59 @@ export const benchConfigCommand = defineCommand({
     sizes: { type: "string", description: "Workspace counts", default: "50,500,5000,4712" },
     json: { type: "string", description: "Write results as JSON to FILE, - for stdout" },
   },
-  run() {
-    notBuiltYet("xbench bench config");
+  async run({ args }) {
+    const sizes = parseSizes(String(args.sizes));
+    const jsonTarget = typeof args.json === "string" && args.json !== "" ? args.json : null;
+    const policy: SnapshotPolicy = "publish-written";
+
+    // Fixtures go to a temp folder removed on every exit path: return, throw, Ctrl-C, SIGTERM.
+    const cleanup = createCleanup();
+    const fixtures = fixtureRoot("xbench-bench-config-");
+    cleanup.add(fixtures.remove);
+    const offSignals = exitOnSignals(cleanup, (signal) => log.warn(`${signal}: stopping, removing ${fixtures.root}`));
+    try {
+      log.info(`writing fixtures (${sizes.join(", ")} workspaces) to ${fixtures.root}`);
+      const suite = defineConfigSuite({ sizes, root: fixtures.root, policy });
+      log.info("timing rows (mitata, in-process)");
+      const rows = await runRegistered();
+      log.info("counting parses per save");
+      const metrics: ConfigSuiteResult["metrics"] = [];
+      for (const m of suite.metrics) metrics.push({ label: m.label, unit: "count", value: await m.measure() });
+      const designs: ConfigSuiteResult["designs"] = [];
+      for (const fx of suite.fixtures) {
+        const parsesPerSave = {} as Record<SnapshotPolicy, number>;
+        for (const design of Object.keys(PARSES_PER_EDIT) as SnapshotPolicy[]) {
+          parsesPerSave[design] = (await countParsesPerSave(fx.path, fx.lastId, design, 2)).parsesPerSave;
+        }
+        designs.push({ size: fx.size, parsesPerSave });
+      }
+      const largest = suite.fixtures.find((f) => f.size === 4712) ?? suite.fixtures.reduce((a, b) => (b.size > a.size ? b : a));
+      log.info(`reader overhead at ${largest.size} workspaces (interleaved pairs)`);
+      const readerOverhead = await measureReaderOverhead(largest, 12, policy);
+
+      const result: ConfigSuiteResult = {
+        schema: "xbench.bench-config/1",
+        runtime: runtimeName(),
+        policy,
+        sizes,
+        fixtures: suite.fixtures.map((f) => ({ size: f.size, bytes: f.bytes })),
+        rows,
+        metrics,
+        designs,
+        readerOverhead,
+      };
+      const table = renderConfigSuite(result);
+      if (jsonTarget === "-") {
+        process.stderr.write(table);
+        process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      } else {
+        process.stdout.write(table);
+        if (jsonTarget) writeFileSync(jsonTarget, `${JSON.stringify(result, null, 2)}\n`);
+      }
+      return rows.some((r) => r.error) ? 1 : 0;
+    } finally {
+      offSignals();
+      cleanup.run();
+    }
   },
 });

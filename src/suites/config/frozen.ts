@@ -38,11 +38,12 @@ function freezeArray(array: unknown[]): boolean {
 function freezeObject(object: object): boolean {
   if (Object.getPrototypeOf(object) !== Object.prototype) return false;
   if (Object.getOwnPropertySymbols(object).length !== 0) return false;
-  const descriptors = Object.getOwnPropertyDescriptors(object) as Record<string, PropertyDescriptor>;
-  for (const name in descriptors) {
-    const descriptor = descriptors[name]!;
+  const names = Object.getOwnPropertyNames(object);
+  for (let i = 0; i < names.length; i++) {
+    // One descriptor per key, not getOwnPropertyDescriptors: V8 allocates far less this way.
+    const descriptor = Reflect.getOwnPropertyDescriptor(object, names[i]!)!;
     // A getter could answer differently from what was written; a hidden key is not written at all.
-    if (!("value" in descriptor) || !descriptor.enumerable) return false;
+    if (descriptor.get || descriptor.set || !descriptor.enumerable) return false;
     if (!freezeIfJsonPlain(descriptor.value)) return false;
   }
   Object.freeze(object);
