@@ -750,7 +750,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "xbench-supervisor: %s: %s\n", cmd_argv[0], e == ENOENT ? "command not found" : strerror(e));
     _exit(e == ENOENT ? 127 : 126);
   }
-  int top_seccomp = backend == BACKEND_SECCOMP || (backend == BACKEND_AUTO && is_static_elf(path));
+  int top_static = is_static_elf(path);
+  int top_seccomp = backend == BACKEND_SECCOMP || (backend == BACKEND_AUTO && top_static);
+  if (backend == BACKEND_PRELOAD && top_static) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
 
   char sock_name[64] = "";
   if (backend != BACKEND_PRELOAD) {
