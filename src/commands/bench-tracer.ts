@@ -5,7 +5,7 @@ import { usageError } from "../cli/errors.ts";
 import { log } from "../cli/log.ts";
 import { helperDir } from "../helpers/index.ts";
 import { BACKENDS, DEFAULT_ITERATIONS, renderMarkdown, renderTerminal, runTracerSuite, type Backend } from "../suites/tracer/index.ts";
-import { readTraceAccesses } from "../suites/tracer/read-log.ts";
+import { readTraceLog } from "../suites/tracer/read-log.ts";
 
 /** `--iterations`: a whole number >= 1. */
 export function parseIterations(value: string | undefined): number {
@@ -50,7 +50,7 @@ export const benchTracerCommand = defineCommand({
       baseHelperDir,
       iterations,
       backends,
-      readLog: readTraceAccesses,
+      readLog: readTraceLog,
       onStep: (message) => log.info(message),
       onIteration: (done, total) => {
         if (done === total || done % 6 === 0) log.info(`iteration ${done}/${total}`);

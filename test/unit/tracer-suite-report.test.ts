@@ -33,7 +33,7 @@ function result(os: string, withBase: boolean): TracerResult {
     backends: ["preload", "seccomp"],
     arms: withBase ? ["head", "base", "untracked"] : ["head", "untracked"],
     iterations: { requested: 30, planned: 36, cycle: 6, warmup: 2 },
-    launchRepeats: 5,
+    passes: { launch: 5, access: 1 },
     helpers: withBase ? { head: "/h", base: "/b" } : { head: "/h" },
     loadavg: { start: [1, 2, 3], end: [1.5, 2, 3] },
     startedAt: "2026-11-30T01:00:00.000Z",

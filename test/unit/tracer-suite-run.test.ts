@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { renderMarkdown, renderTerminal, runTracerSuite, type TracerResult } from "../../src/suites/tracer/index.ts";
-import type { LoggedAccess } from "../../src/suites/tracer/validate.ts";
+import type { LoggedTrace } from "../../src/suites/tracer/validate.ts";
 import { ROOT, tempDir } from "../support/xbench.ts";
 
 /** Runs CMD after `--`; with RECORD=1 in its folder's name writes "<PATH>-0" to --log. */
@@ -25,11 +25,12 @@ case "$0" in
 esac
 `;
 
-function readFakeLog(file: string): LoggedAccess[] {
-  return readFileSync(file, "utf8")
+function readFakeLog(file: string): LoggedTrace {
+  const accesses = readFileSync(file, "utf8")
     .split("\n")
     .filter(Boolean)
     .map((path) => ({ path, modes: ["missing"] }));
+  return { accesses, incompleteReasons: [] };
 }
 
 function compile(out: string, compiler: string, extra: string[]): void {
@@ -59,13 +60,13 @@ describe("runTracerSuite with a stand-in tracer", () => {
       baseHelperDir: head,
       iterations: 6,
       warmup: 1,
-      launchRepeats: 2,
+      passes: { launch: 2, access: 1 },
       backends: ["preload", "seccomp"],
       readLog: readFakeLog,
     });
     expect(result.iterations).toEqual({ requested: 6, planned: 6, cycle: 6, warmup: 1 });
     expect(result.arms).toEqual(["head", "base", "untracked"]);
-    expect(result.launchRepeats).toBe(2);
+    expect(result.passes).toEqual({ launch: 2, access: 1 });
     expect(result.rows.map((r) => `${r.backend} ${r.row}`)).toEqual([
       "preload launch",
       "preload access",

@@ -48,7 +48,7 @@ describe("tracer suite: runIterations", () => {
     const plan = planRounds({ arms: ARMS3, rounds: 6 });
     const calls: string[] = [];
     let value = 0;
-    const result = runIterations(cells, { orders: plan.orders as ArmName[][], warmup: 2 }, (cell, arm) => {
+    const result = runIterations(cells, { orders: plan.orders as ArmName[][], passes: { launch: 1, access: 1 }, warmup: 2 }, (cell, arm) => {
       calls.push(`${cell.row}:${arm}`);
       return ++value;
     });
@@ -67,9 +67,28 @@ describe("tracer suite: runIterations", () => {
     expect(Math.min(...result.flatMap((r) => ARMS3.flatMap((a) => r.samples[a]!)))).toBe(13);
   });
 
+  test("passes repeat the ordering back to back; an arm's value is the median of its passes", () => {
+    const calls: string[] = [];
+    const values: Record<string, number[]> = { head: [5, 1, 9], untracked: [2, 8, 4] };
+    const result = runIterations(
+      [{ backend: "preload", row: "launch" }],
+      { orders: [["untracked", "head"]], passes: { launch: 3, access: 1 }, warmup: 0 },
+      (_, arm) => {
+        calls.push(arm);
+        return values[arm]!.shift()!;
+      },
+    );
+    expect(calls).toEqual(["untracked", "head", "untracked", "head", "untracked", "head"]);
+    expect(result[0]!.samples).toEqual({ untracked: [4], head: [5] });
+  });
+
+  test("passes must be whole numbers >= 1", () => {
+    expect(() => runIterations(cells, { orders: [["head"]], passes: { launch: 0, access: 1 }, warmup: 0 }, () => 1)).toThrow(/passes/);
+  });
+
   test("reports progress with warm-up marked", () => {
     const seen: Array<[number, number, boolean]> = [];
-    runIterations(cells, { orders: [["head", "untracked"], ["untracked", "head"]], warmup: 1 }, () => 1, {
+    runIterations(cells, { orders: [["head", "untracked"], ["untracked", "head"]], passes: { launch: 1, access: 1 }, warmup: 1 }, () => 1, {
       onIteration: (done, total, counted) => seen.push([done, total, counted]),
     });
     expect(seen).toEqual([

@@ -3,9 +3,10 @@
  * always comes from this build's helpers: only the tracer differs between head and base.
  */
 import { join } from "pathe";
+import { SUPERVISOR } from "../../tracer/index.ts";
 import type { ArmName, Backend, RowName, Workload } from "./model.ts";
 
-export const SUPERVISOR = "xbench-supervisor";
+export { SUPERVISOR };
 
 /** The target each backend traces: preload needs a dynamic program, seccomp is measured on a static one. */
 export const TARGET_FOR: Readonly<Record<Backend, string>> = {

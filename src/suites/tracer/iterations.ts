@@ -1,8 +1,13 @@
 /**
- * The measuring loop of the tracer suite, free of processes so it can be tested: every
- * iteration runs each cell (backend x row) once per arm, the arms in that iteration's
- * ordering, back to back. Warm-up iterations run first and are not counted.
+ * The measuring loop of the tracer suite, free of processes so it can be tested. Every
+ * iteration takes one ordering of the arms and, for each cell (backend x row), runs that
+ * ordering `passes` times back to back (ABC ABC ABC ...); an arm's value for the iteration is
+ * the median of its passes. Repeating the ordering, rather than launching one arm several
+ * times in a row, keeps every arm's launches inside the same stretch of time, so load that
+ * drifts during an iteration hits all arms alike. Warm-up iterations run first and are not
+ * counted.
  */
+import { median } from "../../stats/quantile.ts";
 import type { ArmName, Backend, RowName } from "./model.ts";
 
 /** One backend's one row: the unit the arms are compared on. */
@@ -11,12 +16,16 @@ export interface Cell {
   row: RowName;
 }
 
-/** Measures one arm on one cell and returns its value in ns. */
+/** Measures one arm once on one cell and returns its value in ns. */
 export type Measure = (cell: Cell, arm: ArmName) => number;
 
-/** The ordering of the arms for every counted iteration (whole cycles), and the warm-up count. */
+/** Passes over the ordering per iteration, per row (at least 1). */
+export type Passes = Readonly<Record<RowName, number>>;
+
+/** The ordering of the arms for every counted iteration (whole cycles), passes, and the warm-up count. */
 export interface IterationPlan {
   orders: ArmName[][];
+  passes: Passes;
   warmup: number;
 }
 
@@ -31,6 +40,15 @@ export interface IterationHooks {
   onIteration?: (done: number, total: number, counted: boolean) => void;
 }
 
+/** One iteration of one cell: the ordering `passes` times over, each arm's median. */
+function runCell(cell: Cell, order: readonly ArmName[], passes: number, measure: Measure): Map<ArmName, number> {
+  const values = new Map<ArmName, number[]>(order.map((arm) => [arm, []]));
+  for (let pass = 0; pass < passes; pass++) {
+    for (const arm of order) values.get(arm)!.push(measure(cell, arm));
+  }
+  return new Map([...values].map(([arm, list]) => [arm, median(list)]));
+}
+
 /**
  * Runs the warm-up iterations (orderings taken from the start of the plan, results thrown
  * away) and then every planned iteration, and returns each cell's values per arm.
@@ -42,16 +60,17 @@ export function runIterations(
   hooks: IterationHooks = {},
 ): CellSamples[] {
   if (plan.orders.length === 0) throw new Error("runIterations: the plan has no iterations");
+  for (const [row, passes] of Object.entries(plan.passes)) {
+    if (!Number.isInteger(passes) || passes < 1) throw new Error(`runIterations: passes for ${row} must be a whole number >= 1`);
+  }
   const results: CellSamples[] = cells.map((cell) => ({ cell, samples: {} }));
   const total = plan.warmup + plan.orders.length;
   for (let i = 0; i < total; i++) {
     const counted = i >= plan.warmup;
     const order = counted ? plan.orders[i - plan.warmup]! : plan.orders[i % plan.orders.length]!;
     for (const result of results) {
-      for (const arm of order) {
-        const value = measure(result.cell, arm);
-        if (counted) (result.samples[arm] ??= []).push(value);
-      }
+      const values = runCell(result.cell, order, plan.passes[result.cell.row], measure);
+      if (counted) for (const [arm, value] of values) (result.samples[arm] ??= []).push(value);
     }
     hooks.onIteration?.(i + 1, total, counted);
   }

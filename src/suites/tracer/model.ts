@@ -63,8 +63,8 @@ export interface TracerResult {
   arms: ArmName[];
   /** Iterations asked for, run (whole cycles of orderings), per cycle, and warm-up ones not counted. */
   iterations: { requested: number; planned: number; cycle: number; warmup: number };
-  /** Launches per arm per iteration in the launch row; the iteration's value is their median. */
-  launchRepeats: number;
+  /** Passes over the iteration's ordering per row; an arm's iteration value is the median of its passes. */
+  passes: Record<RowName, number>;
   /** Folders of the helper builds each tracked arm used. */
   helpers: { head: string; base?: string };
   loadavg: { start: LoadAvg; end: LoadAvg };

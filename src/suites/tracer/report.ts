@@ -81,7 +81,7 @@ export function renderTerminal(result: TracerResult): string {
     table([HEADER, ...result.rows.map(rowCells)]),
     "",
     "change: median of the per-iteration head/base - 1 with its quartiles; head, base and untracked: medians of the",
-    `per-iteration values: a launch's wall clock (median of ${result.launchRepeats} back-to-back launches per arm and iteration)`,
+    `per-iteration values: a launch's wall clock (each iteration runs its ordering ${result.passes.launch}x, median per arm)`,
     "or the target's median time of a batch of 8 opens (access). Report only.",
   ];
   return `${lines.join("\n")}\n`;
@@ -129,7 +129,7 @@ export function renderMarkdown(results: readonly TracerResult[]): string {
       : "Tracked and untracked runs launched back to back on one machine, cycling every ordering; pass a base helper build for the change column. ") +
       "**change** is the median of the per-iteration head/base ratios minus one, with its quartiles; " +
       "**vs untracked** prices tracking itself, as context. " +
-      `\`launch\`: wall clock of a tracked launch that opens nothing${threadsOf(results, "launch")}, median of ${results[0]?.launchRepeats ?? 1} back-to-back launches per arm and iteration; ` +
+      `\`launch\`: wall clock of a tracked launch that opens nothing${threadsOf(results, "launch")}, each iteration running its ordering ${results[0]?.passes.launch ?? 1}× (median per arm); ` +
       `\`access\`: median time of a batch of 8 opens of a missing path, timed inside the target${threadsOf(results, "access")}. ` +
       "This report never fails the job.",
     "",

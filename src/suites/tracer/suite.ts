@@ -9,10 +9,9 @@ import { join } from "pathe";
 import { XbenchError } from "../../cli/errors.ts";
 import type { LoadAvg } from "../../report/model.ts";
 import { planRounds } from "../../schedule/orderings.ts";
-import { median } from "../../stats/quantile.ts";
 import { VERSION } from "../../version.ts";
 import { TARGET_FOR, WORKLOADS, launchFor, type Arm } from "./arms.ts";
-import { runIterations, type Cell, type IterationHooks } from "./iterations.ts";
+import { runIterations, type Cell, type IterationHooks, type Passes } from "./iterations.ts";
 import { parseBatchTime, runTimed } from "./launch.ts";
 import { ROW_NAMES, TRACER_SCHEMA_ID, TRACER_SCHEMA_VERSION, type ArmName, type Backend, type TracerResult } from "./model.ts";
 import { summarizeRow } from "./rows.ts";
@@ -23,12 +22,12 @@ export const DEFAULT_ITERATIONS = 36;
 /** Iterations run first and thrown away (page cache, CPU frequency, the helpers' first load). */
 export const WARMUP_ITERATIONS = 2;
 /**
- * Launches per arm per iteration in the launch row; the iteration's value is their median.
- * Process creation on a shared 2-core VM has a long right tail (10th-90th percentile of an
- * untracked launch measured at 1.7-6.3 ms); the median of a few back-to-back launches keeps
- * one spoiled launch from deciding an iteration's ratio.
+ * Passes over the iteration's ordering per row (each arm's value is the median of its
+ * passes). Process creation on a shared 2-core VM has a long right tail (an untracked launch
+ * measured 1.7-6.3 ms, 10th-90th percentile), so one launch per arm and iteration leaves the
+ * launch row's ratio to chance; the access row is already a median of 512 batches.
  */
-export const LAUNCH_REPEATS = 5;
+export const PASSES: Passes = { launch: 5, access: 1 };
 
 export interface TracerSuiteOptions {
   /** This build's helpers: the head tracer and the target programs. */
@@ -40,8 +39,8 @@ export interface TracerSuiteOptions {
   /** Parses a tracer log into its accesses (validation). */
   readLog: ReadLog;
   warmup?: number;
-  /** Launches per arm per iteration in the launch row (their median counts). */
-  launchRepeats?: number;
+  /** Passes over the ordering per row and iteration. */
+  passes?: Passes;
   /** Seed of the orderings (planRounds's default when absent). */
   seed?: number;
   /** One line per step, for the user's terminal. */
@@ -78,7 +77,7 @@ function checkTargets(headHelperDir: string, backends: readonly Backend[]): void
 export function runTracerSuite(options: TracerSuiteOptions): TracerResult {
   const step = options.onStep ?? (() => {});
   const warmup = options.warmup ?? WARMUP_ITERATIONS;
-  const launchRepeats = options.launchRepeats ?? LAUNCH_REPEATS;
+  const passes = options.passes ?? PASSES;
   checkTargets(options.headHelperDir, options.backends);
   const arms = armsOf(options);
   const byName = new Map(arms.map((arm) => [arm.name, arm]));
@@ -100,23 +99,20 @@ export function runTracerSuite(options: TracerSuiteOptions): TracerResult {
     const plan = planRounds({ arms: arms.map((a) => a.name), rounds: options.iterations, seed: options.seed });
     const orders = plan.orders as ArmName[][];
     step(
-      `measuring ${plan.planned} iterations (${plan.planned / plan.cycle} cycles of ${plan.cycle} orderings) + ${warmup} warm-up`,
+      `measuring ${plan.planned} iterations (${plan.planned / plan.cycle} cycle${plan.planned === plan.cycle ? "" : "s"} of ${plan.cycle} orderings) + ${warmup} warm-up`,
     );
     const start = { at: new Date().toISOString(), load: loadAvg() };
     const samples = runIterations(
       cellsOf(options.backends),
-      { orders, warmup },
+      { orders, passes, warmup },
       (cell, name) => {
         const arm = byName.get(name)!;
         const where = paths(name);
         const launch = launchFor(arm, cell.backend, WORKLOADS[cell.row], where);
         const what = `${cell.backend} ${cell.row}, ${name} arm`;
-        const once = () => {
-          if (arm.helperDir) rmSync(where.logFile, { force: true });
-          return runTimed(launch, what);
-        };
-        if (cell.row === "access") return parseBatchTime(once().stdout, what);
-        return median(Array.from({ length: launchRepeats }, () => once().wallNs));
+        if (arm.helperDir) rmSync(where.logFile, { force: true });
+        const result = runTimed(launch, what);
+        return cell.row === "launch" ? result.wallNs : parseBatchTime(result.stdout, what);
       },
       { onIteration: options.onIteration },
     );
@@ -131,7 +127,7 @@ export function runTracerSuite(options: TracerSuiteOptions): TracerResult {
       backends: [...options.backends],
       arms: arms.map((a) => a.name),
       iterations: { requested: options.iterations, planned: plan.planned, cycle: plan.cycle, warmup },
-      launchRepeats,
+      passes: { ...passes },
       helpers: options.baseHelperDir
         ? { head: options.headHelperDir, base: options.baseHelperDir }
         : { head: options.headHelperDir },

@@ -16,8 +16,14 @@ export interface LoggedAccess {
   modes: readonly string[];
 }
 
-/** Reads a tracer log file into its accesses (the tracer's own parser). */
-export type ReadLog = (logFile: string) => LoggedAccess[];
+/** A parsed log: its accesses, and why the trace may be incomplete (empty when complete). */
+export interface LoggedTrace {
+  accesses: LoggedAccess[];
+  incompleteReasons: string[];
+}
+
+/** Reads a tracer log file (the tracer's own parser). */
+export type ReadLog = (logFile: string) => LoggedTrace;
 
 /** True when the log shows `path` as missing. */
 export function reportsMissing(accesses: readonly LoggedAccess[], path: string): boolean {
@@ -51,15 +57,16 @@ export function validateTracer(
   rmSync(paths.logFile, { force: true });
   runTimed(launchFor(arm, backend, VALIDATION_WORKLOAD, paths), what);
   const expected = threadPath(paths.missingPath, 0);
-  let accesses: LoggedAccess[];
+  let trace: LoggedTrace;
   try {
-    accesses = readLog(paths.logFile);
+    trace = readLog(paths.logFile);
   } catch (error) {
     throw new XbenchError(`${what} failed: its log could not be read: ${(error as Error).message}`);
   }
-  if (!reportsMissing(accesses, expected)) {
+  if (!reportsMissing(trace.accesses, expected)) {
+    const why = trace.incompleteReasons.length > 0 ? `; the trace is incomplete: ${trace.incompleteReasons.join("; ")}` : "";
     throw new XbenchError(
-      `${what} failed: its log does not report the target's missing path ${expected} (${accesses.length} accesses logged)`,
+      `${what} failed: its log does not report the target's missing path ${expected} (${trace.accesses.length} accesses logged${why})`,
     );
   }
 }
