@@ -34,6 +34,8 @@ export const compareCommand = defineCommand({
     resume: { type: "string", description: "Continue an interrupted run from its run folder" },
   },
   async run({ args, rawArgs }) {
+    // Fail before measuring anything when the comment could never be posted.
+    const commentTarget = args.comment ? pullRequestTarget() : undefined;
     let store: RunStore;
     if (args.resume) {
       const clash = rawArgs.find((a) => PLAN_FLAGS.includes(a.split("=")[0]!));
@@ -77,8 +79,8 @@ export const compareCommand = defineCommand({
     }
     if (args.markdown) writeFileSync(String(args.markdown), markdown);
     if (writeJobSummary(markdown)) log.info("report added to the job summary");
-    if (args.comment) {
-      const how = await upsertComment(pullRequestTarget(), COMMENT_MARKER, markdown);
+    if (commentTarget) {
+      const how = await upsertComment(commentTarget, COMMENT_MARKER, markdown);
       log.info(`PR comment ${how}`);
     }
     const share = timing.wallMs > 0 ? (1 - timing.childMs / timing.wallMs) * 100 : 0;

@@ -163,7 +163,8 @@ export async function runCompare(store: RunStore): Promise<CompareOutcome> {
       holm: plan.holm,
       rows,
     };
-    return { result, timing: { wallMs: performance.now() - started, childMs } };
+    const timing = { wallMs: performance.now() - started, childMs };
+    return { result: { ...result, timing }, timing };
   } finally {
     progress.done();
     offSignals();

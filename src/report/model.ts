@@ -95,4 +95,6 @@ export interface CompareResult {
   /** Intervals are Holm-adjusted across the timed rows of this table. */
   holm: boolean;
   rows: Row[];
+  /** This invocation's wall time and the part spent inside bench processes (a resumed run counts only its own part). */
+  timing?: { wallMs: number; childMs: number };
 }
