@@ -7,10 +7,11 @@
  *   XBENCH_CONFIG_SIZES=4712 bun bench/config.bench.ts
  *   xbench compare --base main config         (base against head)
  *
- * Imports the store from this repository; "xbench" is the bench API (`metric`), which the
- * compare engine maps to src/index.ts when it bundles this file.
+ * `metric` comes from ../src/index.ts (what the bare "xbench" maps to under compare): a plain
+ * `bun bench/config.bench.ts` then needs no npm build. Both share one global registry.
  */
-import { run } from "mitata";
+import { bench, run } from "mitata";
+import { metric } from "../src/index.ts";
 import { fixtureRoot } from "../src/suites/config/harness.ts";
 import { DEFAULT_SIZES, defineConfigSuite } from "../src/suites/config/suite.ts";
 
@@ -28,5 +29,5 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-defineConfigSuite({ sizes, root: fixtures.root });
+defineConfigSuite({ sizes, root: fixtures.root }, { bench, metric });
 await run();

@@ -1,15 +1,28 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { bench, run } from "mitata";
-import { metric, registry, type MetricDefinition } from "../../bench/api.ts";
 import { countParsesPerSave, editWithReaderOnEveryTurn, sameValueEdit, writeFixture, type Fixture } from "./harness.ts";
 import { createConfigStore, type SnapshotPolicy } from "./store.ts";
 
 /**
- * The config suite's rows, registered with mitata's `bench` and xbench's `metric`, so the
- * same definitions serve bench/config.bench.ts (run by mitata or by `xbench compare`) and
- * `xbench bench config` (run in-process from the compiled binary).
+ * The config suite's rows, registered through the `bench` and `metric` functions the
+ * caller passes in: mitata's and xbench's in bench/config.bench.ts (run by mitata or by
+ * `xbench compare`), a runtime-loaded mitata and a local list in `xbench bench config`.
+ * Passing them in keeps this module free of static imports of mitata and src/bench/api.ts,
+ * which build.ts embeds as files in the compiled binary (Bun cannot also bundle them as code).
  */
+
+/** The two registration functions a suite needs (mitata's `bench`, xbench's `metric`). */
+export interface SuiteApi {
+  bench(name: string, fn: () => unknown): unknown;
+  metric(label: string, measure: () => number | Promise<number>, options: { unit: "count" }): void;
+}
+
+/** A metric row as registered: label and how to measure it. */
+export interface SuiteMetric {
+  label: string;
+  unit: "count";
+  measure: () => Promise<number>;
+}
 
 export const DEFAULT_SIZES = [50, 500, 5000, 4712] as const;
 
@@ -34,10 +47,11 @@ export const rowLabels = {
 };
 
 /** Writes the fixtures and registers every row; returns the fixtures and the metrics added. */
-export function defineConfigSuite(options: SuiteOptions): { fixtures: Fixture[]; metrics: MetricDefinition[] } {
+export function defineConfigSuite(options: SuiteOptions, api: SuiteApi): { fixtures: Fixture[]; metrics: SuiteMetric[] } {
+  const { bench } = api;
   const policy = options.policy ?? "publish-written";
   const fixtures = options.sizes.map((size) => writeFixture(options.root, size));
-  const firstMetric = registry().metrics.length;
+  const metrics: SuiteMetric[] = [];
   for (const fx of fixtures) {
     const n = fx.size;
     const store = () => createConfigStore(fx.path, { policy });
@@ -62,13 +76,15 @@ export function defineConfigSuite(options: SuiteOptions): { fixtures: Fixture[];
     });
     const busy = warm();
     bench(rowLabels.readerEveryTurn(n), () => editWithReaderOnEveryTurn(busy, fx.lastId));
-    metric(
-      rowLabels.parsesPerSave(n),
-      async () => (await countParsesPerSave(fx.path, fx.lastId, policy, options.countedEdits ?? 3)).parsesPerSave,
-      { unit: "count" },
-    );
+    const counted: SuiteMetric = {
+      label: rowLabels.parsesPerSave(n),
+      unit: "count",
+      measure: async () => (await countParsesPerSave(fx.path, fx.lastId, policy, options.countedEdits ?? 3)).parsesPerSave,
+    };
+    metrics.push(counted);
+    api.metric(counted.label, counted.measure, { unit: counted.unit });
   }
-  return { fixtures, metrics: registry().metrics.slice(firstMetric) };
+  return { fixtures, metrics };
 }
 
 export interface TimingRow {
@@ -80,8 +96,14 @@ export interface TimingRow {
   error?: string;
 }
 
-/** Runs what defineConfigSuite registered, quietly, and returns one row per benchmark. */
-export async function runRegistered(): Promise<TimingRow[]> {
+/** The part of mitata's `run()` result this module reads. */
+export interface MitataRunResult {
+  benchmarks: { runs: { name: string; stats?: { p50: number; avg: number; samples: number[] }; error?: unknown }[] }[];
+}
+export type MitataRun = (options: { format: "quiet"; colors: boolean }) => Promise<MitataRunResult>;
+
+/** Runs what defineConfigSuite registered with mitata's `run`, quietly: one row per benchmark. */
+export async function runRegistered(run: MitataRun): Promise<TimingRow[]> {
   const { benchmarks } = await run({ format: "quiet", colors: false });
   return benchmarks.flatMap((trial) =>
     trial.runs.map((r): TimingRow => {
