@@ -537,6 +537,20 @@ static int reap_all(pid_t main_pid, int kill_rest_after_main) {
 
 /* ---------------------------------------------------------------- launch */
 
+/* Peak resident set in KiB: VmHWM (getrusage's ru_maxrss reads the lazily-summed per-CPU
+ * counters and says 0 for a small forked process on recent kernels). */
+static uint64_t peak_rss_kb(void) {
+  int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[4096];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char *p = strstr(buf, "VmHWM:");
+  return p ? strtoull(p + 6, NULL, 10) : 0;
+}
+
 static int is_static_elf(const char *path) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
@@ -832,7 +846,6 @@ int main(int argc, char **argv) {
     xb_log_append(&g_log, &top, NULL, path);
   }
   int st = reap_all(c, 0);
-  struct rusage ru;
-  if (getrusage(RUSAGE_SELF, &ru) == 0) g_log.hdr->supervisor_maxrss_kb = (uint64_t)ru.ru_maxrss;
+  g_log.hdr->supervisor_maxrss_kb = peak_rss_kb();
   exit_like(st);
 }
