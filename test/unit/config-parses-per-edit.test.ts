@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { countParsesPerSave } from "../../src/suites/config/harness.ts";
 import { createConfigStore } from "../../src/suites/config/store.ts";
-import { smallFixture, type TestFixture } from "./config-support.ts";
+import type { Config } from "../../src/suites/config/types.ts";
+import { firstWorkspace, firstWorkspaceOf, onDisk, smallFixture, type TestFixture } from "./config-support.ts";
 
 let fx: TestFixture;
 afterEach(() => fx?.remove());
@@ -30,5 +31,43 @@ describe("parses per edit with a reader on every event-loop turn", () => {
     fx = smallFixture();
     const count = await countParsesPerSave(fx.path, fx.lastId, "clear-always", 5);
     expect(count).toMatchObject({ saves: 5, parses: 20, parsesPerSave: 4 });
+  });
+});
+
+/** Why publishing the saved object is safe: it is frozen and equal to what a parse of the file gives. */
+describe("publishing the saved object", () => {
+  test("the published snapshot is frozen and equal to a parse of the file on disk", async () => {
+    fx = smallFixture();
+    const store = createConfigStore(fx.path);
+    store.load();
+    let draft: Config | undefined;
+    await store.edit((d) => {
+      draft = d;
+      firstWorkspaceOf(d).title = "published";
+    });
+    const parses = store.counters.parses;
+    const snapshot = store.load();
+    expect(store.counters.parses).toBe(parses); // served without a parse
+    expect(snapshot).toBe(draft!);
+    expect(Object.isFrozen(firstWorkspace(snapshot))).toBe(true);
+    expect(snapshot).toEqual(onDisk(fx.path));
+    expect(() => {
+      firstWorkspaceOf(draft!).title = "changed after commit";
+    }).toThrow(TypeError);
+  });
+
+  test("a draft that is not plain JSON is not published; a reader parses the file instead", async () => {
+    fx = smallFixture();
+    const store = createConfigStore(fx.path);
+    store.load();
+    await store.edit((d) => {
+      (firstWorkspaceOf(d) as Record<string, unknown>).touchedAt = new Date(0); // JSON writes a string
+      (firstWorkspaceOf(d) as Record<string, unknown>).gone = undefined; // JSON drops it
+    });
+    const parses = store.counters.parses;
+    const snapshot = store.load();
+    expect(store.counters.parses).toBe(parses + 1);
+    expect(snapshot).toEqual(onDisk(fx.path));
+    expect(firstWorkspace(snapshot).touchedAt).toBe(new Date(0).toISOString());
   });
 });

@@ -7,7 +7,7 @@ import { generateConfig, serializeConfig } from "../../src/suites/config/fixture
 import { freezeIfJsonPlain } from "../../src/suites/config/frozen.ts";
 import { createConfigStore } from "../../src/suites/config/store.ts";
 import type { Config } from "../../src/suites/config/types.ts";
-import { firstWorkspace, firstWorkspaceOf, onDisk, smallFixture, type TestFixture } from "./config-support.ts";
+import { firstWorkspaceOf, onDisk, smallFixture, type TestFixture } from "./config-support.ts";
 
 let fx: TestFixture;
 afterEach(() => fx?.remove());
@@ -52,42 +52,7 @@ describe("saving", () => {
   });
 });
 
-describe("publishing the saved object", () => {
-  test("the published snapshot is frozen and equal to a parse of the file on disk", async () => {
-    fx = smallFixture();
-    const store = createConfigStore(fx.path);
-    store.load();
-    let draft: Config | undefined;
-    await store.edit((d) => {
-      draft = d;
-      firstWorkspaceOf(d).title = "published";
-    });
-    const parses = store.counters.parses;
-    const snapshot = store.load();
-    expect(store.counters.parses).toBe(parses); // served without a parse
-    expect(snapshot).toBe(draft!);
-    expect(Object.isFrozen(firstWorkspace(snapshot))).toBe(true);
-    expect(snapshot).toEqual(onDisk(fx.path));
-    expect(() => {
-      firstWorkspaceOf(draft!).title = "changed after commit";
-    }).toThrow(TypeError);
-  });
-
-  test("a draft that is not plain JSON is not published; a reader parses the file instead", async () => {
-    fx = smallFixture();
-    const store = createConfigStore(fx.path);
-    store.load();
-    await store.edit((d) => {
-      (firstWorkspaceOf(d) as Record<string, unknown>).touchedAt = new Date(0); // JSON writes a string
-      (firstWorkspaceOf(d) as Record<string, unknown>).gone = undefined; // JSON drops it
-    });
-    const parses = store.counters.parses;
-    const snapshot = store.load();
-    expect(store.counters.parses).toBe(parses + 1);
-    expect(snapshot).toEqual(onDisk(fx.path));
-    expect(firstWorkspace(snapshot).touchedAt).toBe(new Date(0).toISOString());
-  });
-
+describe("freezing", () => {
   test("freezeIfJsonPlain accepts exactly what JSON.parse can produce", () => {
     expect(freezeIfJsonPlain(JSON.parse('{"a":[1,"x",null,true,{"b":-1.5}]}'))).toBe(true);
     for (const bad of [{ a: undefined }, { a: NaN }, { a: -0 }, { a: new Date() }, { a: new Map() }, [1, , 2], { a: () => 1 }, Object.create(null)]) {
