@@ -11,6 +11,8 @@
  *   --backend  auto (default): preload for programs with an ELF interpreter, seccomp for
  *              static ones, decided per exec. preload / seccomp: that backend for the tree.
  *   --preload  the shim; default `libxbench-preload.so` next to this binary.
+ *   --die-with-parent  also kill the traced tree when the supervisor's parent dies
+ *              (xbench's own trace() passes it).
  *   Exit status: CMD's exit code; if CMD died of a signal the supervisor re-raises it (core
  *   dumps off), so its parent sees the same signal (shells report 128+n). The supervisor waits
  *   for the whole tree (like strace -f) before it exits. 125: the supervisor itself could not
@@ -676,6 +678,7 @@ static int attach_main(int argc, char **argv, int i) {
 int main(int argc, char **argv) {
   enum backend backend = BACKEND_AUTO;
   const char *logpath = NULL, *preload = NULL;
+  int die_with_parent = 0;
   int i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i];
@@ -696,6 +699,8 @@ int main(int argc, char **argv) {
       else usage();
     } else if (strcmp(a, "--preload") == 0 && i + 1 < argc) {
       preload = argv[++i];
+    } else if (strcmp(a, "--die-with-parent") == 0) {
+      die_with_parent = 1;
     } else if (strcmp(a, "--log") == 0 && i + 1 < argc) {
       logpath = argv[++i];
     } else {
@@ -734,6 +739,11 @@ int main(int argc, char **argv) {
   if (!realpath(logpath, log_abs)) die(logpath, errno);
 
   if (sigprocmask(SIG_SETMASK, NULL, &g_orig_mask) != 0) die("sigprocmask", errno);
+  if (die_with_parent) {
+    pid_t parent = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die("PR_SET_PDEATHSIG", errno);
+    if (getppid() != parent) _exit(EXIT_LAUNCHER);
+  }
   g_self = getpid();
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die("PR_SET_CHILD_SUBREAPER", errno);
   install_forwarding();

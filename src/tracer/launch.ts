@@ -20,7 +20,7 @@ export interface LaunchResult {
 
 /** The supervisor's argv for running `command args` traced. */
 export function supervisorArgs(o: Pick<LaunchOptions, "backend" | "preload" | "log">, command: string, args: string[]): string[] {
-  return ["--backend", o.backend, "--preload", o.preload, "--log", o.log, "--", command, ...args];
+  return ["--backend", o.backend, "--preload", o.preload, "--log", o.log, "--die-with-parent", "--", command, ...args];
 }
 
 /** Runs the command under the supervisor; resolves with the command's status. */

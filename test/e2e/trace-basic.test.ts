@@ -4,10 +4,8 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { tempDir, xbench, requireBinary } from "../support/xbench.ts";
-import { traceRun } from "../support/trace.ts";
+import { PYTHON, traceRun } from "../support/trace.ts";
 
-/** The interpreter itself, not a version-manager shim in front of it. */
-const PYTHON = spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).stdout.trim() || "python3";
 
 const tmp = tempDir("xbench-trace-basic-");
 const dir = realpathSync(tmp.dir);

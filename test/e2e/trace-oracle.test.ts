@@ -9,13 +9,12 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, normalize } from "pathe";
 import { tempDir } from "../support/xbench.ts";
-import { have, traceRun } from "../support/trace.ts";
+import { PYTHON, have, traceRun } from "../support/trace.ts";
 
 const tmp = tempDir("xbench-trace-oracle-");
 const dir = realpathSync(tmp.dir);
 afterAll(tmp.cleanup);
 
-const PYTHON = spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).stdout.trim();
 
 /** Opens glibc makes internally (locale, iconv, NSS, /proc/self/maps for pthread stacks...). */
 const PRELOAD_BLIND: RegExp[] = [

@@ -8,6 +8,10 @@ export const FIXTURES = resolve(ROOT, "test", "fixtures", "trace");
 export const HELPERS = join(ROOT, "dist", "helpers", "linux-x64");
 export const SUPERVISOR = join(HELPERS, "xbench-supervisor");
 
+/** The python3 interpreter itself, not a version-manager shim in front of it. */
+export const PYTHON =
+  spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).stdout?.trim() || "python3";
+
 export interface TracedAccess {
   path: string;
   pathHex?: string;

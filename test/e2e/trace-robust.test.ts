@@ -1,0 +1,103 @@
+/** The traced command never breaks because of the tracer; the tracer never outlives its launcher. */
+import { afterAll, describe, expect, test } from "bun:test";
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, openSync, readFileSync, readSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "pathe";
+import { requireBinary, tempDir } from "../support/xbench.ts";
+import { PYTHON, SUPERVISOR, traceRun } from "../support/trace.ts";
+import { readAccessLog } from "../../src/tracer/index.ts";
+
+const tmp = tempDir("xbench-trace-robust-");
+const dir = realpathSync(tmp.dir);
+afterAll(tmp.cleanup);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/\) Z /.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (cond()) return true;
+    await Bun.sleep(20);
+  }
+  return cond();
+}
+
+describe("launcher death kills the traced tree", () => {
+  test.each(["auto", "seccomp"])("SIGKILL of xbench-supervisor (--backend %s)", async (backend) => {
+    const pids = join(dir, `pids-${backend}`);
+    const child = spawn(SUPERVISOR, ["--backend", backend, "--log", join(dir, `log-${backend}`), "--", "sh", "-c", `sleep 300 & sh -c 'sleep 300 & echo $! >> ${pids}; wait' & echo $$ >> ${pids}; echo $! >> ${pids}; wait`], { stdio: "ignore" });
+    expect(await waitFor(() => existsSync(pids) && readFileSync(pids, "utf8").trim().split("\n").length >= 3, 5000)).toBe(true);
+    const tree = readFileSync(pids, "utf8").trim().split("\n").map(Number);
+    expect(tree.every(alive)).toBe(true);
+    child.kill("SIGKILL");
+    expect(await waitFor(() => !tree.some(alive), 5000)).toBe(true);
+  });
+
+  test("SIGKILL of xbench itself", async () => {
+    const pids = join(dir, "pids-xbench");
+    const child = spawn(requireBinary(), ["trace", "--", "sh", "-c", `sleep 300 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`], { stdio: "ignore" });
+    expect(await waitFor(() => existsSync(pids) && readFileSync(pids, "utf8").trim().split("\n").length >= 2, 10000)).toBe(true);
+    const tree = readFileSync(pids, "utf8").trim().split("\n").map(Number);
+    child.kill("SIGKILL");
+    expect(await waitFor(() => !tree.some(alive), 5000)).toBe(true);
+  });
+});
+
+describe("seccomp refused", () => {
+  test("under another listener (EBUSY): the command runs, one warning, trace incomplete, preload used", () => {
+    const file = join(dir, "f.txt");
+    writeFileSync(file, "f\n");
+    const out = join(dir, "nested.json");
+    const r = spawnSync(SUPERVISOR, ["--backend", "seccomp", "--log", join(dir, "outer.log"), "--", requireBinary(), "trace", "--backend", "seccomp", "--format", "json", "-o", out, "--", "cat", file], { encoding: "utf8" });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe("f\n");
+    expect(r.stderr.match(/trace incomplete/g)?.length).toBe(1);
+    expect(r.stderr).toContain("EBUSY");
+    const t = JSON.parse(readFileSync(out, "utf8"));
+    expect(t.complete).toBe(false);
+    expect(t.backendsUsed).toEqual(["preload"]);
+    expect(t.accesses.find((a: { path: string }) => a.path === file)?.modes).toEqual(["read"]);
+  });
+});
+
+describe("hygiene", () => {
+  test.each(["auto", "preload", "seccomp"])("no fd leaks into the command (--backend %s)", (backend) => {
+    const script = "ls /proc/$$/fd";
+    const plain = spawnSync("sh", ["-c", script], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const r = traceRun(["sh", "-c", script], ["--backend", backend], { stdio: ["ignore", "pipe", "pipe"] });
+    expect(r.stdout).toBe(plain.stdout);
+  });
+
+  test("io_uring_setup is refused under seccomp (it would bypass the filter)", () => {
+    const py = `import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nbuf = ctypes.create_string_buffer(120)\nr = libc.syscall(425, 1, buf)\nprint(r, ctypes.get_errno())`;
+    const r = traceRun([PYTHON, "-c", py], ["--backend", "seccomp"]);
+    expect(r.stdout.trim()).toBe("-1 38");
+  });
+
+  test("torn records in a log are skipped, the rest parsed", () => {
+    const log = join(dir, "torn.log");
+    const file = join(dir, "g.txt");
+    writeFileSync(file, "");
+    const r = spawnSync(SUPERVISOR, ["--backend", "preload", "--log", log, "--", "cat", file], { stdio: "ignore" });
+    expect(r.status).toBe(0);
+    const tail = readAccessLog(log).header.tail;
+    const bytes = Buffer.alloc(tail);
+    const fd = openSync(log, "r");
+    readSync(fd, bytes, 0, tail, 0);
+    closeSync(fd);
+    // Tear the first frame (clear its commit word): its path disappears, the others stay.
+    bytes.writeUInt32LE(0, 4096);
+    writeFileSync(log, bytes);
+    const parsed = readAccessLog(log);
+    expect(parsed.torn).toBe(1);
+    expect(parsed.accesses.some((a) => a.path === file)).toBe(true);
+  });
+});
