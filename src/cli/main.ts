@@ -138,5 +138,7 @@ async function reportError(error: unknown, resolved: ResolvedCommand | undefined
 
 /** Errors are one plain line so scripts and tests can match them. */
 export function printError(message: string): void {
-  process.stderr.write(`xbench: ${message}\n`);
+  // citty colours its own messages; keep escapes off pipes and files.
+  const text = process.stderr.isTTY ? message : message.replace(ANSI, "");
+  process.stderr.write(`xbench: ${text}\n`);
 }

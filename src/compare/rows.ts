@@ -1,18 +1,7 @@
-import type { Rounds, Side, Unit } from "../report/model.ts";
+import type { RawRow } from "../report/analyze.ts";
+import type { Side, Unit } from "../report/model.ts";
 import type { RoundRecord } from "./store.ts";
 import { rowId } from "./identity.ts";
-
-/** A row's raw material before statistics: per-round values on each side, aligned by round. */
-export interface CollectedRow {
-  id: string;
-  file: string;
-  label: string;
-  unit: Unit;
-  base: Rounds;
-  head: Rounds;
-  presentOn: { base: boolean; head: boolean };
-  error?: { side: Side; message: string };
-}
 
 /** Label used when a bench file produced no report on either side, so its failure still shows. */
 export const WHOLE_FILE = "(bench file)";
@@ -22,12 +11,12 @@ export const WHOLE_FILE = "(bench file)";
  * round order (null where a round is missing), and the first error each side hit. A file
  * whose process failed on one side marks all of that file's rows failed on that side.
  */
-export function collectRows(files: string[], planned: number, records: RoundRecord[]): CollectedRow[] {
-  const rows: CollectedRow[] = [];
+export function collectRows(files: string[], planned: number, records: RoundRecord[]): RawRow[] {
+  const rows: RawRow[] = [];
   for (const file of files) {
     const mine = records.filter((r) => r.file === file);
-    const byLabel = new Map<string, CollectedRow>();
-    const row = (label: string, unit: Unit): CollectedRow => {
+    const byLabel = new Map<string, RawRow>();
+    const row = (label: string, unit: Unit): RawRow => {
       let found = byLabel.get(label);
       if (!found) {
         found = {

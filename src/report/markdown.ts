@@ -82,7 +82,7 @@ function resultTable(rows: readonly Row[]): string[] {
 }
 
 function rawRounds(rounds: Row["base"]): string {
-  return rounds.length === 0 ? "—" : rounds.map((v) => (v === null ? "—" : String(v))).join(" ");
+  return rounds.length === 0 ? "—" : rounds.map((v) => (v === null ? "—" : String(Math.round(v * 100) / 100))).join(" ");
 }
 
 function rawTable(rows: readonly Row[]): string[] {

@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "pathe";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { dirname, join } from "pathe";
 import { XbenchError } from "../cli/errors.ts";
 import type { Runtime } from "../report/model.ts";
 import { readAsset, type ChildAsset } from "./assets.ts";
@@ -46,6 +47,34 @@ const virtualModules: import("bun").BunPlugin = {
   },
 };
 
+const LOADERS: Record<string, "ts" | "tsx" | "js" | "jsx"> = { ts: "ts", mts: "ts", cts: "ts", tsx: "tsx", js: "js", mjs: "js", cjs: "js", jsx: "jsx" };
+
+/**
+ * Inlines each source file's own location, so `import.meta.dirname` and friends still point
+ * next to the file when it runs from the bundle (bench files read fixtures beside them).
+ */
+export function pinFileLocation(source: string, file: string): string {
+  const dir = JSON.stringify(dirname(file));
+  const path = JSON.stringify(file);
+  return source
+    .replace(/\bimport\.meta\.url\b/g, JSON.stringify(pathToFileURL(file).href))
+    .replace(/\bimport\.meta\.(dirname|dir)\b/g, dir)
+    .replace(/\bimport\.meta\.(filename|path)\b/g, path)
+    .replace(/(?<![.\w$])__dirname\b/g, dir)
+    .replace(/(?<![.\w$])__filename\b/g, path);
+}
+
+const sourceLocations: import("bun").BunPlugin = {
+  name: "xbench-source-locations",
+  setup(build) {
+    build.onLoad({ filter: /\.(m|c)?(t|j)sx?$/, namespace: "file" }, (args) => {
+      if (args.path.includes("/node_modules/")) return undefined;
+      const ext = args.path.split(".").pop()!;
+      return { contents: pinFileLocation(readFileSync(args.path, "utf8"), args.path), loader: LOADERS[ext] ?? "js" };
+    });
+  },
+};
+
 export interface BundleRequest {
   /** Absolute path of the bench file on this side. */
   benchFile: string;
@@ -79,7 +108,7 @@ export async function bundleBenchFile(request: BundleRequest): Promise<string> {
     format: "esm",
     packages: "external",
     external: ["@mitata/counters", "bun:jsc"],
-    plugins: [virtualModules],
+    plugins: [virtualModules, sourceLocations],
     throw: false,
   } as Parameters<BunRuntime["build"]>[0]);
   if (!result.success) {

@@ -53,6 +53,12 @@ describe("dist/xbench CLI", () => {
     expect(r.stderr.split("\n")[0]).toBe("xbench: Option --rounds needs a value");
   });
 
+  test("an invalid enum value is one plain line (no colour escapes on a pipe)", () => {
+    const r = xbench(["report", "--format", "bogus", "x.json"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.split("\n")[0]).toBe("xbench: Invalid value for argument: --format (bogus). Expected one of: term, md, json.");
+  });
+
   test("bench without a suite prints usage and exits 2", () => {
     const r = xbench(["bench"]);
     expect(r.code).toBe(2);
