@@ -17,8 +17,8 @@ import { ROW_NAMES, TRACER_SCHEMA_ID, TRACER_SCHEMA_VERSION, type ArmName, type 
 import { summarizeRow } from "./rows.ts";
 import { validateTracer, type ReadLog } from "./validate.ts";
 
-/** Iterations when none are asked for: whole cycles of 6 orderings, well inside 5 minutes on 2 cores. */
-export const DEFAULT_ITERATIONS = 36;
+/** Iterations when none are asked for: 16 cycles of 6 orderings, inside 5 minutes on a loaded 2-core VM. */
+export const DEFAULT_ITERATIONS = 96;
 /** Iterations run first and thrown away (page cache, CPU frequency, the helpers' first load). */
 export const WARMUP_ITERATIONS = 2;
 /**

@@ -66,7 +66,7 @@ export function validateTracer(
   if (!reportsMissing(trace.accesses, expected)) {
     const why = trace.incompleteReasons.length > 0 ? `; the trace is incomplete: ${trace.incompleteReasons.join("; ")}` : "";
     throw new XbenchError(
-      `${what} failed: its log does not report the target's missing path ${expected} (${trace.accesses.length} accesses logged${why})`,
+      `${what} failed: its log does not report the target's missing path ${expected} (${trace.accesses.length} ${trace.accesses.length === 1 ? "access" : "accesses"} logged${why})`,
     );
   }
 }
