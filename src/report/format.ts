@@ -3,6 +3,7 @@
  * units, signed percentages, header lines and the cells of a row. No escaping here (markdown.ts
  * escapes; terminal.ts only makes control characters visible).
  */
+import { readAA } from "../stats/noise.ts";
 import { median } from "../stats/quantile.ts";
 import type { CompareResult, LoadAvg, Row, Unit } from "./model.ts";
 
@@ -82,7 +83,27 @@ export function runNotes(result: CompareResult): string[] {
     const timed = result.rows.filter((row) => row.stats).length;
     notes.push(`intervals and verdicts Holm-adjusted across ${timed} timed rows (family-wise 95%)`);
   }
+  const aa = aaNote(result);
+  if (aa) notes.push(aa);
   return notes;
+}
+
+/**
+ * For an A/A run (base and head the same commit, clean tree): how many rows got a verdict by
+ * chance, the typical noise floor, and the smallest change this many rounds could detect.
+ */
+export function aaNote(result: CompareResult): string | undefined {
+  const reading = readAA(result);
+  if (!reading.sameCommit || reading.rows.length === 0) return undefined;
+  const drift = reading.rows.map((r) => r.absDelta);
+  const mdcs = reading.rows.map((r) => r.mdc);
+  const n = Math.min(...reading.rows.map((r) => r.n));
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  return (
+    `A/A run: ${reading.falseVerdicts} of ${reading.rows.length} timed rows got a verdict by chance (about 5% expected); ` +
+    `median |delta| ${pct(median(drift))}; ` +
+    `smallest change detectable at ${n} rounds (about the CI half-width): median ${pct(median(mdcs))}, largest ${pct(Math.max(...mdcs))}`
+  );
 }
 
 /** Notes about single rows (plain text; the caller escapes the name). */
