@@ -3,7 +3,7 @@
  * edits until fixed; lenient loads never satisfy strict reads; stat failures are misses.
  */
 import { afterEach, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { corruptBackups } from "../../src/suites/config/corrupt.ts";
 import { ConfigEditRefusedError, ConfigReadError } from "../../src/suites/config/errors.ts";
 import { serializeConfig } from "../../src/suites/config/fixture.ts";
@@ -53,4 +53,12 @@ test("treats stat failures as cache misses", () => {
   store.load();
   store.load();
   expect(store.counters.parses).toBe(2);
+});
+
+test("does not reuse a cached snapshot after the file disappears", () => {
+  fx = smallFixture();
+  const store = createConfigStore(fx.path);
+  expect(store.load().projects.length).toBeGreaterThan(0);
+  rmSync(fx.path);
+  expect(store.load().projects).toEqual([]);
 });

@@ -4,7 +4,7 @@
  * seen, even with the same size and mtime, and even between our rename and the save's end.
  */
 import { afterEach, expect, test } from "bun:test";
-import { renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { createConfigStore } from "../../src/suites/config/store.ts";
 import { serializeConfig } from "../../src/suites/config/fixture.ts";
 import { firstWorkspace, firstWorkspaceOf, ioWith, nodeIoSyncDir, onDisk, smallFixture, type TestFixture } from "./config-support.ts";
@@ -53,12 +53,4 @@ test("sees an external atomic replacement between our rename and the save's comp
   store.load();
   await store.edit((d) => void (firstWorkspaceOf(d).title = "API title"));
   expect(firstWorkspace(store.load()).title).toBe("External atomic title");
-});
-
-test("does not reuse a cached snapshot after the file disappears", () => {
-  fx = smallFixture();
-  const store = createConfigStore(fx.path);
-  expect(store.load().projects.length).toBeGreaterThan(0);
-  rmSync(fx.path);
-  expect(store.load().projects).toEqual([]);
 });
