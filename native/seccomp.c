@@ -514,12 +514,20 @@ static void exit_like(int status) {
   _exit(128 + sig);
 }
 
-/* Waits for every child; returns the status of `main_pid`. Kills the rest if asked. */
-static int reap_all(pid_t main_pid, int kill_rest_after_main) {
+/* Waits for every child; returns the status of `main_pid`. After it, with kill_orphans, any
+ * other child (an orphan of a supervisor that died) is killed; a /proc scan only happens then. */
+static int reap_all(pid_t main_pid, int kill_orphans) {
   int main_status = -1;
   for (;;) {
     int st;
-    pid_t p = waitpid(-1, &st, __WALL);
+    int flags = __WALL | (kill_orphans && main_status != -1 ? WNOHANG : 0);
+    pid_t p = waitpid(-1, &st, flags);
+    if (p == 0) { /* orphans remain */
+      kill_children();
+      kill_orphans = 0;
+      g_parent_died = 1; /* keep killing what reparents here until none is left */
+      continue;
+    }
     if (p < 0) {
       if (errno == EINTR) {
         if (g_parent_died) kill_children();
@@ -528,11 +536,8 @@ static int reap_all(pid_t main_pid, int kill_rest_after_main) {
       if (errno == ECHILD) break;
       die("waitpid", errno);
     }
-    if (p == main_pid) {
-      main_status = st;
-      if (kill_rest_after_main) kill_children();
-    }
-    if (g_parent_died || (kill_rest_after_main && main_status != -1)) kill_children();
+    if (p == main_pid) main_status = st;
+    if (g_parent_died) kill_children();
   }
   return main_status;
 }
