@@ -178,3 +178,36 @@ describe("interrupting a compare", () => {
     }
   }, 300_000);
 });
+
+describe("dependencies per side", () => {
+  /** A package vendored as a file: dependency; its amount of work differs between base and head. */
+  function vendored(work: number): Record<string, string> {
+    return {
+      "vendor/lefty/package.json": JSON.stringify({ name: "lefty", version: "1.0.0", type: "module", main: "index.js" }),
+      "vendor/lefty/index.js": `export function spin() { let s = 0; for (let i = 0; i < ${work}; i++) s += Math.sqrt(i + (s % 7)); return s; }\n`,
+    };
+  }
+
+  test("--install gives base its own dependencies; by default base links head's", () => {
+    const repo = repoWith({
+      ...vendored(10000),
+      "package.json": JSON.stringify({ name: "app", private: true, type: "module", dependencies: { lefty: "file:./vendor/lefty" } }),
+      "dep.bench.ts": 'import { bench } from "mitata";\nimport { spin } from "lefty";\nbench("uses lefty", () => spin());\n',
+      ".gitignore": "node_modules/\n",
+    });
+    const install = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--offline"], { cwd: repo.dir, encoding: "utf8" });
+    expect(install.status).toBe(0);
+    repo.commit("lockfile");
+    repo.write(vendored(14000));
+
+    const installed = compare(repo, ["--base", "HEAD", "--rounds", "6", "--install"]);
+    expect(installed.code).toBe(0);
+    expect(row(installed.result, "uses lefty").stats?.verdict).toBe("slower");
+
+    const linked = compare(repo, ["--base", "HEAD", "--rounds", "2"]);
+    expect(linked.code).toBe(0);
+    const same = row(linked.result, "uses lefty").stats!;
+    expect(Math.abs(same.delta)).toBeLessThan(0.2); // both sides run head's lefty
+    expect(repo.worktrees()).toHaveLength(1);
+  });
+});
