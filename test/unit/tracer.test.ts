@@ -1,0 +1,139 @@
+/** The tracer's pure parts: frame parsing, canonicalization, modes, formats. */
+import { describe, expect, test } from "bun:test";
+import { parseFrames, OP, RESULT_UNKNOWN } from "../../src/tracer/log.ts";
+import { canonicalize, displayPath } from "../../src/tracer/paths.ts";
+import { collectAccesses, intendedModes } from "../../src/tracer/accesses.ts";
+import { formatAccesses, summaryLine } from "../../src/tracer/format.ts";
+import type { TraceResult } from "../../src/tracer/index.ts";
+
+const COMMIT = 0x31434258;
+
+/** One frame as native/log.c writes it. */
+function frame(rec: { op: number; pid?: number; arg?: number; result?: number; base?: string; path: string }, commit = COMMIT): Buffer {
+  const base = Buffer.from(rec.base ?? "");
+  const path = Buffer.from(rec.path);
+  const len = 24 + base.length + path.length;
+  const buf = Buffer.alloc((8 + len + 7) & ~7);
+  buf.writeUInt32LE(commit, 0);
+  buf.writeUInt32LE(len, 4);
+  buf[8] = rec.op;
+  buf[9] = 1;
+  buf.writeUInt16LE(base.length, 10);
+  buf.writeUInt32LE(rec.pid ?? 7, 12);
+  buf.writeUInt32LE(rec.arg ?? 0, 16);
+  buf.writeInt32LE(rec.result ?? 0, 20);
+  buf.writeUInt32LE(path.length, 24);
+  base.copy(buf, 32);
+  path.copy(buf, 32 + base.length);
+  return buf;
+}
+
+describe("parseFrames", () => {
+  test("reads committed frames in order", () => {
+    const { records, torn } = parseFrames(Buffer.concat([frame({ op: OP.OPEN, path: "/a" }), frame({ op: OP.STAT, base: "/d", path: "b" })]));
+    expect(torn).toBe(0);
+    expect(records.map((r) => [r.op, r.base.toString(), r.path.toString()])).toEqual([
+      [OP.OPEN, "", "/a"],
+      [OP.STAT, "/d", "b"],
+    ]);
+  });
+
+  test("skips a frame whose commit word is missing, by its length", () => {
+    const { records, torn } = parseFrames(Buffer.concat([frame({ op: OP.OPEN, path: "/a" }, 0), frame({ op: OP.OPEN, path: "/b" })]));
+    expect(torn).toBe(1);
+    expect(records.map((r) => r.path.toString())).toEqual(["/b"]);
+  });
+
+  test("resynchronizes after garbage (a reserved frame never written)", () => {
+    const garbage = Buffer.alloc(64, 0xab);
+    const { records } = parseFrames(Buffer.concat([frame({ op: OP.OPEN, path: "/a" }), garbage, frame({ op: OP.OPEN, path: "/c" })]));
+    expect(records.map((r) => r.path.toString())).toEqual(["/a", "/c"]);
+  });
+
+  test("a truncated tail is ignored", () => {
+    const f = frame({ op: OP.OPEN, path: "/a/long/path" });
+    const { records } = parseFrames(Buffer.concat([frame({ op: OP.OPEN, path: "/a" }), f.subarray(0, 20)]));
+    expect(records.length).toBe(1);
+  });
+});
+
+describe("canonicalize", () => {
+  const c = (base: string, path: string) => canonicalize(Buffer.from(base), Buffer.from(path)).toString();
+  test("absolute paths are normalized lexically", () => {
+    expect(c("", "/a//b/./c/../d")).toBe("/a/b/d");
+    expect(c("", "/../x")).toBe("/x");
+    expect(c("", "/")).toBe("/");
+  });
+  test("relative paths join their base", () => {
+    expect(c("/w/sub", "../f")).toBe("/w/f");
+    expect(c("/w", "./sub/b")).toBe("/w/sub/b");
+  });
+  test("bytes that are not UTF-8 survive", () => {
+    const out = canonicalize(Buffer.from("/d"), Buffer.from([0x78, 0xff]));
+    expect([...out]).toEqual([0x2f, 0x64, 0x2f, 0x78, 0xff]);
+    expect(displayPath(out).hex).toBe("2f642f78ff");
+    expect(displayPath(Buffer.from("/é")).hex).toBeUndefined();
+  });
+});
+
+describe("modes", () => {
+  test("open flags", () => {
+    expect(intendedModes(OP.OPEN, 0)).toEqual(["read"]);
+    expect(intendedModes(OP.OPEN, 1 | 0x40 | 0x200)).toEqual(["write"]);
+    expect(intendedModes(OP.OPEN, 2)).toEqual(["read", "write"]);
+    expect(intendedModes(OP.OPEN, 0x10000)).toEqual(["readdir"]);
+    expect(intendedModes(OP.OPEN, 0x200000)).toEqual(["stat"]);
+  });
+
+  test("dedup per path, first pid, ENOENT is missing, modes ordered", () => {
+    const { records } = parseFrames(
+      Buffer.concat([
+        frame({ op: OP.STAT, pid: 1, path: "/nonexistent-xbench-test", result: 2 }),
+        frame({ op: OP.OPEN, pid: 2, path: "/etc/hostname", arg: 0 }),
+        frame({ op: OP.EXEC, pid: 3, path: "/etc/hostname" }),
+        frame({ op: OP.STAT, pid: 4, path: "/etc/../etc/hostname" }),
+      ]),
+    );
+    const acc = collectAccesses(records);
+    expect(acc).toEqual([
+      { path: "/nonexistent-xbench-test", modes: ["missing"], pid: 1 },
+      { path: "/etc/hostname", modes: ["read", "stat", "exec"], pid: 2 },
+    ]);
+  });
+
+  test("an unobserved result (seccomp) is missing only if the path does not exist now", () => {
+    const { records } = parseFrames(
+      Buffer.concat([
+        frame({ op: OP.OPEN, path: "/nonexistent-xbench-test", result: RESULT_UNKNOWN }),
+        frame({ op: OP.OPEN, path: "/", result: RESULT_UNKNOWN }),
+        frame({ op: OP.OPEN, path: "/nonexistent-created", arg: 0x41, result: RESULT_UNKNOWN }),
+      ]),
+    );
+    expect(collectAccesses(records).map((a) => a.modes)).toEqual([["missing"], ["read"], ["write"]]);
+  });
+});
+
+describe("formats", () => {
+  const result: TraceResult = {
+    exitCode: 0,
+    accesses: [
+      { path: "/b", modes: ["read"], pid: 2 },
+      { path: "/a", modes: ["write", "missing"], pid: 1 },
+    ],
+    complete: true,
+    incompleteReasons: [],
+    backend: "auto",
+    backendsUsed: ["preload"],
+  };
+  test("summary counts per mode, backend, completeness", () => {
+    expect(summaryLine(result)).toBe("traced 2 paths (1 read, 1 write, 0 readdir, 0 stat, 0 exec, 1 missing); backend auto (used: preload); complete");
+  });
+  test("ndjson is sorted by path, one access per line", () => {
+    expect(formatAccesses(result, "ndjson")).toBe('{"path":"/a","modes":["write","missing"],"pid":1}\n{"path":"/b","modes":["read"],"pid":2}\n');
+  });
+  test("json carries the verdict", () => {
+    const j = JSON.parse(formatAccesses(result, "json"));
+    expect(j).toMatchObject({ backend: "auto", complete: true, exitCode: 0 });
+    expect(j.accesses[0].path).toBe("/a");
+  });
+});
