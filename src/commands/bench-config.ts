@@ -64,7 +64,7 @@ export const benchConfigCommand = defineCommand({
       }
       const largest = suite.fixtures.find((f) => f.size === 4712) ?? suite.fixtures.reduce((a, b) => (b.size > a.size ? b : a));
       log.info(`reader overhead at ${largest.size} workspaces (interleaved pairs)`);
-      const readerOverhead = await measureReaderOverhead(largest, 12, policy);
+      const readerOverhead = await measureReaderOverhead(largest, 16, policy);
 
       const result: ConfigSuiteResult = {
         schema: "xbench.bench-config/1",

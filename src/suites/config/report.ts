@@ -50,7 +50,7 @@ export function renderConfigSuite(result: ConfigSuiteResult): string {
     const verdict = o.ratio <= 1.05 ? "within" : "over";
     lines.push(
       "",
-      `reader on every turn vs same-value edit (${o.size}): ratio ${o.ratio.toFixed(3)} (${((o.ratio - 1) * 100).toFixed(1)}%, median of ${o.pairs} interleaved pairs; ${formatTime(o.medianReaderNs)} vs ${formatTime(o.medianSameValueNs)}), ${verdict} the 5% budget`,
+      `reader on every turn vs same-value edit (${o.size}): ratio ${o.ratio.toFixed(3)} (${((o.ratio - 1) * 100).toFixed(1)}%; median of ${o.pairs} interleaved pairs, quartiles ${o.ratioQ1.toFixed(3)} .. ${o.ratioQ3.toFixed(3)}; ${formatTime(o.medianReaderNs)} vs ${formatTime(o.medianSameValueNs)}), ${verdict} the 5% budget`,
     );
   }
   return `${lines.join("\n")}\n`;

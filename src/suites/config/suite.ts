@@ -118,15 +118,21 @@ export interface OverheadRatio {
   pairs: number;
   /** Median over pairs of (edit with a reader on every turn) / (same-value edit, no readers). */
   ratio: number;
+  /** First and third quartile of the pair ratios: how much the machine moved during the run. */
+  ratioQ1: number;
+  ratioQ3: number;
   medianSameValueNs: number;
   medianReaderNs: number;
 }
 
-function median(values: number[]): number {
+/** Quantile with linear interpolation between order statistics (type 7, R's default). */
+function quantile(values: number[], q: number): number {
   const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+  const at = (s.length - 1) * q;
+  const lo = Math.floor(at);
+  return s[lo]! + (s[Math.min(lo + 1, s.length - 1)]! - s[lo]!) * (at - lo);
 }
+const median = (values: number[]) => quantile(values, 0.5);
 
 /**
  * The issue's 5% budget, measured in one run: same-value edits with and without a reader
@@ -169,5 +175,13 @@ export async function measureReaderOverhead(fx: Fixture, pairs = 10, policy: Sna
     bs.push(tb);
     ratios.push(tb / ta);
   }
-  return { size: fx.size, pairs, ratio: median(ratios), medianSameValueNs: median(as), medianReaderNs: median(bs) };
+  return {
+    size: fx.size,
+    pairs,
+    ratio: median(ratios),
+    ratioQ1: quantile(ratios, 0.25),
+    ratioQ3: quantile(ratios, 0.75),
+    medianSameValueNs: median(as),
+    medianReaderNs: median(bs),
+  };
 }
