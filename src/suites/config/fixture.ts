@@ -1,3 +1,4 @@
+import { mulberry32, shuffled } from "../../schedule/prng.ts";
 import type { AgentAiSettings, Config, ProjectConfig, WorkspaceEntry, WorkspaceTask } from "./types.ts";
 
 /**
@@ -14,18 +15,6 @@ export interface FixtureOptions {
 
 export const FIXTURE_SIZES = [50, 500, 5000, 4712] as const;
 
-/** mulberry32: small, fast, and identical everywhere (Math.random is not seedable). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS = (
   "config snapshot cache parser worker queue retry flaky test build lint docs api route " +
   "schema migration index search token auth session stream buffer render layout sidebar " +
@@ -39,7 +28,7 @@ const START = Date.UTC(2026, 0, 5);
 const DAY = 86_400_000;
 
 export function generateConfig(options: FixtureOptions): Config {
-  const random = rng(options.seed ?? 4712);
+  const random = mulberry32(options.seed ?? 4712);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
   const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
   const hex = (n: number) => Array.from({ length: n }, () => Math.floor(random() * 16).toString(16)).join("");
@@ -58,11 +47,7 @@ export function generateConfig(options: FixtureOptions): Config {
   // Exactly round(share * n) archived, spread by a seeded shuffle.
   const n = options.workspaces;
   const archived = new Set<number>();
-  const order = Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
+  const order = shuffled(Array.from({ length: n }, (_, i) => i), random);
   for (const i of order.slice(0, Math.round((options.archivedShare ?? 0.57) * n))) archived.add(i);
 
   const ids: string[] = [];
