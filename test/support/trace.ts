@@ -5,7 +5,7 @@ import { join, resolve } from "pathe";
 import { ROOT, tempDir, xbench, type RunResult } from "./xbench.ts";
 
 export const FIXTURES = resolve(ROOT, "test", "fixtures", "trace");
-export const HELPERS = join(ROOT, "dist", "helpers", "linux-x64");
+export const HELPERS = process.env.XBENCH_HELPER_DIR ?? join(ROOT, "dist", "helpers", "linux-x64");
 export const SUPERVISOR = join(HELPERS, "xbench-supervisor");
 
 /** The python3 interpreter itself, not a version-manager shim in front of it. */
