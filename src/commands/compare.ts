@@ -8,6 +8,7 @@ import { makePlan, newRunDir, parsePositiveInt, parsePositiveNumber } from "../c
 import { runCompare } from "../compare/engine.ts";
 import { createStore, openStore, type RunStore } from "../compare/store.ts";
 import { renderJson } from "../report/json.ts";
+import { requireBundler } from "../runner/bundle.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
 import type { Runtime } from "../report/model.ts";
@@ -34,6 +35,7 @@ export const compareCommand = defineCommand({
     resume: { type: "string", description: "Continue an interrupted run from its run folder" },
   },
   async run({ args, rawArgs }) {
+    requireBundler();
     // Fail before measuring anything when the comment could never be posted.
     const commentTarget = args.comment ? pullRequestTarget() : undefined;
     let store: RunStore;

@@ -15,10 +15,15 @@ const VIRTUAL: Record<string, ChildAsset> = {
 
 type BunRuntime = typeof Bun;
 
+/** Throws the one-line error up front when this runtime cannot bundle (plain node or deno). */
+export function requireBundler(): void {
+  bun();
+}
+
 function bun(): BunRuntime {
   const runtime = (globalThis as unknown as { Bun?: BunRuntime }).Bun;
   if (!runtime) {
-    throw new XbenchError("compare bundles bench files with Bun: run the xbench binary, or run xbench under bun");
+    throw new XbenchError("compare bundles bench files with Bun's bundler: run the xbench binary, or run xbench under bun");
   }
   return runtime;
 }

@@ -21,3 +21,14 @@ describe("the CLI runs from source and from the npm build", () => {
     expect(r.status).toBe(0);
   });
 });
+
+describe("compare from npm under node", () => {
+  test("says in one line that it needs Bun's bundler, before doing anything", () => {
+    const r = spawnSync("node", [join(ROOT, "dist", "npm", "cli", "index.mjs"), "compare", "--base", "HEAD"], {
+      encoding: "utf8",
+      cwd: ROOT,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe("xbench: compare bundles bench files with Bun's bundler: run the xbench binary, or run xbench under bun\n");
+  });
+});
