@@ -38,11 +38,8 @@ function filesAtRef(root: string, sha: string): string[] {
   return git(root, ["ls-tree", "-r", "-z", "--name-only", sha]).split("\0").filter(Boolean);
 }
 
-/**
- * Resolves refs, finds the bench files on head and lays out the schedule: all orderings of
- * (base, head), rounds rounded up to whole cycles.
- */
-export function makePlan(request: CompareRequest): RunPlan {
+/** The repository and both sides' commits: --base (or the merge-base default) and --head (or the working tree). */
+export function resolveRevisions(request: Pick<CompareRequest, "cwd" | "base" | "head">) {
   const repo = repoRoot(request.cwd);
   const base = request.base
     ? { ref: request.base, sha: resolveCommit(repo, request.base, "--base") }
@@ -50,6 +47,15 @@ export function makePlan(request: CompareRequest): RunPlan {
   const head = request.head
     ? { ref: request.head, sha: resolveCommit(repo, request.head, "--head"), dirty: false }
     : { ref: "working tree", sha: resolveCommit(repo, "HEAD", "HEAD"), dirty: isDirty(repo) };
+  return { repo, base, head };
+}
+
+/**
+ * Resolves refs, finds the bench files on head and lays out the schedule: all orderings of
+ * (base, head), rounds rounded up to whole cycles.
+ */
+export function makePlan(request: CompareRequest): RunPlan {
+  const { repo, base, head } = resolveRevisions(request);
   const candidates = request.head ? filesAtRef(repo, head.sha) : listFiles(repo);
   const files = selectBenchFiles(candidates, request.filter);
   if (files.length === 0) {

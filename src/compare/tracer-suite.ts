@@ -1,0 +1,43 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import { log } from "../cli/log.ts";
+import { buildBaseHelpers } from "../suites/tracer/index.ts";
+import { createCleanup, exitOnSignals } from "./cleanup.ts";
+import type { resolveRevisions } from "./plan.ts";
+import { checkoutSide, linkDependencies, type SideTree } from "./sides.ts";
+
+/** The helper folders of both sides, each built from that side's own native/ sources. */
+export interface SideHelpers {
+  head: string;
+  base: string;
+}
+
+/**
+ * `compare --suite tracer`: builds base's helpers in a base worktree and head's from head
+ * (the working tree, or a worktree of --head), runs `measure` with them, and removes
+ * everything it made on every exit path.
+ */
+export async function withSideHelpers<T>(
+  sides: ReturnType<typeof resolveRevisions> & { headRef?: string },
+  measure: (helpers: SideHelpers) => T | Promise<T>): Promise<T> {
+  const cleanup = createCleanup();
+  const offSignals = exitOnSignals(cleanup, (signal) => log.warn(`${signal}: stopped`));
+  try {
+    const tmp = mkdtempSync(join(tmpdir(), "xbench-tracer-compare-"));
+    cleanup.add(() => rmSync(tmp, { recursive: true, force: true }));
+    const base = checkoutSide(sides.repo, tmp, "base", sides.base.sha, cleanup);
+    const head: SideTree = sides.headRef
+      ? checkoutSide(sides.repo, tmp, "head", sides.head.sha, cleanup)
+      : { side: "head", root: sides.repo, sha: sides.head.sha };
+    for (const side of [base, head]) linkDependencies(sides.repo, side);
+    log.info(`building base's helpers (${sides.base.sha.slice(0, 12)})`);
+    const baseHelpers = await buildBaseHelpers(base.root, join(tmp, "helpers-base"));
+    log.info(`building head's helpers (${sides.head.sha.slice(0, 12)}${sides.head.dirty ? ", dirty" : ""})`);
+    const headHelpers = await buildBaseHelpers(head.root, join(tmp, "helpers-head"));
+    return await measure({ head: headHelpers, base: baseHelpers });
+  } finally {
+    offSignals();
+    cleanup.run();
+  }
+}

@@ -1,0 +1,120 @@
+import { describe, expect, test } from "bun:test";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "pathe";
+import { globToRegExp, selectBenchFiles } from "../../src/compare/discover.ts";
+import { pullRequestTarget } from "../../src/compare/github.ts";
+import { benchBasename, rowId } from "../../src/compare/identity.ts";
+import { clock, progressLine } from "../../src/compare/progress.ts";
+import { collectRows, WHOLE_FILE } from "../../src/compare/rows.ts";
+import { createStore, openStore, type RunPlan } from "../../src/compare/store.ts";
+import { pinFileLocation } from "../../src/runner/bundle.ts";
+import { tempDir } from "../support/xbench.ts";
+
+describe("bench file discovery", () => {
+  const files = ["a.bench.ts", "bench/config.bench.ts", "bench/tracer.bench.mjs", "src/x.ts", "node_modules/p/y.bench.ts", "b.bench.js", "notes.bench.md"];
+  test("finds bench files, skips node_modules and non-scripts, sorted", () => {
+    expect(selectBenchFiles(files)).toEqual(["a.bench.ts", "b.bench.js", "bench/config.bench.ts", "bench/tracer.bench.mjs"]);
+  });
+  test("a filter without wildcards is a substring of the path", () => {
+    expect(selectBenchFiles(files, "config")).toEqual(["bench/config.bench.ts"]);
+    expect(selectBenchFiles(files, "bench/")).toEqual(["bench/config.bench.ts", "bench/tracer.bench.mjs"]);
+  });
+  test("a glob matches the path or the basename", () => {
+    expect(selectBenchFiles(files, "bench/*.bench.ts")).toEqual(["bench/config.bench.ts"]);
+    expect(selectBenchFiles(files, "**/*.mjs")).toEqual(["bench/tracer.bench.mjs"]);
+    expect(selectBenchFiles(files, "?.bench.*")).toEqual(["a.bench.ts", "b.bench.js"]);
+    expect(globToRegExp("a.b*").test("a.bc")).toBe(true);
+    expect(globToRegExp("a.b*").test("axbc")).toBe(false);
+  });
+});
+
+describe("row identity", () => {
+  test("basename plus 8 hex of the path's sha256", () => {
+    expect(benchBasename("src/node/config/configScale.bench.ts")).toBe("configScale");
+    // sha256("src/node/config/configScale.bench.ts") starts with these 8 hex digits.
+    expect(rowId("src/node/config/configScale.bench.ts", "x (1)")).toMatch(/^configScale-[0-9a-f]{8}: x \(1\)$/);
+    expect(rowId("a/index.bench.ts", "l")).not.toBe(rowId("b/index.bench.ts", "l"));
+    expect(rowId("a/index.bench.ts", "l")).toBe(rowId("a/index.bench.ts", "l"));
+  });
+});
+
+describe("collecting rows from round records", () => {
+  const ok = (round: number, side: "base" | "head", value: number, extra: object[] = []) => ({
+    round, file: "f.bench.ts", side, wallMs: 1, rows: [{ label: "t", unit: "ns" as const, value }, ...extra],
+  });
+  test("aligns values by round, null where a round is missing", () => {
+    const rows = collectRows(["f.bench.ts"], 3, [ok(0, "base", 10), ok(0, "head", 11), ok(2, "head", 12), ok(2, "base", 9)]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.base).toEqual([10, null, 9]);
+    expect(rows[0]!.head).toEqual([11, null, 12]);
+    expect(rows[0]!.presentOn).toEqual({ base: true, head: true });
+  });
+  test("a label on one side only is present on that side only", () => {
+    const rows = collectRows(["f.bench.ts"], 2, [ok(0, "base", 1), ok(0, "head", 1, [{ label: "added", unit: "count", value: 2 }])]);
+    const added = rows.find((r) => r.label === "added")!;
+    expect(added.presentOn).toEqual({ base: false, head: true });
+    expect(added.unit).toBe("count");
+  });
+  test("a benchmark error and a failed process both mark rows failed, naming the side", () => {
+    const thrown = collectRows(["f.bench.ts"], 2, [ok(0, "base", 1), { ...ok(0, "head", 1), rows: [{ label: "t", unit: "ns", error: "boom" }] }]);
+    expect(thrown[0]!.error).toEqual({ side: "head", message: "boom" });
+    const crashed = collectRows(["f.bench.ts"], 2, [ok(0, "head", 1), { round: 0, file: "f.bench.ts", side: "base", wallMs: 1, error: "exited 1" }]);
+    expect(crashed[0]!.error).toEqual({ side: "base", message: "exited 1" });
+    const nothing = collectRows(["f.bench.ts"], 2, [{ round: 0, file: "f.bench.ts", side: "base", wallMs: 1, error: "syntax" }]);
+    expect(nothing[0]!.label).toBe(WHOLE_FILE);
+  });
+});
+
+describe("progress", () => {
+  test("clock and the status line", () => {
+    expect(clock(5)).toBe("0:05");
+    expect(clock(3725)).toBe("1:02:05");
+    expect(progressLine({ round: 2, rounds: 10, done: 4, total: 20, elapsedS: 8, load: [1, 0.5, 0.25] })).toBe(
+      "round 2/10 · 0:08 elapsed · ETA 0:32 · load 1.00 0.50 0.25",
+    );
+  });
+});
+
+describe("run folder", () => {
+  test("a torn last line is dropped and the next record starts on its own line", () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const plan = { version: 1, files: [] } as unknown as RunPlan;
+      const store = createStore(dir, plan);
+      store.append({ round: 0, file: "f", side: "base", wallMs: 1 });
+      appendFileSync(join(dir, "rounds.ndjson"), '{"round":0,"file":"f","si');
+      const reopened = openStore(dir);
+      expect(reopened.records).toHaveLength(1);
+      reopened.append({ round: 0, file: "f", side: "head", wallMs: 2 });
+      expect(openStore(dir).records.map((r) => r.side)).toEqual(["base", "head"]);
+      expect(readFileSync(join(dir, "rounds.ndjson"), "utf8").endsWith("\n")).toBe(true);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe("GitHub environment", () => {
+  test("reads the pull request from the event file, then from the ref", () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const event = join(dir, "event.json");
+      writeFileSync(event, JSON.stringify({ pull_request: { number: 42 } }));
+      const base = { GITHUB_TOKEN: "t", GITHUB_REPOSITORY: "o/r" };
+      expect(pullRequestTarget({ ...base, GITHUB_EVENT_PATH: event }).number).toBe(42);
+      expect(pullRequestTarget({ ...base, GITHUB_REF: "refs/pull/7/merge" })).toEqual({
+        api: "https://api.github.com", repository: "o/r", number: 7, token: "t",
+      });
+      expect(() => pullRequestTarget({ GITHUB_REF: "refs/heads/main" })).toThrow(/GITHUB_TOKEN, GITHUB_REPOSITORY, a pull request/);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe("bundled sources keep their location", () => {
+  test("import.meta and __dirname point at the original file", () => {
+    const out = pinFileLocation("a(import.meta.dirname, import.meta.url, __dirname, x.__dirname, import.meta.filename)", "/r/b/c.ts");
+    expect(out).toBe('a("/r/b", "file:///r/b/c.ts", "/r/b", x.__dirname, "/r/b/c.ts")');
+  });
+});
