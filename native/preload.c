@@ -10,16 +10,16 @@
  *
  * Exec family and posix_spawn re-insert the tracing environment when a program scrubbed it
  * (env -i). In auto mode an exec of a static program (no PT_INTERP, which preload cannot
- * see into) is routed through `xbench-supervisor --attach`, which installs a seccomp filter
+ * see into, and Go programs, which make raw syscalls) is routed through `xbench-supervisor --attach`, which installs a seccomp filter
  * and hands the listener to the supervisor before exec'ing the real program.
  */
 #define _GNU_SOURCE
 #undef _FORTIFY_SOURCE
+#include "elf.h"
 #include "log.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -333,41 +333,6 @@ EXPORT int renameat2(int fd1, const char *from, int fd2, const char *to, unsigne
 
 /* ---------------------------------------------------------------- exec family */
 
-/* 1 if `path` is an ELF without PT_INTERP (static or static-pie), following one #! level. */
-static int is_static_program(const char *path, int depth) {
-  long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  int result = 0;
-  Elf64_Ehdr eh;
-  long n = syscall(SYS_pread64, (int)fd, &eh, sizeof eh, 0);
-  if (n >= 2 && ((char *)&eh)[0] == '#' && ((char *)&eh)[1] == '!' && depth == 0) {
-    char line[sizeof eh + 1];
-    memcpy(line, &eh, (size_t)n);
-    line[n] = 0;
-    char *s = line + 2;
-    while (*s == ' ' || *s == '\t') s++;
-    char *e = s;
-    while (*e && *e != ' ' && *e != '\t' && *e != '\n') e++;
-    if (*e || e - line < n) {
-      *e = 0;
-      syscall(SYS_close, (int)fd);
-      return *s == '/' ? is_static_program(s, 1) : 0;
-    }
-  } else if (n == (long)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
-             (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) && eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum > 0 &&
-             eh.e_phnum <= 128) {
-    Elf64_Phdr ph[128];
-    size_t want = (size_t)eh.e_phnum * sizeof(Elf64_Phdr);
-    if (syscall(SYS_pread64, (int)fd, ph, want, (off_t)eh.e_phoff) == (long)want) {
-      result = 1;
-      for (unsigned i = 0; i < eh.e_phnum; i++)
-        if (ph[i].p_type == PT_INTERP) result = 0;
-    }
-  }
-  syscall(SYS_close, (int)fd);
-  return result;
-}
-
 static int has_prefix(const char *s, const char *prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
@@ -433,7 +398,7 @@ static char **attach_argv(const char *path, char *const argv[], char **out) {
 /* Decides how `path` runs: 0 plainly, 1 through the supervisor (static program, auto mode). */
 static int route_static(const char *path) {
   if (!g_log.hdr || t_busy) return 0;
-  if (!is_static_program(path, 0)) return 0;
+  if (!xb_needs_seccomp(path)) return 0;
   if (g_auto && g_sup[0]) return 1;
   xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
   return 0;

@@ -9,7 +9,7 @@
  *   environment and cwd, traces its whole process tree and writes the record log (log.h) to
  *   FILE (created or truncated; sparse, read it only up to the header's `tail`).
  *   --backend  auto (default): preload for programs with an ELF interpreter, seccomp for
- *              static ones, decided per exec. preload / seccomp: that backend for the tree.
+ *              static ones and Go programs (raw syscalls), decided per exec. preload / seccomp: that backend for the tree.
  *   --preload  the shim; default `libxbench-preload.so` next to this binary.
  *   --die-with-parent  also kill the traced tree when the supervisor's parent dies
  *              (xbench's own trace() passes it).
@@ -41,10 +41,10 @@
  * has it (6.6+).
  */
 #define _GNU_SOURCE
+#include "elf.h"
 #include "log.h"
 
 #include <dirent.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -558,25 +558,6 @@ static uint64_t peak_rss_kb(void) {
   return p ? strtoull(p + 6, NULL, 10) : 0;
 }
 
-static int is_static_elf(const char *path) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  Elf64_Ehdr eh;
-  int result = 0;
-  if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-      eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum > 0 && eh.e_phnum <= 128) {
-    Elf64_Phdr ph[128];
-    size_t want = (size_t)eh.e_phnum * sizeof(Elf64_Phdr);
-    if (pread(fd, ph, want, (off_t)eh.e_phoff) == (ssize_t)want) {
-      result = 1;
-      for (unsigned i = 0; i < eh.e_phnum; i++)
-        if (ph[i].p_type == PT_INTERP) result = 0;
-    }
-  }
-  close(fd);
-  return result;
-}
-
 /* Resolves CMD like execvp; returns a malloc'd path or NULL with errno set. */
 static char *resolve_command(const char *cmd) {
   if (strchr(cmd, '/')) return strdup(cmd);
@@ -779,7 +760,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "xbench-supervisor: %s: %s\n", cmd_argv[0], e == ENOENT ? "command not found" : strerror(e));
     _exit(e == ENOENT ? 127 : 126);
   }
-  int top_static = is_static_elf(path);
+  int top_static = xb_needs_seccomp(path);
   int top_seccomp = backend == BACKEND_SECCOMP || (backend == BACKEND_AUTO && top_static);
   if (backend == BACKEND_PRELOAD && top_static) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
 

@@ -1,4 +1,4 @@
-/** Statically linked programs, which preload cannot see: seccomp must catch them. */
+/** Statically linked programs and Go programs, which preload cannot see: seccomp must catch them. */
 import { afterAll, describe, expect, test } from "bun:test";
 import { realpathSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
@@ -29,6 +29,20 @@ const programs: { name: string; build: () => string; skip?: string }[] = [
       compile("go", ["build", "-o", out, fixture("readfile.go")], {
         ...process.env,
         CGO_ENABLED: "0",
+        GOCACHE: process.env.GOCACHE ?? join(process.env.HOME ?? dir, ".cache", "go-build"),
+        GO111MODULE: "off",
+      });
+      return out;
+    },
+  },
+  {
+    name: "Go with cgo (dynamically linked, raw syscalls)",
+    skip: have("go") && have("gcc") ? undefined : "go or gcc not installed",
+    build: () => {
+      const out = join(dir, "readfile-cgo");
+      compile("go", ["build", "-o", out, fixture("readfile-cgo.go")], {
+        ...process.env,
+        CGO_ENABLED: "1",
         GOCACHE: process.env.GOCACHE ?? join(process.env.HOME ?? dir, ".cache", "go-build"),
         GO111MODULE: "off",
       });

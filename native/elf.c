@@ -1,0 +1,71 @@
+/* See elf.h. */
+#define _GNU_SOURCE
+#include "elf.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MAX_PHDRS 64
+#define NOTE_GO_BUILDID 4
+
+static long rd(int fd, void *buf, size_t len, long off) { return syscall(SYS_pread64, fd, buf, len, off); }
+
+/* 1 if the PT_NOTE segment at ph holds Go's build-id note (owner "Go"). */
+static int go_note(int fd, const Elf64_Phdr *ph) {
+  char buf[1024];
+  size_t len = ph->p_filesz < sizeof buf ? (size_t)ph->p_filesz : sizeof buf;
+  long n = rd(fd, buf, len, (long)ph->p_offset);
+  if (n <= 0) return 0;
+  for (size_t off = 0; off + sizeof(Elf64_Nhdr) <= (size_t)n;) {
+    Elf64_Nhdr nh;
+    memcpy(&nh, buf + off, sizeof nh);
+    size_t name_at = off + sizeof nh;
+    /* Go writes its owner as "Go\0\0" (namesz 4). */
+    if ((nh.n_namesz == 3 || nh.n_namesz == 4) && name_at + 3 <= (size_t)n && memcmp(buf + name_at, "Go", 3) == 0 &&
+        nh.n_type == NOTE_GO_BUILDID)
+      return 1;
+    off = name_at + ((nh.n_namesz + 3u) & ~3u) + ((nh.n_descsz + 3u) & ~3u);
+  }
+  return 0;
+}
+
+static int check(const char *path, int depth) {
+  int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  int result = 0;
+  Elf64_Ehdr eh;
+  long n = rd(fd, &eh, sizeof eh, 0);
+  if (n >= 4 && depth == 0 && ((char *)&eh)[0] == '#' && ((char *)&eh)[1] == '!') {
+    char line[sizeof eh + 1];
+    memcpy(line, &eh, (size_t)n);
+    line[n] = 0;
+    char *s = line + 2;
+    while (*s == ' ' || *s == '\t') s++;
+    char *e = s;
+    while (*e && *e != ' ' && *e != '\t' && *e != '\n') e++;
+    *e = 0;
+    syscall(SYS_close, fd);
+    return *s == '/' ? check(s, 1) : 0;
+  }
+  if (n == (long)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+      (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) && eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum > 0 &&
+      eh.e_phnum <= MAX_PHDRS) {
+    Elf64_Phdr ph[MAX_PHDRS];
+    size_t want = (size_t)eh.e_phnum * sizeof(Elf64_Phdr);
+    if (rd(fd, ph, want, (long)eh.e_phoff) == (long)want) {
+      int interp = 0, go = 0;
+      for (unsigned i = 0; i < eh.e_phnum; i++) {
+        if (ph[i].p_type == PT_INTERP) interp = 1;
+        if (ph[i].p_type == PT_NOTE && !go) go = go_note(fd, &ph[i]);
+      }
+      result = !interp || go;
+    }
+  }
+  syscall(SYS_close, fd);
+  return result;
+}
+
+int xb_needs_seccomp(const char *path) { return check(path, 0); }

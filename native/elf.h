@@ -1,0 +1,12 @@
+/* Which backend a program needs, from its ELF headers (shared by the shim and the supervisor). */
+#ifndef XBENCH_ELF_H
+#define XBENCH_ELF_H
+
+/*
+ * 1 if preload cannot see the program's file accesses: an ELF without PT_INTERP (static or
+ * static-pie), or a Go program (it makes raw syscalls even when dynamically linked), following
+ * one level of `#!`. 0 otherwise, or when the file cannot be read. Raw syscalls, no allocation.
+ */
+int xb_needs_seccomp(const char *path);
+
+#endif
