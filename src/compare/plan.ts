@@ -5,21 +5,14 @@ import { defaultBase, git, gitCommonDir, isDirty, listFiles, repoRoot, resolveCo
 import type { Runtime, Side } from "../report/model.ts";
 import { planRounds } from "../schedule/orderings.ts";
 import { selectBenchFiles, isBenchFile } from "./discover.ts";
-import type { RunPlan } from "./store.ts";
+import type { RunPlan, RunSettings } from "./store.ts";
 
 /** What the user asked for on the command line, validated. */
-export interface CompareRequest {
+export interface CompareRequest extends RunSettings {
   cwd: string;
-  filter?: string;
   base?: string;
   head?: string;
   rounds: number;
-  runtime: Runtime;
-  build?: string;
-  install: boolean;
-  timeoutS: number;
-  benchTimeMs?: number;
-  holm: boolean;
 }
 
 export function parsePositiveInt(flag: string, value: unknown, min: number): number {

@@ -4,18 +4,22 @@ import { XbenchError, EXIT_USAGE } from "../cli/errors.ts";
 import type { LoadAvg, RevisionInfo, Runtime, Side } from "../report/model.ts";
 import type { ChildRow } from "../runner/protocol.ts";
 
-/** Everything needed to continue a run: what was asked, what was resolved, the schedule. */
-export interface RunPlan {
-  version: 1;
-  repo: string;
+/** How the bench processes of a run are set up and measured; fixed for the life of a run. */
+export interface RunSettings {
   filter?: string;
-  files: string[];
   runtime: Runtime;
   build?: string;
   install: boolean;
   timeoutS: number;
   benchTimeMs?: number;
   holm: boolean;
+}
+
+/** Everything needed to continue a run: what was asked, what was resolved, the schedule. */
+export interface RunPlan extends RunSettings {
+  version: 1;
+  repo: string;
+  files: string[];
   base: RevisionInfo;
   head: RevisionInfo & { headRef?: string };
   rounds: { requested: number; planned: number; cycle: number };

@@ -6,7 +6,8 @@ import { pullRequestTarget } from "../../src/compare/github.ts";
 import { benchBasename, rowId } from "../../src/compare/identity.ts";
 import { clock, progressLine } from "../../src/compare/progress.ts";
 import { collectRows, WHOLE_FILE } from "../../src/compare/rows.ts";
-import { createStore, openStore, type RunPlan } from "../../src/compare/store.ts";
+import { createStore, openStore, type RoundRecord, type RunPlan } from "../../src/compare/store.ts";
+import type { ChildRow } from "../../src/runner/protocol.ts";
 import { pinFileLocation } from "../../src/runner/bundle.ts";
 import { tempDir } from "../support/xbench.ts";
 
@@ -39,7 +40,7 @@ describe("row identity", () => {
 });
 
 describe("collecting rows from round records", () => {
-  const ok = (round: number, side: "base" | "head", value: number, extra: object[] = []) => ({
+  const ok = (round: number, side: "base" | "head", value: number, extra: ChildRow[] = []): RoundRecord => ({
     round, file: "f.bench.ts", side, wallMs: 1, rows: [{ label: "t", unit: "ns" as const, value }, ...extra],
   });
   test("aligns values by round, null where a round is missing", () => {
