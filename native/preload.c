@@ -15,7 +15,7 @@
  */
 #define _GNU_SOURCE
 #undef _FORTIFY_SOURCE
-#include "elf.h"
+#include "progkind.h"
 #include "log.h"
 
 #include <dirent.h>

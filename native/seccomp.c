@@ -41,7 +41,7 @@
  * has it (6.6+).
  */
 #define _GNU_SOURCE
-#include "elf.h"
+#include "progkind.h"
 #include "log.h"
 
 #include <dirent.h>

@@ -1,6 +1,6 @@
-/* See elf.h. */
+/* See progkind.h. */
 #define _GNU_SOURCE
-#include "elf.h"
+#include "progkind.h"
 
 #include <elf.h>
 #include <fcntl.h>

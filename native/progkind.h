@@ -1,6 +1,6 @@
 /* Which backend a program needs, from its ELF headers (shared by the shim and the supervisor). */
-#ifndef XBENCH_ELF_H
-#define XBENCH_ELF_H
+#ifndef XBENCH_PROGKIND_H
+#define XBENCH_PROGKIND_H
 
 /*
  * 1 if preload cannot see the program's file accesses: an ELF without PT_INTERP (static or
