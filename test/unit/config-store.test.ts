@@ -1,10 +1,11 @@
 /** The store's other promises: mode kept, FIFO and cross-process edits, publishing, lookup, fixture. */
 import { afterEach, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
-import { chmodSync, readdirSync, statSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateConfig, serializeConfig } from "../../src/suites/config/fixture.ts";
 import { freezeIfJsonPlain } from "../../src/suites/config/frozen.ts";
+import { LockTimeoutError } from "../../src/suites/config/lock.ts";
 import { createConfigStore } from "../../src/suites/config/store.ts";
 import type { Config } from "../../src/suites/config/types.ts";
 import { firstWorkspaceOf, onDisk, smallFixture, type TestFixture } from "./config-support.ts";
@@ -91,5 +92,21 @@ describe("lookup and fixture", () => {
     expect(Buffer.byteLength(a) / 1e6).toBeLessThan(9);
     expect(rows.some((w) => (w.lastError?.length ?? 0) > 4000)).toBe(true);
     expect(rows.every((w) => Object.keys(w.aiSettingsByAgent ?? {}).length >= 2)).toBe(true);
+  });
+});
+
+describe("lock file", () => {
+  test("takes over a lock whose owner is dead, and waits for a live one", async () => {
+    fx = smallFixture();
+    writeFileSync(`${fx.path}.lock`, "4194303"); // above Linux's default pid_max: no such process
+    const store = createConfigStore(fx.path, { lockTimeoutMs: 2_000 });
+    await store.edit((d) => void (firstWorkspaceOf(d).title = "after takeover"));
+    expect(firstWorkspaceOf(onDisk(fx.path)).title).toBe("after takeover");
+    expect(readdirSync(fx.dir)).toEqual(["config.json"]);
+
+    writeFileSync(`${fx.path}.lock`, String(process.pid)); // alive: must not be taken over
+    const waiting = createConfigStore(fx.path, { lockTimeoutMs: 200 });
+    await expect(waiting.edit(() => {})).rejects.toBeInstanceOf(LockTimeoutError);
+    expect(readFileSync(`${fx.path}.lock`, "utf8")).toBe(String(process.pid));
   });
 });

@@ -63,6 +63,34 @@ function tryCreate(lockPath: string): boolean {
   }
 }
 
+/**
+ * Removes `lockPath` if its owner is gone. Waiters serialize this through a second lock
+ * file, and re-read the owner while holding it: otherwise two waiters could judge the same
+ * dead lock, and the slower one would remove the lock the faster one had just created.
+ */
+function removeIfStale(lockPath: string, staleMs: number): void {
+  const guard = `${lockPath}.takeover`;
+  if (!tryCreate(guard)) {
+    // A waiter that crashed while holding the guard (a double failure) must not block forever.
+    try {
+      if (Date.now() - statSync(guard).mtimeMs > staleMs) unlinkSync(guard);
+    } catch {
+      // gone already
+    }
+    return;
+  }
+  try {
+    const age = Date.now() - statSync(lockPath).mtimeMs;
+    const state = owner(lockPath);
+    // Take over only when the owner is gone, or when no owner was ever recorded and the file is old.
+    if (state === "dead" || (state === "unknown" && age > staleMs)) unlinkSync(lockPath);
+  } catch {
+    // released meanwhile: nothing to take over
+  } finally {
+    unlinkSync(guard);
+  }
+}
+
 /** Takes the cross-process lock; resolves to its release function. */
 export async function acquireFileLock(lockPath: string, options: LockOptions = {}): Promise<() => void> {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -70,15 +98,7 @@ export async function acquireFileLock(lockPath: string, options: LockOptions = {
   const deadline = Date.now() + timeoutMs;
   let delay = 1;
   while (!tryCreate(lockPath)) {
-    try {
-      const age = Date.now() - statSync(lockPath).mtimeMs;
-      const state = owner(lockPath);
-      // A crashed owner leaves its lock behind: take it over only when the owner is gone,
-      // or when no owner was ever recorded and the file is old.
-      if (state === "dead" || (state === "unknown" && age > staleMs)) unlinkSync(lockPath);
-    } catch {
-      // released between our attempts: just retry
-    }
+    removeIfStale(lockPath, staleMs);
     if (Date.now() > deadline) throw new LockTimeoutError(`could not lock ${lockPath} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = Math.min(delay * 2, 50);
