@@ -131,7 +131,16 @@ function sha256(file: string): string {
 function writeCompileEntry(helpers: string[], platform: string | undefined): string {
   const entry = join(DIST, ".build", `entry-${platform ?? "none"}.ts`);
   mkdirSync(join(DIST, ".build"), { recursive: true });
-  const assets = Object.entries(assetSources());
+  // Embed copies: a file imported with `type: "file"` cannot also be imported as code, and the
+  // CLI imports mitata and the bench API normally too.
+  const assetDir = join(DIST, ".build", "assets");
+  rmSync(assetDir, { recursive: true, force: true });
+  mkdirSync(assetDir, { recursive: true });
+  const assets = Object.entries(assetSources()).map(([name, file]) => {
+    const copy = join(assetDir, name.replaceAll("/", "__"));
+    copyFileSync(file, copy);
+    return [name, copy] as const;
+  });
   const imports = [
     ...helpers.map((file, i) => `import helper${i} from ${JSON.stringify(file)} with { type: "file" };`),
     ...assets.map(([, file], i) => `import asset${i} from ${JSON.stringify(file)} with { type: "file" };`),

@@ -6,7 +6,7 @@ import { createCleanup, exitOnSignals } from "../compare/cleanup.ts";
 import { countParsesPerSave, fixtureRoot } from "../suites/config/harness.ts";
 import { renderConfigSuite, type ConfigSuiteResult } from "../suites/config/report.ts";
 import { PARSES_PER_EDIT, type SnapshotPolicy } from "../suites/config/store.ts";
-import { loadMitata } from "../suites/config/mitata-runtime.ts";
+import * as mitata from "mitata";
 import { defineConfigSuite, measureReaderOverhead, runRegistered } from "../suites/config/suite.ts";
 
 const MAX_WORKSPACES = 100_000;
@@ -45,7 +45,6 @@ export const benchConfigCommand = defineCommand({
     cleanup.add(fixtures.remove);
     const offSignals = exitOnSignals(cleanup, (signal) => log.warn(`${signal}: stopping, removing ${fixtures.root}`));
     try {
-      const mitata = await loadMitata(fixtures.root);
       log.info(`writing fixtures (${sizes.join(", ")} workspaces) to ${fixtures.root}`);
       // Metrics are measured below, beside the designs' counts: nothing to register globally.
       const suite = defineConfigSuite({ sizes, root: fixtures.root, policy }, { bench: mitata.bench, metric: () => {} });
