@@ -32,7 +32,7 @@ function result(os: string, withBase: boolean): TracerResult {
     arch: "x64",
     backends: ["preload", "seccomp"],
     arms: withBase ? ["head", "base", "untracked"] : ["head", "untracked"],
-    iterations: { requested: 30, planned: 36, cycle: 6, warmup: 2 },
+    iterations: { requested: 30, planned: 36, cycle: 6, warmup: 2, seed: 1 },
     passes: { launch: 5, access: 1 },
     helpers: withBase ? { head: "/h", base: "/b" } : { head: "/h" },
     loadavg: { start: [1, 2, 3], end: [1.5, 2, 3] },

@@ -64,7 +64,7 @@ describe("runTracerSuite with a stand-in tracer", () => {
       backends: ["preload", "seccomp"],
       readLog: readFakeLog,
     });
-    expect(result.iterations).toEqual({ requested: 6, planned: 6, cycle: 6, warmup: 1 });
+    expect(result.iterations).toMatchObject({ requested: 6, planned: 6, cycle: 6, warmup: 1 });
     expect(result.arms).toEqual(["head", "base", "untracked"]);
     expect(result.passes).toEqual({ launch: 2, access: 1 });
     expect(result.rows.map((r) => `${r.backend} ${r.row}`)).toEqual([

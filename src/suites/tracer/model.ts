@@ -61,8 +61,8 @@ export interface TracerResult {
   arch: string;
   backends: Backend[];
   arms: ArmName[];
-  /** Iterations asked for, run (whole cycles of orderings), per cycle, and warm-up ones not counted. */
-  iterations: { requested: number; planned: number; cycle: number; warmup: number };
+  /** Iterations asked for, run (whole cycles of orderings), per cycle, warm-up ones not counted, and the orderings' seed. */
+  iterations: { requested: number; planned: number; cycle: number; warmup: number; seed: number };
   /** Passes over the iteration's ordering per row; an arm's iteration value is the median of its passes. */
   passes: Record<RowName, number>;
   /** Folders of the helper builds each tracked arm used. */

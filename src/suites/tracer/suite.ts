@@ -126,7 +126,7 @@ export function runTracerSuite(options: TracerSuiteOptions): TracerResult {
       arch: process.arch,
       backends: [...options.backends],
       arms: arms.map((a) => a.name),
-      iterations: { requested: options.iterations, planned: plan.planned, cycle: plan.cycle, warmup },
+      iterations: { requested: options.iterations, planned: plan.planned, cycle: plan.cycle, warmup, seed: plan.seed },
       passes: { ...passes },
       helpers: options.baseHelperDir
         ? { head: options.headHelperDir, base: options.baseHelperDir }
