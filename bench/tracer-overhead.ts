@@ -10,7 +10,7 @@
  * Uses dist/helpers/linux-x64 (run `bun build.ts --native-only` first) or $XBENCH_HELPER_DIR.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "pathe";
 import mri from "mri";
@@ -32,42 +32,52 @@ const target = join(work, "target.txt");
 writeFileSync(target, "x");
 const log = join(work, "trace.log");
 
-function run(cmd: string[]): number {
+function run(cmd: string[]): number[] {
   const r = spawnSync(cmd[0]!, cmd.slice(1), { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   if (r.status !== 0) throw new Error(`${cmd.join(" ")}: exit ${r.status}: ${r.stderr}`);
-  return Number(r.stdout.trim().split("\n").pop());
+  return r.stdout.trim().split("\n").pop()!.split(" ").map(Number);
 }
 
 const traced = (backend: string) => [SUPERVISOR, "--backend", backend, "--log", log, "--"];
 const haveStrace = spawnSync("sh", ["-c", "command -v strace"]).status === 0;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const min = (xs: number[]) => Math.min(...xs);
 
-const opens: Record<string, number[]> = { untraced: [], preload: [], seccomp: [], ...(haveStrace ? { strace: [] } : {}) };
+type Sample = { wall: number[]; cpu: number[] };
+const sample = (): Sample => ({ wall: [], cpu: [] });
+const opens: Record<string, Sample> = { untraced: sample(), preload: sample(), seccomp: sample(), ...(haveStrace ? { strace: sample() } : {}) };
 const launches: Record<string, number[]> = { untraced: [], preload: [], seccomp: [], auto: [] };
 const n = String(argv.opens);
+const add = (s: Sample, [wall, cpu]: number[]) => (s.wall.push(wall!), s.cpu.push(cpu!));
 for (let round = 0; round < argv.rounds; round++) {
-  opens.untraced!.push(run([openLoop, target, n]));
-  opens.preload!.push(run([...traced("preload"), openLoop, target, n]));
-  opens.seccomp!.push(run([...traced("seccomp"), openLoop, target, String(Math.min(argv.opens, 50_000))]));
-  if (haveStrace) opens.strace!.push(run(["strace", "-f", "-qq", "-o", "/dev/null", openLoop, target, String(argv["strace-opens"])]));
+  add(opens.untraced!, run([openLoop, target, n]));
+  add(opens.preload!, run([...traced("preload"), openLoop, target, n]));
+  add(opens.seccomp!, run([...traced("seccomp"), openLoop, target, String(Math.min(argv.opens, 50_000))]));
+  if (haveStrace) add(opens.strace!, run(["strace", "-f", "-qq", "-o", "/dev/null", openLoop, target, String(argv["strace-opens"])]));
   const l = String(argv.launches);
-  launches.untraced!.push(run([spawnLoop, l, "/bin/true"]));
-  for (const b of ["preload", "seccomp", "auto"]) launches[b]!.push(run([spawnLoop, l, ...traced(b), "/bin/true"]));
+  launches.untraced!.push(run([spawnLoop, l, "/bin/true"])[0]!);
+  for (const b of ["preload", "seccomp", "auto"]) launches[b]!.push(run([spawnLoop, l, ...traced(b), "/bin/true"])[0]!);
 }
 rmSync(work, { recursive: true, force: true });
 
-const base = median(opens.untraced!);
-console.log(`per open+close of an absolute path (median of ${argv.rounds} rounds)`);
-for (const [name, xs] of Object.entries(opens)) {
-  const m = median(xs);
-  const d = m - base;
-  const shown = Math.abs(d) >= 1000 ? `${(d / 1000).toFixed(2)} µs` : `${d.toFixed(0)} ns`;
-  console.log(`  ${name.padEnd(9)} ${m.toFixed(0).padStart(8)} ns   ${name === "untraced" ? "" : `+${shown}  (x${(m / base).toFixed(2)})`}`);
+const fmt = (ns: number) => (Math.abs(ns) >= 1000 ? `${(ns / 1000).toFixed(2)} µs` : `${ns.toFixed(0)} ns`);
+const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+console.log(`load average during the run: ${load}`);
+console.log(`per open+close of an absolute path, ${argv.rounds} interleaved rounds; overhead = variant - untraced`);
+console.log(`  ${"".padEnd(9)} ${"wall median".padStart(12)} ${"overhead".padStart(10)} ${"wall min".padStart(10)} ${"overhead".padStart(10)} ${"cpu median".padStart(11)} ${"overhead".padStart(10)}`);
+const b = opens.untraced!;
+for (const [name, s] of Object.entries(opens)) {
+  const cols = [
+    [median(s.wall), median(b.wall)],
+    [min(s.wall), min(b.wall)],
+    [median(s.cpu), median(b.cpu)],
+  ].map(([v, base]) => `${fmt(v!).padStart(name === "x" ? 0 : 11)} ${(name === "untraced" ? "" : "+" + fmt(v! - base!)).padStart(10)}`);
+  console.log(`  ${name.padEnd(9)} ${cols.join(" ")}`);
 }
-const lbase = median(launches.untraced!);
-console.log(`launch of /bin/true: fork+exec+wait (median of ${argv.rounds} rounds x ${argv.launches})`);
+const lb = launches.untraced!;
+console.log(`launch of /bin/true (fork+exec+wait), ${argv.rounds} rounds x ${argv.launches}; overhead = variant - untraced`);
 for (const [name, xs] of Object.entries(launches)) {
-  const m = median(xs);
-  console.log(`  ${name.padEnd(9)} ${m.toFixed(0).padStart(8)} µs   ${name === "untraced" ? "" : `+${((m - lbase) / 1000).toFixed(2)} ms`}`);
+  const over = (v: number, base: number) => (name === "untraced" ? "" : `+${((v - base) / 1000).toFixed(2)} ms`);
+  console.log(`  ${name.padEnd(9)} median ${(median(xs) / 1000).toFixed(2).padStart(7)} ms ${over(median(xs), median(lb)).padStart(10)}   min ${(min(xs) / 1000).toFixed(2).padStart(7)} ms ${over(min(xs), min(lb)).padStart(10)}`);
 }

@@ -54,24 +54,20 @@ int xb_log_attach(struct xb_log *log, const char *path) {
   return err;
 }
 
+static inline uint32_t payload_len(const struct xb_rec *rec) {
+  return (uint32_t)sizeof *rec + rec->base_len + rec->path_len;
+}
+
 int32_t *xb_log_append(struct xb_log *log, const struct xb_rec *rec, const char *base, const char *path) {
   struct xb_log_header *h = log->hdr;
   if (!h) return NULL;
-  uint32_t len = (uint32_t)sizeof *rec + rec->base_len + rec->path_len;
+  uint32_t len = payload_len(rec);
   uint64_t size = (8u + (uint64_t)len + 7u) & ~7ull;
   uint64_t off = __atomic_fetch_add(&h->tail, size, __ATOMIC_RELAXED);
   if (off + size > log->capacity) {
     __atomic_fetch_add(&h->dropped, 1, __ATOMIC_RELAXED);
     return NULL;
   }
-  char *frame = log->base + off;
-  uint32_t *commit = (uint32_t *)frame;
-  __atomic_store_n((uint32_t *)(frame + 4), len, __ATOMIC_RELAXED);
-  struct xb_rec *out = (struct xb_rec *)(frame + 8);
-  memcpy(out, rec, sizeof *rec);
-  char *data = frame + 8 + sizeof *rec;
-  if (rec->base_len) memcpy(data, base, rec->base_len);
-  if (rec->path_len) memcpy(data + rec->base_len, path, rec->path_len);
-  __atomic_store_n(commit, XB_FRAME_COMMIT, __ATOMIC_RELEASE);
-  return &out->result;
+  return xb_frame_write(log->base + off, len, rec, base, path);
 }
+

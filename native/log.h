@@ -13,7 +13,10 @@
  *       payload      struct xb_rec, then base bytes, then path bytes (no NULs)
  *
  * Appending is lock-free: one atomic fetch-add on `tail` reserves a frame, the writer fills
- * len, then the payload, then the commit word. A writer killed half-way leaves a frame whose
+ * len, then the payload, then the commit word. The shim reserves a thread-local chunk of
+ * XB_CHUNK bytes at a time instead (one atomic per chunk, and no touch of the header page per
+ * record, which costs a TLB miss after every syscall on PTI kernels); an unused chunk tail is
+ * zeros, which the reader skips as padding. A writer killed half-way leaves a frame whose
  * commit word is not XB_FRAME_COMMIT: the reader skips it by `len` when that is plausible,
  * else scans forward 8 bytes at a time for the next committed frame. A frame that would end
  * beyond `capacity` is not written; `dropped` counts it (the trace is then incomplete).
@@ -116,6 +119,54 @@ int xb_log_attach(struct xb_log *log, const char *path);
  * Async-signal-safe: no allocation, no locks.
  */
 int32_t *xb_log_append(struct xb_log *log, const struct xb_rec *rec, const char *base, const char *path);
+/* A thread's reserved chunk of the log (see xb_log_append_local). Zero = none. */
+struct xb_cursor {
+  uint64_t pos, end;
+};
+#define XB_CHUNK 4096u
+
+/* Byte copy that stays inline: on PTI kernels without PCID every page touched after a syscall
+ * is a TLB miss, and a call into libc's memcpy touches two more (PLT slot, libc code). */
+static inline __attribute__((always_inline)) void xb_copy(char *dst, const char *src, size_t n) {
+  for (size_t i = 0; i < n; i++) dst[i] = src[i];
+}
+
+static inline __attribute__((always_inline)) int32_t *xb_frame_write(char *frame, uint32_t len, const struct xb_rec *rec,
+                                                                      const char *base, const char *path) {
+  __atomic_store_n((uint32_t *)(frame + 4), len, __ATOMIC_RELAXED);
+  struct xb_rec *out = (struct xb_rec *)(frame + 8);
+  *out = *rec;
+  char *data = frame + 8 + sizeof *rec;
+  xb_copy(data, base, rec->base_len);
+  xb_copy(data + rec->base_len, path, rec->path_len);
+  __atomic_store_n((uint32_t *)frame, XB_FRAME_COMMIT, __ATOMIC_RELEASE);
+  return &out->result;
+}
+
+/*
+ * Like xb_log_append, from the calling thread's chunk `cur` (reserving a new one when full),
+ * inline, touching only the chunk's page in the common case.
+ */
+static inline __attribute__((always_inline)) int32_t *xb_log_append_local(struct xb_log *log, struct xb_cursor *cur,
+                                                                           const struct xb_rec *rec, const char *base,
+                                                                           const char *path) {
+  uint32_t len = (uint32_t)sizeof *rec + rec->base_len + rec->path_len;
+  uint64_t size = (8u + (uint64_t)len + 7u) & ~7ull;
+  if (size > XB_CHUNK / 4) return xb_log_append(log, rec, base, path);
+  if (cur->pos + size > cur->end) {
+    uint64_t off = __atomic_fetch_add(&log->hdr->tail, XB_CHUNK, __ATOMIC_RELAXED);
+    if (off + XB_CHUNK > log->capacity) {
+      __atomic_fetch_add(&log->hdr->dropped, 1, __ATOMIC_RELAXED);
+      cur->pos = cur->end = 0;
+      return (int32_t *)0;
+    }
+    cur->pos = off;
+    cur->end = off + XB_CHUNK;
+  }
+  uint64_t off = cur->pos;
+  cur->pos += size;
+  return xb_frame_write(log->base + off, len, rec, base, path);
+}
 static inline void xb_log_set_result(int32_t *slot, int32_t result) {
   if (slot) __atomic_store_n(slot, result, __ATOMIC_RELEASE);
 }

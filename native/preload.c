@@ -34,12 +34,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define EXPORT __attribute__((visibility("default")))
+#define EXPORT __attribute__((visibility("default"), hot))
 
 extern char **environ;
 
-static struct xb_log g_log;
-static pid_t g_pid;
 static int g_auto;           /* route static execs through the supervisor's --attach */
 static char g_self[PATH_MAX]; /* this shim's path */
 static char g_sup[PATH_MAX];  /* supervisor path */
@@ -51,65 +49,7 @@ static char g_env_sup[PATH_MAX + 32];
 static char g_env_sock[256];
 static char g_env_base[64];
 static __thread int t_busy __attribute__((tls_model("initial-exec")));
-
-/* ---------------------------------------------------------------- recording */
-
-static size_t fmt_fd_link(char *out, int fd) {
-  static const char prefix[] = "/proc/self/fd/";
-  memcpy(out, prefix, sizeof prefix - 1);
-  char digits[12];
-  size_t n = 0;
-  unsigned v = (unsigned)fd;
-  do digits[n++] = (char)('0' + v % 10); while ((v /= 10) && n < sizeof digits);
-  size_t len = sizeof prefix - 1;
-  while (n) out[len++] = digits[--n];
-  out[len] = 0;
-  return len;
-}
-
-/* Appends a record for `path` (relative to dirfd) and returns its result slot, or NULL. */
-static int32_t *record(int op, int dirfd, const char *path, uint32_t arg) {
-  if (!g_log.hdr || !path || !path[0] || t_busy) return NULL;
-  t_busy = 1;
-  int saved = errno;
-  const size_t max = XB_REC_MAX - PATH_MAX - sizeof(struct xb_rec);
-  size_t n = strnlen(path, max);
-  struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_PRELOAD, .pid = (uint32_t)g_pid, .arg = arg,
-                     .result = XB_RESULT_PENDING, .path_len = (uint32_t)n};
-  if (n == max) r.rflags |= XB_RF_TRUNCATED;
-  char base[PATH_MAX];
-  if (path[0] != '/') {
-    long k;
-    if (dirfd == AT_FDCWD) {
-      k = syscall(SYS_getcwd, base, sizeof base);
-      if (k > 0) r.base_len = (uint16_t)(k - 1); /* the kernel counts the NUL */
-    } else {
-      char link[40];
-      fmt_fd_link(link, dirfd);
-      k = syscall(SYS_readlinkat, AT_FDCWD, link, base, sizeof base);
-      if (k > 0 && base[0] == '/') r.base_len = (uint16_t)k;
-      r.rflags |= XB_RF_BASE_DIRFD;
-    }
-  }
-  int32_t *slot = xb_log_append(&g_log, &r, base, path);
-  errno = saved;
-  t_busy = 0;
-  return slot;
-}
-
-/* Stores the outcome of the real call; errno is left untouched. */
-static inline void done(int32_t *slot, int failed) {
-  if (slot) xb_log_set_result(slot, failed ? errno : 0);
-}
-
-static uint32_t fopen_flags(const char *mode) {
-  uint32_t f = O_RDONLY;
-  if (!mode) return f;
-  if (mode[0] == 'w') f = O_WRONLY | O_CREAT | O_TRUNC;
-  if (mode[0] == 'a') f = O_WRONLY | O_CREAT | O_APPEND;
-  if (strchr(mode, '+')) f = (f & ~(uint32_t)O_ACCMODE) | O_RDWR;
-  return f;
-}
+static __thread struct xb_cursor t_cur __attribute__((tls_model("initial-exec")));
 
 /* ---------------------------------------------------------------- real functions */
 
@@ -139,9 +79,73 @@ REAL(execve); REAL(execvpe); REAL(posix_spawn); REAL(posix_spawnp);
 REAL(rename); REAL(renameat); REAL(renameat2); REAL(unlink); REAL(unlinkat);
 REAL(mkdir); REAL(mkdirat); REAL(rmdir); REAL(chdir); REAL(truncate);
 
+/* Hot state, defined after the real-function pointers so they share a page (see xb_copy). */
+static struct xb_log g_log;
+static pid_t g_pid;
+
 static int missing_real(void) {
   errno = ENOSYS;
   return -1;
+}
+
+/* ---------------------------------------------------------------- recording */
+
+static size_t fmt_fd_link(char *out, int fd) {
+  static const char prefix[] = "/proc/self/fd/";
+  memcpy(out, prefix, sizeof prefix - 1);
+  char digits[12];
+  size_t n = 0;
+  unsigned v = (unsigned)fd;
+  do digits[n++] = (char)('0' + v % 10); while ((v /= 10) && n < sizeof digits);
+  size_t len = sizeof prefix - 1;
+  while (n) out[len++] = digits[--n];
+  out[len] = 0;
+  return len;
+}
+
+/* Appends a record for `path` (relative to dirfd) and returns its result slot, or NULL. */
+__attribute__((hot, noinline)) static int32_t *record(int op, int dirfd, const char *path, uint32_t arg) {
+  if (!g_log.hdr || !path || !path[0] || t_busy) return NULL;
+  t_busy = 1;
+  const size_t max = XB_REC_MAX - PATH_MAX - sizeof(struct xb_rec);
+  size_t n = 0;
+  while (n < max && path[n]) n++; /* not strnlen: see xb_copy */
+  struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_PRELOAD, .pid = (uint32_t)g_pid, .arg = arg,
+                     .result = XB_RESULT_PENDING, .path_len = (uint32_t)n};
+  if (n == max) r.rflags |= XB_RF_TRUNCATED;
+  char base[PATH_MAX];
+  if (path[0] != '/') {
+    int saved = errno;
+    long k;
+    if (dirfd == AT_FDCWD) {
+      k = syscall(SYS_getcwd, base, sizeof base);
+      if (k > 0) r.base_len = (uint16_t)(k - 1); /* the kernel counts the NUL */
+    } else {
+      char link[40];
+      fmt_fd_link(link, dirfd);
+      k = syscall(SYS_readlinkat, AT_FDCWD, link, base, sizeof base);
+      if (k > 0 && base[0] == '/') r.base_len = (uint16_t)k;
+      r.rflags |= XB_RF_BASE_DIRFD;
+    }
+    errno = saved;
+  }
+  int32_t *slot = xb_log_append_local(&g_log, &t_cur, &r, base, path);
+  t_busy = 0;
+  return slot;
+}
+
+/* Stores the outcome of the real call; errno is left untouched. */
+static inline void done(int32_t *slot, int failed) {
+  if (slot) xb_log_set_result(slot, failed ? errno : 0);
+}
+
+static uint32_t fopen_flags(const char *mode) {
+  uint32_t f = O_RDONLY;
+  if (!mode) return f;
+  if (mode[0] == 'w') f = O_WRONLY | O_CREAT | O_TRUNC;
+  if (mode[0] == 'a') f = O_WRONLY | O_CREAT | O_APPEND;
+  if (strchr(mode, '+')) f = (f & ~(uint32_t)O_ACCMODE) | O_RDWR;
+  return f;
 }
 
 /* ---------------------------------------------------------------- open family */
@@ -581,7 +585,10 @@ EXPORT void *dlopen(const char *file, int mode) {
 
 /* ---------------------------------------------------------------- setup */
 
-static void after_fork(void) { g_pid = (pid_t)syscall(SYS_getpid); }
+static void after_fork(void) {
+  g_pid = (pid_t)syscall(SYS_getpid);
+  t_cur.pos = t_cur.end = 0; /* the parent keeps writing its chunk */
+}
 
 static void copy_env(char *dst, size_t cap, const char *name) {
   const char *v = getenv(name);

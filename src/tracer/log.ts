@@ -123,6 +123,10 @@ export function parseFrames(data: Buffer): { records: RawRecord[]; torn: number 
       off += (8 + len + 7) & ~7;
       continue;
     }
+    if (commit === 0 && len === 0) {
+      off += 8; // padding: the unused end of a thread's chunk
+      continue;
+    }
     torn++;
     if (commit === 0 && plausible(len, off)) {
       off += (8 + len + 7) & ~7; // written length, payload interrupted

@@ -50,6 +50,12 @@ describe("parseFrames", () => {
     expect(records.map((r) => r.path.toString())).toEqual(["/a", "/c"]);
   });
 
+  test("zeros (the unused end of a thread's chunk) are padding, not torn records", () => {
+    const { records, torn } = parseFrames(Buffer.concat([frame({ op: OP.OPEN, path: "/a" }), Buffer.alloc(4000), frame({ op: OP.OPEN, path: "/b" })]));
+    expect(torn).toBe(0);
+    expect(records.map((r) => r.path.toString())).toEqual(["/a", "/b"]);
+  });
+
   test("a truncated tail is ignored", () => {
     const f = frame({ op: OP.OPEN, path: "/a/long/path" });
     const { records } = parseFrames(Buffer.concat([frame({ op: OP.OPEN, path: "/a" }), f.subarray(0, 20)]));
