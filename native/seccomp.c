@@ -662,7 +662,7 @@ static int attach_main(int argc, char **argv, int i) {
 }
 
 int main(int argc, char **argv) {
-  enum backend backend = BACKEND_AUTO;
+  static enum backend backend = BACKEND_AUTO; /* static: survives vfork (-Wclobbered) */
   const char *logpath = NULL, *preload = NULL;
   int die_with_parent = 0;
   int i = 1;
@@ -801,10 +801,12 @@ int main(int argc, char **argv) {
   char **env_seccomp_only = make_env(extra_plain, NULL);
   char **env = backend == BACKEND_SECCOMP ? env_seccomp_only : env_preload;
 
-  pid_t c = fork();
-  if (c < 0) die("fork", errno);
+  /* vfork: no copy of S's page tables (fork+exec is the launch cost on slow-VM kernels). */
+  pid_t c = vfork();
+  if (c < 0) die("vfork", errno);
   if (c == 0) {
-    /* CMD: async-signal-safe calls only (S has threads). */
+    /* CMD, sharing S's memory until exec: async-signal-safe calls only, no writes to S's
+     * variables except `env`, which S no longer reads. */
     syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     if (syscall(SYS_getppid) != g_self) _exit(EXIT_LAUNCHER);
     struct sigaction dfl;
