@@ -2,7 +2,11 @@
 /**
  * Tracer overhead, measured in one run (not a timed test):
  *   per-open: open+close of an absolute path inside a loop, untraced vs preload vs seccomp vs
- *             strace -f; reported as ns per open and the difference to untraced;
+ *             strace -f; reported as ns per open and the difference to untraced (wall and
+ *             CPU time). The shim's own cost is also measured in-process: blocks of libc
+ *             open() (interposed) alternate with blocks of raw syscall(SYS_openat) (not), and
+ *             the fastest block of each is compared, traced minus untraced; this is the
+ *             figure that resists a noisy, shared machine;
  *   launch:   fork+exec+wait of /bin/true, untraced vs under xbench-supervisor per backend.
  * Rounds are interleaved and the median taken, so drift hits every variant alike.
  *
@@ -48,9 +52,14 @@ type Sample = { wall: number[]; cpu: number[] };
 const sample = (): Sample => ({ wall: [], cpu: [] });
 const opens: Record<string, Sample> = { untraced: sample(), preload: sample(), seccomp: sample(), ...(haveStrace ? { strace: sample() } : {}) };
 const launches: Record<string, number[]> = { untraced: [], preload: [], seccomp: [], auto: [] };
+const ab: Record<"untraced" | "preload", number[]> = { untraced: [], preload: [] };
 const n = String(argv.opens);
 const add = (s: Sample, [wall, cpu]: number[]) => (s.wall.push(wall!), s.cpu.push(cpu!));
 for (let round = 0; round < argv.rounds; round++) {
+  const [ul, ur] = run([openLoop, target, n, "ab"]);
+  ab.untraced.push(ul! - ur!);
+  const [pl, pr] = run([...traced("preload"), openLoop, target, n, "ab"]);
+  ab.preload.push(pl! - pr!);
   add(opens.untraced!, run([openLoop, target, n]));
   add(opens.preload!, run([...traced("preload"), openLoop, target, n]));
   add(opens.seccomp!, run([...traced("seccomp"), openLoop, target, String(Math.min(argv.opens, 50_000))]));
@@ -75,6 +84,10 @@ for (const [name, s] of Object.entries(opens)) {
   ].map(([v, base]) => `${fmt(v!).padStart(name === "x" ? 0 : 11)} ${(name === "untraced" ? "" : "+" + fmt(v! - base!)).padStart(10)}`);
   console.log(`  ${name.padEnd(9)} ${cols.join(" ")}`);
 }
+console.log(
+  `preload shim cost in-process (libc open - raw syscall, fastest blocks): untraced ${fmt(median(ab.untraced))}, ` +
+    `preload ${fmt(median(ab.preload))}; shim = +${fmt(median(ab.preload) - median(ab.untraced))} per open`,
+);
 const lb = launches.untraced!;
 console.log(`launch of /bin/true (fork+exec+wait), ${argv.rounds} rounds x ${argv.launches}; overhead = variant - untraced`);
 for (const [name, xs] of Object.entries(launches)) {
