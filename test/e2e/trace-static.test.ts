@@ -11,6 +11,18 @@ afterAll(tmp.cleanup);
 const data = join(dir, "data.txt");
 writeFileSync(data, "static data\n");
 
+/** Builds a Go fixture into the temp dir, with cgo on or off. */
+function goBuild(source: string, name: string, cgo: boolean): string {
+  const out = join(dir, name);
+  compile("go", ["build", "-o", out, fixture(source)], {
+    ...process.env,
+    CGO_ENABLED: cgo ? "1" : "0",
+    GOCACHE: process.env.GOCACHE ?? join(process.env.HOME ?? dir, ".cache", "go-build"),
+    GO111MODULE: "off",
+  });
+  return out;
+}
+
 const programs: { name: string; build: () => string; skip?: string }[] = [
   {
     name: "musl-static C",
@@ -24,30 +36,12 @@ const programs: { name: string; build: () => string; skip?: string }[] = [
   {
     name: "Go CGO_ENABLED=0",
     skip: have("go") ? undefined : "go not installed",
-    build: () => {
-      const out = join(dir, "readfile-go");
-      compile("go", ["build", "-o", out, fixture("readfile.go")], {
-        ...process.env,
-        CGO_ENABLED: "0",
-        GOCACHE: process.env.GOCACHE ?? join(process.env.HOME ?? dir, ".cache", "go-build"),
-        GO111MODULE: "off",
-      });
-      return out;
-    },
+    build: () => goBuild("readfile.go", "readfile-go", false),
   },
   {
     name: "Go with cgo (dynamically linked, raw syscalls)",
     skip: have("go") && have("gcc") ? undefined : "go or gcc not installed",
-    build: () => {
-      const out = join(dir, "readfile-cgo");
-      compile("go", ["build", "-o", out, fixture("readfile-cgo.go")], {
-        ...process.env,
-        CGO_ENABLED: "1",
-        GOCACHE: process.env.GOCACHE ?? join(process.env.HOME ?? dir, ".cache", "go-build"),
-        GO111MODULE: "off",
-      });
-      return out;
-    },
+    build: () => goBuild("readfile-cgo.go", "readfile-cgo", true),
   },
 ];
 
