@@ -111,7 +111,7 @@ __attribute__((hot, noinline)) static int32_t *record(int op, int dirfd, const c
   size_t n = 0;
   while (n < max && path[n]) n++; /* not strnlen: see xb_copy */
   struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_PRELOAD, .pid = (uint32_t)g_pid, .arg = arg,
-                     .result = XB_RESULT_PENDING, .path_len = (uint32_t)n};
+                     .result = XB_RESULT_PENDING, .path_len = (uint32_t)n, .tsc = xb_now()};
   if (n == max) r.rflags |= XB_RF_TRUNCATED;
   char base[PATH_MAX];
   if (path[0] != '/') {

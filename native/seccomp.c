@@ -296,7 +296,8 @@ static void append(pid_t pid, int op, uint32_t arg, const struct path_read *p) {
   if (p->path_len == 0 && !(p->rflags & XB_RF_UNREADABLE)) return; /* "" with AT_EMPTY_PATH: an fd op */
   if (p->rflags & XB_RF_UNREADABLE) xb_log_flag(&g_log, XB_FLAG_UNREADABLE);
   struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_SECCOMP, .base_len = (uint16_t)p->base_len, .pid = (uint32_t)pid,
-                     .arg = arg, .result = XB_RESULT_UNKNOWN, .path_len = p->path_len, .rflags = p->rflags};
+                     .arg = arg, .result = XB_RESULT_UNKNOWN, .path_len = p->path_len, .rflags = p->rflags,
+                     .tsc = xb_now()};
   xb_log_append(&g_log, &r, p->base, p->path);
 }
 
@@ -801,6 +802,7 @@ int main(int argc, char **argv) {
   char **env_seccomp_only = make_env(extra_plain, NULL);
   char **env = backend == BACKEND_SECCOMP ? env_seccomp_only : env_preload;
 
+  uint64_t exec_tsc = xb_now(); /* before the command can record anything */
   /* vfork: no copy of S's page tables (fork+exec is the launch cost on slow-VM kernels). */
   pid_t c = vfork();
   if (c < 0) die("vfork", errno);
@@ -833,7 +835,7 @@ int main(int argc, char **argv) {
   g_child = c;
   /* The top command's own exec (the shim only sees the execs it makes). */
   struct xb_rec top = {.op = XB_OP_EXEC, .src = XB_SRC_SECCOMP, .pid = (uint32_t)c, .result = 0,
-                       .path_len = (uint32_t)strnlen(path, PATH_MAX)};
+                       .path_len = (uint32_t)strnlen(path, PATH_MAX), .tsc = exec_tsc};
   if (path[0] != '/') {
     char cwd[PATH_MAX];
     if (getcwd(cwd, sizeof cwd)) {

@@ -66,9 +66,11 @@ export interface CollectOptions {
 interface Entry {
   access: Access;
   modes: Set<AccessMode>;
+  /** When the pid in `access` touched the path. */
+  tsc: bigint;
 }
 
-/** Deduplicates records per absolute path; the first pid to touch a path wins. */
+/** Deduplicates records per absolute path; the first pid to touch a path (by time stamp) wins. */
 export function collectAccesses(records: Iterable<RawRecord>, options: CollectOptions = {}): Access[] {
   const byPath = new Map<string, Entry>();
   const existsCache = new Map<string, boolean>();
@@ -91,9 +93,12 @@ export function collectAccesses(records: Iterable<RawRecord>, options: CollectOp
     }
     let entry = byPath.get(key);
     if (!entry) {
-      entry = { access: { path: shown.path, modes: [], pid: rec.pid }, modes: new Set() };
+      entry = { access: { path: shown.path, modes: [], pid: rec.pid }, modes: new Set(), tsc: rec.tsc };
       if (shown.hex) entry.access.pathHex = shown.hex;
       byPath.set(key, entry);
+    } else if (rec.tsc < entry.tsc) {
+      entry.tsc = rec.tsc;
+      entry.access.pid = rec.pid;
     }
     for (const m of modes) entry.modes.add(m);
     if (rec.rflags & RF_TRUNCATED) entry.access.truncated = true;

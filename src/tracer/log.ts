@@ -6,8 +6,10 @@ import { readSync, openSync, closeSync, fstatSync } from "node:fs";
 
 export const LOG_MAGIC = 0x00314f4c4e525458n;
 export const HEADER_SIZE = 4096;
+/** XBENCH_LOG_VERSION in native/log.h. */
+export const LOG_VERSION = 2;
 const FRAME_COMMIT = 0x31434258;
-const REC_SIZE = 24;
+const REC_SIZE = 32;
 const REC_MAX = 64 * 1024;
 
 export const OP = {
@@ -67,6 +69,8 @@ export interface RawRecord {
   arg: number;
   result: number;
   rflags: number;
+  /** Time stamp counter at recording: orders records written into different chunks. */
+  tsc: bigint;
   /** The directory a relative path is relative to (cwd or dirfd), empty if none. */
   base: Buffer;
   path: Buffer;
@@ -81,6 +85,8 @@ export interface ParsedLog {
 
 function readHeader(buf: Buffer): LogHeader {
   if (buf.length < 80 || buf.readBigUInt64LE(0) !== LOG_MAGIC) throw new Error("not an xbench trace log");
+  const version = buf.readUInt32LE(8);
+  if (version !== LOG_VERSION) throw new Error(`trace log version ${version}, this xbench reads version ${LOG_VERSION}`);
   return {
     capacity: Number(buf.readBigUInt64LE(16)),
     tail: Number(buf.readBigUInt64LE(24)),
@@ -114,6 +120,7 @@ export function parseFrames(data: Buffer): { records: RawRecord[]; torn: number 
           arg: data.readUInt32LE(r + 8),
           result: data.readInt32LE(r + 12),
           rflags: data.readUInt32LE(r + 20),
+          tsc: data.readBigUInt64LE(r + 24),
           base: data.subarray(r + REC_SIZE, r + REC_SIZE + baseLen),
           path: data.subarray(r + REC_SIZE + baseLen, r + len),
         });

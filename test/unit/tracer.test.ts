@@ -9,10 +9,13 @@ import type { TraceResult } from "../../src/tracer/index.ts";
 const COMMIT = 0x31434258;
 
 /** One frame as native/log.c writes it. */
-function frame(rec: { op: number; pid?: number; arg?: number; result?: number; base?: string; path: string }, commit = COMMIT): Buffer {
+function frame(
+  rec: { op: number; pid?: number; arg?: number; result?: number; base?: string; path: string; tsc?: number },
+  commit = COMMIT,
+): Buffer {
   const base = Buffer.from(rec.base ?? "");
   const path = Buffer.from(rec.path);
-  const len = 24 + base.length + path.length;
+  const len = 32 + base.length + path.length;
   const buf = Buffer.alloc((8 + len + 7) & ~7);
   buf.writeUInt32LE(commit, 0);
   buf.writeUInt32LE(len, 4);
@@ -23,8 +26,9 @@ function frame(rec: { op: number; pid?: number; arg?: number; result?: number; b
   buf.writeUInt32LE(rec.arg ?? 0, 16);
   buf.writeInt32LE(rec.result ?? 0, 20);
   buf.writeUInt32LE(path.length, 24);
-  base.copy(buf, 32);
-  path.copy(buf, 32 + base.length);
+  buf.writeBigUInt64LE(BigInt(rec.tsc ?? 0), 32);
+  base.copy(buf, 40);
+  path.copy(buf, 40 + base.length);
   return buf;
 }
 
@@ -94,10 +98,10 @@ describe("modes", () => {
   test("dedup per path, first pid, ENOENT is missing, modes ordered", () => {
     const { records } = parseFrames(
       Buffer.concat([
-        frame({ op: OP.STAT, pid: 1, path: "/nonexistent-xbench-test", result: 2 }),
-        frame({ op: OP.OPEN, pid: 2, path: "/etc/hostname", arg: 0 }),
-        frame({ op: OP.EXEC, pid: 3, path: "/etc/hostname" }),
-        frame({ op: OP.STAT, pid: 4, path: "/etc/../etc/hostname" }),
+        frame({ op: OP.STAT, pid: 1, path: "/nonexistent-xbench-test", result: 2, tsc: 10 }),
+        frame({ op: OP.OPEN, pid: 2, path: "/etc/hostname", arg: 0, tsc: 20 }),
+        frame({ op: OP.EXEC, pid: 3, path: "/etc/hostname", tsc: 30 }),
+        frame({ op: OP.STAT, pid: 4, path: "/etc/../etc/hostname", tsc: 40 }),
       ]),
     );
     const acc = collectAccesses(records);
@@ -105,6 +109,13 @@ describe("modes", () => {
       { path: "/nonexistent-xbench-test", modes: ["missing"], pid: 1 },
       { path: "/etc/hostname", modes: ["read", "stat", "exec"], pid: 2 },
     ]);
+  });
+
+  test("the first pid is the earliest by time stamp, not by position in the log", () => {
+    const { records } = parseFrames(
+      Buffer.concat([frame({ op: OP.OPEN, pid: 5, path: "/etc/hostname", tsc: 900 }), frame({ op: OP.OPEN, pid: 6, path: "/etc/hostname", tsc: 100 })]),
+    );
+    expect(collectAccesses(records)[0]!.pid).toBe(6);
   });
 
   test("an unobserved result (seccomp) is missing only if the path does not exist now", () => {
