@@ -3,9 +3,7 @@ import { resolve } from "pathe";
 import { defineCommand } from "citty";
 import { usageError } from "../cli/errors.ts";
 import { log } from "../cli/log.ts";
-import { helperDir } from "../helpers/index.ts";
-import { BACKENDS, DEFAULT_ITERATIONS, renderMarkdown, renderTerminal, runTracerSuite, type Backend } from "../suites/tracer/index.ts";
-import { readTraceLog } from "../suites/tracer/read-log.ts";
+import { BACKENDS, DEFAULT_ITERATIONS, renderMarkdown, renderTerminal, runTracerBench, type Backend } from "../suites/tracer/index.ts";
 
 /** `--iterations`: a whole number >= 1. */
 export function parseIterations(value: string | undefined): number {
@@ -45,12 +43,10 @@ export const benchTracerCommand = defineCommand({
     const backends = parseBackends(args.backends);
     const baseHelperDir = parseBaseHelper(args["base-helper"]);
     const started = Date.now();
-    const result = runTracerSuite({
-      headHelperDir: helperDir(),
+    const result = runTracerBench({
       baseHelperDir,
       iterations,
       backends,
-      readLog: readTraceLog,
       onStep: (message) => log.info(message),
       onIteration: (done, total) => {
         if (done === total || done % 6 === 0) log.info(`iteration ${done}/${total}`);

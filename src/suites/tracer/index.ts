@@ -1,5 +1,33 @@
 /** The tracing-overhead suite (design.md section 7): `xbench bench tracer` and `compare --suite tracer`. */
+import { helperDir } from "../../helpers/index.ts";
+import { BACKENDS, type Backend, type TracerResult } from "./model.ts";
+import { readTraceLog } from "./read-log.ts";
+import { DEFAULT_ITERATIONS, runTracerSuite, type TracerSuiteOptions } from "./suite.ts";
+
 export { buildBaseHelpers, findBun } from "./build-base.ts";
 export { renderMarkdown, renderTerminal } from "./report.ts";
 export { DEFAULT_ITERATIONS, PASSES, WARMUP_ITERATIONS, runTracerSuite, type TracerSuiteOptions } from "./suite.ts";
+export { readTraceLog } from "./read-log.ts";
 export { BACKENDS, TRACER_SCHEMA_ID, TRACER_SCHEMA_VERSION, type Backend, type TracerResult, type TracerRow } from "./model.ts";
+
+/** What a caller chooses; everything else comes from this build (head helpers, the tracer's log reader). */
+export interface TracerBenchOptions extends Pick<TracerSuiteOptions, "baseHelperDir" | "onStep" | "onIteration"> {
+  iterations?: number;
+  backends?: Backend[];
+}
+
+/**
+ * The suite with this build's helpers as head, `baseHelperDir` (e.g. from buildBaseHelpers)
+ * as base, and the defaults of `xbench bench tracer`.
+ */
+export function runTracerBench(options: TracerBenchOptions = {}): TracerResult {
+  return runTracerSuite({
+    headHelperDir: helperDir(),
+    baseHelperDir: options.baseHelperDir,
+    iterations: options.iterations ?? DEFAULT_ITERATIONS,
+    backends: options.backends ?? [...BACKENDS],
+    readLog: readTraceLog,
+    onStep: options.onStep,
+    onIteration: options.onIteration,
+  });
+}
