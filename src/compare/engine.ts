@@ -1,6 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { existsSync } from "node:fs";
 import { join } from "pathe";
 import { log } from "../cli/log.ts";
 import { embeddedHelpers } from "../helpers/cache.ts";
@@ -14,7 +13,7 @@ import { VERSION } from "../version.ts";
 import { createCleanup, exitOnSignals, type Cleanup } from "./cleanup.ts";
 import { createProgress } from "./progress.ts";
 import { collectRows } from "./rows.ts";
-import { buildSide, checkoutSide, copyBenchFiles, installDependencies, linkDependencies, type SideTree } from "./sides.ts";
+import { buildSide, checkoutSide, copyBenchFiles, installDependencies, linkDependencies, nearestNodeModules, type SideTree } from "./sides.ts";
 import { recordKey, type RunStore } from "./store.ts";
 
 /** Wall time of this invocation and the part of it spent inside bench processes. */
@@ -50,28 +49,29 @@ function prepareSides(store: RunStore, tmp: string, cleanup: Cleanup): Record<Si
   for (const side of [base, head]) {
     if (side.root === plan.repo) continue;
     if (plan.install) installDependencies(side);
-    else linkDependencies(plan.repo, side);
+    else linkDependencies(plan.repo, side, plan.files);
   }
   if (plan.build) for (const side of [base, head]) buildSide(side, plan.build);
   return { base, head };
 }
 
 /**
- * Bundles go inside each side's node_modules when it has one, so the packages a bench file
- * imports resolve from that side, exactly as the project's own code would.
+ * Bundles go inside the node_modules nearest each bench file on its side, so the packages a
+ * bench file imports resolve from that side, exactly as the project's own code would.
  */
 async function bundleAll(store: RunStore, sides: Record<Side, SideTree>, tmp: string, cleanup: Cleanup): Promise<Bundles> {
   const bundles: Bundles = { base: new Map(), head: new Map() };
   const runId = store.dir.split("/").pop()!;
   for (const side of ["base", "head"] as const) {
     const tree = sides[side];
-    const cache = existsSync(join(tree.root, "node_modules"))
-      ? join(tree.root, "node_modules", ".cache", "xbench", `${runId}-${side}`)
-      : join(tmp, "bundles", side);
-    cleanup.add(() => rmSync(cache, { recursive: true, force: true }));
     for (const [i, file] of store.plan.files.entries()) {
+      const modules = nearestNodeModules(tree.root, file);
+      const outDir = modules
+        ? join(modules, ".cache", "xbench", `${runId}-${side}-${i}`)
+        : join(tmp, "bundles", side, String(i));
+      cleanup.add(() => rmSync(outDir, { recursive: true, force: true }));
       try {
-        const path = await bundleBenchFile({ benchFile: join(tree.root, file), outDir: join(cache, String(i)), runtime: store.plan.runtime });
+        const path = await bundleBenchFile({ benchFile: join(tree.root, file), outDir, runtime: store.plan.runtime });
         bundles[side].set(file, { path });
       } catch (error) {
         bundles[side].set(file, { error: (error as Error).message });

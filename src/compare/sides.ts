@@ -36,12 +36,39 @@ export function copyBenchFiles(files: string[], from: string, to: string): void 
   }
 }
 
-/** A worktree has no node_modules of its own: link head's, unless `--install` asked for a real install. */
-export function linkDependencies(headRoot: string, side: SideTree): void {
-  const source = join(headRoot, "node_modules");
-  const target = join(side.root, "node_modules");
-  if (side.root === headRoot || !existsSync(source) || existsSync(target)) return;
-  symlinkSync(source, target, "dir");
+/** Repo-relative folders from a bench file's folder up to the root (`a/b/x.bench.ts` → `a/b`, `a`, ``). */
+export function ancestors(file: string): string[] {
+  const parts = file.split("/").slice(0, -1);
+  return parts.map((_, i) => parts.slice(0, parts.length - i).join("/")).concat("");
+}
+
+/**
+ * A worktree has no node_modules of its own: link head's, at the root and in every folder
+ * between a bench file and the root (workspace packages), unless `--install` asked for a
+ * real install.
+ */
+export function linkDependencies(headRoot: string, side: SideTree, files: string[] = []): void {
+  if (side.root === headRoot) return;
+  const folders = new Set(["", ...files.flatMap(ancestors)]);
+  for (const folder of folders) {
+    const source = join(headRoot, folder, "node_modules");
+    const target = join(side.root, folder, "node_modules");
+    if (!existsSync(source) || existsSync(target) || !existsSync(join(side.root, folder))) continue;
+    symlinkSync(source, target, "dir");
+  }
+}
+
+/**
+ * Where a side's bundle of `file` goes: inside the node_modules nearest to the bench file,
+ * so the packages it imports resolve as they would for the file itself; undefined when the
+ * side has none on that path.
+ */
+export function nearestNodeModules(root: string, file: string): string | undefined {
+  for (const folder of ancestors(file)) {
+    const candidate = join(root, folder, "node_modules");
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
 }
 
 /** The install command for the lockfile a side carries. */

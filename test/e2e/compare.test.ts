@@ -211,3 +211,22 @@ describe("dependencies per side", () => {
     expect(repo.worktrees()).toHaveLength(1);
   });
 });
+
+describe("workspace packages", () => {
+  test("a bench file in a package imports from that package's own node_modules on both sides", () => {
+    const repo = repoWith({
+      ".gitignore": "node_modules/\n",
+      "packages/p/p.bench.ts": 'import { bench } from "mitata";\nimport { spin } from "dep";\nbench("uses dep", () => spin());\n',
+    });
+    repo.write({
+      "packages/p/node_modules/dep/package.json": JSON.stringify({ name: "dep", type: "module", main: "index.js" }),
+      "packages/p/node_modules/dep/index.js": "export function spin() { let s = 0; for (let i = 0; i < 3000; i++) s += i; return s; }\n",
+    });
+    const r = compare(repo, ["--base", "HEAD", "--rounds", "2"]);
+    expect(r.stderr).not.toContain("failed");
+    expect(r.code).toBe(0);
+    expect(row(r.result, "uses dep").status).toBe("ok");
+    expect(existsSync(join(repo.dir, "packages", "p", "node_modules", ".cache", "xbench"))).toBe(true);
+    expect(readdirSync(join(repo.dir, "packages", "p", "node_modules", ".cache", "xbench"))).toEqual([]);
+  });
+});

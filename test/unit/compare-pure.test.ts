@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { ancestors, nearestNodeModules } from "../../src/compare/sides.ts";
 import { join } from "pathe";
 import { globToRegExp, selectBenchFiles } from "../../src/compare/discover.ts";
 import { pullRequestTarget } from "../../src/compare/github.ts";
@@ -117,5 +118,23 @@ describe("bundled sources keep their location", () => {
   test("import.meta and __dirname point at the original file", () => {
     const out = pinFileLocation("a(import.meta.dirname, import.meta.url, __dirname, x.__dirname, import.meta.filename)", "/r/b/c.ts");
     expect(out).toBe('a("/r/b", "file:///r/b/c.ts", "/r/b", x.__dirname, "/r/b/c.ts")');
+  });
+});
+
+describe("dependencies of workspace packages", () => {
+  test("folders from a bench file up to the root", () => {
+    expect(ancestors("packages/p/bench/x.bench.ts")).toEqual(["packages/p/bench", "packages/p", "packages", ""]);
+    expect(ancestors("x.bench.ts")).toEqual([""]);
+  });
+  test("the nearest node_modules wins", () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      mkdirSync(join(dir, "node_modules"));
+      mkdirSync(join(dir, "packages", "p", "node_modules"), { recursive: true });
+      expect(nearestNodeModules(dir, "packages/p/x.bench.ts")).toBe(join(dir, "packages", "p", "node_modules"));
+      expect(nearestNodeModules(dir, "packages/q/x.bench.ts")).toBe(join(dir, "node_modules"));
+    } finally {
+      cleanup();
+    }
   });
 });
