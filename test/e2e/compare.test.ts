@@ -53,6 +53,22 @@ describe("xbench compare on a real git repository", () => {
     expect(repo.worktrees()).toEqual([repo.git("rev-parse", "--show-toplevel")]);
   });
 
+  test("--head REF compares two commits and ignores the working tree", () => {
+    const repo = repoWith(workFiles("h.bench.ts", [{ label: "h", work: 20000 }]));
+    repo.write(workFiles("h.bench.ts", [{ label: "h", work: 30000 }]));
+    repo.commit("more work");
+    repo.write(workFiles("h.bench.ts", [{ label: "h", work: 200000 }])); // uncommitted: must not count
+    const r = compare(repo, ["--base", "HEAD~1", "--head", "HEAD", "--rounds", "4"]);
+    expect(r.code).toBe(0);
+    const h = row(r.result, "h").stats!;
+    expect(h.verdict).toBe("slower");
+    expect(h.delta).toBeGreaterThan(0.2);
+    expect(h.delta).toBeLessThan(1);
+    expect(r.result!.head.ref).toBe("HEAD");
+    expect(r.result!.head.dirty).toBe(false);
+    expect(repo.worktrees()).toHaveLength(1);
+  });
+
   test("--base HEAD on a clean tree with 10 benchmarks: at most one verdict other than ~", () => {
     const rows = Array.from({ length: 10 }, (_, i) => ({ label: `aa ${i}`, work: 4000 + 1000 * i }));
     const repo = repoWith(workFiles("aa.bench.ts", rows));
