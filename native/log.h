@@ -129,10 +129,8 @@ struct xb_cursor {
 };
 #define XB_CHUNK 4096u
 
-/* Byte copy that stays inline: on PTI kernels without PCID every page touched after a syscall
- * is a TLB miss, and a call into libc's memcpy touches two more (PLT slot, libc code). */
 static inline __attribute__((always_inline)) void xb_copy(char *dst, const char *src, size_t n) {
-  for (size_t i = 0; i < n; i++) dst[i] = src[i];
+  __builtin_memcpy(dst, src, n); /* measured: libc's memcpy beats an inline byte loop here */
 }
 
 static inline __attribute__((always_inline)) int32_t *xb_frame_write(char *frame, uint32_t len, const struct xb_rec *rec,

@@ -79,7 +79,8 @@ REAL(execve); REAL(execvpe); REAL(posix_spawn); REAL(posix_spawnp);
 REAL(rename); REAL(renameat); REAL(renameat2); REAL(unlink); REAL(unlinkat);
 REAL(mkdir); REAL(mkdirat); REAL(rmdir); REAL(chdir); REAL(truncate);
 
-/* Hot state, defined after the real-function pointers so they share a page (see xb_copy). */
+/* Hot state, defined after the real-function pointers so they share a page: on a PTI kernel
+ * without PCID each page touched after a syscall costs a TLB miss. */
 static struct xb_log g_log;
 static pid_t g_pid;
 
@@ -108,8 +109,7 @@ __attribute__((hot, noinline)) static int32_t *record(int op, int dirfd, const c
   if (!g_log.hdr || !path || !path[0] || t_busy) return NULL;
   t_busy = 1;
   const size_t max = XB_REC_MAX - PATH_MAX - sizeof(struct xb_rec);
-  size_t n = 0;
-  while (n < max && path[n]) n++; /* not strnlen: see xb_copy */
+  size_t n = strnlen(path, max);
   struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_PRELOAD, .pid = (uint32_t)g_pid, .arg = arg,
                      .result = XB_RESULT_PENDING, .path_len = (uint32_t)n, .tsc = xb_now()};
   if (n == max) r.rflags |= XB_RF_TRUNCATED;
