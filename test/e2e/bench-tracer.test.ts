@@ -30,15 +30,14 @@ describe("xbench bench tracer", () => {
     expect(r.code).toBe(0);
     const result = JSON.parse(readFileSync(json, "utf8")) as TracerResult;
     expect(result.iterations.planned).toBe(6);
-    expect(result.rows.map((row) => `${row.backend} ${row.row}`)).toEqual([
-      "preload launch",
-      "preload access",
-      "seccomp launch",
-      "seccomp access",
-    ]);
+    // Static (seccomp) and dynamic (preload) targets, both rows each, every arm every iteration.
+    expect(result.rows.map((row) => `${row.backend} ${row.row}`).join(", ")).toBe(
+      "preload launch, preload access, seccomp launch, seccomp access",
+    );
     for (const row of result.rows) {
-      expect(row.samples.head.length).toBe(6);
+      for (const arm of [row.samples.head, row.samples.base!, row.samples.untracked]) expect(arm.length).toBe(6);
       expect(row.change).toBeDefined();
+      expect(row.overhead.head.median).toBeGreaterThan(-1);
     }
     // The terminal table goes to stdout, one line per row.
     expect(r.stdout.split("\n").filter((l) => /^(preload|seccomp)\s+(launch|access)\s/.test(l)).length).toBe(4);
