@@ -9,7 +9,9 @@
  *   environment and cwd, traces its whole process tree and writes the record log (log.h) to
  *   FILE (created or truncated; sparse, read it only up to the header's `tail`).
  *   --backend  auto (default): preload for programs with an ELF interpreter, seccomp for
- *              static ones and Go programs (raw syscalls), decided per exec. preload / seccomp: that backend for the tree.
+ *              static ones and Go programs (raw syscalls), decided per exec.
+ *              preload / seccomp: that backend for the whole tree (seccomp falls back to
+ *              preload, flagged, when the kernel or a sandbox refuses it).
  *   --preload  the shim; default `libxbench-preload.so` next to this binary.
  *   --die-with-parent  also kill the traced tree when the supervisor's parent dies
  *              (xbench's own trace() passes it).
@@ -22,6 +24,10 @@
  *   Killing the supervisor (even with SIGKILL) kills the traced tree. Signals sent to it with
  *   kill() (TERM, HUP, INT, QUIT, USR1, USR2) are forwarded to CMD; terminal-generated ones are
  *   not forwarded, since CMD receives its own copy from the terminal.
+ *
+ *   Environment: XBENCH_TRACE_LOG_CAPACITY=BYTES sizes the (sparse) log, default 1 GiB; records
+ *   that do not fit are counted in the header's `dropped` and mark the trace incomplete.
+ *   Read the log with readAccessLog() from src/tracer (or follow log.h: version 2).
  *
  *   xbench-supervisor --version      prints "xbench-supervisor log vN".
  *   xbench-supervisor --attach -- PATH ARGV0 [ARGS...]   internal: used by the shim to run a
@@ -291,6 +297,9 @@ static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out
   if (k > 0 && out->base[0] == '/') out->base_len = (uint32_t)k;
 }
 
+/* Each serving thread appends into its own chunk of the log (see xb_log_append_local). */
+static __thread struct xb_cursor t_cur;
+
 static void append(pid_t pid, int op, uint32_t arg, const struct path_read *p) {
   if (!p->present) return;
   if (p->path_len == 0 && !(p->rflags & XB_RF_UNREADABLE)) return; /* "" with AT_EMPTY_PATH: an fd op */
@@ -298,7 +307,7 @@ static void append(pid_t pid, int op, uint32_t arg, const struct path_read *p) {
   struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_SECCOMP, .base_len = (uint16_t)p->base_len, .pid = (uint32_t)pid,
                      .arg = arg, .result = XB_RESULT_UNKNOWN, .path_len = p->path_len, .rflags = p->rflags,
                      .tsc = xb_now()};
-  xb_log_append(&g_log, &r, p->base, p->path);
+  xb_log_append_local(&g_log, &t_cur, &r, p->base, p->path);
 }
 
 static void handle(int listener, const struct seccomp_notif *req, struct path_read *a, struct path_read *b) {

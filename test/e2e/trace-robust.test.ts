@@ -82,6 +82,20 @@ describe("hygiene", () => {
     expect(r.stdout.trim()).toBe("-1 38");
   });
 
+  test("a full log: the command still completes, the trace says it is incomplete", () => {
+    const log = join(dir, "small.log");
+    const r = spawnSync(SUPERVISOR, ["--backend", "preload", "--log", log, "--", "sh", "-c", "for i in $(seq 300); do test -e /nonexistent-$i; done; echo done"], {
+      encoding: "utf8",
+      env: { ...process.env, XBENCH_TRACE_LOG_CAPACITY: String(16 * 1024) },
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe("done\n");
+    const parsed = readAccessLog(log);
+    expect(parsed.header.dropped).toBeGreaterThan(0);
+    expect(parsed.complete).toBe(false);
+    expect(parsed.incompleteReasons.join(" ")).toContain("did not fit");
+  });
+
   test("torn records in a log are skipped, the rest parsed", () => {
     const log = join(dir, "torn.log");
     const file = join(dir, "g.txt");
