@@ -633,6 +633,8 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
   if (!g_log.hdr) return;
   xb_log_flag(&g_log, XB_FLAG_USED_PRELOAD);
   RESOLVE(dlopen);
+  /* The loader read its cache to find our libraries (an approximation: a program whose
+   * libraries all sit in default paths or RPATHs skips it). */
   if (syscall(SYS_faccessat, AT_FDCWD, "/etc/ld.so.cache", F_OK) == 0)
     xb_log_set_result(record(XB_OP_OPEN, AT_FDCWD, "/etc/ld.so.cache", O_RDONLY), 0);
   {
