@@ -10,9 +10,13 @@
  *
  * Needs dist/xbench (`bun build.ts`). Prints one line per run and row, and writes each run's
  * JSON into --out (default: a temporary folder, printed).
+ *
+ * Until native/ has an XBENCH_SLOW_NS hook, the slowed pair (base and slow, same sources) is
+ * built from a copy of HEAD whose log.h gets one: a busy wait at the top of xb_frame_write,
+ * the frame writer every recorded access goes through (shim and supervisor alike).
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "pathe";
 import mri from "mri";
@@ -37,9 +41,44 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env):
   return r.stdout;
 }
 
-function buildHelpers(dir: string, cflags: string): string {
-  run(process.execPath, [join(ROOT, "build.ts"), "--native-only", "--helpers-out", dir], { ...process.env, XBENCH_CFLAGS: cflags });
+function buildHelpers(tree: string, dir: string, cflags: string): string {
+  const r = spawnSync(process.execPath, ["build.ts", "--native-only", "--helpers-out", dir], {
+    cwd: tree,
+    env: { ...process.env, XBENCH_CFLAGS: cflags },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  if (r.status !== 0) throw new Error(`build.ts in ${tree} exited with ${r.status}`);
   return dir;
+}
+
+const SLOW_HOOK = `
+#ifdef XBENCH_SLOW_NS
+  { /* calibration of xbench bench tracer only: a fixed delay per recorded access */
+    struct timespec xb_slow_t0, xb_slow_t;
+    if (clock_gettime(CLOCK_MONOTONIC, &xb_slow_t0) == 0) {
+      do {
+        if (clock_gettime(CLOCK_MONOTONIC, &xb_slow_t) != 0) break;
+      } while ((xb_slow_t.tv_sec - xb_slow_t0.tv_sec) * 1000000000LL + (xb_slow_t.tv_nsec - xb_slow_t0.tv_nsec) < (XBENCH_SLOW_NS));
+    }
+  }
+#endif`;
+
+/** The source tree to build the slowed pair from: this one if it has the hook, else a hooked copy of HEAD. */
+function slowableTree(): string {
+  const has = (file: string) => readFileSync(join(ROOT, "native", file), "utf8").includes("XBENCH_SLOW_NS");
+  if (has("log.c") || has("log.h")) return ROOT;
+  const tree = join(out, "tree");
+  mkdirSync(tree, { recursive: true });
+  run("sh", ["-c", `git -C "${ROOT}" archive HEAD | tar -x -C "${tree}"`]);
+  symlinkSync(join(ROOT, "node_modules"), join(tree, "node_modules"));
+  const header = join(tree, "native", "log.h");
+  const text = readFileSync(header, "utf8");
+  const writer = text.search(/\bxb_frame_write\s*\([^;]*?\)\s*\{/);
+  if (writer < 0) throw new Error("native/log.h has no xb_frame_write to hook; add -DXBENCH_SLOW_NS support by hand");
+  const brace = text.indexOf("{", writer) + 1;
+  const hooked = text.slice(0, brace) + SLOW_HOOK + text.slice(brace);
+  writeFileSync(header, hooked.replace("#include <stdint.h>", "#include <stdint.h>\n#include <time.h>"));
+  return tree;
 }
 
 function pct(x: number): string {
@@ -70,8 +109,9 @@ if (!argv["skip-aa"]) {
   for (let i = 1; i <= runs; i++) bench("A/A", i, helpers, process.env);
 }
 if (!argv["skip-slow"]) {
-  const base = buildHelpers(join(out, "helpers-base"), "");
-  const slow = buildHelpers(join(out, "helpers-slow"), `-DXBENCH_SLOW_NS=${argv["slow-ns"]}`);
+  const tree = slowableTree();
+  const base = buildHelpers(tree, join(out, "helpers-base"), "");
+  const slow = buildHelpers(tree, join(out, "helpers-slow"), `-DXBENCH_SLOW_NS=${argv["slow-ns"]}`);
   const same = (name: string) => readFileSync(join(base, name)).equals(readFileSync(join(slow, name)));
   if (same("xbench-supervisor") && same("libxbench-preload.so")) {
     throw new Error("-DXBENCH_SLOW_NS changed nothing: native/log.c has no XBENCH_SLOW_NS hook");
