@@ -66,7 +66,9 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <poll.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -411,41 +413,54 @@ static void *serve(void *arg) {
   }
 }
 
-/* Receives listener fds from install_filter (in CMD or in `--attach`) and serves each. */
-static void *accept_listeners(void *arg) {
-  int s = (int)(intptr_t)arg;
-  for (;;) {
-    char byte;
-    char cbuf[CMSG_SPACE(sizeof(int) * 4)];
-    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
-    ssize_t n = recvmsg(s, &msg, MSG_CMSG_CLOEXEC);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
-      return NULL;
-    }
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-      size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-      for (size_t i = 0; i < count; i++) {
-        int fd;
-        memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-        pthread_attr_t attr;
-        pthread_t t;
-        int err = pthread_attr_init(&attr);
-        if (!err) err = pthread_attr_setstacksize(&attr, 256 * 1024);
-        if (!err) err = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        if (!err) err = pthread_create(&t, &attr, serve, (void *)(intptr_t)fd);
-        if (err) {
-          /* Serving on this thread beats leaving the tracee blocked forever. */
-          xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
-          serve((void *)(intptr_t)fd);
-        }
-        pthread_attr_destroy(&attr);
-      }
+/* Serves a listener on a thread of its own. */
+static void start_serving(int fd) {
+  pthread_attr_t attr;
+  pthread_t t;
+  int err = pthread_attr_init(&attr);
+  if (!err) err = pthread_attr_setstacksize(&attr, 256 * 1024);
+  if (!err) err = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  if (!err) err = pthread_create(&t, &attr, serve, (void *)(intptr_t)fd);
+  pthread_attr_destroy(&attr);
+  if (err) {
+    /* Serving on this thread beats leaving the tracee blocked forever. */
+    xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+    serve((void *)(intptr_t)fd);
+  }
+}
+
+/* Receives one datagram of listener fds (from install_filter, in CMD or `--attach`) and starts
+ * serving them. 1 if one was handled, 0 if none was waiting (MSG_DONTWAIT), -1 on error. */
+static int accept_one(int s, int flags) {
+  char byte;
+  char cbuf[CMSG_SPACE(sizeof(int) * 4)];
+  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+  ssize_t n = recvmsg(s, &msg, MSG_CMSG_CLOEXEC | flags);
+  if (n < 0) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return 0;
+    xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+    return -1;
+  }
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < count; i++) {
+      int fd;
+      memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+      start_serving(fd);
     }
   }
+  return 1;
+}
+
+/* The acceptor thread, for when S's main thread cannot take listeners itself: while it is
+ * suspended in vfork, CMD's own exec already waits on its new filter. */
+static void *accept_listeners(void *arg) {
+  int s = (int)(intptr_t)arg;
+  while (accept_one(s, 0) >= 0) {
+  }
+  return NULL;
 }
 
 /* ---------------------------------------------------------------- process tree */
@@ -550,6 +565,46 @@ static int reap_all(pid_t main_pid, int kill_orphans) {
     if (g_parent_died) kill_children();
   }
   return main_status;
+}
+
+/*
+ * reap_all for auto mode with a dynamic top command: S's main thread also takes listener fds
+ * from `sock` (static programs started later), so no thread exists until one is needed.
+ * SIGCHLD and the parent-death signal arrive on `sfd` (a signalfd; both are blocked).
+ */
+static int reap_and_accept(pid_t main_pid, int sock, int sfd) {
+  int main_status = -1;
+  for (;;) {
+    for (;;) {
+      int st;
+      pid_t p = waitpid(-1, &st, __WALL | WNOHANG);
+      if (p > 0) {
+        if (p == main_pid) main_status = st;
+        if (g_parent_died) kill_children();
+        continue;
+      }
+      if (p == 0) break;
+      if (errno == EINTR) continue;
+      if (errno == ECHILD) return main_status;
+      die("waitpid", errno);
+    }
+    struct pollfd fds[2] = {{.fd = sock, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      die("poll", errno);
+    }
+    if (fds[0].revents & POLLIN)
+      while (accept_one(sock, MSG_DONTWAIT) > 0) {
+      }
+    if (fds[1].revents & POLLIN) {
+      struct signalfd_siginfo si;
+      while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+        if (si.ssi_signo == SIGPWR) {
+          g_parent_died = 1;
+          kill_children();
+        }
+    }
+  }
 }
 
 /* ---------------------------------------------------------------- launch */
@@ -745,6 +800,7 @@ int main(int argc, char **argv) {
   install_forwarding();
 
   /* L: fork S, wait, reproduce its status. */
+  pid_t launcher = g_self;
   pid_t s = fork();
   if (s < 0) die("fork", errno);
   if (s > 0) {
@@ -761,7 +817,7 @@ int main(int argc, char **argv) {
   sigemptyset(&sa.sa_mask);
   if (sigaction(SIGPWR, &sa, NULL) != 0) die("sigaction", errno);
   if (prctl(PR_SET_PDEATHSIG, SIGPWR) != 0) die("PR_SET_PDEATHSIG", errno);
-  if (getppid() == 1) _exit(EXIT_LAUNCHER);
+  if (getppid() != launcher) _exit(EXIT_LAUNCHER);
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die("PR_SET_CHILD_SUBREAPER", errno);
 
   char *path = resolve_command(cmd_argv[0]);
@@ -775,20 +831,34 @@ int main(int argc, char **argv) {
   if (backend == BACKEND_PRELOAD && top_static) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
 
   char sock_name[64] = "";
+  int sock = -1, sfd = -1;
+  /* auto with a dynamic top command: S's main thread takes listeners itself, lazily. */
+  int lazy = backend == BACKEND_AUTO && !top_seccomp;
   if (backend != BACKEND_PRELOAD) {
     snprintf(sock_name, sizeof sock_name, "@xbench-trace-%d-%ld", (int)g_self, (long)time(NULL));
-    int s2 = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (s2 < 0) die("socket", errno);
+    sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (sock < 0) die("socket", errno);
     struct sockaddr_un addr;
     socklen_t alen = sock_addr(&addr, sock_name);
-    if (bind(s2, (struct sockaddr *)&addr, alen) != 0) die("bind", errno);
-    pthread_t t;
-    pthread_attr_t attr;
-    if ((err = pthread_attr_init(&attr)) || (err = pthread_attr_setstacksize(&attr, 256 * 1024)) ||
-        (err = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED)) ||
-        (err = pthread_create(&t, &attr, accept_listeners, (void *)(intptr_t)s2)))
-      die("pthread_create", err);
+    if (bind(sock, (struct sockaddr *)&addr, alen) != 0) die("bind", errno);
     build_filter();
+    if (lazy) {
+      sigset_t set;
+      sigemptyset(&set);
+      sigaddset(&set, SIGCHLD);
+      sigaddset(&set, SIGPWR);
+      if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) die("sigprocmask", errno);
+      sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+      if (sfd < 0) die("signalfd", errno);
+      if (getppid() != launcher) _exit(EXIT_LAUNCHER); /* a parent death before the block went to the handler */
+    } else {
+      pthread_t t;
+      pthread_attr_t attr;
+      if ((err = pthread_attr_init(&attr)) || (err = pthread_attr_setstacksize(&attr, 256 * 1024)) ||
+          (err = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED)) ||
+          (err = pthread_create(&t, &attr, accept_listeners, (void *)(intptr_t)sock)))
+        die("pthread_create", err);
+    }
   }
 
   g_base_filters = count_filters();
@@ -854,7 +924,7 @@ int main(int argc, char **argv) {
   } else {
     xb_log_append(&g_log, &top, NULL, path);
   }
-  int st = reap_all(c, 0);
+  int st = lazy ? reap_and_accept(c, sock, sfd) : reap_all(c, 0);
   g_log.hdr->supervisor_maxrss_kb = peak_rss_kb();
   exit_like(st);
 }
