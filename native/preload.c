@@ -148,6 +148,17 @@ static uint32_t fopen_flags(const char *mode) {
   return f;
 }
 
+/* A wrapper that records `path_expr` (relative to `dirfd_expr`) then calls the real function;
+ * a negative return is a failure with errno set. */
+#define DEF_PATHCALL(ret, name, op, params, args, path_expr, dirfd_expr, arg_expr) \
+  EXPORT ret name params {                                                       \
+    int32_t *slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));     \
+    if (!RESOLVE(name)) return missing_real();                                   \
+    ret r = real_##name args;                                                    \
+    done(slot, r < 0);                                                           \
+    return r;                                                                    \
+  }
+
 /* ---------------------------------------------------------------- open family */
 
 #define OPEN_MODE(flags, mode)                                  \
@@ -160,103 +171,48 @@ static uint32_t fopen_flags(const char *mode) {
     }                                                           \
   } while (0)
 
-#define DEF_OPEN(name)                                                   \
-  EXPORT int name(const char *path, int flags, ...) {                  \
-    int mode = 0;                                                        \
-    OPEN_MODE(flags, mode);                                              \
-    int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, (uint32_t)flags); \
-    if (!RESOLVE(name)) return missing_real();                           \
-    int fd = real_##name(path, flags, mode);                             \
-    done(slot, fd < 0);                                                  \
-    return fd;                                                           \
+/* open and openat: the mode argument exists only with O_CREAT or O_TMPFILE. */
+#define DEF_OPEN_VARIADIC(name, params, args, dirfd_expr)                       \
+  EXPORT int name params {                                                       \
+    int mode = 0;                                                                \
+    OPEN_MODE(flags, mode);                                                      \
+    int32_t *slot = record(XB_OP_OPEN, dirfd_expr, path, (uint32_t)flags);       \
+    if (!RESOLVE(name)) return missing_real();                                   \
+    int fd = real_##name args;                                                   \
+    done(slot, fd < 0);                                                          \
+    return fd;                                                                   \
   }
-DEF_OPEN(open)
-DEF_OPEN(open64)
+DEF_OPEN_VARIADIC(open, (const char *path, int flags, ...), (path, flags, mode), AT_FDCWD)
+DEF_OPEN_VARIADIC(open64, (const char *path, int flags, ...), (path, flags, mode), AT_FDCWD)
+DEF_OPEN_VARIADIC(openat, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode), dirfd)
+DEF_OPEN_VARIADIC(openat64, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode), dirfd)
 
-#define DEF_OPENAT(name)                                                 \
-  EXPORT int name(int dirfd, const char *path, int flags, ...) {       \
-    int mode = 0;                                                        \
-    OPEN_MODE(flags, mode);                                              \
-    int32_t *slot = record(XB_OP_OPEN, dirfd, path, (uint32_t)flags);    \
-    if (!RESOLVE(name)) return missing_real();                           \
-    int fd = real_##name(dirfd, path, flags, mode);                      \
-    done(slot, fd < 0);                                                  \
-    return fd;                                                           \
-  }
-DEF_OPENAT(openat)
-DEF_OPENAT(openat64)
+/* The fortified (_FORTIFY_SOURCE) entry points and creat. */
+DEF_PATHCALL(int, __open_2, XB_OP_OPEN, (const char *p, int f), (p, f), p, AT_FDCWD, f)
+DEF_PATHCALL(int, __open64_2, XB_OP_OPEN, (const char *p, int f), (p, f), p, AT_FDCWD, f)
+DEF_PATHCALL(int, __openat_2, XB_OP_OPEN, (int d, const char *p, int f), (d, p, f), p, d, f)
+DEF_PATHCALL(int, __openat64_2, XB_OP_OPEN, (int d, const char *p, int f), (d, p, f), p, d, f)
+DEF_PATHCALL(int, creat, XB_OP_OPEN, (const char *p, mode_t m), (p, m), p, AT_FDCWD, O_WRONLY | O_CREAT | O_TRUNC)
+DEF_PATHCALL(int, creat64, XB_OP_OPEN, (const char *p, mode_t m), (p, m), p, AT_FDCWD, O_WRONLY | O_CREAT | O_TRUNC)
 
-#define DEF_OPEN2(name)                                                  \
-  EXPORT int name(const char *path, int flags) {                       \
-    int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, (uint32_t)flags); \
-    if (!RESOLVE(name)) return missing_real();                           \
-    int fd = real_##name(path, flags);                                   \
-    done(slot, fd < 0);                                                  \
-    return fd;                                                           \
-  }
-DEF_OPEN2(__open_2)
-DEF_OPEN2(__open64_2)
-
-#define DEF_OPENAT2(name)                                             \
-  EXPORT int name(int dirfd, const char *path, int flags) {         \
-    int32_t *slot = record(XB_OP_OPEN, dirfd, path, (uint32_t)flags); \
-    if (!RESOLVE(name)) return missing_real();                        \
-    int fd = real_##name(dirfd, path, flags);                         \
-    done(slot, fd < 0);                                               \
-    return fd;                                                        \
-  }
-DEF_OPENAT2(__openat_2)
-DEF_OPENAT2(__openat64_2)
-
-#define DEF_CREAT(name)                                                                      \
-  EXPORT int name(const char *path, mode_t mode) {                                         \
-    int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC);        \
-    if (!RESOLVE(name)) return missing_real();                                               \
-    int fd = real_##name(path, mode);                                                        \
-    done(slot, fd < 0);                                                                      \
-    return fd;                                                                               \
-  }
-DEF_CREAT(creat)
-DEF_CREAT(creat64)
-
-#define DEF_FOPEN(name)                                                          \
-  EXPORT FILE *name(const char *path, const char *mode) {                      \
-    int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, fopen_flags(mode));       \
-    if (!RESOLVE(name)) {                                                        \
-      errno = ENOSYS;                                                            \
-      return NULL;                                                               \
-    }                                                                            \
-    FILE *f = real_##name(path, mode);                                           \
-    done(slot, f == NULL);                                                       \
-    return f;                                                                    \
-  }
-DEF_FOPEN(fopen)
-DEF_FOPEN(fopen64)
-
-#define DEF_FREOPEN(name)                                                      \
-  EXPORT FILE *name(const char *path, const char *mode, FILE *stream) {      \
+/* stdio opens: NULL is the failure. */
+#define DEF_FOPEN(name, params, args)                                          \
+  EXPORT FILE *name params {                                                   \
     int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, fopen_flags(mode));     \
     if (!RESOLVE(name)) {                                                      \
       errno = ENOSYS;                                                          \
       return NULL;                                                             \
     }                                                                          \
-    FILE *f = real_##name(path, mode, stream);                                 \
+    FILE *f = real_##name args;                                                \
     done(slot, f == NULL);                                                     \
     return f;                                                                  \
   }
-DEF_FREOPEN(freopen)
-DEF_FREOPEN(freopen64)
+DEF_FOPEN(fopen, (const char *path, const char *mode), (path, mode))
+DEF_FOPEN(fopen64, (const char *path, const char *mode), (path, mode))
+DEF_FOPEN(freopen, (const char *path, const char *mode, FILE *stream), (path, mode, stream))
+DEF_FOPEN(freopen64, (const char *path, const char *mode, FILE *stream), (path, mode, stream))
 
 /* ---------------------------------------------------------------- stat, access, readlink */
-
-#define DEF_PATHCALL(ret, name, op, params, args, path_expr, dirfd_expr, arg_expr) \
-  EXPORT ret name params {                                                       \
-    int32_t *slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));     \
-    if (!RESOLVE(name)) return missing_real();                                   \
-    ret r = real_##name args;                                                    \
-    done(slot, r < 0);                                                           \
-    return r;                                                                    \
-  }
 
 DEF_PATHCALL(int, stat, XB_OP_STAT, (const char *p, struct stat *b), (p, b), p, AT_FDCWD, 0)
 DEF_PATHCALL(int, lstat, XB_OP_STAT, (const char *p, struct stat *b), (p, b), p, AT_FDCWD, AT_SYMLINK_NOFOLLOW)
