@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { tempDir, xbench, requireBinary } from "../support/xbench.ts";
-import { PYTHON, traceRun } from "../support/trace.ts";
+import { PYTHON, compile, fixture, traceRun } from "../support/trace.ts";
 
 
 const tmp = tempDir("xbench-trace-basic-");
@@ -52,6 +52,14 @@ describe.each(["auto", "preload", "seccomp"])("backend %s", (backend) => {
     expect(read.some((p) => /\/json\/(__pycache__\/)?__init__\./.test(p))).toBe(true);
     expect(read.some((p) => /\/json\/(__pycache__\/)?decoder\./.test(p))).toBe(true);
   });
+});
+
+test("fortified open (__open_2, _FORTIFY_SOURCE) is seen by the shim", () => {
+  const bin = join(dir, "fortified");
+  compile("gcc", ["-O2", "-D_FORTIFY_SOURCE=2", "-o", bin, fixture("fortified.c")]);
+  const r = traceRun([bin, file, "0"], ["--backend", "preload"]);
+  expect(r.code).toBe(0);
+  expect(r.modes.get(file)).toEqual(["read"]);
 });
 
 describe("pass-through", () => {
