@@ -87,6 +87,8 @@ enum xb_src { XB_SRC_PRELOAD = 1, XB_SRC_SECCOMP = 2 };
 
 #define XB_RESULT_PENDING INT32_MIN /* the call had not returned (or exec succeeded) */
 #define XB_RESULT_UNKNOWN (INT32_MIN + 1) /* seccomp: continued in the kernel, result not seen */
+/* Seccomp records of non-creating accesses carry, instead of the call's outcome, whether the
+ * path existed just before the call: 0, or ENOENT / ENOTDIR. */
 
 #define XB_RF_TRUNCATED 0x1u  /* path longer than recorded */
 #define XB_RF_UNREADABLE 0x2u /* path could not be read */

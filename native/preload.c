@@ -104,12 +104,72 @@ static size_t fmt_fd_link(char *out, int fd) {
   return len;
 }
 
-/* Appends a record for `path` (relative to dirfd) and returns its result slot, or NULL. */
-__attribute__((hot, noinline)) static int32_t *record(int op, int dirfd, const char *path, uint32_t arg) {
+/*
+ * Repeats: a thread that opens or stats the same absolute path again (same kind of access)
+ * after a successful first time adds nothing to the deduplicated output, so it skips the
+ * record: hashing the path is cheaper than writing a record, which on VMs costs a fresh page
+ * every ~50 records. If the repeat then fails, done() records it after the fact (the first
+ * record already told the world the path was touched).
+ */
+#define XB_SEEN 64
+struct xb_seen {
+  uint64_t hash;
+  int32_t *slot; /* the first record's result */
+  int ok;        /* that call succeeded (kept here: the log page would be one more TLB miss) */
+};
+static __thread struct xb_seen t_seen[XB_SEEN] __attribute__((tls_model("initial-exec")));
+static __thread struct {
+  const char *path; /* non-NULL while a skipped call is in flight */
+  int op, dirfd;
+  uint32_t arg;
+} t_skip __attribute__((tls_model("initial-exec")));
+static __thread struct xb_seen *t_pending __attribute__((tls_model("initial-exec"))); /* entry of the call in flight */
+static int32_t g_skipped; /* the slot record() returns for a skipped repeat */
+
+static inline int cacheable(int op) {
+  return op == XB_OP_OPEN || op == XB_OP_STAT || op == XB_OP_ACCESS || op == XB_OP_READLINK || op == XB_OP_OPENDIR;
+}
+
+static inline uint64_t path_hash(const char *path, size_t n, int op, uint32_t arg) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) { /* a word at a time: multiply-xorshift */
+    uint64_t w;
+    memcpy(&w, path + i, 8);
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+  }
+  if (i < n) {
+    uint64_t w = 0;
+    memcpy(&w, path + i, n - i);
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+  }
+  uint32_t kind = op == XB_OP_OPEN ? arg & (O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND | O_DIRECTORY | O_PATH) : 0;
+  return (h ^ ((uint64_t)op << 56) ^ ((uint64_t)kind * 0x9e3779b97f4a7c15ull)) ^ n;
+}
+
+/* Appends a record for `path` (relative to dirfd) and returns its result slot, NULL if not
+ * recorded, or &g_skipped for a repeat (see above; only when `may_skip`). */
+__attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, const char *path, uint32_t arg, int may_skip) {
   if (!g_log.hdr || !path || !path[0] || t_busy) return NULL;
   t_busy = 1;
   const size_t max = XB_REC_MAX - PATH_MAX - sizeof(struct xb_rec);
   size_t n = strnlen(path, max);
+  struct xb_seen *seen = NULL;
+  uint64_t h = 0;
+  if (path[0] == '/' && cacheable(op)) {
+    h = path_hash(path, n, op, arg);
+    seen = &t_seen[h % XB_SEEN];
+    if (may_skip && seen->hash == h && seen->ok && !t_skip.path) {
+      t_skip.path = path;
+      t_skip.op = op;
+      t_skip.dirfd = dirfd;
+      t_skip.arg = arg;
+      t_busy = 0;
+      return &g_skipped;
+    }
+  }
   struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_PRELOAD, .pid = (uint32_t)g_pid, .arg = arg,
                      .result = XB_RESULT_PENDING, .path_len = (uint32_t)n, .tsc = xb_now()};
   if (n == max) r.rflags |= XB_RF_TRUNCATED;
@@ -130,13 +190,34 @@ __attribute__((hot, noinline)) static int32_t *record(int op, int dirfd, const c
     errno = saved;
   }
   int32_t *slot = xb_log_append_local(&g_log, &t_cur, &r, base, path);
+  if (seen) {
+    seen->hash = h;
+    seen->slot = slot;
+    seen->ok = 0;
+    t_pending = seen;
+  }
   t_busy = 0;
   return slot;
 }
 
+static inline int32_t *record(int op, int dirfd, const char *path, uint32_t arg) {
+  return record_call(op, dirfd, path, arg, 1);
+}
+
 /* Stores the outcome of the real call; errno is left untouched. */
 static inline void done(int32_t *slot, int failed) {
-  if (slot) xb_log_set_result(slot, failed ? errno : 0);
+  if (slot == &g_skipped) {
+    if (failed) {
+      int e = errno;
+      xb_log_set_result(record_call(t_skip.op, t_skip.dirfd, t_skip.path, t_skip.arg, 0), e);
+      errno = e;
+    }
+    t_skip.path = NULL;
+    return;
+  }
+  if (!slot) return;
+  xb_log_set_result(slot, failed ? errno : 0);
+  if (t_pending && t_pending->slot == slot) t_pending->ok = !failed;
 }
 
 static uint32_t fopen_flags(const char *mode) {
@@ -509,7 +590,7 @@ static int record_object(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
   (void)data;
   if (info->dlpi_name && info->dlpi_name[0] == '/')
-    xb_log_set_result(record(XB_OP_OPEN, AT_FDCWD, info->dlpi_name, O_RDONLY), 0);
+    xb_log_set_result(record_call(XB_OP_OPEN, AT_FDCWD, info->dlpi_name, O_RDONLY, 0), 0);
   return 0;
 }
 
@@ -524,7 +605,7 @@ static int note_adds(struct dl_phdr_info *info, size_t size, void *data) {
 }
 
 EXPORT void *dlopen(const char *file, int mode) {
-  int32_t *slot = file && strchr(file, '/') ? record(XB_OP_OPEN, AT_FDCWD, file, O_RDONLY) : NULL;
+  int32_t *slot = file && strchr(file, '/') ? record_call(XB_OP_OPEN, AT_FDCWD, file, O_RDONLY, 0) : NULL;
   if (!RESOLVE(dlopen)) return NULL;
   void *h = real_dlopen(file, mode);
   if (slot) xb_log_set_result(slot, h ? 0 : ENOENT);
@@ -544,6 +625,9 @@ EXPORT void *dlopen(const char *file, int mode) {
 static void after_fork(void) {
   g_pid = (pid_t)syscall(SYS_getpid);
   t_cur.pos = t_cur.end = 0; /* the parent keeps writing its chunk */
+  memset(t_seen, 0, sizeof t_seen); /* this process records its own first accesses */
+  t_skip.path = NULL;
+  t_pending = NULL;
 }
 
 static void copy_env(char *dst, size_t cap, const char *name) {
@@ -592,7 +676,7 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
   /* The loader read its cache to find our libraries (an approximation: a program whose
    * libraries all sit in default paths or RPATHs skips it). */
   if (syscall(SYS_faccessat, AT_FDCWD, "/etc/ld.so.cache", F_OK) == 0)
-    xb_log_set_result(record(XB_OP_OPEN, AT_FDCWD, "/etc/ld.so.cache", O_RDONLY), 0);
+    xb_log_set_result(record_call(XB_OP_OPEN, AT_FDCWD, "/etc/ld.so.cache", O_RDONLY, 0), 0);
   {
     unsigned long long adds = 0;
     dl_iterate_phdr(note_adds, &adds);

@@ -302,12 +302,36 @@ static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out
 /* Each serving thread appends into its own chunk of the log (see xb_log_append_local). */
 static __thread struct xb_cursor t_cur;
 
+/*
+ * FLAG_CONTINUE means the supervisor never sees a call's outcome. For the accesses where it
+ * matters (a probe of a missing path), look before the kernel does: 0 if the path exists now,
+ * ENOENT/ENOTDIR if not, XB_RESULT_UNKNOWN when it cannot tell (or for creating calls).
+ */
+static int32_t existence(int op, uint32_t arg, const struct path_read *p) {
+  int probe = op == XB_OP_STAT || op == XB_OP_ACCESS || op == XB_OP_READLINK || op == XB_OP_EXEC || op == XB_OP_CHDIR ||
+              (op == XB_OP_OPEN && !(arg & (O_CREAT | O_TRUNC)) && (arg & O_ACCMODE) == O_RDONLY);
+  if (!probe || p->path_len == 0 || (p->rflags & (XB_RF_TRUNCATED | XB_RF_UNREADABLE))) return XB_RESULT_UNKNOWN;
+  char full[2 * PATH_MAX + 2];
+  const char *q = p->path;
+  if (p->path[0] != '/') {
+    if (!p->base_len) return XB_RESULT_UNKNOWN;
+    memcpy(full, p->base, p->base_len);
+    full[p->base_len] = '/';
+    memcpy(full + p->base_len + 1, p->path, p->path_len + 1);
+    q = full;
+  }
+  int nofollow = op == XB_OP_READLINK || (op == XB_OP_STAT && (arg & AT_SYMLINK_NOFOLLOW));
+  struct stat st;
+  if (fstatat(AT_FDCWD, q, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) return 0;
+  return errno == ENOENT || errno == ENOTDIR ? errno : XB_RESULT_UNKNOWN;
+}
+
 static void append(pid_t pid, int op, uint32_t arg, const struct path_read *p) {
   if (!p->present) return;
   if (p->path_len == 0 && !(p->rflags & XB_RF_UNREADABLE)) return; /* "" with AT_EMPTY_PATH: an fd op */
   if (p->rflags & XB_RF_UNREADABLE) xb_log_flag(&g_log, XB_FLAG_UNREADABLE);
   struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_SECCOMP, .base_len = (uint16_t)p->base_len, .pid = (uint32_t)pid,
-                     .arg = arg, .result = XB_RESULT_UNKNOWN, .path_len = p->path_len, .rflags = p->rflags,
+                     .arg = arg, .result = existence(op, arg, p), .path_len = p->path_len, .rflags = p->rflags,
                      .tsc = xb_now()};
   xb_log_append_local(&g_log, &t_cur, &r, p->base, p->path);
 }
@@ -335,7 +359,8 @@ static void handle(int listener, const struct seccomp_notif *req, struct path_re
     if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof flags) flags = 0;
     op = XB_OP_OPEN; arg = (uint32_t)flags; read_path(pid, FD(0), x[1], a); break;
   }
-  case __NR_stat: case __NR_lstat: op = XB_OP_STAT; read_path(pid, AT_FDCWD, x[0], a); break;
+  case __NR_stat: op = XB_OP_STAT; read_path(pid, AT_FDCWD, x[0], a); break;
+  case __NR_lstat: op = XB_OP_STAT; arg = AT_SYMLINK_NOFOLLOW; read_path(pid, AT_FDCWD, x[0], a); break;
   case __NR_newfstatat: op = XB_OP_STAT; arg = (uint32_t)x[3]; read_path(pid, FD(0), x[1], a); break;
   case __NR_statx: op = XB_OP_STAT; arg = (uint32_t)x[2]; read_path(pid, FD(0), x[1], a); break;
   case __NR_access: op = XB_OP_ACCESS; arg = (uint32_t)x[1]; read_path(pid, AT_FDCWD, x[0], a); break;

@@ -59,3 +59,15 @@ describe.each(variants)("%s program, backend %s", (_kind, backend, bin) => {
     expect(bad!.modes).toEqual(["write"]);
   });
 });
+
+describe("repeated accesses (the shim skips repeats of a successful access)", () => {
+  const bin = join(dir, "repeat");
+  compile("gcc", ["-O2", "-o", bin, fixture("repeat.c")]);
+  test.each(["preload", "seccomp"])("a repeat that fails is still recorded (--backend %s)", (backend) => {
+    const target = join(dir, `repeat-${backend}.txt`);
+    writeFileSync(target, "x");
+    const r = traceRun([bin, target], ["--backend", backend]);
+    expect(r.code).toBe(0);
+    expect(r.modes.get(target)).toEqual(["read", "write", "missing"]);
+  });
+});
