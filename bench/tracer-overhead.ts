@@ -34,6 +34,10 @@ const openLoop = cc("open-loop.c", "open-loop");
 const spawnLoop = cc("spawn-loop.c", "spawn-loop");
 const target = join(work, "target.txt");
 writeFileSync(target, "x");
+/** 1024 files to cycle through: every open is a first-time record for the shim. */
+const CYCLE = 1024;
+const cyclePrefix = join(work, "f");
+for (let i = 0; i < CYCLE; i++) writeFileSync(`${cyclePrefix}${i}`, "x");
 const log = join(work, "trace.log");
 
 function run(cmd: string[]): number[] {
@@ -52,7 +56,12 @@ type Sample = { wall: number[]; cpu: number[] };
 const sample = (): Sample => ({ wall: [], cpu: [] });
 const opens: Record<string, Sample> = { untraced: sample(), preload: sample(), seccomp: sample(), ...(haveStrace ? { strace: sample() } : {}) };
 const launches: Record<string, number[]> = { untraced: [], preload: [], seccomp: [], auto: [] };
-const ab: Record<"untraced" | "preload", number[]> = { untraced: [], preload: [] };
+const ab: Record<"untraced" | "preload" | "untracedCycle" | "preloadCycle", number[]> = {
+  untraced: [],
+  preload: [],
+  untracedCycle: [],
+  preloadCycle: [],
+};
 const n = String(argv.opens);
 const add = (s: Sample, [wall, cpu]: number[]) => (s.wall.push(wall!), s.cpu.push(cpu!));
 for (let round = 0; round < argv.rounds; round++) {
@@ -60,6 +69,10 @@ for (let round = 0; round < argv.rounds; round++) {
   ab.untraced.push(ul! - ur!);
   const [pl, pr] = run([...traced("preload"), openLoop, target, n, "ab"]);
   ab.preload.push(pl! - pr!);
+  const [ucl, ucr] = run([openLoop, cyclePrefix, n, "ab", String(CYCLE)]);
+  ab.untracedCycle.push(ucl! - ucr!);
+  const [pcl, pcr] = run([...traced("preload"), openLoop, cyclePrefix, n, "ab", String(CYCLE)]);
+  ab.preloadCycle.push(pcl! - pcr!);
   add(opens.untraced!, run([openLoop, target, n]));
   add(opens.preload!, run([...traced("preload"), openLoop, target, n]));
   add(opens.seccomp!, run([...traced("seccomp"), openLoop, target, String(Math.min(argv.opens, 50_000))]));
@@ -84,10 +97,11 @@ for (const [name, s] of Object.entries(opens)) {
   ].map(([v, base]) => `${fmt(v!).padStart(name === "x" ? 0 : 11)} ${(name === "untraced" ? "" : "+" + fmt(v! - base!)).padStart(10)}`);
   console.log(`  ${name.padEnd(9)} ${cols.join(" ")}`);
 }
-console.log(
-  `preload shim cost in-process (libc open - raw syscall, fastest blocks): untraced ${fmt(median(ab.untraced))}, ` +
-    `preload ${fmt(median(ab.preload))}; shim = +${fmt(median(ab.preload) - median(ab.untraced))} per open`,
-);
+const shim = (u: number[], p: number[]) =>
+  `untraced ${fmt(median(u))}, preload ${fmt(median(p))}; shim = +${fmt(median(p) - median(u))} per open`;
+console.log("preload shim cost in-process (libc open - raw syscall, fastest blocks, median of rounds):");
+console.log(`  same path again (a repeat the shim skips): ${shim(ab.untraced, ab.preload)}`);
+console.log(`  ${CYCLE} paths in turn (a record per open):    ${shim(ab.untracedCycle, ab.preloadCycle)}`);
 const lb = launches.untraced!;
 console.log(`launch of /bin/true (fork+exec+wait), ${argv.rounds} rounds x ${argv.launches}; overhead = variant - untraced`);
 for (const [name, xs] of Object.entries(launches)) {

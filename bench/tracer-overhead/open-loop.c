@@ -4,6 +4,9 @@
  *   open-loop PATH N        prints "wall_ns cpu_ns" per iteration. CPU time is this
  *                           process's only (immune to waiting for a busy machine); wall time
  *                           includes the seccomp supervisor's share.
+ *   open-loop PREFIX N ab K cycles through the K files PREFIX0..PREFIX<K-1> instead of one
+ *                           path, so every open is a first-time record for the shim (it skips
+ *                           repeats of a path a thread accessed recently).
  *   open-loop PATH N ab     interleaves blocks of 200 opens through libc's open() (which the
  *                           preload shim interposes) with blocks through syscall(SYS_openat)
  *                           (which it cannot see); prints the fastest block of each,
@@ -28,9 +31,19 @@ static double clock_ns(clockid_t id) {
   return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+static char g_paths[4096][64]; /* with K files: the names to cycle through */
+static long g_k, g_next;
+
+static const char *next_path(const char *path) {
+  if (!g_k) return path;
+  const char *p = g_paths[g_next];
+  g_next = (g_next + 1) % g_k;
+  return p;
+}
+
 static int via_libc(const char *path, long n) {
   for (long i = 0; i < n; i++) {
-    int fd = open(path, O_RDONLY);
+    int fd = open(next_path(path), O_RDONLY);
     if (fd < 0) return 1;
     close(fd);
   }
@@ -39,7 +52,7 @@ static int via_libc(const char *path, long n) {
 
 static int via_syscall(const char *path, long n) {
   for (long i = 0; i < n; i++) {
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, next_path(path), O_RDONLY);
     if (fd < 0) return 1;
     close(fd);
   }
@@ -50,6 +63,12 @@ int main(int argc, char **argv) {
   if (argc < 3) return 2;
   const char *path = argv[1];
   long n = atol(argv[2]);
+  if (argc > 4) {
+    g_k = atol(argv[4]);
+    if (g_k < 1 || g_k > 4096) return 2;
+    for (long i = 0; i < g_k; i++)
+      if (snprintf(g_paths[i], sizeof g_paths[i], "%s%ld", path, i) >= (int)sizeof g_paths[i]) return 2;
+  }
   if (via_libc(path, n / 10 + 1)) return 1;
   if (argc > 3 && strcmp(argv[3], "ab") == 0) {
     enum { BLOCK = 200, MAX_BLOCKS = 20000 };
