@@ -445,25 +445,6 @@ static int route_static(const char *path) {
   return 0;
 }
 
-static int do_execve(const char *path, char *const argv[], char *const envp[]) {
-  if (!RESOLVE(execve)) return missing_real();
-  int32_t *slot = record(XB_OP_EXEC, AT_FDCWD, path, 0);
-  if (!g_log.hdr) return real_execve(path, argv, envp);
-  size_t n = env_count(envp), argc = env_count(argv);
-  char *env[n + 9];
-  char pre[2 * PATH_MAX + 32];
-  traced_env(envp, env, pre, sizeof pre);
-  int r;
-  if (route_static(path)) {
-    char *av[argc + 6];
-    r = real_execve(g_sup, attach_argv(path, argv, av), env);
-  } else {
-    r = real_execve(path, argv, env);
-  }
-  done(slot, 1);
-  return r;
-}
-
 /* Finds `file` on PATH (as execvp would) into out; 1 if found. */
 static int search_path(const char *file, char *out, size_t cap) {
   const char *p = getenv("PATH");
@@ -490,26 +471,40 @@ static int search_path(const char *file, char *out, size_t cap) {
   }
 }
 
-static int do_execvpe(const char *file, char *const argv[], char *const envp[]) {
-  if (!file || !*file || strchr(file, '/')) return do_execve(file, argv, envp);
-  if (!RESOLVE(execvpe)) return missing_real();
-  char found[PATH_MAX];
-  int ok = search_path(file, found, sizeof found);
-  if (!g_log.hdr) return real_execvpe(file, argv, envp);
-  int32_t *slot = record(XB_OP_EXEC, AT_FDCWD, ok ? found : file, 0);
+/*
+ * Runs `file` traced: records the exec, re-inserts the tracing environment and sends a static
+ * or Go program through the supervisor. `resolved` is its path (NULL if not found on PATH);
+ * `search` says the real call does the PATH search itself (execvpe).
+ */
+static int exec_traced(const char *file, const char *resolved, int search, char *const argv[], char *const envp[]) {
+  int32_t *slot = record(XB_OP_EXEC, AT_FDCWD, resolved ? resolved : file, 0);
   size_t n = env_count(envp), argc = env_count(argv);
   char *env[n + 9];
   char pre[2 * PATH_MAX + 32];
   traced_env(envp, env, pre, sizeof pre);
   int r;
-  if (ok && route_static(found)) {
+  if (resolved && route_static(resolved)) {
     char *av[argc + 6];
-    r = real_execve(g_sup, attach_argv(found, argv, av), env);
+    r = real_execve(g_sup, attach_argv(resolved, argv, av), env);
   } else {
-    r = real_execvpe(file, argv, env);
+    r = search ? real_execvpe(file, argv, env) : real_execve(file, argv, env);
   }
   done(slot, 1);
   return r;
+}
+
+static int do_execve(const char *path, char *const argv[], char *const envp[]) {
+  if (!RESOLVE(execve)) return missing_real();
+  if (!g_log.hdr) return real_execve(path, argv, envp);
+  return exec_traced(path, path, 0, argv, envp);
+}
+
+static int do_execvpe(const char *file, char *const argv[], char *const envp[]) {
+  if (!file || !*file || strchr(file, '/')) return do_execve(file, argv, envp);
+  if (!RESOLVE(execvpe) || !RESOLVE(execve)) return missing_real();
+  if (!g_log.hdr) return real_execvpe(file, argv, envp);
+  char found[PATH_MAX];
+  return exec_traced(file, search_path(file, found, sizeof found) ? found : NULL, 1, argv, envp);
 }
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[]) { return do_execve(path, argv, envp); }
