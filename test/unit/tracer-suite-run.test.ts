@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { renderMarkdown, renderTerminal, runTracerSuite, type TracerResult } from "../../src/suites/tracer/index.ts";
-import type { LoggedTrace } from "../../src/suites/tracer/validate.ts";
+import { logMentions, type LoggedTrace } from "../../src/suites/tracer/validate.ts";
 import { ROOT, tempDir } from "../support/xbench.ts";
 
 /** Runs CMD after `--`; with RECORD=1 in its folder's name writes "<PATH>-0" to --log. */
@@ -93,6 +93,38 @@ describe("runTracerSuite with a stand-in tracer", () => {
     expect(() =>
       runTracerSuite({ headHelperDir: head, baseHelperDir: silent, iterations: 1, backends: ["seccomp"], readLog: readFakeLog }),
     ).toThrow(/^validation of the base helper \(.*silent\) with the seccomp backend failed: its log does not report the target's missing path .*missing-0/);
+  });
+
+  test("a log this build cannot parse passes when its raw bytes hold the missing path, and says so", () => {
+    const refuse = (): LoggedTrace => {
+      throw new Error("log format v1, this reader takes v2");
+    };
+    const steps: string[] = [];
+    const result = runTracerSuite({
+      headHelperDir: head,
+      iterations: 1,
+      warmup: 0,
+      passes: { launch: 1, access: 1 },
+      backends: ["preload"],
+      readLog: refuse,
+      onStep: (s) => steps.push(s),
+    });
+    expect(result.rows.length).toBe(2);
+    expect(steps).toContain(
+      `validation of the head helper (${head}) with the preload backend: this build cannot parse its log (log format v1, this reader takes v2); its raw bytes hold the missing path`,
+    );
+    expect(() =>
+      runTracerSuite({ headHelperDir: head, baseHelperDir: silent, iterations: 1, backends: ["preload"], readLog: refuse }),
+    ).toThrow(/base helper .* could not be read \(log format v1, this reader takes v2\) and does not mention the target's missing path/);
+  });
+
+  test("logMentions finds a path across chunk boundaries and within the limit only", () => {
+    const file = join(tmp.dir, "raw.log");
+    const path = "/tmp/some/missing-0";
+    writeFileSync(file, Buffer.concat([Buffer.alloc((1 << 20) - 5), Buffer.from(path), Buffer.alloc(100)]));
+    expect(logMentions(file, path)).toBe(true);
+    expect(logMentions(file, "/tmp/some/missing-1")).toBe(false);
+    expect(logMentions(file, path, 1 << 20)).toBe(false);
   });
 
   test("a base folder without a supervisor is named", () => {

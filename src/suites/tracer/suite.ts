@@ -94,7 +94,8 @@ export function runTracerSuite(options: TracerSuiteOptions): TracerResult {
     for (const arm of arms.filter((a) => a.helperDir)) {
       for (const backend of options.backends) {
         step(`validating the ${arm.name} tracer with the ${backend} backend`);
-        validateTracer(arm, backend, paths(arm.name), options.readLog);
+        const note = validateTracer(arm, backend, paths(arm.name), options.readLog);
+        if (note) step(note);
       }
     }
 
