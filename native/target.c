@@ -89,7 +89,11 @@ static void *run_worker(void *arg) {
       int fd = open(w->path, O_RDONLY | O_CLOEXEC);
       if (fd >= 0) {
         /* The path must stay missing; an existing file would change the workload. */
-        close(fd);
+        if (close(fd) != 0) {
+          w->failed_call = "close";
+          w->failed_errno = errno;
+          return NULL;
+        }
         w->failed_call = "open (the path exists; it must be missing)";
         w->failed_errno = EEXIST;
         return NULL;
