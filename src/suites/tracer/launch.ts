@@ -29,6 +29,8 @@ export function runTimed(launch: Launch, what: string): LaunchResult {
   });
   const wallNs = Number(process.hrtime.bigint() - start);
   if (result.error) throw new XbenchError(`${what}: could not run ${launch.file}: ${result.error.message}`);
+  // Ctrl-C reaches the whole foreground process group: the launch dies of it and so do we.
+  if (result.signal === "SIGINT") throw new XbenchError("interrupted", { exitCode: 130 });
   if (result.signal) throw new XbenchError(`${what}: ${launch.file} was killed by ${result.signal}`);
   if (result.status !== 0) {
     const detail = firstLine(String(result.stderr ?? ""));
