@@ -4,19 +4,18 @@
  *   A/A    the same helper build as head and base, RUNS separate runs: every row's median
  *          change should stay within the noise floor (±2.5% in the seed);
  *   slowed head's helpers built with -DXBENCH_SLOW_NS=NS (a fixed delay per recorded access,
- *          native/log.c), base built without: the access rows must move far past the floor.
+ *          native/log.h), base built without: the access rows must move far past the floor.
  *
  *   bun bench/tracer-noise.ts [--runs 3] [--slow-ns 2000] [--iterations N] [--out DIR] [--skip-aa] [--skip-slow]
  *
  * Needs dist/xbench (`bun build.ts`). Prints one line per run and row, and writes each run's
  * JSON into --out (default: a temporary folder, printed).
  *
- * Until native/ has an XBENCH_SLOW_NS hook, the slowed pair (base and slow, same sources) is
- * built from a copy of HEAD whose log.h gets one: a busy wait at the top of xb_frame_write,
- * the frame writer every recorded access goes through (shim and supervisor alike).
+ * The hook is a busy wait at the top of xb_frame_write in native/log.h, the frame writer every
+ * recorded access goes through (shim and supervisor alike).
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "pathe";
 import mri from "mri";
@@ -51,36 +50,6 @@ function buildHelpers(tree: string, dir: string, cflags: string): string {
   return dir;
 }
 
-const SLOW_HOOK = `
-#ifdef XBENCH_SLOW_NS
-  { /* calibration of xbench bench tracer only: a fixed delay per recorded access */
-    struct timespec xb_slow_t0, xb_slow_t;
-    if (clock_gettime(CLOCK_MONOTONIC, &xb_slow_t0) == 0) {
-      do {
-        if (clock_gettime(CLOCK_MONOTONIC, &xb_slow_t) != 0) break;
-      } while ((xb_slow_t.tv_sec - xb_slow_t0.tv_sec) * 1000000000LL + (xb_slow_t.tv_nsec - xb_slow_t0.tv_nsec) < (XBENCH_SLOW_NS));
-    }
-  }
-#endif`;
-
-/** The source tree to build the slowed pair from: this one if it has the hook, else a hooked copy of HEAD. */
-function slowableTree(): string {
-  const has = (file: string) => readFileSync(join(ROOT, "native", file), "utf8").includes("XBENCH_SLOW_NS");
-  if (has("log.c") || has("log.h")) return ROOT;
-  const tree = join(out, "tree");
-  mkdirSync(tree, { recursive: true });
-  run("sh", ["-c", `git -C "${ROOT}" archive HEAD | tar -x -C "${tree}"`]);
-  symlinkSync(join(ROOT, "node_modules"), join(tree, "node_modules"));
-  const header = join(tree, "native", "log.h");
-  const text = readFileSync(header, "utf8");
-  const writer = text.search(/\bxb_frame_write\s*\([^;]*?\)\s*\{/);
-  if (writer < 0) throw new Error("native/log.h has no xb_frame_write to hook; add -DXBENCH_SLOW_NS support by hand");
-  const brace = text.indexOf("{", writer) + 1;
-  const hooked = text.slice(0, brace) + SLOW_HOOK + text.slice(brace);
-  writeFileSync(header, hooked.replace("#include <stdint.h>", "#include <stdint.h>\n#include <time.h>"));
-  return tree;
-}
-
 function pct(x: number): string {
   return `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
 }
@@ -109,12 +78,11 @@ if (!argv["skip-aa"]) {
   for (let i = 1; i <= runs; i++) bench("A/A", i, helpers, process.env);
 }
 if (!argv["skip-slow"]) {
-  const tree = slowableTree();
-  const base = buildHelpers(tree, join(out, "helpers-base"), "");
-  const slow = buildHelpers(tree, join(out, "helpers-slow"), `-DXBENCH_SLOW_NS=${argv["slow-ns"]}`);
+  const base = buildHelpers(ROOT, join(out, "helpers-base"), "");
+  const slow = buildHelpers(ROOT, join(out, "helpers-slow"), `-DXBENCH_SLOW_NS=${argv["slow-ns"]}`);
   const same = (name: string) => readFileSync(join(base, name)).equals(readFileSync(join(slow, name)));
   if (same("xbench-supervisor") && same("libxbench-preload.so")) {
-    throw new Error("-DXBENCH_SLOW_NS changed nothing: native/log.c has no XBENCH_SLOW_NS hook");
+    throw new Error("-DXBENCH_SLOW_NS changed nothing: native/log.h lost its XBENCH_SLOW_NS hook");
   }
   for (let i = 1; i <= runs; i++) bench(`slow ${argv["slow-ns"]} ns`, i, base, { ...process.env, XBENCH_HELPER_DIR: slow });
 }

@@ -135,8 +135,24 @@ static inline __attribute__((always_inline)) void xb_copy(char *dst, const char 
   __builtin_memcpy(dst, src, n); /* measured: libc's memcpy beats an inline byte loop here */
 }
 
+#ifdef XBENCH_SLOW_NS
+#include <time.h>
+/* Calibration builds only (`XBENCH_CFLAGS=-DXBENCH_SLOW_NS=2000`): a fixed busy delay per
+ * recorded access, so `xbench bench tracer` can show that a slower tracer moves its rows. */
+static inline void xb_slow(void) {
+  struct timespec t0, t;
+  if (clock_gettime(CLOCK_MONOTONIC, &t0) != 0) return;
+  do {
+    if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return;
+  } while ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) < (XBENCH_SLOW_NS));
+}
+#else
+static inline __attribute__((always_inline)) void xb_slow(void) {}
+#endif
+
 static inline __attribute__((always_inline)) int32_t *xb_frame_write(char *frame, uint32_t len, const struct xb_rec *rec,
                                                                       const char *base, const char *path) {
+  xb_slow();
   __atomic_store_n((uint32_t *)(frame + 4), len, __ATOMIC_RELAXED);
   struct xb_rec *out = (struct xb_rec *)(frame + 8);
   *out = *rec;
