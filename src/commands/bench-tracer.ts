@@ -3,7 +3,7 @@ import { resolve } from "pathe";
 import { defineCommand } from "citty";
 import { usageError } from "../cli/errors.ts";
 import { log } from "../cli/log.ts";
-import { BACKENDS, DEFAULT_ITERATIONS, renderMarkdown, renderTerminal, runTracerBench, type Backend } from "../suites/tracer/index.ts";
+import { BACKENDS, DEFAULT_ITERATIONS, renderMarkdown, renderTerminal, runTracerBench, type Backend, type TracerResult } from "../suites/tracer/index.ts";
 
 /** `--iterations`: a whole number >= 1. */
 export function parseIterations(value: string | undefined): number {
@@ -29,6 +29,19 @@ function parseBaseHelper(value: string | undefined): string | undefined {
   return dir;
 }
 
+/** The table on stdout (stderr when `--json -` takes stdout), `--json FILE`, `--markdown FILE`. */
+export function writeTracerReport(result: TracerResult, outputs: { json?: string; markdown?: string }): void {
+  const table = renderTerminal(result);
+  if (outputs.json === "-") {
+    process.stderr.write(table);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } else {
+    process.stdout.write(table);
+    if (outputs.json) writeFileSync(outputs.json, `${JSON.stringify(result, null, 2)}\n`);
+  }
+  if (outputs.markdown) writeFileSync(outputs.markdown, renderMarkdown([result]));
+}
+
 export const benchTracerCommand = defineCommand({
   meta: { name: "tracer", description: "Tracking overhead of the tracer: launch and access rows per backend" },
   args: {
@@ -38,12 +51,12 @@ export const benchTracerCommand = defineCommand({
     json: { type: "string", description: "Write results as JSON to FILE, - for stdout" },
     markdown: { type: "string", description: "Write the markdown report to FILE" },
   },
-  run({ args }) {
+  async run({ args }) {
     const iterations = parseIterations(args.iterations);
     const backends = parseBackends(args.backends);
     const baseHelperDir = parseBaseHelper(args["base-helper"]);
     const started = Date.now();
-    const result = runTracerBench({
+    const result = await runTracerBench({
       baseHelperDir,
       iterations,
       backends,
@@ -53,14 +66,6 @@ export const benchTracerCommand = defineCommand({
       },
     });
     log.info(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    const table = renderTerminal(result);
-    if (args.json === "-") {
-      process.stderr.write(table);
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    } else {
-      process.stdout.write(table);
-      if (args.json) writeFileSync(args.json, `${JSON.stringify(result, null, 2)}\n`);
-    }
-    if (args.markdown) writeFileSync(args.markdown, renderMarkdown([result]));
+    writeTracerReport(result, { json: args.json, markdown: args.markdown });
   },
 });

@@ -4,7 +4,10 @@ import { join, resolve } from "pathe";
 import { EXIT_FAILURE, usageError } from "../cli/errors.ts";
 import { log } from "../cli/log.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary } from "../compare/github.ts";
-import { makePlan, newRunDir, parsePositiveInt, parsePositiveNumber } from "../compare/plan.ts";
+import { makePlan, newRunDir, parsePositiveInt, parsePositiveNumber, resolveRevisions } from "../compare/plan.ts";
+import { withSideHelpers } from "../compare/tracer-suite.ts";
+import { BACKENDS, DEFAULT_ITERATIONS, readTraceLog, renderMarkdown as renderTracerMarkdown, runTracerSuite } from "../suites/tracer/index.ts";
+import { writeTracerReport } from "./bench-tracer.ts";
 import { runCompare } from "../compare/engine.ts";
 import { createStore, openStore, type RunStore } from "../compare/store.ts";
 import { renderJson } from "../report/json.ts";
@@ -33,8 +36,14 @@ export const compareCommand = defineCommand({
     comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
     holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
     resume: { type: "string", description: "Continue an interrupted run from its run folder" },
+    suite: {
+      type: "enum",
+      options: ["tracer"],
+      description: "Instead of bench files, run a built-in suite with each side's own build (tracer: xbench's helpers)",
+    },
   },
   async run({ args, rawArgs }) {
+    if (args.suite === "tracer") return compareTracerSuite(args, rawArgs);
     requireBundler();
     // Fail before measuring anything when the comment could never be posted.
     const commentTarget = args.comment ? pullRequestTarget() : undefined;
@@ -95,3 +104,43 @@ export const compareCommand = defineCommand({
     return 0;
   },
 });
+
+/** Flags of a bench-file compare that mean nothing to a suite. */
+const BENCH_FILE_FLAGS = ["--runtime", "--build", "--install", "--timeout", "--time", "--holm", "--resume", "--comment"];
+
+/**
+ * `compare --suite tracer`: base's and head's helpers, each built from its own side, as the
+ * base and head arms of the tracer-overhead suite. `--rounds` sets its iterations.
+ */
+async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string[]): Promise<number> {
+  const clash = rawArgs.find((a) => BENCH_FILE_FLAGS.includes(a.split("=")[0]!));
+  if (clash) throw usageError(`--suite tracer does not take ${clash.split("=")[0]}`);
+  if (args.filter) throw usageError("--suite tracer runs its own rows; drop the filter");
+  const sides = resolveRevisions({
+    cwd: process.cwd(),
+    base: args.base ? String(args.base) : undefined,
+    head: args.head ? String(args.head) : undefined,
+  });
+  const roundsGiven = rawArgs.some((a) => a.split("=")[0] === "--rounds");
+  const iterations = roundsGiven ? parsePositiveInt("rounds", args.rounds, 1) : DEFAULT_ITERATIONS;
+  log.info(`base ${sides.base.sha.slice(0, 12)} (${sides.base.ref}) · head ${sides.head.sha.slice(0, 12)} (${sides.head.ref}${sides.head.dirty ? ", dirty" : ""})`);
+  const result = await withSideHelpers({ ...sides, headRef: args.head ? String(args.head) : undefined }, (helpers) =>
+    runTracerSuite({
+      headHelperDir: helpers.head,
+      baseHelperDir: helpers.base,
+      iterations,
+      backends: [...BACKENDS],
+      readLog: readTraceLog,
+      onStep: (message) => log.info(message),
+      onIteration: (done, total) => {
+        if (done === total || done % 6 === 0) log.info(`iteration ${done}/${total}`);
+      },
+    }),
+  );
+  writeTracerReport(result, {
+    json: args.json ? String(args.json) : undefined,
+    markdown: args.markdown ? String(args.markdown) : undefined,
+  });
+  if (writeJobSummary(renderTracerMarkdown([result]))) log.info("report added to the job summary");
+  return 0;
+}

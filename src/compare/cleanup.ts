@@ -31,22 +31,40 @@ export function createCleanup(): Cleanup {
 
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
+interface Scope {
+  cleanup: Cleanup;
+  onSignal: (signal: string) => void;
+}
+
+/** Open scopes, innermost last: one signal unwinds all of them, not just the first registered. */
+const scopes: Scope[] = [];
+
+function unwind(signal: string): never {
+  for (const scope of [...scopes].reverse()) {
+    try {
+      scope.onSignal(signal);
+    } catch {
+      // Saying what happened must not stop the cleanup.
+    }
+    scope.cleanup.run();
+  }
+  process.exit(SIGNAL_EXIT[signal]);
+}
+
+const handlers = Object.fromEntries(Object.keys(SIGNAL_EXIT).map((signal) => [signal, () => unwind(signal)]));
+
 /**
  * On SIGINT/SIGTERM/SIGHUP: run `onSignal` (save what was measured, say how to resume), then
- * the cleanup, then exit the shell's way. Returns a function that removes the handlers.
+ * the cleanup (of this scope and of every scope opened inside it), then exit the shell's
+ * way. Returns a function that closes the scope.
  */
 export function exitOnSignals(cleanup: Cleanup, onSignal: (signal: string) => void): () => void {
-  const handlers = Object.keys(SIGNAL_EXIT).map((signal) => {
-    const handler = () => {
-      try {
-        onSignal(signal);
-      } finally {
-        cleanup.run();
-        process.exit(SIGNAL_EXIT[signal]);
-      }
-    };
-    process.on(signal, handler);
-    return () => process.off(signal, handler);
-  });
-  return () => handlers.forEach((off) => off());
+  const scope = { cleanup, onSignal };
+  if (scopes.length === 0) for (const [signal, handler] of Object.entries(handlers)) process.on(signal, handler);
+  scopes.push(scope);
+  return () => {
+    const i = scopes.indexOf(scope);
+    if (i !== -1) scopes.splice(i, 1);
+    if (scopes.length === 0) for (const [signal, handler] of Object.entries(handlers)) process.off(signal, handler);
+  };
 }

@@ -54,8 +54,8 @@ describe("runTracerSuite with a stand-in tracer", () => {
   });
   afterAll(() => tmp.cleanup());
 
-  test("A/A: rows for both backends, every arm measured every iteration", () => {
-    const result: TracerResult = runTracerSuite({
+  test("A/A: rows for both backends, every arm measured every iteration", async () => {
+    const result: TracerResult = await runTracerSuite({
       headHelperDir: head,
       baseHelperDir: head,
       iterations: 6,
@@ -89,18 +89,18 @@ describe("runTracerSuite with a stand-in tracer", () => {
     expect(renderMarkdown([result])).toContain("### linux");
   });
 
-  test("a tracer that records nothing stops the suite with a one-line error naming it", () => {
-    expect(() =>
+  test("a tracer that records nothing stops the suite with a one-line error naming it", async () => {
+    await expect(
       runTracerSuite({ headHelperDir: head, baseHelperDir: silent, iterations: 1, backends: ["seccomp"], readLog: readFakeLog }),
-    ).toThrow(/^validation of the base helper \(.*silent\) with the seccomp backend failed: its log does not report the target's missing path .*missing-0/);
+    ).rejects.toThrow(/^validation of the base helper \(.*silent\) with the seccomp backend failed: its log does not report the target's missing path .*missing-0/);
   });
 
-  test("a log this build cannot parse passes when its raw bytes hold the missing path, and says so", () => {
+  test("a log this build cannot parse passes when its raw bytes hold the missing path, and says so", async () => {
     const refuse = (): LoggedTrace => {
       throw new Error("log format v1, this reader takes v2");
     };
     const steps: string[] = [];
-    const result = runTracerSuite({
+    const result = await runTracerSuite({
       headHelperDir: head,
       iterations: 1,
       warmup: 0,
@@ -113,9 +113,9 @@ describe("runTracerSuite with a stand-in tracer", () => {
     expect(steps).toContain(
       `validation of the head helper (${head}) with the preload backend: this build cannot parse its log (log format v1, this reader takes v2); its raw bytes hold the missing path`,
     );
-    expect(() =>
+    await expect(
       runTracerSuite({ headHelperDir: head, baseHelperDir: silent, iterations: 1, backends: ["preload"], readLog: refuse }),
-    ).toThrow(/base helper .* could not be read \(log format v1, this reader takes v2\) and does not mention the target's missing path/);
+    ).rejects.toThrow(/base helper .* could not be read \(log format v1, this reader takes v2\) and does not mention the target's missing path/);
   });
 
   test("logMentions finds a path across chunk boundaries and within the limit only", () => {
@@ -127,9 +127,9 @@ describe("runTracerSuite with a stand-in tracer", () => {
     expect(logMentions(file, path, 1 << 20)).toBe(false);
   });
 
-  test("a base folder without a supervisor is named", () => {
-    expect(() =>
+  test("a base folder without a supervisor is named", async () => {
+    await expect(
       runTracerSuite({ headHelperDir: head, baseHelperDir: tmp.dir, iterations: 1, backends: ["preload"], readLog: readFakeLog }),
-    ).toThrow(/base helper .* has no xbench-supervisor/);
+    ).rejects.toThrow(/base helper .* has no xbench-supervisor/);
   });
 });

@@ -44,11 +44,11 @@ describe("tracer suite: orderings", () => {
 describe("tracer suite: runIterations", () => {
   const cells: Cell[] = cellsOf(["preload"]);
 
-  test("runs each cell's arms in the iteration's order; warm-up is run but not counted", () => {
+  test("runs each cell's arms in the iteration's order; warm-up is run but not counted", async () => {
     const plan = planRounds({ arms: ARMS3, rounds: 6 });
     const calls: string[] = [];
     let value = 0;
-    const result = runIterations(cells, { orders: plan.orders as ArmName[][], passes: { launch: 1, access: 1 }, warmup: 2 }, (cell, arm) => {
+    const result = await runIterations(cells, { orders: plan.orders as ArmName[][], passes: { launch: 1, access: 1 }, warmup: 2 }, (cell, arm) => {
       calls.push(`${cell.row}:${arm}`);
       return ++value;
     });
@@ -67,10 +67,10 @@ describe("tracer suite: runIterations", () => {
     expect(Math.min(...result.flatMap((r) => ARMS3.flatMap((a) => r.samples[a]!)))).toBe(13);
   });
 
-  test("passes repeat the ordering back to back; an arm's value is the median of its passes", () => {
+  test("passes repeat the ordering back to back; an arm's value is the median of its passes", async () => {
     const calls: string[] = [];
     const values: Record<string, number[]> = { head: [5, 1, 9], untracked: [2, 8, 4] };
-    const result = runIterations(
+    const result = await runIterations(
       [{ backend: "preload", row: "launch" }],
       { orders: [["untracked", "head"]], passes: { launch: 3, access: 1 }, warmup: 0 },
       (_, arm) => {
@@ -82,13 +82,13 @@ describe("tracer suite: runIterations", () => {
     expect(result[0]!.samples).toEqual({ untracked: [4], head: [5] });
   });
 
-  test("passes must be whole numbers >= 1", () => {
-    expect(() => runIterations(cells, { orders: [["head"]], passes: { launch: 0, access: 1 }, warmup: 0 }, () => 1)).toThrow(/passes/);
+  test("passes must be whole numbers >= 1", async () => {
+    expect(runIterations(cells, { orders: [["head"]], passes: { launch: 0, access: 1 }, warmup: 0 }, () => 1)).rejects.toThrow(/passes/);
   });
 
-  test("reports progress with warm-up marked", () => {
+  test("reports progress with warm-up marked", async () => {
     const seen: Array<[number, number, boolean]> = [];
-    runIterations(cells, { orders: [["head", "untracked"], ["untracked", "head"]], passes: { launch: 1, access: 1 }, warmup: 1 }, () => 1, {
+    await runIterations(cells, { orders: [["head", "untracked"], ["untracked", "head"]], passes: { launch: 1, access: 1 }, warmup: 1 }, () => 1, {
       onIteration: (done, total, counted) => seen.push([done, total, counted]),
     });
     expect(seen).toEqual([

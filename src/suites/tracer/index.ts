@@ -20,7 +20,7 @@ export interface TracerBenchOptions extends Pick<TracerSuiteOptions, "baseHelper
  * The suite with this build's helpers as head, `baseHelperDir` (e.g. from buildBaseHelpers)
  * as base, and the defaults of `xbench bench tracer`.
  */
-export function runTracerBench(options: TracerBenchOptions = {}): TracerResult {
+export function runTracerBench(options: TracerBenchOptions = {}): Promise<TracerResult> {
   return runTracerSuite({
     headHelperDir: helperDir(),
     baseHelperDir: options.baseHelperDir,

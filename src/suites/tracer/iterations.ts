@@ -53,12 +53,12 @@ function runCell(cell: Cell, order: readonly ArmName[], passes: number, measure:
  * Runs the warm-up iterations (orderings taken from the start of the plan, results thrown
  * away) and then every planned iteration, and returns each cell's values per arm.
  */
-export function runIterations(
+export async function runIterations(
   cells: readonly Cell[],
   plan: IterationPlan,
   measure: Measure,
   hooks: IterationHooks = {},
-): CellSamples[] {
+): Promise<CellSamples[]> {
   if (plan.orders.length === 0) throw new Error("runIterations: the plan has no iterations");
   for (const [row, passes] of Object.entries(plan.passes)) {
     if (!Number.isInteger(passes) || passes < 1) throw new Error(`runIterations: passes for ${row} must be a whole number >= 1`);
@@ -73,6 +73,9 @@ export function runIterations(
       if (counted) for (const [arm, value] of values) (result.samples[arm] ??= []).push(value);
     }
     hooks.onIteration?.(i + 1, total, counted);
+    // Launches are synchronous (tighter timing); between iterations, let a pending Ctrl-C or
+    // SIGTERM handler run, so a long run stops promptly and cleans up.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   return results;
 }

@@ -3,6 +3,7 @@
  * backend's launch and access rows for every arm, and summarize. Processes and files live
  * here; the math is in rows.ts and the rendering in report.ts.
  */
+import { createCleanup, exitOnSignals } from "../../compare/cleanup.ts";
 import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "pathe";
@@ -76,7 +77,7 @@ function checkTargets(headHelperDir: string, backends: readonly Backend[]): void
 }
 
 /** Runs the whole suite and returns its result; throws XbenchError when validation fails. */
-export function runTracerSuite(options: TracerSuiteOptions): TracerResult {
+export async function runTracerSuite(options: TracerSuiteOptions): Promise<TracerResult> {
   const step = options.onStep ?? (() => {});
   const warmup = options.warmup ?? WARMUP_ITERATIONS;
   const passes = options.passes ?? PASSES;
@@ -84,6 +85,9 @@ export function runTracerSuite(options: TracerSuiteOptions): TracerResult {
   const arms = armsOf(options);
   const byName = new Map(arms.map((arm) => [arm.name, arm]));
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), "xbench-tracer-")));
+  const cleanup = createCleanup();
+  cleanup.add(() => rmSync(scratch, { recursive: true, force: true }));
+  const closeScope = exitOnSignals(cleanup, (signal) => step(`${signal}: stopped`));
   try {
     const paths = (arm: ArmName) => ({
       targetDir: options.headHelperDir,
@@ -105,7 +109,7 @@ export function runTracerSuite(options: TracerSuiteOptions): TracerResult {
       `measuring ${plan.planned} iterations (${plan.planned / plan.cycle} cycle${plan.planned === plan.cycle ? "" : "s"} of ${plan.cycle} orderings) + ${warmup} warm-up`,
     );
     const start = { at: new Date().toISOString(), load: loadAvg() };
-    const samples = runIterations(
+    const samples = await runIterations(
       cellsOf(options.backends),
       { orders, passes, warmup },
       (cell, name) => {
@@ -140,6 +144,7 @@ export function runTracerSuite(options: TracerSuiteOptions): TracerResult {
       rows: samples.map(({ cell, samples: values }) => summarizeRow(cell, WORKLOADS[cell.row], values)),
     };
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    closeScope();
+    cleanup.run();
   }
 }
