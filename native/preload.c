@@ -67,17 +67,20 @@ int __xstat64(int, const char *, struct stat64 *);
 int __lxstat64(int, const char *, struct stat64 *);
 int __fxstatat64(int, int, const char *, struct stat64 *, int);
 
-REAL(open); REAL(open64); REAL(openat); REAL(openat64); REAL(creat); REAL(creat64);
-REAL(__open_2); REAL(__open64_2); REAL(__openat_2); REAL(__openat64_2);
-REAL(fopen); REAL(fopen64); REAL(freopen); REAL(freopen64);
-REAL(stat); REAL(lstat); REAL(stat64); REAL(lstat64); REAL(fstatat); REAL(fstatat64); REAL(statx);
-REAL(__xstat); REAL(__lxstat); REAL(__fxstatat); REAL(__xstat64); REAL(__lxstat64); REAL(__fxstatat64);
-REAL(access); REAL(faccessat); REAL(euidaccess); REAL(eaccess);
-REAL(readlink); REAL(readlinkat);
-REAL(opendir); REAL(scandir); REAL(scandir64);
-REAL(execve); REAL(execvpe); REAL(posix_spawn); REAL(posix_spawnp);
-REAL(rename); REAL(renameat); REAL(renameat2); REAL(unlink); REAL(unlinkat);
-REAL(mkdir); REAL(mkdirat); REAL(rmdir); REAL(chdir); REAL(truncate);
+/* Every libc entry point the shim interposes, listed once: declared here, resolved at load. */
+#define XB_INTERPOSED(X)                                                                       \
+  X(open) X(open64) X(openat) X(openat64) X(creat) X(creat64)                                  \
+  X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2)                                      \
+  X(fopen) X(fopen64) X(freopen) X(freopen64)                                                  \
+  X(stat) X(lstat) X(stat64) X(lstat64) X(fstatat) X(fstatat64) X(statx)                       \
+  X(__xstat) X(__lxstat) X(__fxstatat) X(__xstat64) X(__lxstat64) X(__fxstatat64)              \
+  X(access) X(faccessat) X(euidaccess) X(eaccess)                                              \
+  X(readlink) X(readlinkat) X(opendir) X(scandir) X(scandir64)                                 \
+  X(execve) X(execvpe) X(posix_spawn) X(posix_spawnp)                                          \
+  X(rename) X(renameat) X(renameat2) X(unlink) X(unlinkat)                                     \
+  X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(truncate)
+#define XB_DECLARE_REAL(name) REAL(name);
+XB_INTERPOSED(XB_DECLARE_REAL)
 
 /* Hot state, defined after the real-function pointers so they share a page: on a PTI kernel
  * without PCID each page touched after a syscall costs a TLB miss. */
@@ -650,16 +653,9 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
   if (sup) snprintf(g_sup, sizeof g_sup, "%s", sup);
   g_pid = (pid_t)syscall(SYS_getpid);
   /* Resolve every real function now, while no signal handler or vfork child can be inside us. */
-  RESOLVE(open); RESOLVE(open64); RESOLVE(openat); RESOLVE(openat64); RESOLVE(creat); RESOLVE(creat64);
-  RESOLVE(__open_2); RESOLVE(__open64_2); RESOLVE(__openat_2); RESOLVE(__openat64_2);
-  RESOLVE(fopen); RESOLVE(fopen64); RESOLVE(freopen); RESOLVE(freopen64);
-  RESOLVE(stat); RESOLVE(lstat); RESOLVE(stat64); RESOLVE(lstat64); RESOLVE(fstatat); RESOLVE(fstatat64); RESOLVE(statx);
-  RESOLVE(__xstat); RESOLVE(__lxstat); RESOLVE(__fxstatat); RESOLVE(__xstat64); RESOLVE(__lxstat64); RESOLVE(__fxstatat64);
-  RESOLVE(access); RESOLVE(faccessat); RESOLVE(euidaccess); RESOLVE(eaccess);
-  RESOLVE(readlink); RESOLVE(readlinkat); RESOLVE(opendir); RESOLVE(scandir); RESOLVE(scandir64);
-  RESOLVE(execve); RESOLVE(execvpe); RESOLVE(posix_spawn); RESOLVE(posix_spawnp);
-  RESOLVE(rename); RESOLVE(renameat); RESOLVE(renameat2); RESOLVE(unlink); RESOLVE(unlinkat);
-  RESOLVE(mkdir); RESOLVE(mkdirat); RESOLVE(rmdir); RESOLVE(chdir); RESOLVE(truncate);
+#define XB_RESOLVE_NOW(name) RESOLVE(name);
+  XB_INTERPOSED(XB_RESOLVE_NOW)
+#undef XB_RESOLVE_NOW
   int err = xb_log_attach(&g_log, logpath);
   if (err == 0) {
     if (pthread_atfork(NULL, NULL, after_fork) != 0) g_log.hdr = NULL;
