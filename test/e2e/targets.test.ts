@@ -28,5 +28,13 @@ describe("bun build.ts --target all", () => {
     }
     const host = spawnSync(join(ROOT, "dist", "linux-x64", "xbench"), ["--version"], { encoding: "utf8" });
     expect(host.stdout).toBe(`${pkg.version}\n`);
+    // Built under `bun test` (NODE_ENV=test): the binary must not have that inlined, which
+    // would silence its progress messages for good.
+    expect(process.env.NODE_ENV).toBe("test");
+    const chatty = spawnSync(join(ROOT, "dist", "xbench"), ["bench", "tracer", "--iterations", "1", "--backends", "preload"], {
+      encoding: "utf8",
+      env: { ...process.env, NODE_ENV: "production" },
+    });
+    expect(chatty.stderr).toContain("validating the head tracer");
   }, 600_000);
 });
