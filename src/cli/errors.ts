@@ -24,8 +24,3 @@ export class XbenchError extends Error {
 export function usageError(message: string, showUsage = false): XbenchError {
   return new XbenchError(message, { exitCode: EXIT_USAGE, usage: showUsage });
 }
-
-/** A subcommand whose issue has not landed yet: says so in one line, exits 2. */
-export function notBuiltYet(what: string): never {
-  throw new XbenchError(`${what} is not built yet`, { exitCode: EXIT_USAGE });
-}
