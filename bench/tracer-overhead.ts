@@ -18,6 +18,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "pathe";
 import mri from "mri";
+import { traceScratchRoot } from "../src/tracer/scratch.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const HELPERS = process.env.XBENCH_HELPER_DIR ?? join(ROOT, "dist", "helpers", "linux-x64");
@@ -38,7 +39,9 @@ writeFileSync(target, "x");
 const CYCLE = 1024;
 const cyclePrefix = join(work, "f");
 for (let i = 0; i < CYCLE; i++) writeFileSync(`${cyclePrefix}${i}`, "x");
-const log = join(work, "trace.log");
+// The log goes where `xbench trace` puts it (shared memory when there is room).
+const logDir = mkdtempSync(join(traceScratchRoot(), "xbench-tracer-bench-log-"));
+const log = join(logDir, "trace.log");
 
 function run(cmd: string[]): number[] {
   const r = spawnSync(cmd[0]!, cmd.slice(1), { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
@@ -82,6 +85,7 @@ for (let round = 0; round < argv.rounds; round++) {
   for (const b of ["preload", "seccomp", "auto"]) launches[b]!.push(run([spawnLoop, l, ...traced(b), "/bin/true"])[0]!);
 }
 rmSync(work, { recursive: true, force: true });
+rmSync(logDir, { recursive: true, force: true });
 
 const fmt = (ns: number) => (Math.abs(ns) >= 1000 ? `${(ns / 1000).toFixed(2)} µs` : `${ns.toFixed(0)} ns`);
 const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");

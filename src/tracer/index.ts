@@ -3,7 +3,7 @@
  * seccomp supervisor, see native/) and reports which files its process tree touched.
  */
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { traceScratchRoot } from "./scratch.ts";
 import { join } from "pathe";
 import type { StdioOptions } from "node:child_process";
 import { XbenchError } from "../cli/errors.ts";
@@ -101,7 +101,7 @@ export async function trace(command: string, args: string[], options: TraceOptio
   const supervisor = helperPath(SUPERVISOR);
   const preload = helperPath(PRELOAD_SHIM);
   const backend = options.backend ?? "auto";
-  const dir = mkdtempSync(join(tmpdir(), "xbench-trace-"));
+  const dir = mkdtempSync(join(traceScratchRoot(), "xbench-trace-"));
   const log = join(dir, "trace.log");
   try {
     const status = await launch(

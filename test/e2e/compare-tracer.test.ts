@@ -4,6 +4,7 @@ import { existsSync, readFileSync, readdirSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import type { TracerResult } from "../../src/suites/tracer/index.ts";
+import { traceScratchRoot } from "../../src/tracer/scratch.ts";
 import { createRepo, workFiles } from "../support/repo.ts";
 import { ROOT, requireBinary, tempDir, xbench } from "../support/xbench.ts";
 
@@ -18,8 +19,13 @@ function worktrees(dir: string): number {
   return spawnSync("git", ["worktree", "list", "--porcelain"], { cwd: dir, encoding: "utf8" }).stdout.split("\n").filter((l) => l.startsWith("worktree ")).length;
 }
 
+/** The run's temporary folders: worktrees in the temp folder, the suite's scratch where trace logs go. */
 function tempFolders(): string[] {
-  return readdirSync(tmpdir()).filter((name) => name.startsWith("xbench-tracer-compare-") || /^xbench-tracer-[A-Za-z0-9]{6}$/.test(name));
+  return [tmpdir(), traceScratchRoot()].flatMap((root) =>
+    readdirSync(root)
+      .filter((name) => name.startsWith("xbench-tracer-compare-") || /^xbench-tracer-[A-Za-z0-9]{6}$/.test(name))
+      .map((name) => join(root, name)),
+  );
 }
 
 describe("compare --suite tracer", () => {

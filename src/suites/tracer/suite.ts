@@ -5,7 +5,8 @@
  */
 import { createCleanup, exitOnSignals } from "../../compare/cleanup.ts";
 import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { traceScratchRoot } from "../../tracer/scratch.ts";
+import { loadavg } from "node:os";
 import { join } from "pathe";
 import { XbenchError } from "../../cli/errors.ts";
 import type { LoadAvg } from "../../report/model.ts";
@@ -84,7 +85,7 @@ export async function runTracerSuite(options: TracerSuiteOptions): Promise<Trace
   checkTargets(options.headHelperDir, options.backends);
   const arms = armsOf(options);
   const byName = new Map(arms.map((arm) => [arm.name, arm]));
-  const scratch = realpathSync(mkdtempSync(join(tmpdir(), "xbench-tracer-")));
+  const scratch = realpathSync(mkdtempSync(join(traceScratchRoot(), "xbench-tracer-")));
   const cleanup = createCleanup();
   cleanup.add(() => rmSync(scratch, { recursive: true, force: true }));
   const closeScope = exitOnSignals(cleanup, (signal) => step(`${signal}: stopped`));
