@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { log } from "../cli/log.ts";
 import { embeddedHelpers } from "../helpers/cache.ts";
-import type { CompareResult, LoadAvg, Side } from "../report/model.ts";
+import type { CompareResult, Side } from "../report/model.ts";
+import { currentLoad } from "../util/load.ts";
 import { SCHEMA_ID, SCHEMA_VERSION } from "../report/model.ts";
 import { analyzeRows } from "../report/analyze.ts";
 import { bundleBenchFile } from "../runner/bundle.ts";
@@ -25,11 +26,6 @@ export interface CompareTiming {
 export interface CompareOutcome {
   result: CompareResult;
   timing: CompareTiming;
-}
-
-function currentLoad(): LoadAvg {
-  const [a, b, c] = loadavg();
-  return [a ?? 0, b ?? 0, c ?? 0];
 }
 
 /** How bench processes reach `xbench exec-stats`: the binary itself, or this script under its runtime. */

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { dirname, join } from "pathe";
 import { XbenchError } from "../cli/errors.ts";
+import { lastLines } from "../util/text.ts";
 import { addWorktree, removeWorktree } from "../git/git.ts";
 import type { Side } from "../report/model.ts";
 import type { Cleanup } from "./cleanup.ts";
@@ -81,10 +82,6 @@ export function installCommand(root: string): string[] | undefined {
   return undefined;
 }
 
-function tail(text: string, lines = 15): string {
-  return text.trimEnd().split("\n").slice(-lines).join("\n");
-}
-
 /** Runs a setup step (install or build) in a side; a failure names the side and shows the tail of its output. */
 export function runSetupStep(side: SideTree, what: string, argv: string[]): void {
   const result = spawnSync(argv[0]!, argv.slice(1), {
@@ -96,7 +93,7 @@ export function runSetupStep(side: SideTree, what: string, argv: string[]): void
   });
   if (result.error) throw new XbenchError(`${what} failed on ${side.side}: ${result.error.message}`);
   if (result.status !== 0) {
-    const output = tail(`${result.stdout}\n${result.stderr}`);
+    const output = lastLines(`${result.stdout}\n${result.stderr}`, 15);
     throw new XbenchError(
       `${what} failed on ${side.side} (${side.sha.slice(0, 12)}, exit ${result.status ?? result.signal}):\n${output}`,
     );

@@ -5,7 +5,8 @@
  */
 import { readAA } from "../stats/noise.ts";
 import { median } from "../stats/quantile.ts";
-import type { CompareResult, LoadAvg, Row, Unit } from "./model.ts";
+import { formatLoad } from "../util/load.ts";
+import type { CompareResult, Row, Unit } from "./model.ts";
 
 export const NONE = "—";
 
@@ -50,10 +51,6 @@ export function formatPercent(fraction: number): string {
 
 export function formatInterval(ci: readonly [number, number]): string {
   return `[${formatPercent(ci[0])}, ${formatPercent(ci[1])}]`;
-}
-
-function formatLoad(load: LoadAvg): string {
-  return load.map((x) => x.toFixed(2)).join(" ");
 }
 
 /** `runtime node | rounds 10 | base 0c5e35d81638 | head 4fa387b2e78b (dirty)` */

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "pathe";
+import { lastLines } from "../util/text.ts";
 import { CHILD_ENV, parseChildReport, type ChildReport } from "./protocol.ts";
 
 export interface BenchProcess {
@@ -27,10 +28,6 @@ export function killRunningChildren(): void {
     }
   }
   running.clear();
-}
-
-function lastLines(text: string, n: number): string {
-  return text.trimEnd().split("\n").slice(-n).join("\n");
 }
 
 /**

@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "pathe";
 import { XbenchError } from "../../cli/errors.ts";
+import { lastLines } from "../../util/text.ts";
 import { SUPERVISOR } from "./arms.ts";
 
 /** How to start Bun for the build: a command and the environment it needs. */
@@ -23,10 +24,6 @@ export function findBun(worktreeDir: string, env: NodeJS.ProcessEnv = process.en
   if (existsSync(local)) return { file: local, env };
   if (process.versions.bun) return { file: process.execPath, env: { ...env, BUN_BE_BUN: "1" } };
   return { file: "bun", env };
-}
-
-function tail(text: string, lines = 15): string {
-  return text.trimEnd().split("\n").slice(-lines).join("\n");
 }
 
 /**
@@ -53,7 +50,7 @@ export async function buildBaseHelpers(worktreeDir: string, outDir: string): Pro
     child.on("error", (error) => failed(new XbenchError(`base helpers: could not start ${bun.file}: ${error.message}`)));
     child.on("close", (exitCode) => done({ code: exitCode, output }));
   });
-  if (code !== 0) throw new XbenchError(`base helpers: build.ts failed in ${root} (exit ${code}):\n${tail(output)}`);
+  if (code !== 0) throw new XbenchError(`base helpers: build.ts failed in ${root} (exit ${code}):\n${lastLines(output, 15)}`);
   if (!existsSync(join(out, SUPERVISOR))) {
     throw new XbenchError(`base helpers: build.ts finished but ${out} has no ${SUPERVISOR}`);
   }

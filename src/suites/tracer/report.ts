@@ -2,6 +2,7 @@
  * Renderers of the tracer suite: a terminal table and the markdown of a sticky PR comment
  * (one section per OS, like the seed's). Pure: a result in, a string out.
  */
+import { formatLoad } from "../../util/load.ts";
 import type { RowName, Spread, TracerResult, TracerRow } from "./model.ts";
 
 /** Hidden marker that finds the sticky comment to update in place. */
@@ -38,10 +39,6 @@ function describeIterations(result: TracerResult): string {
   return `${planned} iterations (${cycles} cycle${cycles === 1 ? "" : "s"} of ${cycle} orderings) + ${warmup} warm-up`;
 }
 
-function loadavg(values: readonly number[]): string {
-  return values.map((v) => v.toFixed(2)).join(" ");
-}
-
 function rowCells(row: TracerRow): string[] {
   return [
     row.backend,
@@ -75,7 +72,7 @@ function table(rows: string[][]): string {
 export function renderTerminal(result: TracerResult): string {
   const lines = [
     `bench tracer | ${result.os} ${result.arch} | ${describeIterations(result)}`,
-    `loadavg start ${loadavg(result.loadavg.start)} | end ${loadavg(result.loadavg.end)}`,
+    `loadavg start ${formatLoad(result.loadavg.start)} | end ${formatLoad(result.loadavg.end)}`,
     `helpers head ${result.helpers.head}${result.helpers.base ? ` | base ${result.helpers.base}` : " | no base (--base-helper)"}`,
     "",
     table([HEADER, ...result.rows.map(rowCells)]),
@@ -103,7 +100,7 @@ function markdownSection(result: TracerResult): string {
     rule,
     ...rows,
     "",
-    `<sub>${escapeMarkdown(result.arch)} · ${describeIterations(result)} · loadavg ${loadavg(result.loadavg.start)} → ${loadavg(result.loadavg.end)}${result.helpers.base ? "" : " · no base arm"}</sub>`,
+    `<sub>${escapeMarkdown(result.arch)} · ${describeIterations(result)} · loadavg ${formatLoad(result.loadavg.start)} → ${formatLoad(result.loadavg.end)}${result.helpers.base ? "" : " · no base arm"}</sub>`,
   ].join("\n");
 }
 

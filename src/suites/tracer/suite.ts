@@ -5,10 +5,10 @@
  */
 import { createCleanup, exitOnSignals } from "../../compare/cleanup.ts";
 import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
+import { currentLoad } from "../../util/load.ts";
 import { join } from "pathe";
 import { XbenchError } from "../../cli/errors.ts";
-import type { LoadAvg } from "../../report/model.ts";
 import { planRounds } from "../../schedule/orderings.ts";
 import { VERSION } from "../../version.ts";
 import { TARGET_FOR, WORKLOADS, launchFor, type Arm } from "./arms.ts";
@@ -49,11 +49,6 @@ export interface TracerSuiteOptions {
   /** One line per step, for the user's terminal. */
   onStep?: (message: string) => void;
   onIteration?: IterationHooks["onIteration"];
-}
-
-function loadAvg(): LoadAvg {
-  const [one, five, fifteen] = loadavg();
-  return [one ?? 0, five ?? 0, fifteen ?? 0];
 }
 
 /** The arms of a run, head first: head, base (when given) and untracked. */
@@ -110,7 +105,7 @@ export async function runTracerSuite(options: TracerSuiteOptions): Promise<Trace
     step(
       `measuring ${plan.planned} iterations (${plan.planned / plan.cycle} cycle${plan.planned === plan.cycle ? "" : "s"} of ${plan.cycle} orderings) + ${warmup} warm-up`,
     );
-    const start = { at: new Date().toISOString(), load: loadAvg() };
+    const start = { at: new Date().toISOString(), load: currentLoad() };
     const samples = await runIterations(
       cellsOf(options.backends),
       { orders, passes, warmup },
@@ -125,7 +120,7 @@ export async function runTracerSuite(options: TracerSuiteOptions): Promise<Trace
       },
       { onIteration: options.onIteration },
     );
-    const end = { at: new Date().toISOString(), load: loadAvg() };
+    const end = { at: new Date().toISOString(), load: currentLoad() };
 
     return {
       schema: TRACER_SCHEMA_ID,
