@@ -72,6 +72,12 @@ export async function checkArgs(command: AnyCommand, args: string[]): Promise<vo
   }
 }
 
+/** The command line after `--` (`xbench trace -- make -j4` → `make -j4`); empty without one. */
+export function afterDoubleDash(args: string[]): string[] {
+  const dash = args.indexOf("--");
+  return dash === -1 ? [] : args.slice(dash + 1);
+}
+
 function wantsHelp(args: string[]): boolean {
   const end = args.indexOf("--");
   return (end === -1 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");

@@ -3,7 +3,7 @@ import { resolve } from "pathe";
 import { defineCommand } from "citty";
 import { usageError } from "../cli/errors.ts";
 import { log } from "../cli/log.ts";
-import { BACKENDS, DEFAULT_ITERATIONS, renderMarkdown, renderTerminal, runTracerBench, type Backend, type TracerResult } from "../suites/tracer/index.ts";
+import { BACKENDS, DEFAULT_ITERATIONS, renderMarkdown, renderTerminal, runTracerBench, type Backend, type TracerBenchOptions, type TracerResult } from "../suites/tracer/index.ts";
 
 /** `--iterations`: a whole number >= 1. */
 export function parseIterations(value: string | undefined): number {
@@ -27,6 +27,20 @@ function parseBaseHelper(value: string | undefined): string | undefined {
   const dir = resolve(value);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw usageError(`--base-helper ${value} is not a folder`);
   return dir;
+}
+
+/** The suite with its steps and every sixth iteration said on stderr. */
+export async function runTracerBenchWithProgress(options: TracerBenchOptions): Promise<TracerResult> {
+  const started = Date.now();
+  const result = await runTracerBench({
+    ...options,
+    onStep: (message) => log.info(message),
+    onIteration: (done, total) => {
+      if (done === total || done % 6 === 0) log.info(`iteration ${done}/${total}`);
+    },
+  });
+  log.info(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return result;
 }
 
 /** The table on stdout (stderr when `--json -` takes stdout), `--json FILE`, `--markdown FILE`. */
@@ -55,17 +69,7 @@ export const benchTracerCommand = defineCommand({
     const iterations = parseIterations(args.iterations);
     const backends = parseBackends(args.backends);
     const baseHelperDir = parseBaseHelper(args["base-helper"]);
-    const started = Date.now();
-    const result = await runTracerBench({
-      baseHelperDir,
-      iterations,
-      backends,
-      onStep: (message) => log.info(message),
-      onIteration: (done, total) => {
-        if (done === total || done % 6 === 0) log.info(`iteration ${done}/${total}`);
-      },
-    });
-    log.info(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const result = await runTracerBenchWithProgress({ baseHelperDir, iterations, backends });
     writeTracerReport(result, { json: args.json, markdown: args.markdown });
   },
 });

@@ -6,8 +6,8 @@ import { log } from "../cli/log.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary } from "../compare/github.ts";
 import { makePlan, newRunDir, parsePositiveInt, parsePositiveNumber, resolveRevisions } from "../compare/plan.ts";
 import { withSideHelpers } from "../compare/tracer-suite.ts";
-import { BACKENDS, DEFAULT_ITERATIONS, readTraceLog, renderMarkdown as renderTracerMarkdown, runTracerSuite } from "../suites/tracer/index.ts";
-import { writeTracerReport } from "./bench-tracer.ts";
+import { DEFAULT_ITERATIONS, renderMarkdown as renderTracerMarkdown } from "../suites/tracer/index.ts";
+import { runTracerBenchWithProgress, writeTracerReport } from "./bench-tracer.ts";
 import { runCompare } from "../compare/engine.ts";
 import { createStore, openStore, type RunStore } from "../compare/store.ts";
 import { renderJson } from "../report/json.ts";
@@ -15,6 +15,11 @@ import { requireBundler } from "../runner/bundle.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
 import type { Runtime } from "../report/model.ts";
+
+/** The first of `flags` the user typed (`--rounds 3` or `--rounds=3`); citty's defaults hide that. */
+function givenFlag(rawArgs: string[], flags: string[]): string | undefined {
+  return rawArgs.map((a) => a.split("=")[0]!).find((name) => flags.includes(name));
+}
 
 /** Flags that shape a run; a resumed run keeps its own. */
 const PLAN_FLAGS = ["--base", "--head", "--rounds", "--runtime", "--build", "--install", "--timeout", "--time", "--holm"];
@@ -49,8 +54,8 @@ export const compareCommand = defineCommand({
     const commentTarget = args.comment ? pullRequestTarget() : undefined;
     let store: RunStore;
     if (args.resume) {
-      const clash = rawArgs.find((a) => PLAN_FLAGS.includes(a.split("=")[0]!));
-      if (clash) throw usageError(`--resume continues a run with its own settings; drop ${clash.split("=")[0]}`);
+      const clash = givenFlag(rawArgs, PLAN_FLAGS);
+      if (clash) throw usageError(`--resume continues a run with its own settings; drop ${clash}`);
       if (args.filter) throw usageError("--resume continues a run with its own bench files; drop the filter");
       store = openStore(resolve(String(args.resume)));
       log.info(`resuming ${store.dir}: ${store.records.length} bench processes already measured`);
@@ -113,29 +118,19 @@ const BENCH_FILE_FLAGS = ["--runtime", "--build", "--install", "--timeout", "--t
  * base and head arms of the tracer-overhead suite. `--rounds` sets its iterations.
  */
 async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string[]): Promise<number> {
-  const clash = rawArgs.find((a) => BENCH_FILE_FLAGS.includes(a.split("=")[0]!));
-  if (clash) throw usageError(`--suite tracer does not take ${clash.split("=")[0]}`);
+  const clash = givenFlag(rawArgs, BENCH_FILE_FLAGS);
+  if (clash) throw usageError(`--suite tracer does not take ${clash}`);
   if (args.filter) throw usageError("--suite tracer runs its own rows; drop the filter");
   const sides = resolveRevisions({
     cwd: process.cwd(),
     base: args.base ? String(args.base) : undefined,
     head: args.head ? String(args.head) : undefined,
   });
-  const roundsGiven = rawArgs.some((a) => a.split("=")[0] === "--rounds");
+  const roundsGiven = givenFlag(rawArgs, ["--rounds"]) !== undefined;
   const iterations = roundsGiven ? parsePositiveInt("rounds", args.rounds, 1) : DEFAULT_ITERATIONS;
   log.info(`base ${sides.base.sha.slice(0, 12)} (${sides.base.ref}) · head ${sides.head.sha.slice(0, 12)} (${sides.head.ref}${sides.head.dirty ? ", dirty" : ""})`);
   const result = await withSideHelpers({ ...sides, headRef: args.head ? String(args.head) : undefined }, (helpers) =>
-    runTracerSuite({
-      headHelperDir: helpers.head,
-      baseHelperDir: helpers.base,
-      iterations,
-      backends: [...BACKENDS],
-      readLog: readTraceLog,
-      onStep: (message) => log.info(message),
-      onIteration: (done, total) => {
-        if (done === total || done % 6 === 0) log.info(`iteration ${done}/${total}`);
-      },
-    }),
+    runTracerBenchWithProgress({ headHelperDir: helpers.head, baseHelperDir: helpers.base, iterations }),
   );
   writeTracerReport(result, {
     json: args.json ? String(args.json) : undefined,

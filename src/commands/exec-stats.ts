@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
+import { afterDoubleDash } from "../cli/main.ts";
 import { XbenchError, usageError } from "../cli/errors.ts";
 
 interface SpawnSyncResult {
@@ -21,8 +22,7 @@ export const execStatsCommand = defineCommand({
     command: { type: "positional", required: false, description: "-- CMD [ARGS...]" },
   },
   run({ rawArgs, args }) {
-    const dash = rawArgs.indexOf("--");
-    const argv = dash === -1 ? [] : rawArgs.slice(dash + 1);
+    const argv = afterDoubleDash(rawArgs);
     if (argv.length === 0) throw usageError("exec-stats: no command after --");
     const bun = (globalThis as { Bun?: BunSpawn }).Bun;
     if (!bun) throw new XbenchError("exec-stats needs the xbench binary (Bun)");

@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
+import { afterDoubleDash } from "../cli/main.ts";
 import { usageError } from "../cli/errors.ts";
 import { log } from "../cli/log.ts";
 import { formatAccesses, summaryLine, trace, type TraceBackend, type TraceFormat } from "../tracer/index.ts";
@@ -24,8 +25,7 @@ export const traceCommand = defineCommand({
     command: { type: "positional", required: false, description: "-- CMD [ARGS...]" },
   },
   async run({ rawArgs, args }) {
-    const dash = rawArgs.indexOf("--");
-    const argv = dash === -1 ? [] : rawArgs.slice(dash + 1);
+    const argv = afterDoubleDash(rawArgs);
     if (argv.length === 0) throw usageError("trace needs a command after --, e.g. xbench trace -- make", true);
     const backend = args.backend as TraceBackend;
     const format = args.format as TraceFormat;

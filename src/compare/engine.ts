@@ -4,17 +4,17 @@ import { join } from "pathe";
 import { log } from "../cli/log.ts";
 import { embeddedHelpers } from "../helpers/cache.ts";
 import type { CompareResult, Side } from "../report/model.ts";
-import { currentLoad } from "../util/load.ts";
 import { SCHEMA_ID, SCHEMA_VERSION } from "../report/model.ts";
 import { analyzeRows } from "../report/analyze.ts";
 import { bundleBenchFile } from "../runner/bundle.ts";
 import { CHILD_ENV } from "../runner/protocol.ts";
 import { killRunningChildren, runBenchProcess, runtimeArgv } from "../runner/spawn.ts";
+import { currentLoad } from "../util/load.ts";
 import { VERSION } from "../version.ts";
 import { createCleanup, exitOnSignals, type Cleanup } from "./cleanup.ts";
 import { createProgress } from "./progress.ts";
 import { collectRows } from "./rows.ts";
-import { buildSide, checkoutSide, copyBenchFiles, installDependencies, linkDependencies, nearestNodeModules, type SideTree } from "./sides.ts";
+import { buildSide, checkoutHead, checkoutSide, copyBenchFiles, installDependencies, linkDependencies, nearestNodeModules, type SideTree } from "./sides.ts";
 import { recordKey, type RunStore } from "./store.ts";
 
 /** Wall time of this invocation and the part of it spent inside bench processes. */
@@ -40,7 +40,7 @@ type Bundles = Record<Side, Map<string, { path?: string; error?: string }>>;
 function prepareSides(store: RunStore, tmp: string, cleanup: Cleanup): Record<Side, SideTree> {
   const { plan } = store;
   const base = checkoutSide(plan.repo, tmp, "base", plan.base.sha, cleanup);
-  const head = plan.head.headRef ? checkoutSide(plan.repo, tmp, "head", plan.head.sha, cleanup) : { side: "head" as const, root: plan.repo, sha: plan.head.sha };
+  const head = checkoutHead(plan.repo, tmp, plan.head.sha, plan.head.headRef, cleanup);
   copyBenchFiles(plan.files, head.root, base.root);
   for (const side of [base, head]) {
     if (side.root === plan.repo) continue;

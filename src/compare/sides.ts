@@ -26,6 +26,11 @@ export function checkoutSide(repo: string, tmp: string, side: Side, sha: string,
   return { side, root, sha };
 }
 
+/** Head: a worktree of `--head REF`, or the repository itself (working tree, edits included). */
+export function checkoutHead(repo: string, tmp: string, sha: string, headRef: string | undefined, cleanup: Cleanup): SideTree {
+  return headRef ? checkoutSide(repo, tmp, "head", sha, cleanup) : { side: "head", root: repo, sha };
+}
+
 /**
  * Head's bench files replace base's, so a benchmark added by the change measures base too;
  * whatever a bench file imports still comes from its own side.

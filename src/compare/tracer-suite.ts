@@ -5,7 +5,7 @@ import { log } from "../cli/log.ts";
 import { buildBaseHelpers } from "../suites/tracer/index.ts";
 import { createCleanup, exitOnSignals } from "./cleanup.ts";
 import type { resolveRevisions } from "./plan.ts";
-import { checkoutSide, linkDependencies, type SideTree } from "./sides.ts";
+import { checkoutHead, checkoutSide, linkDependencies } from "./sides.ts";
 
 /** The helper folders of both sides, each built from that side's own native/ sources. */
 export interface SideHelpers {
@@ -27,9 +27,7 @@ export async function withSideHelpers<T>(
     const tmp = mkdtempSync(join(tmpdir(), "xbench-tracer-compare-"));
     cleanup.add(() => rmSync(tmp, { recursive: true, force: true }));
     const base = checkoutSide(sides.repo, tmp, "base", sides.base.sha, cleanup);
-    const head: SideTree = sides.headRef
-      ? checkoutSide(sides.repo, tmp, "head", sides.head.sha, cleanup)
-      : { side: "head", root: sides.repo, sha: sides.head.sha };
+    const head = checkoutHead(sides.repo, tmp, sides.head.sha, sides.headRef, cleanup);
     for (const side of [base, head]) linkDependencies(sides.repo, side);
     log.info(`building base's helpers (${sides.base.sha.slice(0, 12)})`);
     const baseHelpers = await buildBaseHelpers(base.root, join(tmp, "helpers-base"));

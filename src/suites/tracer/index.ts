@@ -12,17 +12,19 @@ export { BACKENDS, TRACER_SCHEMA_ID, TRACER_SCHEMA_VERSION, type Backend, type T
 
 /** What a caller chooses; everything else comes from this build (head helpers, the tracer's log reader). */
 export interface TracerBenchOptions extends Pick<TracerSuiteOptions, "baseHelperDir" | "onStep" | "onIteration"> {
+  /** Head's helpers; this build's own by default. */
+  headHelperDir?: string;
   iterations?: number;
   backends?: Backend[];
 }
 
 /**
- * The suite with this build's helpers as head, `baseHelperDir` (e.g. from buildBaseHelpers)
+ * The suite with this build's helpers (or `headHelperDir`) as head, `baseHelperDir` (e.g. from buildBaseHelpers)
  * as base, and the defaults of `xbench bench tracer`.
  */
 export function runTracerBench(options: TracerBenchOptions = {}): Promise<TracerResult> {
   return runTracerSuite({
-    headHelperDir: helperDir(),
+    headHelperDir: options.headHelperDir ?? helperDir(),
     baseHelperDir: options.baseHelperDir,
     iterations: options.iterations ?? DEFAULT_ITERATIONS,
     backends: options.backends ?? [...BACKENDS],
