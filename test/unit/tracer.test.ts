@@ -5,6 +5,9 @@ import { canonicalize, displayPath } from "../../src/tracer/paths.ts";
 import { collectAccesses, intendedModes } from "../../src/tracer/accesses.ts";
 import { formatAccesses, summaryLine } from "../../src/tracer/format.ts";
 import type { TraceResult } from "../../src/tracer/index.ts";
+import { traceScratchRoot } from "../../src/tracer/scratch.ts";
+import { tmpdir } from "node:os";
+import { tempDir } from "../support/xbench.ts";
 
 const COMMIT = 0x31434258;
 
@@ -152,5 +155,18 @@ describe("formats", () => {
     const j = JSON.parse(formatAccesses(result, "json"));
     expect(j).toMatchObject({ backend: "auto", complete: true, exitCode: 0 });
     expect(j.accesses[0].path).toBe("/a");
+  });
+});
+
+describe("where trace logs go", () => {
+  test("shared memory only when it is writable and has room for a full log", () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      expect(traceScratchRoot(dir, 1)).toBe(dir);
+      expect(traceScratchRoot(dir, Number.MAX_SAFE_INTEGER)).toBe(tmpdir());
+      expect(traceScratchRoot(`${dir}/missing`, 1)).toBe(tmpdir());
+    } finally {
+      cleanup();
+    }
   });
 });
