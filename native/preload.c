@@ -39,15 +39,20 @@
 extern char **environ;
 
 static int g_auto;           /* route static execs through the supervisor's --attach */
-static char g_self[PATH_MAX]; /* this shim's path */
-static char g_sup[PATH_MAX];  /* supervisor path */
-/* "NAME=value" strings re-inserted at exec. */
-static char g_env_preload[PATH_MAX + 16];
-static char g_env_log[PATH_MAX + 32];
-static char g_env_mode[64];
-static char g_env_sup[PATH_MAX + 32];
-static char g_env_sock[256];
-static char g_env_base[64];
+/* Strings kept from start-up, packed into one arena: they then share a page or two instead of
+ * one PATH_MAX array each (every page first written costs a fault, ~12 us on slow VMs). */
+#define XB_KEPT_MAX (PATH_MAX + 32)
+static char g_kept[8 * XB_KEPT_MAX];
+static size_t g_kept_used;
+static const char *g_self = "";        /* this shim's path */
+static const char *g_sup = "";         /* supervisor path */
+/* "NAME=value" strings re-inserted at exec ("" when absent). */
+static const char *g_env_preload = "";
+static const char *g_env_log = "";
+static const char *g_env_mode = "";
+static const char *g_env_sup = "";
+static const char *g_env_sock = "";
+static const char *g_env_base = "";
 static __thread int t_busy __attribute__((tls_model("initial-exec")));
 static __thread struct xb_cursor t_cur __attribute__((tls_model("initial-exec")));
 
@@ -416,12 +421,12 @@ static char **traced_env(char *const envp[], char **out, char *preload_buf, size
     }
     out[k++] = e;
   }
-  if (!have_preload) out[k++] = g_env_preload;
-  if (!have_log) out[k++] = g_env_log;
-  if (!have_mode && g_env_mode[0]) out[k++] = g_env_mode;
-  if (!have_sup && g_env_sup[0]) out[k++] = g_env_sup;
-  if (!have_sock && g_env_sock[0]) out[k++] = g_env_sock;
-  if (!have_base && g_env_base[0]) out[k++] = g_env_base;
+  if (!have_preload) out[k++] = (char *)g_env_preload;
+  if (!have_log) out[k++] = (char *)g_env_log;
+  if (!have_mode && g_env_mode[0]) out[k++] = (char *)g_env_mode;
+  if (!have_sup && g_env_sup[0]) out[k++] = (char *)g_env_sup;
+  if (!have_sock && g_env_sock[0]) out[k++] = (char *)g_env_sock;
+  if (!have_base && g_env_base[0]) out[k++] = (char *)g_env_base;
   out[k] = NULL;
   return out;
 }
@@ -628,10 +633,21 @@ static void after_fork(void) {
   t_pending = NULL;
 }
 
-static void copy_env(char *dst, size_t cap, const char *name) {
+/* A copy of `a` followed by `b` (either may be ""), kept for the life of the process. */
+static const char *keep(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la + lb >= XB_KEPT_MAX || g_kept_used + la + lb + 1 > sizeof g_kept) return "";
+  char *out = g_kept + g_kept_used;
+  memcpy(out, a, la);
+  memcpy(out + la, b, lb + 1);
+  g_kept_used += la + lb + 1;
+  return out;
+}
+
+/* "NAME=value" for an environment variable, "" if it is not set. */
+static const char *keep_env(const char *name, const char *prefix) {
   const char *v = getenv(name);
-  dst[0] = 0;
-  if (v) snprintf(dst, cap, "%s=%s", name, v);
+  return v ? keep(prefix, v) : "";
 }
 
 __attribute__((constructor)) static void xbench_preload_init(void) {
@@ -640,17 +656,17 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
   t_busy = 1;
   Dl_info info;
   if (dladdr((void *)&xbench_preload_init, &info) && info.dli_fname && info.dli_fname[0] == '/')
-    snprintf(g_self, sizeof g_self, "%s", info.dli_fname);
-  snprintf(g_env_preload, sizeof g_env_preload, "LD_PRELOAD=%s", g_self);
-  copy_env(g_env_log, sizeof g_env_log, XB_ENV_LOG);
-  copy_env(g_env_mode, sizeof g_env_mode, XB_ENV_MODE);
-  copy_env(g_env_sup, sizeof g_env_sup, XB_ENV_SUPERVISOR);
-  copy_env(g_env_sock, sizeof g_env_sock, XB_ENV_SOCK);
-  copy_env(g_env_base, sizeof g_env_base, "XBENCH_TRACE_BASE_FILTERS");
+    g_self = keep(info.dli_fname, "");
+  g_env_preload = keep("LD_PRELOAD=", g_self);
+  g_env_log = keep_env(XB_ENV_LOG, XB_ENV_LOG "=");
+  g_env_mode = keep_env(XB_ENV_MODE, XB_ENV_MODE "=");
+  g_env_sup = keep_env(XB_ENV_SUPERVISOR, XB_ENV_SUPERVISOR "=");
+  g_env_sock = keep_env(XB_ENV_SOCK, XB_ENV_SOCK "=");
+  g_env_base = keep_env("XBENCH_TRACE_BASE_FILTERS", "XBENCH_TRACE_BASE_FILTERS=");
   const char *mode = getenv(XB_ENV_MODE);
   g_auto = mode && strcmp(mode, "auto") == 0;
   const char *sup = getenv(XB_ENV_SUPERVISOR);
-  if (sup) snprintf(g_sup, sizeof g_sup, "%s", sup);
+  if (sup) g_sup = keep(sup, "");
   g_pid = (pid_t)syscall(SYS_getpid);
   /* Resolve every real function now, while no signal handler or vfork child can be inside us. */
 #define XB_RESOLVE_NOW(name) RESOLVE(name);

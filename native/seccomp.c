@@ -36,7 +36,8 @@
  * Processes: launcher L (the pid the caller sees, a child subreaper) -> supervisor S (child
  * subreaper, serves seccomp listeners on one thread each) -> CMD. If L dies, S gets a
  * parent-death signal and kills every descendant; if S dies, its orphans reparent to L, which
- * kills them. CMD has PR_SET_PDEATHSIG(SIGKILL) on S.
+ * kills them. CMD has PR_SET_PDEATHSIG(SIGKILL) on S. L and S share memory (tree.h: L runs
+ * raw system calls only), so the split costs no page-table copy.
  *
  * Seccomp: the filter is installed in the child (no_new_privs, NEW_LISTENER), the listener
  * fd goes to S over an abstract unix datagram socket (SCM_RIGHTS). The filter checks the audit
@@ -49,6 +50,7 @@
 #define _GNU_SOURCE
 #include "progkind.h"
 #include "log.h"
+#include "tree.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -90,13 +92,13 @@
 
 #define EXIT_LAUNCHER 125
 #define PAGE 4096u
+#define XB_RSS_REPORT_TAIL (1u << 20) /* log bytes past which S reports its peak RSS */
 
 enum backend { BACKEND_AUTO, BACKEND_PRELOAD, BACKEND_SECCOMP };
 
 static struct xb_log g_log;
-static volatile sig_atomic_t g_parent_died;
-static volatile pid_t g_child; /* the command (in S) or S (in L): where forwarded signals go */
-static pid_t g_self;
+static struct xb_keeper g_launcher; /* L: see tree.h */
+static struct xb_keeper g_sup;      /* S */
 static sigset_t g_orig_mask;
 
 static void die(const char *what, int err) {
@@ -490,51 +492,19 @@ static void *accept_listeners(void *arg) {
 
 /* ---------------------------------------------------------------- process tree */
 
-/* SIGKILLs every child of this process (orphans of the tree reparent here: we are a subreaper).
- * Async-signal-safe: raw getdents64 on /proc, stack buffers. Returns how many were signalled. */
-static int kill_children(void) {
-  int proc = (int)syscall(SYS_openat, AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (proc < 0) return 0;
-  int killed = 0;
-  char buf[4096];
-  for (;;) {
-    long n = syscall(SYS_getdents64, proc, buf, sizeof buf);
-    if (n <= 0) break;
-    for (long off = 0; off < n;) {
-      struct dirent64 *de = (struct dirent64 *)(buf + off);
-      off += de->d_reclen;
-      const char *name = de->d_name;
-      if (name[0] < '1' || name[0] > '9') continue;
-      char path[64], stat[512];
-      snprintf(path, sizeof path, "/proc/%.20s/stat", name);
-      int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-      if (fd < 0) continue;
-      long k = syscall(SYS_read, fd, stat, sizeof stat - 1);
-      syscall(SYS_close, fd);
-      if (k <= 0) continue;
-      stat[k] = 0;
-      char *rp = strrchr(stat, ')');
-      if (!rp || rp[1] != ' ' || !rp[2] || rp[3] != ' ') continue;
-      if (atoi(rp + 4) == g_self) {
-        if (syscall(SYS_kill, atoi(name), SIGKILL) == 0) killed++;
-      }
-    }
-  }
-  syscall(SYS_close, proc);
-  return killed;
-}
-
 static void on_parent_death(int sig) {
   (void)sig;
-  g_parent_died = 1;
-  kill_children();
+  g_sup.parent_died = 1;
+  xb_kill_children(g_sup.self);
 }
 
+/* Installed in L before the split, so S inherits it: each relays to its own child. */
 static void forward(int sig, siginfo_t *info, void *ctx) {
   (void)ctx;
   /* Terminal signals reach the whole foreground group; only relay ones sent with kill(). */
   if (info && info->si_code > 0) return;
-  if (g_child > 0) syscall(SYS_kill, g_child, sig);
+  pid_t to = xb_sys(SYS_getpid, 0, 0, 0, 0, 0) == g_launcher.self ? g_launcher.child : g_sup.child;
+  if (to > 0) xb_sys(SYS_kill, to, sig, 0, 0, 0);
 }
 
 static const int k_forwarded[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2};
@@ -549,51 +519,8 @@ static void install_forwarding(void) {
     if (sigaction(k_forwarded[i], &sa, NULL) != 0) die("sigaction", errno);
 }
 
-/* Exits the way `status` says: same code, or the same signal re-raised. */
-static void exit_like(int status) {
-  if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
-  int sig = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
-  struct rlimit no_core = {0, 0};
-  setrlimit(RLIMIT_CORE, &no_core);
-  signal(sig, SIG_DFL);
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, sig);
-  sigprocmask(SIG_UNBLOCK, &set, NULL);
-  raise(sig);
-  _exit(128 + sig);
-}
-
-/* Waits for every child; returns the status of `main_pid`. After it, with kill_orphans, any
- * other child (an orphan of a supervisor that died) is killed; a /proc scan only happens then. */
-static int reap_all(pid_t main_pid, int kill_orphans) {
-  int main_status = -1;
-  for (;;) {
-    int st;
-    int flags = __WALL | (kill_orphans && main_status != -1 ? WNOHANG : 0);
-    pid_t p = waitpid(-1, &st, flags);
-    if (p == 0) { /* orphans remain */
-      kill_children();
-      kill_orphans = 0;
-      g_parent_died = 1; /* keep killing what reparents here until none is left */
-      continue;
-    }
-    if (p < 0) {
-      if (errno == EINTR) {
-        if (g_parent_died) kill_children();
-        continue;
-      }
-      if (errno == ECHILD) break;
-      die("waitpid", errno);
-    }
-    if (p == main_pid) main_status = st;
-    if (g_parent_died) kill_children();
-  }
-  return main_status;
-}
-
 /*
- * reap_all for auto mode with a dynamic top command: S's main thread also takes listener fds
+ * xb_reap_all for auto mode with a dynamic top command: S's main thread also takes listener fds
  * from `sock` (static programs started later), so no thread exists until one is needed.
  * SIGCHLD and the parent-death signal arrive on `sfd` (a signalfd; both are blocked).
  */
@@ -605,7 +532,7 @@ static int reap_and_accept(pid_t main_pid, int sock, int sfd) {
       pid_t p = waitpid(-1, &st, __WALL | WNOHANG);
       if (p > 0) {
         if (p == main_pid) main_status = st;
-        if (g_parent_died) kill_children();
+        if (g_sup.parent_died) xb_kill_children(g_sup.self);
         continue;
       }
       if (p == 0) break;
@@ -625,8 +552,8 @@ static int reap_and_accept(pid_t main_pid, int sock, int sfd) {
       struct signalfd_siginfo si;
       while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
         if (si.ssi_signo == SIGPWR) {
-          g_parent_died = 1;
-          kill_children();
+          g_sup.parent_died = 1;
+          xb_kill_children(g_sup.self);
         }
     }
   }
@@ -751,6 +678,14 @@ static int attach_main(int argc, char **argv, int i) {
   return e == ENOENT ? 127 : 126;
 }
 
+/* L after the split: shares S's memory, so raw system calls only (tree.h). */
+static char g_launcher_stack[32 * 1024] __attribute__((aligned(16)));
+static void launcher_main(long s) {
+  xb_sys(SYS_set_tid_address, 0, 0, 0, 0, 0); /* L's exit must not clear S's libc thread-list lock */
+  g_launcher.child = (pid_t)s;
+  xb_exit_like(xb_reap_all(&g_launcher, (pid_t)s, 1));
+}
+
 int main(int argc, char **argv) {
   static enum backend backend = BACKEND_AUTO; /* static: survives vfork (-Wclobbered) */
   const char *logpath = NULL, *preload = NULL;
@@ -786,6 +721,33 @@ int main(int argc, char **argv) {
   if (!logpath || i >= argc) usage();
   char **cmd_argv = argv + i;
 
+  if (sigprocmask(SIG_SETMASK, NULL, &g_orig_mask) != 0) die("sigprocmask", errno);
+  if (die_with_parent) {
+    pid_t parent = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die("PR_SET_PDEATHSIG", errno);
+    if (getppid() != parent) _exit(EXIT_LAUNCHER);
+  }
+  g_launcher.self = getpid();
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die("PR_SET_CHILD_SUBREAPER", errno);
+  install_forwarding();
+
+  /* L: split off S, wait, reproduce its status. Split before any other set-up: S's writes then
+   * land on fresh pages of their own. */
+  pid_t launcher = g_launcher.self;
+  long split = xb_split(launcher_main, g_launcher_stack + sizeof g_launcher_stack);
+  if (split < 0) die("clone", (int)-split);
+
+  /* S */
+  g_sup.self = getpid();
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_parent_death;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGPWR, &sa, NULL) != 0) die("sigaction", errno);
+  if (prctl(PR_SET_PDEATHSIG, SIGPWR) != 0) die("PR_SET_PDEATHSIG", errno);
+  if (getppid() != launcher) _exit(EXIT_LAUNCHER);
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die("PR_SET_CHILD_SUBREAPER", errno);
+
   char self[PATH_MAX];
   ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
   if (sl <= 0) die("readlink /proc/self/exe", errno);
@@ -814,37 +776,6 @@ int main(int argc, char **argv) {
   char log_abs[PATH_MAX];
   if (!realpath(logpath, log_abs)) die(logpath, errno);
 
-  if (sigprocmask(SIG_SETMASK, NULL, &g_orig_mask) != 0) die("sigprocmask", errno);
-  if (die_with_parent) {
-    pid_t parent = getppid();
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die("PR_SET_PDEATHSIG", errno);
-    if (getppid() != parent) _exit(EXIT_LAUNCHER);
-  }
-  g_self = getpid();
-  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die("PR_SET_CHILD_SUBREAPER", errno);
-  install_forwarding();
-
-  /* L: fork S, wait, reproduce its status. */
-  pid_t launcher = g_self;
-  pid_t s = fork();
-  if (s < 0) die("fork", errno);
-  if (s > 0) {
-    g_child = s;
-    int st = reap_all(s, 1);
-    exit_like(st);
-  }
-
-  /* S */
-  g_self = getpid();
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_parent_death;
-  sigemptyset(&sa.sa_mask);
-  if (sigaction(SIGPWR, &sa, NULL) != 0) die("sigaction", errno);
-  if (prctl(PR_SET_PDEATHSIG, SIGPWR) != 0) die("PR_SET_PDEATHSIG", errno);
-  if (getppid() != launcher) _exit(EXIT_LAUNCHER);
-  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die("PR_SET_CHILD_SUBREAPER", errno);
-
   char *path = resolve_command(cmd_argv[0]);
   if (!path) {
     int e = errno;
@@ -860,7 +791,7 @@ int main(int argc, char **argv) {
   /* auto with a dynamic top command: S's main thread takes listeners itself, lazily. */
   int lazy = backend == BACKEND_AUTO && !top_seccomp;
   if (backend != BACKEND_PRELOAD) {
-    snprintf(sock_name, sizeof sock_name, "@xbench-trace-%d-%ld", (int)g_self, (long)time(NULL));
+    snprintf(sock_name, sizeof sock_name, "@xbench-trace-%d-%ld", (int)g_sup.self, (long)time(NULL));
     sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (sock < 0) die("socket", errno);
     struct sockaddr_un addr;
@@ -886,8 +817,10 @@ int main(int argc, char **argv) {
     }
   }
 
-  g_base_filters = count_filters();
-  if (g_base_filters < 0) g_base_filters = 0;
+  if (backend != BACKEND_PRELOAD) { /* only seccomp needs it; /proc reads are not free */
+    g_base_filters = count_filters();
+    if (g_base_filters < 0) g_base_filters = 0;
+  }
   char *extra_traced[8] = {0}, *extra_plain[8] = {0};
   int ne = 0;
   extra_traced[ne++] = env_pair(XB_ENV_LOG, log_abs);
@@ -914,7 +847,7 @@ int main(int argc, char **argv) {
     /* CMD, sharing S's memory until exec: async-signal-safe calls only, no writes to S's
      * variables except `env`, which S no longer reads. */
     syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    if (syscall(SYS_getppid) != g_self) _exit(EXIT_LAUNCHER);
+    if (syscall(SYS_getppid) != g_sup.self) _exit(EXIT_LAUNCHER);
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
@@ -936,7 +869,7 @@ int main(int argc, char **argv) {
     (void)!writev(2, v, 5);
     _exit(e == ENOENT ? 127 : 126);
   }
-  g_child = c;
+  g_sup.child = c;
   /* The top command's own exec (the shim only sees the execs it makes). */
   struct xb_rec top = {.op = XB_OP_EXEC, .src = XB_SRC_SECCOMP, .pid = (uint32_t)c, .result = 0,
                        .path_len = (uint32_t)strnlen(path, PATH_MAX), .tsc = exec_tsc};
@@ -949,7 +882,9 @@ int main(int argc, char **argv) {
   } else {
     xb_log_append(&g_log, &top, NULL, path);
   }
-  int st = lazy ? reap_and_accept(c, sock, sfd) : reap_all(c, 0);
-  g_log.hdr->supervisor_maxrss_kb = peak_rss_kb();
-  exit_like(st);
+  int st = lazy ? reap_and_accept(c, sock, sfd) : xb_reap_all(&g_sup, c, 0);
+  /* Only where S's memory could grow (a /proc read costs ~50 us on slow VMs). */
+  if ((g_log.hdr->flags & XB_FLAG_USED_SECCOMP) || g_log.hdr->tail > XB_RSS_REPORT_TAIL)
+    g_log.hdr->supervisor_maxrss_kb = peak_rss_kb();
+  xb_exit_like(st);
 }

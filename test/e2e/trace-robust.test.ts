@@ -21,6 +21,10 @@ function alive(pid: number): boolean {
   }
 }
 
+function childrenOf(pid: number): number[] {
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
 async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
@@ -31,7 +35,7 @@ async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
 }
 
 describe("launcher death kills the traced tree", () => {
-  test.each(["auto", "seccomp"])("SIGKILL of xbench-supervisor (--backend %s)", async (backend) => {
+  test.each(["auto", "preload", "seccomp"])("SIGKILL of xbench-supervisor (--backend %s)", async (backend) => {
     const pids = join(dir, `pids-${backend}`);
     const child = spawn(SUPERVISOR, ["--backend", backend, "--log", join(dir, `log-${backend}`), "--", "sh", "-c", `sleep 300 & sh -c 'sleep 300 & echo $! >> ${pids}; wait' & echo $$ >> ${pids}; echo $! >> ${pids}; wait`], { stdio: "ignore" });
     expect(await waitFor(() => existsSync(pids) && readFileSync(pids, "utf8").trim().split("\n").length >= 3, 5000)).toBe(true);
@@ -41,6 +45,20 @@ describe("launcher death kills the traced tree", () => {
     expect(await waitFor(() => !tree.some(alive), 5000)).toBe(true);
   });
 
+  test.each(["preload", "seccomp"])("SIGKILL of the inner supervisor (--backend %s): the launcher kills the orphans and exits", async (backend) => {
+    const pids = join(dir, `pids-inner-${backend}`);
+    const child = spawn(SUPERVISOR, ["--backend", backend, "--log", join(dir, `log-inner-${backend}`), "--", "sh", "-c", `sleep 300 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`], { stdio: "ignore" });
+    const exited = new Promise<string | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+    expect(await waitFor(() => existsSync(pids) && readFileSync(pids, "utf8").trim().split("\n").length >= 2, 5000)).toBe(true);
+    const tree = readFileSync(pids, "utf8").trim().split("\n").map(Number);
+    // The launcher's child is the supervisor proper (the tree's subreaper).
+    const inner = childrenOf(child.pid!).filter((pid) => !tree.includes(pid));
+    expect(inner.length).toBe(1);
+    process.kill(inner[0]!, "SIGKILL");
+    expect(await waitFor(() => !tree.some(alive), 5000)).toBe(true);
+    expect(await exited).toBe("SIGKILL");
+  });
+
   test("SIGKILL of xbench itself", async () => {
     const pids = join(dir, "pids-xbench");
     const child = spawn(requireBinary(), ["trace", "--", "sh", "-c", `sleep 300 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`], { stdio: "ignore" });
@@ -48,6 +66,22 @@ describe("launcher death kills the traced tree", () => {
     const tree = readFileSync(pids, "utf8").trim().split("\n").map(Number);
     child.kill("SIGKILL");
     expect(await waitFor(() => !tree.some(alive), 5000)).toBe(true);
+  });
+});
+
+describe("signals", () => {
+  test.each(["auto", "preload", "seccomp"])("SIGTERM to xbench-supervisor reaches the command, whose exit it reproduces (--backend %s)", async (backend) => {
+    const ready = join(dir, `ready-${backend}`);
+    const child = spawn(SUPERVISOR, ["--backend", backend, "--log", join(dir, `log-term-${backend}`), "--", "sh", "-c", `trap 'echo got-term; exit 7' TERM; touch ${ready}; while :; do sleep 0.05; done`], { stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    child.stdout!.on("data", (d) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    expect(await waitFor(() => existsSync(ready), 5000)).toBe(true);
+    child.kill("SIGTERM");
+    const code = await Promise.race([exited, Bun.sleep(5000).then(() => "still running")]);
+    if (code === "still running") child.kill("SIGKILL");
+    expect(code).toBe(7);
+    expect(out).toBe("got-term\n");
   });
 });
 

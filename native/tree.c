@@ -1,0 +1,140 @@
+/* The traced tree's keepers (see tree.h). Raw system calls only: this runs in L after the split. */
+#define _GNU_SOURCE
+#include "tree.h"
+
+#include <dirent.h>
+#include <errno.h> /* constants only: nothing here reads or writes errno */
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+long xb_sys(long nr, long a, long b, long c, long d, long e) {
+  long ret;
+  register long r10 __asm__("r10") = d;
+  register long r8 __asm__("r8") = e;
+  __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
+  return ret;
+}
+
+#define SYS0(n) xb_sys(n, 0, 0, 0, 0, 0)
+#define SYS1(n, a) xb_sys(n, (long)(a), 0, 0, 0, 0)
+#define SYS2(n, a, b) xb_sys(n, (long)(a), (long)(b), 0, 0, 0)
+#define SYS3(n, a, b, c) xb_sys(n, (long)(a), (long)(b), (long)(c), 0, 0)
+#define SYS4(n, a, b, c, d) xb_sys(n, (long)(a), (long)(b), (long)(c), (long)(d), 0)
+
+/* Decimal digits at `s` (stops at the first non-digit); -1 if there are none. */
+static long parse_pid(const char *s) {
+  long v = -1;
+  for (; *s >= '0' && *s <= '9'; s++) v = (v < 0 ? 0 : v * 10) + (*s - '0');
+  return v;
+}
+
+/* The parent pid in a /proc/<pid>/stat line: the field after "(comm) S ". comm may hold ')'. */
+static long stat_ppid(const char *stat, long len) {
+  long rp = -1;
+  for (long i = 0; i < len; i++)
+    if (stat[i] == ')') rp = i;
+  if (rp < 0 || rp + 4 >= len || stat[rp + 1] != ' ' || stat[rp + 3] != ' ') return -1;
+  return parse_pid(stat + rp + 4);
+}
+
+int xb_kill_children(pid_t self) {
+  long proc = SYS4(SYS_openat, AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (proc < 0) return 0;
+  int killed = 0;
+  char buf[4096];
+  for (;;) {
+    long n = SYS3(SYS_getdents64, proc, buf, sizeof buf);
+    if (n <= 0) break;
+    for (long off = 0; off < n;) {
+      struct dirent64 *de = (struct dirent64 *)(buf + off);
+      off += de->d_reclen;
+      const char *name = de->d_name;
+      if (name[0] < '1' || name[0] > '9') continue;
+      char path[48] = "/proc/";
+      unsigned k = 6;
+      for (const char *c = name; *c && k < sizeof path - 6; c++) path[k++] = *c;
+      for (const char *c = "/stat"; *c; c++) path[k++] = *c;
+      path[k] = 0;
+      long fd = SYS4(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+      if (fd < 0) continue;
+      char stat[512];
+      long len = SYS3(SYS_read, fd, stat, sizeof stat);
+      SYS1(SYS_close, fd);
+      if (len > 0 && stat_ppid(stat, len) == self && SYS2(SYS_kill, parse_pid(name), SIGKILL) == 0) killed++;
+    }
+  }
+  SYS1(SYS_close, proc);
+  return killed;
+}
+
+int xb_reap_all(struct xb_keeper *k, pid_t main_pid, int kill_orphans) {
+  int main_status = -1;
+  for (;;) {
+    int st = 0;
+    int flags = __WALL | (kill_orphans && main_status != -1 ? WNOHANG : 0);
+    long p = SYS4(SYS_wait4, -1, &st, flags, 0);
+    if (p == 0) { /* orphans remain */
+      xb_kill_children(k->self);
+      kill_orphans = 0;
+      k->parent_died = 1; /* keep killing what reparents here until none is left */
+      continue;
+    }
+    if (p == -EINTR) {
+      if (k->parent_died) xb_kill_children(k->self);
+      continue;
+    }
+    if (p < 0) break; /* ECHILD: the tree is gone */
+    if (p == main_pid) main_status = st;
+    if (k->parent_died) xb_kill_children(k->self);
+  }
+  return main_status;
+}
+
+/* The kernel's struct sigaction (x86-64). */
+struct kernel_sigaction {
+  void (*handler)(int);
+  unsigned long flags;
+  void (*restorer)(void);
+  uint64_t mask;
+};
+
+void xb_exit_like(int status) {
+  if (status == -1) SYS1(SYS_exit_group, 125);
+  if (WIFEXITED(status)) SYS1(SYS_exit_group, WEXITSTATUS(status));
+  int sig = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+  struct rlimit no_core = {0, 0};
+  SYS4(SYS_prlimit64, 0, RLIMIT_CORE, &no_core, 0);
+  struct kernel_sigaction dfl = {.handler = SIG_DFL};
+  SYS4(SYS_rt_sigaction, sig, &dfl, 0, sizeof dfl.mask);
+  uint64_t unblock = 1ull << (sig - 1);
+  SYS4(SYS_rt_sigprocmask, SIG_UNBLOCK, &unblock, 0, sizeof unblock);
+  SYS2(SYS_kill, SYS0(SYS_getpid), sig);
+  SYS1(SYS_exit_group, 128 + sig);
+  __builtin_unreachable();
+}
+
+long xb_split(void (*launcher)(long), void *stack_top) {
+  long ret;
+  /* clone(CLONE_VM | SIGCHLD) with no new stack: the child returns here like fork's. The parent
+   * touches no memory before moving to its own stack, so the child's stack stays intact. */
+  register long r10 __asm__("r10") = 0;
+  register long r8 __asm__("r8") = 0;
+  __asm__ volatile(
+      "syscall\n\t"
+      "test %%rax, %%rax\n\t"
+      "jle 1f\n\t"
+      "mov %[stack], %%rsp\n\t"
+      "mov %%rax, %%rdi\n\t"
+      "call *%[launcher]\n\t"
+      "ud2\n"
+      "1:"
+      : "=a"(ret)
+      : "a"((long)SYS_clone), "D"((long)(CLONE_VM | SIGCHLD)), "S"(0L), "d"(0L), "r"(r10), "r"(r8),
+        [stack] "r"(stack_top), [launcher] "r"(launcher)
+      : "rcx", "r11", "memory");
+  return ret;
+}
