@@ -179,8 +179,9 @@ static int count_filters(void) {
 }
 
 /* Filters the supervisor itself runs under: an EBUSY with no more than these is a foreign
- * listener (a sandbox), not ours. Passed to --attach in XBENCH_TRACE_BASE_FILTERS. */
-static int g_base_filters;
+ * listener (a sandbox), not ours. Passed to --attach in XBENCH_TRACE_BASE_FILTERS; -1 for the
+ * top command, which no filter of ours can be above yet. */
+static int g_base_filters = -1;
 
 /*
  * Installs the filter in the calling process and hands the listener to the supervisor at
@@ -210,7 +211,7 @@ static int install_filter(const char *sock_name) {
     syscall(SYS_close, s);
     /* EBUSY: a listener in the ancestry. Ours if filters were added since the supervisor
      * started (a static program's child), else someone else's: refused. */
-    if (e == EBUSY && count_filters() > g_base_filters) return 0;
+    if (e == EBUSY && g_base_filters >= 0 && count_filters() > g_base_filters) return 0;
     return e;
   }
   char cbuf[CMSG_SPACE(sizeof(int))];
@@ -457,8 +458,9 @@ static void start_serving(int fd) {
 }
 
 /* Receives one datagram of listener fds (from install_filter, in CMD or `--attach`) and starts
- * serving them. 1 if one was handled, 0 if none was waiting (MSG_DONTWAIT), -1 on error. */
-static int accept_one(int s, int flags) {
+ * serving them, each on a thread of its own; with `first`, the first one is left there for the
+ * caller to serve. 1 if a datagram was handled, 0 if none was waiting (MSG_DONTWAIT), -1 on error. */
+static int accept_one(int s, int flags, int *first) {
   char byte;
   char cbuf[CMSG_SPACE(sizeof(int) * 4)];
   struct iovec iov = {.iov_base = &byte, .iov_len = 1};
@@ -475,18 +477,25 @@ static int accept_one(int s, int flags) {
     for (size_t i = 0; i < count; i++) {
       int fd;
       memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-      start_serving(fd);
+      if (first && *first < 0) *first = fd;
+      else start_serving(fd);
     }
   }
   return 1;
 }
 
-/* The acceptor thread, for when S's main thread cannot take listeners itself: while it is
- * suspended in vfork, CMD's own exec already waits on its new filter. */
-static void *accept_listeners(void *arg) {
-  int s = (int)(intptr_t)arg;
-  while (accept_one(s, 0) >= 0) {
+/*
+ * The thread that serves the top command's listener, which S's main thread cannot take itself:
+ * while it is suspended in vfork, CMD's own exec already waits on its new filter. Every process
+ * of the tree inherits that one filter (a static program's --attach then finds it and adds
+ * none), so once the listener has arrived this thread serves it: no second thread to start
+ * while the command waits.
+ */
+static void *serve_top(void *arg) {
+  int s = (int)(intptr_t)arg, fd = -1;
+  while (fd < 0 && accept_one(s, 0, &fd) >= 0) {
   }
+  if (fd >= 0) serve((void *)(intptr_t)fd);
   return NULL;
 }
 
@@ -546,7 +555,7 @@ static int reap_and_accept(pid_t main_pid, int sock, int sfd) {
       die("poll", errno);
     }
     if (fds[0].revents & POLLIN)
-      while (accept_one(sock, MSG_DONTWAIT) > 0) {
+      while (accept_one(sock, MSG_DONTWAIT, NULL) > 0) {
       }
     if (fds[1].revents & POLLIN) {
       struct signalfd_siginfo si;
@@ -812,12 +821,12 @@ int main(int argc, char **argv) {
       pthread_attr_t attr;
       if ((err = pthread_attr_init(&attr)) || (err = pthread_attr_setstacksize(&attr, 256 * 1024)) ||
           (err = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED)) ||
-          (err = pthread_create(&t, &attr, accept_listeners, (void *)(intptr_t)sock)))
+          (err = pthread_create(&t, &attr, serve_top, (void *)(intptr_t)sock)))
         die("pthread_create", err);
     }
   }
 
-  if (backend != BACKEND_PRELOAD) { /* only seccomp needs it; /proc reads are not free */
+  if (backend == BACKEND_AUTO) { /* for --attach (a /proc read costs ~50 us on slow VMs) */
     g_base_filters = count_filters();
     if (g_base_filters < 0) g_base_filters = 0;
   }
