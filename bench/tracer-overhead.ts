@@ -8,6 +8,11 @@
  *             the fastest block of each is compared, traced minus untraced; this is the
  *             figure that resists a noisy, shared machine;
  *   launch:   fork+exec+wait of /bin/true, untraced vs under xbench-supervisor per backend.
+ *   floors:   what any tracer of each kind costs on this machine, measured in the same rounds:
+ *             a bare seccomp notification round trip (notify-floor.c), one atomic add and
+ *             memcpy per record into fresh shared memory (record-floor.c), and a static wrapper
+ *             that only vforks and execs the command, bare and with an empty LD_PRELOAD object
+ *             (exec-wrapper.c). Targets written for faster machines read against these.
  * Rounds are interleaved and the median taken, so drift hits every variant alike.
  *
  *   bun bench/tracer-overhead.ts [--rounds 7] [--opens 200000] [--launches 200]
@@ -26,13 +31,17 @@ const SUPERVISOR = join(HELPERS, "xbench-supervisor");
 const argv = mri(process.argv.slice(2), { default: { rounds: 7, opens: 200_000, "strace-opens": 5_000, launches: 200 } });
 
 const work = mkdtempSync(join(tmpdir(), "xbench-tracer-bench-"));
-function cc(src: string, out: string): string {
-  const r = spawnSync("gcc", ["-O2", "-o", join(work, out), join(ROOT, "bench", "tracer-overhead", src)], { encoding: "utf8" });
+function cc(src: string, out: string, compiler = "gcc", flags: string[] = []): string {
+  const r = spawnSync(compiler, ["-O2", ...flags, "-o", join(work, out), join(ROOT, "bench", "tracer-overhead", src)], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(r.stderr);
   return join(work, out);
 }
 const openLoop = cc("open-loop.c", "open-loop");
 const spawnLoop = cc("spawn-loop.c", "spawn-loop");
+const notifyFloor = cc("notify-floor.c", "notify-floor", "gcc", ["-I", join(ROOT, "native")]);
+const recordFloor = cc("record-floor.c", "record-floor");
+const execWrapper = cc("exec-wrapper.c", "exec-wrapper", "musl-gcc", ["-static"]);
+const emptyObject = cc("empty-object.c", "empty-object.so", "gcc", ["-shared", "-fPIC"]);
 const target = join(work, "target.txt");
 writeFileSync(target, "x");
 /** 1024 files to cycle through: every open is a first-time record for the shim. */
@@ -59,6 +68,7 @@ type Sample = { wall: number[]; cpu: number[] };
 const sample = (): Sample => ({ wall: [], cpu: [] });
 const opens: Record<string, Sample> = { untraced: sample(), preload: sample(), seccomp: sample(), ...(haveStrace ? { strace: sample() } : {}) };
 const launches: Record<string, number[]> = { untraced: [], preload: [], seccomp: [], auto: [] };
+const floors = { seccomp: sample(), record: [] as number[], wrapper: [] as number[], wrapperPreload: [] as number[] };
 const ab: Record<"untraced" | "preload" | "untracedCycle" | "preloadCycle", number[]> = {
   untraced: [],
   preload: [],
@@ -79,10 +89,14 @@ for (let round = 0; round < argv.rounds; round++) {
   add(opens.untraced!, run([openLoop, target, n]));
   add(opens.preload!, run([...traced("preload"), openLoop, target, n]));
   add(opens.seccomp!, run([...traced("seccomp"), openLoop, target, String(Math.min(argv.opens, 50_000))]));
+  add(floors.seccomp, run([notifyFloor, target, String(Math.min(argv.opens, 50_000))]));
+  floors.record.push(run([recordFloor, logDir, String(argv.opens)])[0]!);
   if (haveStrace) add(opens.strace!, run(["strace", "-f", "-qq", "-o", "/dev/null", openLoop, target, String(argv["strace-opens"])]));
   const l = String(argv.launches);
   launches.untraced!.push(run([spawnLoop, l, "/bin/true"])[0]!);
   for (const b of ["preload", "seccomp", "auto"]) launches[b]!.push(run([spawnLoop, l, ...traced(b), "/bin/true"])[0]!);
+  floors.wrapper.push(run([spawnLoop, l, execWrapper, "/bin/true"])[0]!);
+  floors.wrapperPreload.push(run([spawnLoop, l, execWrapper, "--preload", emptyObject, "/bin/true"])[0]!);
 }
 rmSync(work, { recursive: true, force: true });
 rmSync(logDir, { recursive: true, force: true });
@@ -112,3 +126,23 @@ for (const [name, xs] of Object.entries(launches)) {
   const over = (v: number, base: number) => (name === "untraced" ? "" : `+${((v - base) / 1000).toFixed(2)} ms`);
   console.log(`  ${name.padEnd(9)} median ${(median(xs) / 1000).toFixed(2).padStart(7)} ms ${over(median(xs), median(lb)).padStart(10)}   min ${(min(xs) / 1000).toFixed(2).padStart(7)} ms ${over(min(xs), min(lb)).padStart(10)}`);
 }
+const ms = (us: number) => `${(us / 1000).toFixed(2)} ms`;
+const above = (v: number, floor: number) => `${(v / floor).toFixed(2)}x the floor, ${v >= floor ? "+" : "-"}${fmt(Math.abs(v - floor))} above it`;
+const seccompFloor = median(floors.seccomp.wall) - median(b.wall);
+const seccompOver = median(opens.seccomp!.wall) - median(b.wall);
+const recordFloorNs = median(floors.record);
+const shimRecord = median(ab.preloadCycle) - median(ab.untracedCycle);
+console.log("floors, same rounds: the least a tracer of each kind costs on this machine (medians)");
+console.log(`  seccomp, bare notification round trip per open: +${fmt(seccompFloor)} wall, +${fmt(median(floors.seccomp.cpu) - median(b.cpu))} cpu`);
+console.log(`    xbench seccomp +${fmt(seccompOver)}: ${above(seccompOver, seccompFloor)} (path read, ID_VALID, existence probe, record)`);
+console.log(`  preload, atomic add + memcpy per record into fresh shared memory: ${fmt(recordFloorNs)} per record`);
+console.log(`    xbench shim, a record per open +${fmt(shimRecord)}: ${above(shimRecord, recordFloorNs)}`);
+const wrapperFloor = median(floors.wrapper) - median(lb);
+const preloadFloor = median(floors.wrapperPreload) - median(lb);
+console.log(`  launch, a static wrapper that only vforks and execs: +${ms(wrapperFloor)}; with an empty LD_PRELOAD object: +${ms(preloadFloor)}`);
+for (const name of ["preload", "auto"]) {
+  const over = median(launches[name]!) - median(lb);
+  console.log(`    xbench ${name.padEnd(7)} +${ms(over)}: ${(over / preloadFloor).toFixed(2)}x the preload floor, +${ms(over - preloadFloor)} above it`);
+}
+const secLaunch = median(launches.seccomp!) - median(lb);
+console.log(`    xbench seccomp +${ms(secLaunch)}: ${(secLaunch / wrapperFloor).toFixed(2)}x the wrapper floor, +${ms(secLaunch - wrapperFloor)} above it`);

@@ -43,12 +43,13 @@
  * fd goes to S over an abstract unix datagram socket (SCM_RIGHTS). The filter checks the audit
  * arch, notifies only file syscalls, lets AT_EMPTY_PATH stats pass, refuses io_uring_setup
  * (ENOSYS, it would bypass the filter). S reads paths with process_vm_readv page by page,
- * resolves dirfd and cwd through /proc/<tid>/, checks ID_VALID after reading, records, and
- * answers with FLAG_CONTINUE. SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP is set where the kernel
- * has it (6.6+).
+ * resolves dirfd and cwd through /proc/<tid>/, probes existence, answers with FLAG_CONTINUE and
+ * records once the answer succeeded (its success is the ID_VALID check: see read_call).
+ * SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP is set where the kernel has it (6.6+).
  */
 #define _GNU_SOURCE
 #include "progkind.h"
+#include "fdpass.h"
 #include "log.h"
 #include "tree.h"
 
@@ -60,6 +61,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -214,21 +216,8 @@ static int install_filter(const char *sock_name) {
     if (e == EBUSY && g_base_filters >= 0 && count_filters() > g_base_filters) return 0;
     return e;
   }
-  char cbuf[CMSG_SPACE(sizeof(int))];
-  memset(cbuf, 0, sizeof cbuf);
-  char byte = 'L';
-  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
-  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
   int lfd = (int)fd;
-  memcpy(CMSG_DATA(c), &lfd, sizeof lfd);
-  long sent;
-  do sent = syscall(SYS_sendmsg, s, &msg, 0);
-  while (sent < 0 && errno == EINTR);
-  int e = sent < 0 ? errno : 0;
+  int e = xb_send_fd(s, lfd);
   syscall(SYS_close, lfd);
   syscall(SYS_close, s);
   /* A failed send after a successful connect leaves file syscalls failing with ENOSYS;
@@ -258,6 +247,7 @@ struct path_read {
   char base[PATH_MAX];
   uint32_t path_len, base_len, rflags;
   int present;
+  int32_t result; /* existence() before the call */
 };
 
 /* Reads a NUL-terminated string from the tracee, page by page (a later page may be unmapped). */
@@ -329,24 +319,40 @@ static int32_t existence(int op, uint32_t arg, const struct path_read *p) {
   return errno == ENOENT || errno == ENOTDIR ? errno : XB_RESULT_UNKNOWN;
 }
 
-static void append(pid_t pid, int op, uint32_t arg, const struct path_read *p) {
+/* A notified call, read and probed while its thread waits; recorded once the reply let it go. */
+struct call {
+  pid_t pid;
+  int op, op2;
+  uint32_t arg;
+  uint64_t tsc;
+  struct path_read a, b;
+};
+
+static void append(const struct call *c, int op, const struct path_read *p) {
   if (!p->present) return;
   if (p->path_len == 0 && !(p->rflags & XB_RF_UNREADABLE)) return; /* "" with AT_EMPTY_PATH: an fd op */
   if (p->rflags & XB_RF_UNREADABLE) xb_log_flag(&g_log, XB_FLAG_UNREADABLE);
-  struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_SECCOMP, .base_len = (uint16_t)p->base_len, .pid = (uint32_t)pid,
-                     .arg = arg, .result = existence(op, arg, p), .path_len = p->path_len, .rflags = p->rflags,
-                     .tsc = xb_now()};
+  struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_SECCOMP, .base_len = (uint16_t)p->base_len, .pid = (uint32_t)c->pid,
+                     .arg = c->arg, .result = p->result, .path_len = p->path_len, .rflags = p->rflags, .tsc = c->tsc};
   xb_log_append_local(&g_log, &t_cur, &r, p->base, p->path);
 }
 
-static void handle(int listener, const struct seccomp_notif *req, struct path_read *a, struct path_read *b) {
+/*
+ * Decodes a notification, reads its paths and probes them while the caller waits. 1 if there
+ * is something to record once the reply succeeds: that success proves the caller was still in
+ * this call, so the memory read was its own (what SECCOMP_IOCTL_NOTIF_ID_VALID would tell,
+ * one ioctl less per call).
+ */
+static int read_call(const struct seccomp_notif *req, struct call *c) {
   const struct seccomp_data *d = &req->data;
   pid_t pid = (pid_t)req->pid;
+  struct path_read *a = &c->a, *b = &c->b;
   a->present = b->present = 0;
   if (d->arch != AUDIT_ARCH_X86_64 || d->nr >= 0x40000000) {
     xb_log_flag(&g_log, XB_FLAG_FOREIGN_ARCH);
-    return;
+    return 0;
   }
+  c->tsc = xb_now();
   const __u64 *x = d->args;
   int op = 0, op2 = 0;
   uint32_t arg = 0;
@@ -389,15 +395,20 @@ static void handle(int listener, const struct seccomp_notif *req, struct path_re
   case __NR_link: case __NR_symlink: op = XB_OP_LINK; read_path(pid, AT_FDCWD, x[1], a); break;
   case __NR_linkat: op = XB_OP_LINK; read_path(pid, FD(2), x[3], a); break;
   case __NR_symlinkat: op = XB_OP_LINK; read_path(pid, FD(1), x[2], a); break;
-  default: return;
+  default: return 0;
   }
 #undef FD
-  /* The memory read is only meaningful if the task is still in that syscall. */
-  uint64_t id = req->id;
-  if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
-  append(pid, op, arg, a);
-  if (op2) append(pid, op2, arg, b);
+  c->pid = pid;
+  c->op = op;
+  c->op2 = op2;
+  c->arg = arg;
+  a->result = existence(op, arg, a);
+  b->result = op2 ? existence(op2, arg, b) : XB_RESULT_UNKNOWN;
+  return 1;
 }
+
+/* Calls answered but not yet recorded: S exits only when none is left. */
+static int g_unrecorded;
 
 static void *serve(void *arg) {
   int listener = (int)(intptr_t)arg;
@@ -418,7 +429,7 @@ static void *serve(void *arg) {
     xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
     sizes.seccomp_notif = sizeof req; /* cannot happen with today's kernels; keep serving */
   }
-  static __thread struct path_read a, b;
+  static __thread struct call call;
   uint64_t since_trim = 0;
   for (;;) {
     memset(&req, 0, sizeof req);
@@ -427,12 +438,20 @@ static void *serve(void *arg) {
       xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
       return NULL;
     }
-    handle(listener, &req.n, &a, &b);
+    __atomic_fetch_add(&g_unrecorded, 1, __ATOMIC_SEQ_CST); /* before the reply can let the tree end */
+    int pending = read_call(&req.n, &call);
     memset(&resp, 0, sizeof resp);
     resp.r.id = req.n.id;
     resp.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp.r) != 0 && errno != ENOENT)
+    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp.r) == 0) {
+      if (pending) {
+        append(&call, call.op, &call.a);
+        if (call.op2) append(&call, call.op2, &call.b);
+      }
+    } else if (errno != ENOENT) { /* ENOENT: the caller is gone (killed, interrupted): no record */
       xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+    }
+    __atomic_fetch_sub(&g_unrecorded, 1, __ATOMIC_RELEASE);
     __atomic_fetch_add(&g_log.hdr->notifications, 1, __ATOMIC_RELAXED);
     if (++since_trim >= 4096) {
       since_trim = 0;
@@ -892,6 +911,8 @@ int main(int argc, char **argv) {
     xb_log_append(&g_log, &top, NULL, path);
   }
   int st = lazy ? reap_and_accept(c, sock, sfd) : xb_reap_all(&g_sup, c, 0);
+  /* The tree is gone, every call of it answered: wait for the last records to be written. */
+  while (__atomic_load_n(&g_unrecorded, __ATOMIC_ACQUIRE) > 0) sched_yield();
   /* Only where S's memory could grow (a /proc read costs ~50 us on slow VMs). */
   if ((g_log.hdr->flags & XB_FLAG_USED_SECCOMP) || g_log.hdr->tail > XB_RSS_REPORT_TAIL)
     g_log.hdr->supervisor_maxrss_kb = peak_rss_kb();

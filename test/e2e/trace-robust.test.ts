@@ -149,3 +149,23 @@ describe("hygiene", () => {
     expect(parsed.accesses.some((a) => a.path === file)).toBe(true);
   });
 });
+
+describe("seccomp records are written after the reply", () => {
+  test("the supervisor exits only once the last answered call is recorded", () => {
+    // Helpers whose every record takes 30 ms: the command is long gone before its last
+    // record (a probe of a missing path) is written, so an early exit would lose it.
+    const slow = join(dir, "slow-helpers");
+    const build = spawnSync("bun", ["build.ts", "--native-only", "--helpers-out", slow], {
+      cwd: join(import.meta.dir, "..", ".."),
+      encoding: "utf8",
+      env: { ...process.env, XBENCH_CFLAGS: "-DXBENCH_SLOW_NS=30000000" },
+    });
+    expect(build.status).toBe(0);
+    const missing = join(dir, "never-created");
+    const log = join(dir, "slow.log");
+    const r = spawnSync(join(slow, "xbench-supervisor"), ["--backend", "seccomp", "--log", log, "--", "sh", "-c", `test -e ${missing}; exit 0`], { encoding: "utf8" });
+    expect(r.status).toBe(0);
+    const probe = readAccessLog(log).accesses.find((a) => a.path === missing);
+    expect(probe?.modes).toEqual(["missing"]);
+  }, 60_000);
+});

@@ -1,0 +1,1 @@
+int xbench_empty_object;
