@@ -134,7 +134,7 @@ const recordFloorNs = median(floors.record);
 const shimRecord = median(ab.preloadCycle) - median(ab.untracedCycle);
 console.log("floors, same rounds: the least a tracer of each kind costs on this machine (medians)");
 console.log(`  seccomp, bare notification round trip per open: +${fmt(seccompFloor)} wall, +${fmt(median(floors.seccomp.cpu) - median(b.cpu))} cpu`);
-console.log(`    xbench seccomp +${fmt(seccompOver)}: ${above(seccompOver, seccompFloor)} (path read, ID_VALID, existence probe, record)`);
+console.log(`    xbench seccomp +${fmt(seccompOver)}: ${above(seccompOver, seccompFloor)} (path read, existence probe, record)`);
 console.log(`  preload, atomic add + memcpy per record into fresh shared memory: ${fmt(recordFloorNs)} per record`);
 console.log(`    xbench shim, a record per open +${fmt(shimRecord)}: ${above(shimRecord, recordFloorNs)}`);
 const wrapperFloor = median(floors.wrapper) - median(lb);

@@ -103,6 +103,30 @@ static struct xb_keeper g_launcher; /* L: see tree.h */
 static struct xb_keeper g_sup;      /* S */
 static sigset_t g_orig_mask;
 
+/*
+ * L and S wait on the command most of their lives; spread over idle CPUs, every start and exit
+ * in the chain L -> S -> CMD is a cross-CPU wake-up (an IPI; ~0.8 ms of a launch on slow VMs).
+ * So L and S's main thread keep to the CPU L started on, and everything the command or the
+ * seccomp service runs gets the caller's own affinity back before it starts.
+ */
+static cpu_set_t g_orig_cpus;
+static int g_pinned;
+
+static void keep_to_this_cpu(void) {
+  unsigned cpu;
+  if (sched_getaffinity(0, sizeof g_orig_cpus, &g_orig_cpus) != 0) return; /* > 1024 CPUs: leave it */
+  if (syscall(SYS_getcpu, &cpu, NULL, NULL) != 0 || cpu >= CPU_SETSIZE) return;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  g_pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+/* The caller's affinity for the calling thread. Raw: runs in the vfork child too. */
+static void restore_cpus(void) {
+  if (g_pinned) syscall(SYS_sched_setaffinity, 0, sizeof g_orig_cpus, &g_orig_cpus);
+}
+
 static void die(const char *what, int err) {
   fprintf(stderr, "xbench-supervisor: %s: %s\n", what, strerror(err));
   _exit(EXIT_LAUNCHER);
@@ -411,6 +435,7 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
 static int g_unrecorded;
 
 static void *serve(void *arg) {
+  restore_cpus(); /* notifications come from every CPU the tree runs on */
   int listener = (int)(intptr_t)arg;
   __u64 flags = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
   (void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags); /* older kernels: default wake-ups */
@@ -750,6 +775,7 @@ int main(int argc, char **argv) {
   char **cmd_argv = argv + i;
 
   if (sigprocmask(SIG_SETMASK, NULL, &g_orig_mask) != 0) die("sigprocmask", errno);
+  keep_to_this_cpu();
   if (die_with_parent) {
     pid_t parent = getppid();
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die("PR_SET_PDEATHSIG", errno);
@@ -889,6 +915,7 @@ int main(int argc, char **argv) {
       }
     }
     sigprocmask(SIG_SETMASK, &g_orig_mask, NULL);
+    restore_cpus();
     execve(path, cmd_argv, env);
     int e = errno;
     const char *msg = strerror(e);

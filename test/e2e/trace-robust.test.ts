@@ -110,6 +110,14 @@ describe("hygiene", () => {
     expect(r.stdout).toBe(plain.stdout);
   });
 
+  test.each(["auto", "preload", "seccomp"])("the command runs with the caller's CPU affinity (--backend %s)", (backend) => {
+    const script = "grep Cpus_allowed_list /proc/self/status";
+    const plain = spawnSync("sh", ["-c", script], { encoding: "utf8" });
+    const r = spawnSync(SUPERVISOR, ["--backend", backend, "--log", join(dir, `log-cpus-${backend}`), "--", "sh", "-c", script], { encoding: "utf8" });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(plain.stdout);
+  });
+
   test("io_uring_setup is refused under seccomp (it would bypass the filter)", () => {
     const py = `import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nbuf = ctypes.create_string_buffer(120)\nr = libc.syscall(425, 1, buf)\nprint(r, ctypes.get_errno())`;
     const r = traceRun([PYTHON, "-c", py], ["--backend", "seccomp"]);
