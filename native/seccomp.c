@@ -434,6 +434,12 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
 /* Calls answered but not yet recorded: S exits only when none is left. */
 static int g_unrecorded;
 
+/* The listener hangs up once no process is left under its filter. */
+static int listener_orphaned(int listener) {
+  struct pollfd p = {.fd = listener, .events = POLLIN};
+  return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
+}
+
 static void *serve(void *arg) {
   restore_cpus(); /* notifications come from every CPU the tree runs on */
   int listener = (int)(intptr_t)arg;
@@ -459,9 +465,15 @@ static void *serve(void *arg) {
   for (;;) {
     memset(&req, 0, sizeof req);
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req.n) != 0) {
-      if (errno == EINTR || errno == ENOENT) continue;
+      if (errno == EINTR) continue;
+      if (errno == ENOENT) {
+        /* A caller interrupted, or (Linux 6.6+ answers at once from then on) no process is
+         * left under the filter: it can never get one back, so stop instead of spinning. */
+        if (listener_orphaned(listener)) break;
+        continue;
+      }
       xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
-      return NULL;
+      break;
     }
     __atomic_fetch_add(&g_unrecorded, 1, __ATOMIC_SEQ_CST); /* before the reply can let the tree end */
     int pending = read_call(&req.n, &call);
@@ -483,6 +495,8 @@ static void *serve(void *arg) {
       trim_log();
     }
   }
+  close(listener);
+  return NULL;
 }
 
 /* Serves a listener on a thread of its own. */

@@ -4,7 +4,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, readSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { requireBinary, tempDir } from "../support/xbench.ts";
-import { PYTHON, SUPERVISOR, traceRun } from "../support/trace.ts";
+import { PYTHON, SUPERVISOR, compile, fixture, traceRun } from "../support/trace.ts";
 import { readAccessLog } from "../../src/tracer/index.ts";
 
 const tmp = tempDir("xbench-trace-robust-");
@@ -155,6 +155,22 @@ describe("hygiene", () => {
     const parsed = readAccessLog(log);
     expect(parsed.torn).toBe(1);
     expect(parsed.accesses.some((a) => a.path === file)).toBe(true);
+  });
+});
+
+describe("seccomp service threads", () => {
+  test("stop once no process is left under their filter, not spin (--backend auto)", () => {
+    // In auto mode a static program gets a filter and a service thread of its own; it ends,
+    // then the tree idles for a second: the supervisor's CPU time must stay far below that.
+    const staticProgram = join(dir, "readfile-static");
+    if (!existsSync(staticProgram)) compile("musl-gcc", ["-static", "-O2", "-o", staticProgram, fixture("readfile.c")]);
+    const input = join(dir, "static-input.txt");
+    writeFileSync(input, "x\n");
+    const timed = `TIMEFORMAT='%U %S'; time ${SUPERVISOR} --backend auto --log ${join(dir, "log-idle")} -- sh -c '${staticProgram} ${input} > /dev/null; sleep 1'`;
+    const r = spawnSync("bash", ["-c", timed], { encoding: "utf8" });
+    expect(r.status).toBe(0);
+    const [user, sys] = r.stderr.trim().split("\n").pop()!.split(" ").map(Number);
+    expect(user! + sys!).toBeLessThan(0.4);
   });
 });
 
