@@ -13,8 +13,9 @@
  *              preload / seccomp: that backend for the whole tree (seccomp falls back to
  *              preload, flagged, when the kernel or a sandbox refuses it).
  *   --preload  the shim; default `libxbench-preload.so` next to this binary.
- *   --die-with-parent  also kill the traced tree when the supervisor's parent dies
- *              (xbench's own trace() passes it).
+ *   --die-with-parent  also kill the traced tree when the supervisor's parent dies, then
+ *              delete the log and its folder if that is left empty: nobody is left to read
+ *              them (xbench's own trace() passes it, with the log in a folder of its own).
  *   Exit status: CMD's exit code; if CMD died of a signal the supervisor re-raises it (core
  *   dumps off), so its parent sees the same signal (shells report 128+n). The supervisor waits
  *   for the whole tree (like strace -f) before it exits. 125: the supervisor itself could not
@@ -745,6 +746,19 @@ static int attach_main(int argc, char **argv, int i) {
   return e == ENOENT ? 127 : 126;
 }
 
+/* The log and its folder, once the caller who would have read them is gone (a log in /dev/shm
+ * would hold memory until reboot). rmdir only removes a folder the log had to itself. */
+static void remove_log(const char *log) {
+  unlink(log);
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", log);
+  char *slash = strrchr(dir, '/');
+  if (slash && slash != dir) {
+    *slash = 0;
+    rmdir(dir);
+  }
+}
+
 /* L after the split: shares S's memory, so raw system calls only (tree.h). */
 static char g_launcher_stack[32 * 1024] __attribute__((aligned(16)));
 static void launcher_main(long s) {
@@ -756,7 +770,7 @@ static void launcher_main(long s) {
 int main(int argc, char **argv) {
   static enum backend backend = BACKEND_AUTO; /* static: survives vfork (-Wclobbered) */
   const char *logpath = NULL, *preload = NULL;
-  int die_with_parent = 0;
+  static int die_with_parent; /* static: read after vfork (-Wclobbered) */
   int i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i];
@@ -954,6 +968,7 @@ int main(int argc, char **argv) {
   int st = lazy ? reap_and_accept(c, sock, sfd) : xb_reap_all(&g_sup, c, 0);
   /* The tree is gone, every call of it answered: wait for the last records to be written. */
   while (__atomic_load_n(&g_unrecorded, __ATOMIC_ACQUIRE) > 0) sched_yield();
+  if (die_with_parent && g_sup.parent_died) remove_log(log_abs);
   /* Only where S's memory could grow (a /proc read costs ~50 us on slow VMs). */
   if ((g_log.hdr->flags & XB_FLAG_USED_SECCOMP) || g_log.hdr->tail > XB_RSS_REPORT_TAIL)
     g_log.hdr->supervisor_maxrss_kb = peak_rss_kb();

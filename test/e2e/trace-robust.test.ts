@@ -1,11 +1,12 @@
 /** The traced command never breaks because of the tracer; the tracer never outlives its launcher. */
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync, readSync, realpathSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { requireBinary, tempDir } from "../support/xbench.ts";
 import { PYTHON, SUPERVISOR, compile, fixture, traceRun } from "../support/trace.ts";
 import { readAccessLog } from "../../src/tracer/index.ts";
+import { traceScratchRoot } from "../../src/tracer/scratch.ts";
 
 const tmp = tempDir("xbench-trace-robust-");
 const dir = realpathSync(tmp.dir);
@@ -59,13 +60,19 @@ describe("launcher death kills the traced tree", () => {
     expect(await exited).toBe("SIGKILL");
   });
 
-  test("SIGKILL of xbench itself", async () => {
+  test("SIGKILL of xbench itself: the tree dies, and its log (in shared memory) goes too", async () => {
+    const scratch = traceScratchRoot();
+    const logFolders = () => new Set(readdirSync(scratch).filter((name) => name.startsWith("xbench-trace-")));
+    const before = logFolders();
     const pids = join(dir, "pids-xbench");
     const child = spawn(requireBinary(), ["trace", "--", "sh", "-c", `sleep 300 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`], { stdio: "ignore" });
     expect(await waitFor(() => existsSync(pids) && readFileSync(pids, "utf8").trim().split("\n").length >= 2, 10000)).toBe(true);
     const tree = readFileSync(pids, "utf8").trim().split("\n").map(Number);
+    const ours = [...logFolders()].filter((name) => !before.has(name));
+    expect(ours.length).toBe(1);
     child.kill("SIGKILL");
     expect(await waitFor(() => !tree.some(alive), 5000)).toBe(true);
+    expect(await waitFor(() => !existsSync(join(scratch, ours[0]!)), 5000)).toBe(true);
   });
 });
 
