@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import type { CompareResult, Row } from "../../src/report/model.ts";
 import { createRepo, workFiles, type TestRepo } from "../support/repo.ts";
@@ -28,6 +28,7 @@ function compare(repo: TestRepo, args: string[]) {
   const out = join(repo.dir, "..", `${repo.dir.split("/").pop()}-result.json`);
   const r = xbench(["compare", ...FAST, "--json", out, ...args], { cwd: repo.dir, env: ENV, timeout: 300_000 });
   const result = existsSync(out) ? (JSON.parse(readFileSync(out, "utf8")) as CompareResult) : undefined;
+  rmSync(out, { force: true }); // outside the repo (the tree must stay clean), so not in its cleanup
   return { ...r, result };
 }
 
