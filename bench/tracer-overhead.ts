@@ -127,22 +127,26 @@ for (const [name, xs] of Object.entries(launches)) {
   console.log(`  ${name.padEnd(9)} median ${(median(xs) / 1000).toFixed(2).padStart(7)} ms ${over(median(xs), median(lb)).padStart(10)}   min ${(min(xs) / 1000).toFixed(2).padStart(7)} ms ${over(min(xs), min(lb)).padStart(10)}`);
 }
 const ms = (us: number) => `${(us / 1000).toFixed(2)} ms`;
-const above = (v: number, floor: number) => `${(v / floor).toFixed(2)}x the floor, ${v >= floor ? "+" : "-"}${fmt(Math.abs(v - floor))} above it`;
+/** `v` against a floor: the ratio and the difference, printed by `show`. */
+const againstFloor = (v: number, floor: number, show: (x: number) => string, what = "the floor") =>
+  `${(v / floor).toFixed(2)}x ${what}, ${show(Math.abs(v - floor))} ${v >= floor ? "above" : "below"} it`;
 const seccompFloor = median(floors.seccomp.wall) - median(b.wall);
 const seccompOver = median(opens.seccomp!.wall) - median(b.wall);
 const recordFloorNs = median(floors.record);
 const shimRecord = median(ab.preloadCycle) - median(ab.untracedCycle);
 console.log("floors, same rounds: the least a tracer of each kind costs on this machine (medians)");
 console.log(`  seccomp, bare notification round trip per open: +${fmt(seccompFloor)} wall, +${fmt(median(floors.seccomp.cpu) - median(b.cpu))} cpu`);
-console.log(`    xbench seccomp +${fmt(seccompOver)}: ${above(seccompOver, seccompFloor)} (path read, existence probe, record)`);
+console.log(`    xbench seccomp +${fmt(seccompOver)}: ${againstFloor(seccompOver, seccompFloor, fmt)} (path read, existence probe, record)`);
 console.log(`  preload, atomic add + memcpy per record into fresh shared memory: ${fmt(recordFloorNs)} per record`);
-console.log(`    xbench shim, a record per open +${fmt(shimRecord)}: ${above(shimRecord, recordFloorNs)}`);
+console.log(`    xbench shim, a record per open +${fmt(shimRecord)}: ${againstFloor(shimRecord, recordFloorNs, fmt)}`);
 const wrapperFloor = median(floors.wrapper) - median(lb);
 const preloadFloor = median(floors.wrapperPreload) - median(lb);
 console.log(`  launch, a static wrapper that only vforks and execs: +${ms(wrapperFloor)}; with an empty LD_PRELOAD object: +${ms(preloadFloor)}`);
-for (const name of ["preload", "auto"]) {
+for (const [name, floor, what] of [
+  ["preload", preloadFloor, "the preload floor"],
+  ["auto", preloadFloor, "the preload floor"],
+  ["seccomp", wrapperFloor, "the wrapper floor"],
+] as const) {
   const over = median(launches[name]!) - median(lb);
-  console.log(`    xbench ${name.padEnd(7)} +${ms(over)}: ${(over / preloadFloor).toFixed(2)}x the preload floor, +${ms(over - preloadFloor)} above it`);
+  console.log(`    xbench ${name.padEnd(7)} +${ms(over)}: ${againstFloor(over, floor, ms, what)}`);
 }
-const secLaunch = median(launches.seccomp!) - median(lb);
-console.log(`    xbench seccomp +${ms(secLaunch)}: ${(secLaunch / wrapperFloor).toFixed(2)}x the wrapper floor, +${ms(secLaunch - wrapperFloor)} above it`);

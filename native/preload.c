@@ -649,6 +649,7 @@ static const char *keep_env(const char *name, const char *prefix) {
   const char *v = getenv(name);
   return v ? keep(prefix, v) : "";
 }
+#define KEEP_ENV(name) keep_env(name, name "=")
 
 __attribute__((constructor)) static void xbench_preload_init(void) {
   const char *logpath = getenv(XB_ENV_LOG);
@@ -658,15 +659,13 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
   if (dladdr((void *)&xbench_preload_init, &info) && info.dli_fname && info.dli_fname[0] == '/')
     g_self = keep(info.dli_fname, "");
   g_env_preload = keep("LD_PRELOAD=", g_self);
-  g_env_log = keep_env(XB_ENV_LOG, XB_ENV_LOG "=");
-  g_env_mode = keep_env(XB_ENV_MODE, XB_ENV_MODE "=");
-  g_env_sup = keep_env(XB_ENV_SUPERVISOR, XB_ENV_SUPERVISOR "=");
-  g_env_sock = keep_env(XB_ENV_SOCK, XB_ENV_SOCK "=");
-  g_env_base = keep_env("XBENCH_TRACE_BASE_FILTERS", "XBENCH_TRACE_BASE_FILTERS=");
-  const char *mode = getenv(XB_ENV_MODE);
-  g_auto = mode && strcmp(mode, "auto") == 0;
-  const char *sup = getenv(XB_ENV_SUPERVISOR);
-  if (sup) g_sup = keep(sup, "");
+  g_env_log = KEEP_ENV(XB_ENV_LOG);
+  g_env_mode = KEEP_ENV(XB_ENV_MODE);
+  g_env_sup = KEEP_ENV(XB_ENV_SUPERVISOR);
+  g_env_sock = KEEP_ENV(XB_ENV_SOCK);
+  g_env_base = KEEP_ENV("XBENCH_TRACE_BASE_FILTERS");
+  g_auto = strcmp(g_env_mode, XB_ENV_MODE "=auto") == 0;
+  if (g_env_sup[0]) g_sup = g_env_sup + sizeof XB_ENV_SUPERVISOR "=" - 1; /* the value part */
   g_pid = (pid_t)syscall(SYS_getpid);
   /* Resolve every real function now, while no signal handler or vfork child can be inside us. */
 #define XB_RESOLVE_NOW(name) RESOLVE(name);

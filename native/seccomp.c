@@ -114,9 +114,9 @@ static cpu_set_t g_orig_cpus;
 static int g_pinned;
 
 static void keep_to_this_cpu(void) {
-  unsigned cpu;
   if (sched_getaffinity(0, sizeof g_orig_cpus, &g_orig_cpus) != 0) return; /* > 1024 CPUs: leave it */
-  if (syscall(SYS_getcpu, &cpu, NULL, NULL) != 0 || cpu >= CPU_SETSIZE) return;
+  int cpu = sched_getcpu();
+  if (cpu < 0 || cpu >= CPU_SETSIZE) return;
   cpu_set_t one;
   CPU_ZERO(&one);
   CPU_SET(cpu, &one);
