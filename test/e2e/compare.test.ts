@@ -39,7 +39,9 @@ function row(result: CompareResult | undefined, label: string): Row {
 }
 
 describe("xbench compare on a real git repository", () => {
-  test("head doing 25% more work is slower with a CI that excludes 0; an untouched row is ~", () => {
+  // An untouched row's verdict is ~ in only 95% of runs, so no single run can require it: the
+  // rate itself is checked by simulation in stats.test.ts. Here the row must stay near zero.
+  test("head doing 25% more work is slower with a CI that excludes 0; an untouched row stays near 0", () => {
     const repo = repoWith(workFiles("bench/work.bench.ts", [{ label: "changed", work: 20000 }, { label: "same", work: 20000 }]));
     repo.write(workFiles("bench/work.bench.ts", [{ label: "changed", work: 25000 }, { label: "same", work: 20000 }]));
     const r = compare(repo, ["--base", "main", "--rounds", "10"]);
@@ -48,7 +50,10 @@ describe("xbench compare on a real git repository", () => {
     expect(changed.stats?.verdict).toBe("slower");
     expect(changed.stats!.ci[0]).toBeGreaterThan(0);
     expect(changed.stats!.delta).toBeGreaterThan(0.1);
-    expect(row(r.result, "same").stats?.verdict).toBe("~");
+    const same = row(r.result, "same").stats!;
+    expect(same.ci[0]).toBeLessThan(0.1);
+    expect(same.ci[1]).toBeGreaterThan(-0.1);
+    expect(changed.stats!.delta - same.delta).toBeGreaterThan(0.1);
     expect(r.result!.head.dirty).toBe(true);
     expect(r.stdout).toContain("slower");
     expect(repo.worktrees()).toEqual([repo.git("rev-parse", "--show-toplevel")]);
@@ -70,7 +75,9 @@ describe("xbench compare on a real git repository", () => {
     expect(repo.worktrees()).toHaveLength(1);
   });
 
-  test("--base HEAD on a clean tree with 10 benchmarks: at most one verdict other than ~", () => {
+  // At 95%, each unchanged row gets a verdict in 1 run of 20: 4 or more of 10 has odds of 1 in
+  // 1000 (binomial), while an interval that is too narrow gives many.
+  test("--base HEAD on a clean tree with 10 benchmarks: at most three verdicts other than ~", () => {
     const rows = Array.from({ length: 10 }, (_, i) => ({ label: `aa ${i}`, work: 4000 + 1000 * i }));
     const repo = repoWith(workFiles("aa.bench.ts", rows));
     const r = compare(repo, ["--base", "HEAD", "--rounds", "10"]);
@@ -78,7 +85,7 @@ describe("xbench compare on a real git repository", () => {
     expect(r.result!.rows).toHaveLength(10);
     const verdicts = r.result!.rows.map((x) => x.stats?.verdict);
     expect(verdicts.every((v) => v !== undefined)).toBe(true);
-    expect(verdicts.filter((v) => v !== "~").length).toBeLessThanOrEqual(1);
+    expect(verdicts.filter((v) => v !== "~").length).toBeLessThanOrEqual(3);
     expect(r.result!.base.sha).toBe(r.result!.head.sha);
     expect(r.result!.head.dirty).toBe(false);
   });

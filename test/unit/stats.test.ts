@@ -3,7 +3,7 @@ import { XbenchError } from "../../src/cli/errors.ts";
 import { compareExact } from "../../src/stats/exact.ts";
 import { holmAdjust, holmIntervals } from "../../src/stats/holm.ts";
 import { mdcAt, noiseFloor, readAA } from "../../src/stats/noise.ts";
-import { intervalAt, logRatios, overhead, pairedP, pairedStats, summarize } from "../../src/stats/paired.ts";
+import { intervalAt, logRatios, overhead, pairedP, pairedStats, summarize, verdictOf } from "../../src/stats/paired.ts";
 import { median, quantile, spread } from "../../src/stats/quantile.ts";
 import { studentT975, studentTQuantile } from "../../src/stats/student-t.ts";
 import { pairUp } from "../../src/stats/validate.ts";
@@ -226,5 +226,77 @@ describe("A/A reading", () => {
     expect(reading.sameCommit).toBe(true);
     expect(reading.rows.map((r) => [r.id, r.n])).toEqual([["t", 10]]);
     expect(reading.falseVerdicts).toBe(0);
+  });
+});
+
+/**
+ * The interval's promise, checked by simulation: at 95%, an unchanged benchmark gets a verdict in
+ * about 5% of runs and a changed one's interval holds its true change in about 95%. Rounds share a
+ * large drift (the machine's state), which only pairing cancels. Seeded, so every run is the same.
+ */
+describe("coverage by simulation", () => {
+  /** Mulberry32: a small seeded generator. */
+  const seeded = (seed: number) => () => {
+    seed = (seed + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+  const random = seeded(20261130);
+  /** Box-Muller: one standard normal draw. */
+  const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  /** One run of `n` rounds: a shared drift of ±30% per round, ±2% noise per side, head `change` slower. */
+  const run = (n: number, change: number) => {
+    const base: number[] = [];
+    const head: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const round = 1000 * Math.exp(0.3 * normal());
+      base.push(round * Math.exp(0.02 * normal()));
+      head.push(round * (1 + change) * Math.exp(0.02 * normal()));
+    }
+    return { base, head };
+  };
+  const RUNS = 4000; // binomial sd of a 5% rate over 4000 runs: 0.34 points
+
+  test("an unchanged benchmark gets a verdict in 5% of runs (4-6%), at 3 and at 10 rounds", () => {
+    for (const n of [3, 10]) {
+      let verdicts = 0;
+      for (let k = 0; k < RUNS; k++) {
+        const { base, head } = run(n, 0);
+        if (pairedStats("aa", base, head).verdict !== "~") verdicts++;
+      }
+      expect(verdicts / RUNS).toBeGreaterThan(0.04);
+      expect(verdicts / RUNS).toBeLessThan(0.06);
+    }
+  });
+
+  test("a 5% change: its interval holds +5% in 95% of runs, and 10 rounds call it slower nearly always", () => {
+    let held = 0;
+    let slower = 0;
+    for (let k = 0; k < RUNS; k++) {
+      const { base, head } = run(10, 0.05);
+      const s = pairedStats("ab", base, head);
+      if (s.ci[0] <= 0.05 && 0.05 <= s.ci[1]) held++;
+      if (s.verdict === "slower") slower++;
+    }
+    expect(held / RUNS).toBeGreaterThan(0.94);
+    expect(held / RUNS).toBeLessThan(0.96);
+    expect(slower / RUNS).toBeGreaterThan(0.99);
+  });
+
+  test("Holm keeps 10 unchanged rows to at most one family in 20 with any verdict; plain 95% does not", () => {
+    let holmFamilies = 0;
+    let plainFamilies = 0;
+    const FAMILIES = 1000;
+    for (let k = 0; k < FAMILIES; k++) {
+      const summaries = Array.from({ length: 10 }, () => {
+        const { base, head } = run(10, 0);
+        return summarize(logRatios(base, head));
+      });
+      if (holmIntervals(summaries).some((r) => r.verdict !== "~")) holmFamilies++;
+      if (summaries.some((s) => verdictOf(intervalAt(s, 0.95)) !== "~")) plainFamilies++;
+    }
+    expect(holmFamilies / FAMILIES).toBeLessThan(0.065);
+    expect(plainFamilies / FAMILIES).toBeGreaterThan(0.3); // 1 - 0.95^10 = 40%
   });
 });
