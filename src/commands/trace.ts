@@ -21,7 +21,7 @@ export const traceCommand = defineCommand({
   args: {
     backend: { type: "enum", options: ["auto", "preload", "seccomp"], description: "Tracing backend", default: "auto" },
     format: { type: "enum", options: ["summary", "json", "ndjson"], description: "Output format", default: "summary" },
-    output: { type: "string", alias: "o", description: "Write accesses to FILE instead of stderr" },
+    output: { type: "string", alias: "o", description: "Write the access list to FILE (else json/ndjson go to stderr; summary is counts only)" },
     command: { type: "positional", required: false, description: "-- CMD [ARGS...]" },
   },
   async run({ rawArgs, args }) {
