@@ -181,6 +181,12 @@ function compile(entry: string, bunTarget: string | undefined, outfile: string):
 
 function buildNpm(helperDir: string): void {
   run(process.execPath, [join(ROOT, "node_modules", "unbuild", "dist", "cli.mjs")], "unbuild");
+  // Bench processes are compiled from these sources at run time (mitata's come from its package).
+  for (const [name, file] of Object.entries(assetSources())) {
+    if (name.startsWith("mitata/")) continue;
+    mkdirSync(join(DIST, "npm", name, ".."), { recursive: true });
+    copyFileSync(file, join(DIST, "npm", name));
+  }
   const dest = join(DIST, "npm", "helpers", HELPER_PLATFORM);
   mkdirSync(dest, { recursive: true });
   for (const unit of NATIVE_UNITS) {

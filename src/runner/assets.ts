@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "pathe";
@@ -17,13 +17,24 @@ export const CHILD_ASSETS = {
 } as const;
 export type ChildAsset = keyof typeof CHILD_ASSETS;
 
+/**
+ * A file of xbench's own, by its path under `src/`: from a checkout, src/NAME; from the npm
+ * build, dist/npm/NAME (build.ts copies the sources there, and the bundled code sits one
+ * folder down, in chunks/, shared/ or cli/). The first of `names` that exists.
+ */
+export function packageFile(...names: string[]): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [join(here, ".."), here].flatMap((root) => names.map((name) => join(root, name)));
+  return candidates.find((file) => existsSync(file)) ?? candidates[0]!;
+}
+
 function diskPath(asset: ChildAsset): string {
   const name = CHILD_ASSETS[asset];
   if (name.startsWith("mitata/")) {
     const main = createRequire(import.meta.url).resolve("mitata");
     return join(dirname(main), name.slice("mitata/src/".length));
   }
-  return join(dirname(fileURLToPath(import.meta.url)), "..", name);
+  return packageFile(name);
 }
 
 export function readAsset(asset: ChildAsset): string {
@@ -31,7 +42,7 @@ export function readAsset(asset: ChildAsset): string {
   return readFileSync(embedded ?? diskPath(asset), "utf8");
 }
 
-/** Where each asset lives on disk, for build.ts to embed. */
+/** Where each asset lives on disk, for build.ts to embed (and to ship beside the npm build). */
 export function assetSources(): Record<string, string> {
   return Object.fromEntries(
     (Object.keys(CHILD_ASSETS) as ChildAsset[]).map((asset) => [CHILD_ASSETS[asset], diskPath(asset)]),

@@ -3,7 +3,10 @@ import { pathToFileURL } from "node:url";
 import { dirname, join } from "pathe";
 import { XbenchError } from "../cli/errors.ts";
 import type { Runtime } from "../report/model.ts";
-import { readAsset, type ChildAsset } from "./assets.ts";
+import { lastLines } from "../util/text.ts";
+import { packageFile, readAsset, type ChildAsset } from "./assets.ts";
+import { findBun } from "./bun.ts";
+import { runToEnd } from "./spawn.ts";
 
 /** Virtual modules a bundle is built from: bare names a bench file imports, mapped to assets. */
 const VIRTUAL: Record<string, ChildAsset> = {
@@ -15,17 +18,17 @@ const VIRTUAL: Record<string, ChildAsset> = {
 
 type BunRuntime = typeof Bun;
 
-/** Throws the one-line error up front when this runtime cannot bundle (plain node or deno). */
-export function requireBundler(): void {
-  bun();
+/** The Bun xbench runs in (the binary, or `bun`), whose bundler can be called directly. */
+function bunHere(): BunRuntime | undefined {
+  return (globalThis as unknown as { Bun?: BunRuntime }).Bun;
 }
 
-function bun(): BunRuntime {
-  const runtime = (globalThis as unknown as { Bun?: BunRuntime }).Bun;
-  if (!runtime) {
-    throw new XbenchError("compare bundles bench files with Bun's bundler: run the xbench binary, or run xbench under bun");
-  }
-  return runtime;
+const NO_BUN =
+  "compare compiles bench files with Bun's bundler, and found no bun: install it (npm i -D bun, or put bun on PATH), or use the xbench binary";
+
+/** Throws the one-line error up front when bench files cannot be compiled (node or deno, and no bun to call). */
+export function requireBundler(): void {
+  if (!bunHere() && !findBun(process.cwd())) throw new XbenchError(NO_BUN);
 }
 
 /**
@@ -94,6 +97,22 @@ export interface BundleRequest {
  * from the side's node_modules at run time, as the project's own code would.
  */
 export async function bundleBenchFile(request: BundleRequest): Promise<string> {
+  const bun = bunHere();
+  return bun ? bundleWith(bun, request) : bundleInBunProcess(request);
+}
+
+/** Under node or deno: the same bundler, in a Bun process (runner/bundle-main). */
+async function bundleInBunProcess(request: BundleRequest): Promise<string> {
+  const bun = findBun(process.cwd());
+  if (!bun) throw new XbenchError(NO_BUN);
+  const main = packageFile("runner/bundle-main.mjs", "runner/bundle-main.ts");
+  const done = await runToEnd([bun.file, main, JSON.stringify(request)], { env: bun.env });
+  if (done.code === 0) return done.stdout.trimEnd().split("\n").pop()!;
+  const why = done.error ?? (lastLines(done.stderr, 1) || `${bun.file} ${done.signal ? `killed by ${done.signal}` : `exited ${done.code}`}`);
+  throw new XbenchError(why.startsWith("cannot compile") ? why : `cannot compile ${request.benchFile}: ${why}`);
+}
+
+async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<string> {
   mkdirSync(request.outDir, { recursive: true });
   const entry = join(request.outDir, "entry.mjs");
   writeFileSync(
@@ -105,7 +124,7 @@ export async function bundleBenchFile(request: BundleRequest): Promise<string> {
       "",
     ].join("\n"),
   );
-  const result = await bun().build({
+  const result = await bun.build({
     entrypoints: [entry],
     outdir: request.outDir,
     naming: "bench.[ext]",

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import { lastLines } from "../util/text.ts";
@@ -31,19 +31,50 @@ export function killRunningChildren(): void {
 }
 
 /**
- * Runs one bench process in its own process group (so a timeout or Ctrl-C takes its
- * children too) and reads its report file. Never throws for the child's own failures.
+ * Starts a child in its own process group (so a timeout or Ctrl-C takes its children too),
+ * known to killRunningChildren until it closes.
+ */
+function spawnTracked(argv: string[], options: { cwd?: string; env: NodeJS.ProcessEnv }): ChildProcess {
+  const child = spawn(argv[0]!, argv.slice(1), { ...options, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  if (child.pid) {
+    const pid = child.pid;
+    running.add(pid);
+    child.on("close", () => running.delete(pid));
+  }
+  return child;
+}
+
+export interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Set when the process could not be started. */
+  error?: string;
+}
+
+/** Runs a helper process (tracked like bench processes) to its end, its output kept. */
+export function runToEnd(argv: string[], options: { cwd?: string; env: NodeJS.ProcessEnv }): Promise<Finished> {
+  return new Promise((resolve) => {
+    const child = spawnTracked(argv, options);
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
+    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+    child.on("error", (e) => resolve({ code: null, signal: null, stdout, stderr, error: `cannot start ${argv[0]}: ${e.message}` }));
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/**
+ * Runs one bench process in its own process group and reads its report file. Never throws
+ * for the child's own failures.
  */
 export function runBenchProcess(job: BenchProcess): Promise<BenchOutcome> {
   rmSync(job.resultFile, { force: true });
   const start = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(job.argv[0]!, job.argv.slice(1), {
-      cwd: job.cwd,
-      env: { ...job.env, [CHILD_ENV.resultFile]: job.resultFile },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
+    const child = spawnTracked(job.argv, { cwd: job.cwd, env: { ...job.env, [CHILD_ENV.resultFile]: job.resultFile } });
     let output = "";
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString("utf8")).slice(-16_384);
@@ -55,10 +86,8 @@ export function runBenchProcess(job: BenchProcess): Promise<BenchOutcome> {
       timedOut = true;
       if (child.pid) process.kill(-child.pid, "SIGKILL");
     }, job.timeoutMs);
-    if (child.pid) running.add(child.pid);
     const finish = (error: string | undefined) => {
       clearTimeout(timer);
-      if (child.pid) running.delete(child.pid);
       const wallMs = performance.now() - start;
       if (!error && existsSync(job.resultFile)) {
         try {

@@ -1,6 +1,9 @@
-import { describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { join } from "pathe";
+import { readFileSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "pathe";
+import type { CompareResult } from "../../src/report/model.ts";
+import { createRepo, workFiles, type TestRepo } from "../support/repo.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { ROOT } from "../support/xbench.ts";
 
@@ -22,13 +25,53 @@ describe("the CLI runs from source and from the npm build", () => {
   });
 });
 
-describe("compare from npm under node", () => {
-  test("says in one line that it needs Bun's bundler, before doing anything", () => {
-    const r = spawnSync("node", [join(ROOT, "dist", "npm", "cli", "index.mjs"), "compare", "--base", "HEAD"], {
+describe("compare from the npm build (node and deno have no bundler: a bun on PATH compiles for them)", () => {
+  const NPM_CLI = join(ROOT, "dist", "npm", "cli", "index.mjs");
+  /** System folders only: no node_modules/.bin, so the only bun is the one a test puts on PATH. */
+  const systemPath = (extra: string[] = []) =>
+    [...extra, dirname(spawnSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).stdout.trim()), "/usr/bin", "/bin"].join(":");
+  let repo: TestRepo;
+  beforeEach(() => {
+    repo = createRepo();
+    repo.write({
+      ...workFiles("work.bench.ts", [{ label: "sum", work: 5000 }]),
+      "broken.bench.ts": 'import { bench } from "mitata";\nbench("broken", () => { let = ; });\n',
+    });
+    repo.commit("base");
+  });
+  afterEach(() => repo.cleanup());
+
+  test.each([
+    ["node", ["node", NPM_CLI]],
+    ["deno", [bin("deno"), "run", "-A", NPM_CLI]],
+    ["bun", [bin("bun"), NPM_CLI]],
+  ])("%s: the bench files run; a file that does not compile is that row's failure", (_name, argv) => {
+    const json = join(repo.dir, "..", `${basename(repo.dir)}-npm.json`);
+    const r = spawnSync(argv[0]!, [...argv.slice(1), "compare", "--base", "HEAD", "--rounds", "2", "--time", "20", "--json", json], {
       encoding: "utf8",
-      cwd: ROOT,
+      cwd: repo.dir,
+      env: { ...process.env, PATH: systemPath([dirname(bin("bun"))]) },
+      timeout: 120_000,
+    });
+    const result = JSON.parse(readFileSync(json, "utf8")) as CompareResult;
+    rmSync(json, { force: true });
+    expect(r.status).toBe(1); // the broken file's row
+    expect(result.rows.find((row) => row.label === "sum")?.status).toBe("ok");
+    const broken = result.rows.find((row) => row.file === "broken.bench.ts");
+    expect(broken?.error?.message).toMatch(/^cannot compile .*broken\.bench\.ts: Unexpected/);
+    expect(repo.worktrees()).toHaveLength(1);
+  });
+
+  test("node with no bun anywhere: one line saying what to install, before doing anything", () => {
+    const r = spawnSync("node", [NPM_CLI, "compare", "--base", "HEAD"], {
+      encoding: "utf8",
+      cwd: repo.dir,
+      env: { ...process.env, PATH: systemPath(), XBENCH_BUN: "" },
     });
     expect(r.status).toBe(1);
-    expect(r.stderr).toBe("xbench: compare bundles bench files with Bun's bundler: run the xbench binary, or run xbench under bun\n");
+    expect(r.stderr).toBe(
+      "xbench: compare compiles bench files with Bun's bundler, and found no bun: install it (npm i -D bun, or put bun on PATH), or use the xbench binary\n",
+    );
+    expect(r.stdout).toBe("");
   });
 });

@@ -7,7 +7,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
-import { buildBaseHelpers, findBun } from "../../src/suites/tracer/index.ts";
+import { findBun } from "../../src/runner/bun.ts";
+import { buildBaseHelpers } from "../../src/suites/tracer/index.ts";
 import { ROOT, tempDir } from "../support/xbench.ts";
 
 describe("buildBaseHelpers", () => {
@@ -35,7 +36,9 @@ describe("buildBaseHelpers", () => {
   });
 
   test("prefers the worktree's own bun", () => {
-    expect(findBun(ROOT).file).toBe(join(ROOT, "node_modules", ".bin", "bun"));
-    expect(findBun(tmp.dir).file).toBe(process.execPath);
+    expect(findBun(ROOT)!.file).toBe(join(ROOT, "node_modules", ".bin", "bun"));
+    expect(findBun(join(ROOT, "src", "runner"))!.file).toBe(join(ROOT, "node_modules", ".bin", "bun")); // nearest above
+    expect(findBun(tmp.dir)!.file).toBe(process.execPath);
+    expect(findBun(tmp.dir, { XBENCH_BUN: "/opt/bun" })!.file).toBe("/opt/bun");
   });
 });

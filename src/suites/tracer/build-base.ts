@@ -7,24 +7,8 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "pathe";
 import { XbenchError } from "../../cli/errors.ts";
 import { lastLines } from "../../util/text.ts";
+import { findBun } from "../../runner/bun.ts";
 import { SUPERVISOR } from "./arms.ts";
-
-/** How to start Bun for the build: a command and the environment it needs. */
-export interface BunCommand {
-  file: string;
-  env: NodeJS.ProcessEnv;
-}
-
-/**
- * The worktree's own Bun (`node_modules/.bin/bun`); else the Bun running xbench (a compiled
- * xbench acts as Bun with BUN_BE_BUN=1); else `bun` on PATH.
- */
-export function findBun(worktreeDir: string, env: NodeJS.ProcessEnv = process.env): BunCommand {
-  const local = join(worktreeDir, "node_modules", ".bin", "bun");
-  if (existsSync(local)) return { file: local, env };
-  if (process.versions.bun) return { file: process.execPath, env: { ...env, BUN_BE_BUN: "1" } };
-  return { file: "bun", env };
-}
 
 /**
  * Runs `<worktreeDir>/build.ts --native-only --helpers-out <outDir>` and returns the absolute
@@ -40,7 +24,7 @@ export async function buildBaseHelpers(worktreeDir: string, outDir: string): Pro
     throw new XbenchError(`base worktree ${root} has no node_modules; link or install them before building its helpers`);
   }
   mkdirSync(out, { recursive: true });
-  const bun = findBun(root);
+  const bun = findBun(root) ?? { file: "bun", env: process.env }; // not found: spawn names it
   const args = ["build.ts", "--native-only", "--helpers-out", out];
   const { code, output } = await new Promise<{ code: number | null; output: string }>((done, failed) => {
     const child = spawn(bun.file, args, { cwd: root, env: bun.env, stdio: ["ignore", "pipe", "pipe"] });

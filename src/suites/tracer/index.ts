@@ -4,7 +4,7 @@ import { BACKENDS, type Backend, type TracerResult } from "./model.ts";
 import { readTraceLog } from "./read-log.ts";
 import { DEFAULT_ITERATIONS, runTracerSuite, type TracerSuiteOptions } from "./suite.ts";
 
-export { buildBaseHelpers, findBun } from "./build-base.ts";
+export { buildBaseHelpers } from "./build-base.ts";
 export { renderMarkdown, renderTerminal } from "./report.ts";
 export { DEFAULT_ITERATIONS, PASSES, WARMUP_ITERATIONS, runTracerSuite, type TracerSuiteOptions } from "./suite.ts";
 export { readTraceLog } from "./read-log.ts";
