@@ -771,6 +771,7 @@ int main(int argc, char **argv) {
   static enum backend backend = BACKEND_AUTO; /* static: survives vfork (-Wclobbered) */
   const char *logpath = NULL, *preload = NULL;
   static int die_with_parent; /* static: read after vfork (-Wclobbered) */
+  static int top_exec_errno;  /* set by CMD if its exec fails, read by S once vfork returns */
   int i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i];
@@ -927,7 +928,7 @@ int main(int argc, char **argv) {
   if (c < 0) die("vfork", errno);
   if (c == 0) {
     /* CMD, sharing S's memory until exec: async-signal-safe calls only, no writes to S's
-     * variables except `env`, which S no longer reads. */
+     * variables except `env`, which S no longer reads, and top_exec_errno. */
     syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     if (syscall(SYS_getppid) != g_sup.self) _exit(EXIT_LAUNCHER);
     struct sigaction dfl;
@@ -946,6 +947,7 @@ int main(int argc, char **argv) {
     restore_cpus();
     execve(path, cmd_argv, env);
     int e = errno;
+    top_exec_errno = e;
     const char *msg = strerror(e);
     struct iovec v[5] = {{(void *)"xbench-supervisor: ", 19}, {path, strlen(path)}, {(void *)": ", 2},
                          {(void *)msg, strlen(msg)}, {(void *)"\n", 1}};
@@ -954,7 +956,7 @@ int main(int argc, char **argv) {
   }
   g_sup.child = c;
   /* The top command's own exec (the shim only sees the execs it makes). */
-  struct xb_rec top = {.op = XB_OP_EXEC, .src = XB_SRC_SECCOMP, .pid = (uint32_t)c, .result = 0,
+  struct xb_rec top = {.op = XB_OP_EXEC, .src = XB_SRC_SECCOMP, .pid = (uint32_t)c, .result = top_exec_errno,
                        .path_len = (uint32_t)strnlen(path, PATH_MAX), .tsc = exec_tsc};
   if (path[0] != '/') {
     char cwd[PATH_MAX];

@@ -92,6 +92,16 @@ describe("pass-through", () => {
     expect(r.code).toBe(127);
     expect(r.stderr).toContain("definitely-not-a-command-xyz");
   });
+
+  test("a command path that does not exist: 127, and the path is missing, not executed", () => {
+    const out = join(dir, "nx.ndjson");
+    const missing = join(dir, "no-such-program");
+    const r = xbench(["trace", "--format", "ndjson", "-o", out, "--", missing]);
+    expect(r.code).toBe(127);
+    expect(r.stderr).toContain(`${missing}: No such file or directory`);
+    const lines = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines.find((a) => a.path === missing)).toMatchObject({ modes: ["missing"] });
+  });
 });
 
 describe("formats and errors", () => {
