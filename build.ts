@@ -98,6 +98,7 @@ export const NATIVE_UNITS: NativeUnit[] = [
   { name: "libxbench-preload.so", sources: ["preload.c", "log.c", "progkind.c"], kind: "shared" },
   { name: "xbench-target", sources: ["target.c"], kind: "dynamic" },
   { name: "xbench-target-static", sources: ["target.c"], kind: "static-musl" },
+  { name: "xbench-exec-stats", sources: ["exec-stats.c"], kind: "static-musl" },
 ];
 
 function buildNative(outDir: string): string[] {

@@ -12,8 +12,9 @@ type BunSpawn = { spawnSync(argv: string[], options: Record<string, unknown>): S
 
 /**
  * Hidden: times one launch of a command and reads its peak RSS, for the command rows of
- * bench files (node and deno cannot read a child's rusage). The peak includes the launch
- * itself: a command smaller than this process's pre-exec image reports that image.
+ * bench files where the native xbench-exec-stats is missing (no helpers for this platform;
+ * node and deno cannot read a child's rusage). The peak includes the launch itself: a command
+ * smaller than this process's pre-exec image reports that image.
  */
 export const execStatsCommand = defineCommand({
   meta: { name: "exec-stats", description: "Time one launch of a command and read its peak RSS", hidden: true },
@@ -27,7 +28,14 @@ export const execStatsCommand = defineCommand({
     const bun = (globalThis as { Bun?: BunSpawn }).Bun;
     if (!bun) throw new XbenchError("exec-stats needs the xbench binary (Bun)");
     const start = process.hrtime.bigint();
-    const result = bun.spawnSync(argv, { stdin: "ignore", stdout: "ignore", stderr: "inherit" });
+    let result: SpawnSyncResult;
+    try {
+      result = bun.spawnSync(argv, { stdin: "ignore", stdout: "ignore", stderr: "inherit" });
+    } catch (error) {
+      const { code, message } = error as { code?: string; message: string };
+      writeFileSync(String(args.out), JSON.stringify({ error: `${argv[0]}: ${code === "ENOENT" ? "command not found" : message}` }));
+      return code === "ENOENT" ? 127 : 126;
+    }
     const wallNs = Number(process.hrtime.bigint() - start);
     const stats = {
       wallNs,

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { log } from "../cli/log.ts";
 import { embeddedHelpers } from "../helpers/cache.ts";
+import { optionalHelper } from "../helpers/index.ts";
 import type { CompareResult, Side } from "../report/model.ts";
 import { SCHEMA_ID, SCHEMA_VERSION } from "../report/model.ts";
 import { analyzeRows } from "../report/analyze.ts";
@@ -28,8 +29,14 @@ export interface CompareOutcome {
   timing: CompareTiming;
 }
 
-/** How bench processes reach `xbench exec-stats`: the binary itself, or this script under its runtime. */
+/**
+ * How bench processes time a command: the native xbench-exec-stats where this platform has
+ * helpers (a launch from a static program of a few pages, so the peak RSS is the command's
+ * own); else `xbench exec-stats`, through the binary itself or this script under its runtime.
+ */
 function execStatsPrefix(): string[] {
+  const native = optionalHelper("xbench-exec-stats");
+  if (native) return [native];
   if (embeddedHelpers()) return [process.execPath, "exec-stats"];
   return [process.execPath, process.argv[1]!, "exec-stats"];
 }

@@ -16,7 +16,7 @@ export function collectRows(files: string[], planned: number, records: RoundReco
   for (const file of files) {
     const mine = records.filter((r) => r.file === file);
     const byLabel = new Map<string, RawRow>();
-    const row = (label: string, unit: Unit): RawRow => {
+    const row = (label: string, unit: Unit, sampled?: true): RawRow => {
       let found = byLabel.get(label);
       if (!found) {
         found = {
@@ -24,6 +24,7 @@ export function collectRows(files: string[], planned: number, records: RoundReco
           file,
           label,
           unit,
+          ...(sampled ? { sampled } : {}),
           base: new Array(planned).fill(null),
           head: new Array(planned).fill(null),
           presentOn: { base: false, head: false },
@@ -39,7 +40,7 @@ export function collectRows(files: string[], planned: number, records: RoundReco
         continue;
       }
       for (const child of record.rows ?? []) {
-        const target = row(child.label, child.unit);
+        const target = row(child.label, child.unit, child.sampled);
         target.presentOn[record.side] = true;
         if (child.error !== undefined) target.error ??= { side: record.side, message: child.error };
         else if (child.value !== undefined && record.round < planned) target[record.side][record.round] = child.value;

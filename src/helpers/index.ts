@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "pathe";
 import { XbenchError } from "../cli/errors.ts";
@@ -35,4 +36,14 @@ export function helperDir(): string {
 
 export function helperPath(name: string): string {
   return join(helperDir(), name);
+}
+
+/** A helper's path when this platform has helpers and that one is there; else undefined. */
+export function optionalHelper(name: string): string | undefined {
+  try {
+    const path = helperPath(name);
+    return existsSync(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
 }

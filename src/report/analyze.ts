@@ -16,6 +16,8 @@ export interface RawRow {
   file: string;
   label: string;
   unit: Unit;
+  /** Varies between runs though not a time (peak RSS): gets a paired interval, not an exact comparison. */
+  sampled?: true;
   /** Per-round values, index = round; null where that round produced none. */
   base: Rounds;
   head: Rounds;
@@ -48,10 +50,10 @@ function analyzeOne(raw: RawRow): Row {
     const message = `only ${pairs.base.length} of ${Math.max(raw.base.length, raw.head.length)} rounds have a value on both sides; need at least 2`;
     return statusRow(raw, "failed", { side: sparserSide(raw), message });
   }
-  const timed = raw.unit === "ns";
-  const problem = findProblem(pairs.base, pairs.head, timed ? TIMED_RULES : EXACT_RULES);
+  const paired = raw.unit === "ns" || raw.sampled === true;
+  const problem = findProblem(pairs.base, pairs.head, paired ? TIMED_RULES : EXACT_RULES);
   if (problem) return statusRow(raw, "failed", { side: problem.side ?? "head", message: problem.message });
-  return timed
+  return paired
     ? { ...statusRow(raw, "ok"), stats: pairedStats(raw.id, pairs.base, pairs.head) }
     : { ...statusRow(raw, "ok"), exact: compareExact(raw.id, pairs.base, pairs.head) };
 }

@@ -78,7 +78,7 @@ export function runNotes(result: CompareResult): string[] {
   if (rounds.completed < rounds.planned) notes.push(`only ${rounds.completed} of ${rounds.planned} rounds completed`);
   if (result.holm) {
     const timed = result.rows.filter((row) => row.stats).length;
-    notes.push(`intervals and verdicts Holm-adjusted across ${timed} timed rows (family-wise 95%)`);
+    notes.push(`intervals and verdicts Holm-adjusted across ${timed} rows with an interval (family-wise 95%)`);
   }
   const aa = aaNote(result);
   if (aa) notes.push(aa);

@@ -92,7 +92,7 @@ export interface CompareResult {
   loadavg: { start: LoadAvg; end: LoadAvg };
   startedAt: string;
   finishedAt: string;
-  /** Intervals are Holm-adjusted across the timed rows of this table. */
+  /** Intervals are Holm-adjusted across the rows with an interval (times, peak RSS) of this table. */
   holm: boolean;
   rows: Row[];
   /** This invocation's wall time and the part spent inside bench processes (a resumed run counts only its own part). */

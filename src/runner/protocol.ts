@@ -10,6 +10,11 @@ export type ChildUnit = "ns" | "count" | "bytes";
 export interface ChildRow {
   label: string;
   unit: ChildUnit;
+  /**
+   * A measurement that varies from run to run although its unit is not time (a command's
+   * peak RSS): compared with a paired interval like a time, not exactly like a count.
+   */
+  sampled?: true;
   value?: number;
   error?: string;
 }

@@ -1,5 +1,5 @@
 /**
- * Holm's step-down correction across the timed rows of one table.
+ * Holm's step-down correction across the rows of one table that have an interval.
  *
  * With many rows, about 1 in 20 unchanged rows gets a verdict by chance at 95%. Holm (1979)
  * keeps the family-wise error rate at α = 0.05 and is uniformly more powerful than Bonferroni.

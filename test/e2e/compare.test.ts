@@ -155,6 +155,32 @@ describe("xbench compare on a real git repository", () => {
   });
 });
 
+describe("command rows", () => {
+  test("wall time and peak RSS of real launches: the command's own memory, an interval per row, a clear error", () => {
+    const repo = repoWith({
+      "cmd.bench.ts": [
+        'import { command } from "xbench";',
+        'command("true", ["true"], { runs: 3 });',
+        'command("python 64 MB", ["python3", "-c", "x = bytearray(64 * 1024 * 1024); x[::4096] = b\\"1\\" * len(x[::4096])"], { runs: 1 });',
+        'command("missing", ["no-such-command-xyz"], { runs: 1 });',
+        "",
+      ].join("\n"),
+    });
+    const r = compare(repo, ["--base", "HEAD", "--rounds", "2"]);
+    expect(r.code).toBe(1); // the missing command's rows
+    const rss = (label: string) => row(r.result, `${label} (peak RSS)`);
+    // Launched from a static helper of a few pages: `true` is about 1 MB, not the ~35 MB of the
+    // Bun or node process a vfork-style spawn would start it from.
+    expect(rss("true").stats!.baseMedian).toBeLessThan(8 * 1024 * 1024);
+    expect(rss("python 64 MB").stats!.headMedian).toBeGreaterThan(64 * 1024 * 1024);
+    expect(rss("true").exact).toBeUndefined(); // varies between launches: an interval, not same/more/fewer
+    expect(rss("true").unit).toBe("bytes");
+    expect(row(r.result, "true").stats!.baseMedian).toBeGreaterThan(0);
+    expect(row(r.result, "missing").error?.message).toBe("no-such-command-xyz: command not found");
+    expect(rss("missing").status).toBe("failed");
+  });
+});
+
 describe("interrupting a compare", () => {
   test("SIGINT in round 3 leaves no worktree or child, keeps rounds 1-2, and --resume finishes", async () => {
     const repo = repoWith(workFiles("s.bench.ts", [{ label: "s", work: 5000 }]));

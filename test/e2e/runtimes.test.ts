@@ -36,6 +36,7 @@ describe("compare from the npm build (node and deno have no bundler: a bun on PA
     repo.write({
       ...workFiles("work.bench.ts", [{ label: "sum", work: 5000 }]),
       "broken.bench.ts": 'import { bench } from "mitata";\nbench("broken", () => { let = ; });\n',
+      "cmd.bench.ts": 'import { command } from "xbench";\ncommand("true", ["true"], { runs: 1 });\n',
     });
     repo.commit("base");
   });
@@ -45,7 +46,7 @@ describe("compare from the npm build (node and deno have no bundler: a bun on PA
     ["node", ["node", NPM_CLI]],
     ["deno", [bin("deno"), "run", "-A", NPM_CLI]],
     ["bun", [bin("bun"), NPM_CLI]],
-  ])("%s: the bench files run; a file that does not compile is that row's failure", (_name, argv) => {
+  ])("%s: bench files and command rows run; a file that does not compile is that row's failure", (_name, argv) => {
     const json = join(repo.dir, "..", `${basename(repo.dir)}-npm.json`);
     const r = spawnSync(argv[0]!, [...argv.slice(1), "compare", "--base", "HEAD", "--rounds", "2", "--time", "20", "--json", json], {
       encoding: "utf8",
@@ -57,6 +58,7 @@ describe("compare from the npm build (node and deno have no bundler: a bun on PA
     rmSync(json, { force: true });
     expect(r.status).toBe(1); // the broken file's row
     expect(result.rows.find((row) => row.label === "sum")?.status).toBe("ok");
+    expect(result.rows.find((row) => row.label === "true (peak RSS)")?.status).toBe("ok");
     const broken = result.rows.find((row) => row.file === "broken.bench.ts");
     expect(broken?.error?.message).toMatch(/^cannot compile .*broken\.bench\.ts: Unexpected/);
     expect(repo.worktrees()).toHaveLength(1);

@@ -23,6 +23,14 @@ describe("analyzeRows", () => {
     expect(exact!.stats).toBeUndefined();
   });
 
+  test("a sampled bytes row (a command's peak RSS) gets paired stats, not an exact comparison", () => {
+    const rss = { unit: "bytes" as const, base: [1_048_576, 1_069_056, 1_052_672], head: [1_060_864, 1_048_576, 1_056_768] };
+    const [sampled, exact] = analyzeRows([row({ ...rss, sampled: true }), row(rss)], { holm: false });
+    expect(sampled!.stats).toEqual(pairedStats("f-00000000: b", rss.base, rss.head));
+    expect(sampled!.exact).toBeUndefined();
+    expect(exact!.exact?.verdict).toBe("more"); // what an A/A run of a command showed before
+  });
+
   test("status: failed, new, removed; raw rounds kept", () => {
     const rows = analyzeRows(
       [

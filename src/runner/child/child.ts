@@ -23,7 +23,7 @@ function median(values) {
   return (sorted[Math.floor(mid)] + sorted[Math.ceil(mid)]) / 2;
 }
 
-/** One launch through `xbench exec-stats`: wall time of the command alone and its peak RSS. */
+/** One launch through xbench-exec-stats (or `xbench exec-stats`): the command's wall time and peak RSS. */
 function launch(prefix, command) {
   const dir = mkdtempSync(join(tmpdir(), "xbench-exec-"));
   try {
@@ -35,7 +35,14 @@ function launch(prefix, command) {
       encoding: "utf8",
     });
     if (result.error) throw result.error;
-    const stats = JSON.parse(readFileSync(out, "utf8"));
+    let text;
+    try {
+      text = readFileSync(out, "utf8");
+    } catch {
+      throw new Error(`exec-stats wrote nothing (exit ${result.status}): ${String(result.stderr).trim().split("\n")[0]}`);
+    }
+    const stats = JSON.parse(text);
+    if (stats.error) throw new Error(stats.error);
     if (stats.exitCode !== 0) {
       throw new Error(`${command.argv[0]} exited ${stats.exitCode}${stats.signal ? ` (${stats.signal})` : ""}`);
     }
@@ -56,10 +63,10 @@ async function commandRows(prefix) {
       const samples = [];
       for (let i = 0; i < (command.options.runs ?? 5); i++) samples.push(launch(prefix, command));
       rows.push({ label: wall, unit: "ns", value: median(samples.map((s) => s.wallNs)) });
-      rows.push({ label: rss, unit: "bytes", value: median(samples.map((s) => s.maxRssBytes)) });
+      rows.push({ label: rss, unit: "bytes", sampled: true, value: median(samples.map((s) => s.maxRssBytes)) });
     } catch (error) {
       const message = String(error?.message ?? error).split("\n")[0];
-      rows.push({ label: wall, unit: "ns", error: message }, { label: rss, unit: "bytes", error: message });
+      rows.push({ label: wall, unit: "ns", error: message }, { label: rss, unit: "bytes", sampled: true, error: message });
     }
   }
   return rows;
