@@ -19,16 +19,16 @@ const launches = Number(process.argv[2] ?? 40);
 const dist = join(import.meta.dir, "..", "dist");
 const work = mkdtempSync(join(tmpdir(), "xbench-exec-stats-bench-"));
 const out = join(work, "stats.json");
-const arms: Record<string, string[]> = {
+type Arm = "direct" | "helper" | "xbench";
+const arms: Record<Arm, string[]> = {
   direct: ["true"],
   helper: [join(dist, "helpers", "linux-x64", "xbench-exec-stats"), "--out", out, "--", "true"],
   xbench: [join(dist, "xbench"), "exec-stats", "--out", out, "--", "true"],
 };
-type Arm = keyof typeof arms;
 
 function launch(arm: Arm): { wallMs: number; reported?: { wallNs: number; maxRssBytes: number } } {
   rmSync(out, { force: true });
-  const argv = arms[arm]!;
+  const argv = arms[arm];
   const start = performance.now();
   const r = spawnSync(argv[0]!, argv.slice(1), { stdio: "ignore" });
   const wallMs = performance.now() - start;
