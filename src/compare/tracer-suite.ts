@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { log } from "../cli/log.ts";
+import { killRunningChildren } from "../runner/spawn.ts";
 import { buildBaseHelpers } from "../suites/tracer/index.ts";
 import { createCleanup, exitOnSignals } from "./cleanup.ts";
 import type { resolveRevisions } from "./plan.ts";
@@ -22,7 +23,10 @@ export async function withSideHelpers<T>(
   sides: ReturnType<typeof resolveRevisions> & { headRef?: string },
   measure: (helpers: SideHelpers) => T | Promise<T>): Promise<T> {
   const cleanup = createCleanup();
-  const offSignals = exitOnSignals(cleanup, (signal) => log.warn(`${signal}: stopped`));
+  const offSignals = exitOnSignals(cleanup, (signal) => {
+    killRunningChildren(); // a helper build in flight (its own process group)
+    log.warn(`${signal}: stopped`);
+  });
   try {
     const tmp = mkdtempSync(join(tmpdir(), "xbench-tracer-compare-"));
     cleanup.add(() => rmSync(tmp, { recursive: true, force: true }));

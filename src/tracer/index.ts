@@ -3,13 +3,13 @@
  * seccomp supervisor, see native/) and reports which files its process tree touched.
  */
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { traceScratchRoot } from "./scratch.ts";
 import { join } from "pathe";
 import type { StdioOptions } from "node:child_process";
 import { XbenchError } from "../cli/errors.ts";
 import { helperPath } from "../helpers/index.ts";
 import { collectAccesses, type CollectOptions } from "./accesses.ts";
 import { launch } from "./launch.ts";
+import { traceScratchRoot } from "./scratch.ts";
 import { FLAG, readLogFile, type LogHeader } from "./log.ts";
 import type { Access, TraceBackend, UsedBackend } from "./types.ts";
 

@@ -2,12 +2,12 @@
  * The base arm of `xbench compare --suite tracer`: base's helpers built from base's own
  * sources by base's own build.ts, so the base tracer is exactly what base ships.
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "pathe";
 import { XbenchError } from "../../cli/errors.ts";
 import { lastLines } from "../../util/text.ts";
 import { findBun } from "../../runner/bun.ts";
+import { runToEnd } from "../../runner/spawn.ts";
 import { SUPERVISOR } from "./arms.ts";
 
 /**
@@ -25,16 +25,12 @@ export async function buildBaseHelpers(worktreeDir: string, outDir: string): Pro
   }
   mkdirSync(out, { recursive: true });
   const bun = findBun(root) ?? { file: "bun", env: process.env }; // not found: spawn names it
-  const args = ["build.ts", "--native-only", "--helpers-out", out];
-  const { code, output } = await new Promise<{ code: number | null; output: string }>((done, failed) => {
-    const child = spawn(bun.file, args, { cwd: root, env: bun.env, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout!.on("data", (d) => (output += d));
-    child.stderr!.on("data", (d) => (output += d));
-    child.on("error", (error) => failed(new XbenchError(`base helpers: could not start ${bun.file}: ${error.message}`)));
-    child.on("close", (exitCode) => done({ code: exitCode, output }));
-  });
-  if (code !== 0) throw new XbenchError(`base helpers: build.ts failed in ${root} (exit ${code}):\n${lastLines(output, 15)}`);
+  const done = await runToEnd([bun.file, "build.ts", "--native-only", "--helpers-out", out], { cwd: root, env: bun.env });
+  if (done.error) throw new XbenchError(`base helpers: ${done.error}`);
+  if (done.code !== 0) {
+    const code = done.code ?? done.signal;
+    throw new XbenchError(`base helpers: build.ts failed in ${root} (exit ${code}):\n${lastLines(done.stdout + done.stderr, 15)}`);
+  }
   if (!existsSync(join(out, SUPERVISOR))) {
     throw new XbenchError(`base helpers: build.ts finished but ${out} has no ${SUPERVISOR}`);
   }

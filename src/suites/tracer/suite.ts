@@ -3,12 +3,12 @@
  * backend's launch and access rows for every arm, and summarize. Processes and files live
  * here; the math is in rows.ts and the rendering in report.ts.
  */
-import { createCleanup, exitOnSignals } from "../../compare/cleanup.ts";
 import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { currentLoad } from "../../util/load.ts";
 import { join } from "pathe";
 import { XbenchError } from "../../cli/errors.ts";
+import { createCleanup, exitOnSignals } from "../../compare/cleanup.ts";
+import { currentLoad } from "../../util/load.ts";
 import { planRounds } from "../../schedule/orderings.ts";
 import { VERSION } from "../../version.ts";
 import { TARGET_FOR, WORKLOADS, launchFor, type Arm } from "./arms.ts";
