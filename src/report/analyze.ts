@@ -7,7 +7,7 @@ import { compareExact, EXACT_RULES } from "../stats/exact.ts";
 import { holmIntervals } from "../stats/holm.ts";
 import { logRatios, pairedStats, summarize, TIMED_RULES } from "../stats/paired.ts";
 import { findProblem, pairUp } from "../stats/validate.ts";
-import type { Rounds, Row, Side, Unit } from "./model.ts";
+import type { MeasureMode, Rounds, Row, Side, Unit } from "./model.ts";
 
 export interface RawRow {
   /** `<file basename>-<8 hex of sha256(repo-relative path)>: <label>` */
@@ -24,12 +24,13 @@ export interface RawRow {
   /** Whether the benchmark exists on each side at all. */
   presentOn: { base: boolean; head: boolean };
   /** The benchmark threw on a side. */
-  error?: { side: Side; message: string };
+  error?: { side: Side | "both"; message: string };
+  mode?: MeasureMode;
 }
 
 function statusRow(raw: RawRow, status: Row["status"], error?: Row["error"]): Row {
-  const { id, file, label, unit, base, head } = raw;
-  return { id, file, label, unit, status, ...(error ? { error } : {}), base, head };
+  const { id, file, label, unit, base, head, mode } = raw;
+  return { id, file, label, unit, status, ...(error ? { error } : {}), ...(mode ? { mode } : {}), base, head };
 }
 
 /** The side with fewer usable rounds, to blame when too few pairs remain. */
