@@ -77,3 +77,15 @@ export function analyzeRows(rows: RawRow[], options: { holm: boolean }): Row[] {
   });
   return analyzed;
 }
+
+/** Half the width of a row's interval of delta; Infinity when it has none. */
+export function halfWidth(row: Row): number {
+  if (!row.stats) return Infinity;
+  const [lower, upper] = row.stats.ci;
+  return Number.isFinite(lower) && Number.isFinite(upper) ? (upper - lower) / 2 : Infinity;
+}
+
+/** The rows with an interval (times, peak RSS): those a width target applies to. */
+export function intervalRows(rows: readonly Row[]): Row[] {
+  return rows.filter((row) => row.status === "ok" && row.stats);
+}

@@ -65,7 +65,8 @@ const ROW: Shape = {
   label: isString,
   unit: oneOf("ns", "count", "bytes"),
   status: oneOf("ok", "new", "removed", "failed"),
-  "error?": shaped({ side: oneOf("base", "head"), message: isString }),
+  "error?": shaped({ side: oneOf("base", "head", "both"), message: isString }),
+  "mode?": oneOf("duet", "isolated", "mixed"),
   base: isRounds,
   head: isRounds,
   "stats?": shaped(STATS),
@@ -74,13 +75,22 @@ const ROW: Shape = {
 const RESULT: Shape = {
   xbenchVersion: isString,
   runtime: oneOf("node", "bun", "deno"),
-  rounds: shaped({ requested: isNumber, planned: isNumber, completed: isNumber, cycle: isNumber }),
+  rounds: shaped({
+    requested: isNumber,
+    planned: isNumber,
+    completed: isNumber,
+    cycle: isNumber,
+    "stoppedBy?": oneOf("rounds", "target", "time"),
+    "targetHalfWidth?": isNumber,
+    "maxTimeS?": isNumber,
+  }),
   base: shaped(REVISION),
   head: shaped(REVISION),
   loadavg: shaped({ start: tuple(3, isNumber), end: tuple(3, isNumber) }),
   startedAt: isString,
   finishedAt: isString,
   holm: isBoolean,
+  "cores?": isNumber,
   rows: Array.isArray,
 };
 

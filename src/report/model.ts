@@ -3,7 +3,7 @@
  * `--json`; `xbench report` re-renders it. Bump SCHEMA_VERSION on any breaking change.
  */
 export const SCHEMA_ID = "xbench/compare";
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export type Runtime = "node" | "bun" | "deno";
 export type Verdict = "slower" | "faster" | "~";
@@ -112,6 +112,8 @@ export interface CompareResult {
   base: RevisionInfo;
   head: RevisionInfo;
   loadavg: { start: LoadAvg; end: LoadAvg };
+  /** Cores of the machine the run measured on, to read the load averages against. */
+  cores?: number;
   startedAt: string;
   finishedAt: string;
   /** Intervals are Holm-adjusted across the rows with an interval (times, peak RSS) of this table. */
