@@ -174,14 +174,48 @@ export interface WalshSummary {
   estimate: number;
 }
 
+/**
+ * The Walsh averages in ascending order. With d sorted, each row i of (d_i + d_j) / 2, j >= i, is
+ * already ascending, so merging the n rows pairwise costs M·log2(n) moves; a plain sort of all M
+ * took most of the simulation tests' time (about 90 µs at n = 40 under Bun).
+ */
+export function sortedWalshAverages(d: readonly number[]): Float64Array {
+  const sorted = Float64Array.from(d).sort();
+  const n = sorted.length;
+  let walsh = new Float64Array((n * (n + 1)) / 2);
+  const runStarts: number[] = [];
+  let w = 0;
+  for (let i = 0; i < n; i++) {
+    runStarts.push(w);
+    for (let j = i; j < n; j++) walsh[w++] = (sorted[i]! + sorted[j]!) / 2;
+  }
+  let buffer = new Float64Array(walsh.length);
+  let starts = runStarts;
+  while (starts.length > 1) {
+    const merged: number[] = [];
+    for (let r = 0; r < starts.length; r += 2) {
+      const lo = starts[r]!;
+      const mid = r + 1 < starts.length ? starts[r + 1]! : walsh.length;
+      const hi = r + 2 < starts.length ? starts[r + 2]! : walsh.length;
+      let a = lo;
+      let b = mid;
+      let out = lo;
+      while (a < mid && b < hi) buffer[out++] = walsh[a]! <= walsh[b]! ? walsh[a++]! : walsh[b++]!;
+      while (a < mid) buffer[out++] = walsh[a++]!;
+      while (b < hi) buffer[out++] = walsh[b++]!;
+      merged.push(lo);
+    }
+    [walsh, buffer] = [buffer, walsh];
+    starts = merged;
+  }
+  return walsh;
+}
+
 export function walshSummary(d: readonly number[]): WalshSummary {
   checkSample(d, "walshSummary");
   const n = d.length;
   if (n === 0) throw new RangeError("walshSummary: needs at least one value");
-  const walsh = new Float64Array((n * (n + 1)) / 2);
-  let w = 0;
-  for (let i = 0; i < n; i++) for (let j = i; j < n; j++) walsh[w++] = (d[i]! + d[j]!) / 2;
-  walsh.sort();
+  const walsh = sortedWalshAverages(d);
   const m = walsh.length;
   const estimate = m % 2 === 1 ? walsh[(m - 1) / 2]! : (walsh[m / 2 - 1]! + walsh[m / 2]!) / 2;
   return { n, walsh, estimate };

@@ -7,6 +7,7 @@ import {
   hodgesLehmannP,
   signedRankCdf,
   signedRankTest,
+  sortedWalshAverages,
   verdictOf,
   walshSummary,
 } from "../../src/stats/signed-rank.ts";
@@ -135,6 +136,17 @@ describe("Hodges–Lehmann interval", () => {
     expect(verdictOf(hl.interval)).toBe("~");
     // at 90% five values suffice: [min, max] at 1 - 2/32
     expect(hodgesLehmannInterval(five, 0.9)).toMatchObject({ bounded: true, interval: [0.1, 0.5], level: 1 - 2 / 32, k: 1 });
+  });
+
+  test("the merged Walsh averages equal a plain sort of all (d_i + d_j) / 2, i <= j", () => {
+    const random = mulberry32(9);
+    for (let k = 0; k < 200; k++) {
+      const n = 1 + Math.floor(random() * 25);
+      const d = Array.from({ length: n }, () => Math.round((random() - 0.5) * 20) / 10 + 0); // + 0: no -0, which toEqual tells from 0
+      const all: number[] = [];
+      for (let i = 0; i < n; i++) for (let j = i; j < n; j++) all.push((d[i]! + d[j]!) / 2);
+      expect(Array.from(sortedWalshAverages(d))).toEqual(all.sort((a, b) => a - b));
+    }
   });
 
   test("#{Walsh averages > 0} is W+ when there are no ties or zeros", () => {
