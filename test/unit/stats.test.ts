@@ -126,6 +126,8 @@ describe("quantiles (type 7) and overhead", () => {
     expect(quantile([10, 20], 0.1)).toBeCloseTo(11, 12);
     expect(quantile([42], 0.3)).toBe(42);
     expect(() => quantile([], 0.5)).toThrow(RangeError);
+    // unbounded half-widths (fewer than 6 rounds) are Infinity: an exact order statistic stays one
+    expect([median([Infinity]), median([1, Infinity, 2]), quantile([1, Infinity], 1)]).toEqual([Infinity, 2, Infinity]);
   });
 
   test("overhead = median(arm / control - 1) with quartiles", () => {
