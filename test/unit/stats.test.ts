@@ -7,6 +7,7 @@ import { normalQuantile } from "../../src/stats/normal.ts";
 import { logRatios, overhead, pairedStats, ratioInterval } from "../../src/stats/paired.ts";
 import { median, quantile, spread } from "../../src/stats/quantile.ts";
 import { hodgesLehmannInterval, hodgesLehmannP, verdictOf, walshSummary } from "../../src/stats/signed-rank.ts";
+import { intervalAt, pairedP, summarize, tInterval } from "../../src/stats/t-interval.ts";
 import { pairUp } from "../../src/stats/validate.ts";
 import type { CompareResult } from "../../src/report/model.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
@@ -87,6 +88,34 @@ describe("pairedStats known answers (signed-rank test, Hodges–Lehmann interval
     expect(verdictOf(hodgesLehmannInterval(walsh, 1 - s.p!).interval)).toBe("slower");
     expect(verdictOf(hodgesLehmannInterval(walsh, 1 - s.p! + 1e-9).interval)).toBe("~");
     expect(s.verdict).toBe("slower");
+  });
+});
+
+describe("the t-interval (the old inference, kept so the truth lab can compare)", () => {
+  const d = (base: number[], head: number[]) => logRatios(base, head);
+
+  test("base [100, 200], head [150, 260]: CI [-43.74%, +246.62%] at df 1", () => {
+    const t = tInterval(d([100, 200], [150, 260]));
+    expect(t.ci[0] * 100).toBeCloseTo(-43.7419, 3);
+    expect(t.ci[1] * 100).toBeCloseTo(246.6166, 3);
+    expect(t.delta).toBeCloseTo(Math.sqrt(1.5 * 1.3) - 1, 12);
+    expect(t.verdict).toBe("~");
+  });
+
+  test("40 rounds whose ratios alternate 1.1 and 1.2: [+13.28%, +16.52%] with t(39)", () => {
+    const base = Array.from({ length: 40 }, (_, i) => 1000 + 37 * i);
+    const t = tInterval(d(base, base.map((b, i) => b * (i % 2 === 0 ? 1.1 : 1.2))));
+    expect([pct(t.ci[0]), pct(t.ci[1])]).toEqual([13.28, 16.52]);
+    expect(t.verdict).toBe("slower");
+  });
+
+  test("the p-value is the level at which the interval touches zero", () => {
+    const summary = summarize(d([10, 11, 12, 10, 13, 12], [10.5, 11.2, 12.9, 10.1, 13.4, 12.8]));
+    const p = pairedP(summary);
+    expect(p).toBeGreaterThan(0);
+    expect(p).toBeLessThan(0.05);
+    expect(intervalAt(summary, 1 - p)[0]).toBeCloseTo(0, 10);
+    expect(() => summarize([1])).toThrow(RangeError);
   });
 });
 
