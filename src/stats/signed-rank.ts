@@ -19,7 +19,7 @@
  *   Two-sided p = min(1, 2·P(W+ <= min(w, R - w))).
  *   Above the limit: E = n'(n'+1)/4, Var = n'(n'+1)(2n'+1)/24 - Σ_groups (t³ - t)/48 (t = size of
  *   each group of tied |d|), z = max(0, |W+ - E| - ½) / √Var (continuity correction),
- *   p = 2·(1 - Φ(z)).
+ *   p = min(1, 2·Φ(-z)).
  *
  * Hodges–Lehmann estimate and interval (all n values, zeros included)
  *   Walsh averages A_ij = (d_i + d_j) / 2 for 1 <= i <= j <= n: M = n(n+1)/2 of them, sorted
@@ -91,10 +91,7 @@ const untiedCdfCache = new Map<number, Float64Array>();
 function untiedCdf(n: number): Float64Array {
   let cdf = untiedCdfCache.get(n);
   if (!cdf) {
-    cdf = cumulative(
-      subsetSumCounts(Array.from({ length: n }, (_, i) => i + 1)),
-      n,
-    );
+    cdf = cumulative(subsetSumCounts(Array.from({ length: n }, (_, i) => i + 1)), n);
     untiedCdfCache.set(n, cdf);
   }
   return cdf;
@@ -162,7 +159,7 @@ export function signedRankTest(d: readonly number[]): SignedRankTest {
   const mean = (n * (n + 1)) / 4;
   const variance = (n * (n + 1) * (2 * n + 1)) / 24 - groups.reduce((sum, t) => sum + (t ** 3 - t), 0) / 48;
   const z = Math.max(0, Math.abs(wPlus - mean) - 0.5) / Math.sqrt(variance);
-  return { n, zeros, wPlus, ties, p: Math.min(1, 2 * (1 - normalCdf(z))), method: "normal" };
+  return { n, zeros, wPlus, ties, p: Math.min(1, 2 * normalCdf(-z)), method: "normal" }; // Φ(-z), not 1 - Φ(z): small tails keep their digits
 }
 
 /** The Walsh averages of a sample, sorted: everything the estimate, intervals and p_HL need. */
