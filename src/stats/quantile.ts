@@ -11,9 +11,9 @@ export function quantile(values: readonly number[], p: number): number {
   const h = (sorted.length - 1) * p;
   const below = Math.floor(h);
   const lower = sorted[below]!;
-  // An exact order statistic needs no interpolation (which would turn an infinite value into NaN).
-  if (h === below) return lower;
   const upper = sorted[Math.min(below + 1, sorted.length - 1)]!;
+  // No interpolation where none is needed: it would turn infinite values (unbounded half-widths) into NaN.
+  if (h === below || lower === upper) return lower;
   return lower + (h - below) * (upper - lower);
 }
 

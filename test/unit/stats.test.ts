@@ -264,28 +264,47 @@ describe("A/A reading", () => {
     expect(f.absDelta).toBeCloseTo(Math.abs(ps.delta), 14);
     expect(f.mdc).toBeCloseTo(Math.expm1((upper - lower) / 2), 14);
     expect(f.verdict).toBe("~");
-    // τ is read off the interval, so projecting it back to the same n gives the same MDC
-    expect(mdcAt(f.spread, 10)).toBeCloseTo(f.mdc, 12);
-    expect(f.spread).toBeCloseTo((Math.sqrt(10) * (upper - lower)) / (2 * normalQuantile(1 - 25 / 1024)), 12);
+    expect(f.logRatios).toEqual(logRatios(base, head));
   });
 
-  test("mdcAt shrinks with more rounds and is infinite below 6", () => {
-    expect(mdcAt(0.05, 40)).toBeLessThan(mdcAt(0.05, 10));
-    expect(mdcAt(0.05, 5)).toBe(Infinity);
-    // n = 6: the interval [min, max] at 1 - 2/64, z = Φ⁻¹(1 - 1/64) = 2.1539
-    expect(mdcAt(0.05, 6)).toBeCloseTo(Math.expm1(2.153875 * (0.05 / Math.sqrt(6))), 6);
-    expect(() => mdcAt(0.05, 1)).toThrow(RangeError);
+  test("mdcAt: infinite below 6 rounds, shrinks with more, the same for the same run", () => {
+    const d = logRatios(base, head);
+    expect(mdcAt(d, 5)).toBe(Infinity);
+    expect(mdcAt(d, 40)).toBeLessThan(mdcAt(d, 10));
+    expect(mdcAt(d, 20)).toBe(mdcAt(d, 20));
+    expect(() => mdcAt(d, 1)).toThrow(RangeError);
+    expect(() => mdcAt([0.1], 10)).toThrow(RangeError);
   });
 
-  test("τ estimates the Hodges–Lehmann spread: √(π/3)·σ for normal noise", () => {
+  /**
+   * The projection against the truth: from one seeded A/A run of 40 rounds, the projected MDC at
+   * 10 and 30 rounds vs the median half-width of 1,000 simulated runs at that n (seen: 1.04, 1.02
+   * normal; 0.93, 0.83 mixture). The mixture of whole-process shifts is the hard case: its median
+   * half-width is 9.3% at 10 rounds and 0.66% at 30, which a 1/√n projection of the 40-round
+   * half-width cannot follow (it gave 0.11 of the truth at 10 rounds). 20 rounds is left out on
+   * purpose: there 42% of runs are wide (~9%) and the rest narrow (~1%), so a median lands on
+   * either side by chance (noise.ts says so).
+   */
+  test("mdcAt projects the half-width within -40%..+25% on normal and mixture noise", () => {
     const random = mulberry32(7);
     const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-    const sigma = 0.03;
-    const base = Array.from({ length: 800 }, () => 1000);
-    const f = noiseFloor("big", base, base.map((b) => b * Math.exp(sigma * gauss())));
-    // asymptotic sd of the HL estimate is σ·√(π/3)/√n for normal data (efficiency 3/π)
-    expect(f.spread / (sigma * Math.sqrt(Math.PI / 3))).toBeGreaterThan(0.93);
-    expect(f.spread / (sigma * Math.sqrt(Math.PI / 3))).toBeLessThan(1.07);
+    const kinds: Record<string, () => number> = {
+      normal: () => 0.02 * gauss(),
+      mixture: () => 0.01 * gauss() + (random() < 0.2 ? (random() < 0.5 ? -1 : 1) * Math.log(1.4) : 0),
+    };
+    for (const [kind, noise] of Object.entries(kinds)) {
+      const aa = Array.from({ length: 40 }, noise);
+      for (const n of [10, 30]) {
+        const truth = median(
+          Array.from({ length: 1000 }, () => {
+            const [lower, upper] = hodgesLehmannInterval(walshSummary(Array.from({ length: n }, noise)), 0.95).interval;
+            return Math.expm1((upper - lower) / 2);
+          }),
+        );
+        const ratio = mdcAt(aa, n) / truth;
+        expect({ kind, n, within: ratio > 0.6 && ratio < 1.25 }).toEqual({ kind, n, within: true });
+      }
+    }
   });
 
   test("readAA reads every ok timed row from its raw rounds", () => {
