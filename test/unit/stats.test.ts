@@ -218,6 +218,25 @@ describe("Holm", () => {
     expect(rows.map((r) => Number(r.pAdjusted.toFixed(5)))).toEqual([0.05915, 0.05915]);
   });
 
+  test("with ties and zeros too, a Holm interval excludes zero exactly when Holm rejects", () => {
+    const random = mulberry32(31);
+    let rejected = 0;
+    for (let family = 0; family < 300; family++) {
+      const m = 1 + Math.floor(random() * 8);
+      const summaries = Array.from({ length: m }, () => {
+        const n = 6 + Math.floor(random() * 20);
+        const shift = Math.floor(random() * 4);
+        // whole numbers in a narrow range: many tied |d|, zeros and Walsh averages at exactly 0
+        return walshSummary(Array.from({ length: n }, () => Math.floor(random() * 7) - 3 + shift));
+      });
+      for (const r of holmIntervals(summaries)) {
+        expect(r.verdict !== "~").toBe(r.pAdjusted <= 0.05);
+        if (r.verdict !== "~") rejected++;
+      }
+    }
+    expect(rejected).toBeGreaterThan(50);
+  });
+
   test("on many rows, verdict agrees with pAdjusted <= 0.05 and intervals only widen", () => {
     const summaries = Array.from({ length: 30 }, (_, i) => withW(210 - 2 * i));
     const rows = holmIntervals(summaries);
