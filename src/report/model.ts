@@ -49,7 +49,12 @@ export interface PairedStats {
   ratioMedian: number;
   ratioQ1: number;
   ratioQ3: number;
-  /** Two-sided p-value of the Wilcoxon signed-rank test (t-interval files: the paired t-test). */
+  /**
+   * Two-sided p-value of the Wilcoxon signed-rank test (t-interval files: the paired t-test).
+   * Without tied or zero log ratios, p <= 1 - level exactly when `ci` excludes zero; with them
+   * (rounded inputs) the test's midranks and the interval's Walsh averages can disagree near the
+   * boundary, and the verdict follows the interval.
+   */
   p?: number;
   /** Holm-adjusted p-value, when the result is Holm-corrected. */
   pAdjusted?: number;

@@ -7,7 +7,11 @@
  *   delta = exp(θ̂) - 1, θ̂ the median of the Walsh averages (d_i + d_j) / 2
  *   95% CI = [exp(A_(k)) - 1, exp(A_(M+1-k)) - 1], at its achieved level (>= 95%); unbounded below 6 rounds
  *   halfWidth = (upper - lower) / 2 of that CI
- *   p = the signed-rank test's two-sided p-value
+ *   p = the signed-rank test's two-sided p-value (midranks for ties, zeros dropped); without ties
+ *       or zeros it is <= 0.05 exactly when the interval excludes zero. With them the two can
+ *       disagree near 0.05 (on 3-significant-digit inputs with noise near the rounding step, up to
+ *       7% of rows, nearly all "p <= 0.05 but ~"); the verdict follows the interval, and Holm reads
+ *       the interval's own p (holm.ts), so its decisions and intervals always agree.
  *   verdict: `slower` if the lower bound > 0, `faster` if the upper bound < 0, else `~`.
  * The base and head medians are context only: delta does not come from them.
  * The old t-interval stays available in t-interval.ts.
