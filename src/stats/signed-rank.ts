@@ -23,7 +23,8 @@
  *
  * Hodges–Lehmann estimate and interval (all n values, zeros included)
  *   Walsh averages A_ij = (d_i + d_j) / 2 for 1 <= i <= j <= n: M = n(n+1)/2 of them, sorted
- *   A_(1) <= ... <= A_(M). Estimate: θ̂ = median of the A.
+ *   A_(1) <= ... <= A_(M) (walsh.ts: kept in order up to 200 values, selected beyond, so memory
+ *   stays O(n)). Estimate: θ̂ = median of the A.
  *   F_n(j) = P(W+ <= j) for n untied ranks: exact for n <= EXACT_LIMIT, else
  *   Φ((j + ½ - M/2) / √(n(n+1)(2n+1)/24)).
  *   Interval at level 1 - α: [A_(k), A_(M+1-k)] with k the largest integer >= 1 such that
@@ -42,6 +43,7 @@
  */
 import type { Verdict } from "../report/model.ts";
 import { normalCdf } from "./normal.ts";
+import { walshCount, walshOrderStatistic, walshSample, type WalshSample } from "./walsh.ts";
 
 /** Largest n (nonzero differences) for which the null distribution is enumerated exactly. */
 export const EXACT_LIMIT = 100;
@@ -162,60 +164,25 @@ export function signedRankTest(d: readonly number[]): SignedRankTest {
   return { n, zeros, wPlus, ties, p: Math.min(1, 2 * normalCdf(-z)), method: "normal" }; // Φ(-z), not 1 - Φ(z): small tails keep their digits
 }
 
-/** The Walsh averages of a sample, sorted: everything the estimate, intervals and p_HL need. */
+/** A sample's Walsh averages (walsh.ts) and its Hodges–Lehmann estimate: what the intervals and p_HL need. */
 export interface WalshSummary {
   n: number;
-  /** (d_i + d_j) / 2 for i <= j, ascending; n(n+1)/2 of them. */
-  walsh: Float64Array;
+  averages: WalshSample;
   /** Hodges–Lehmann estimate: the median of the Walsh averages. */
   estimate: number;
-}
-
-/**
- * The Walsh averages in ascending order. With d sorted, each row i of (d_i + d_j) / 2, j >= i, is
- * already ascending, so merging the n rows pairwise costs M·log2(n) moves; a plain sort of all M
- * took most of the simulation tests' time (about 90 µs at n = 40 under Bun).
- */
-export function sortedWalshAverages(d: readonly number[]): Float64Array {
-  const sorted = Float64Array.from(d).sort();
-  const n = sorted.length;
-  let walsh = new Float64Array((n * (n + 1)) / 2);
-  const runStarts: number[] = [];
-  let w = 0;
-  for (let i = 0; i < n; i++) {
-    runStarts.push(w);
-    for (let j = i; j < n; j++) walsh[w++] = (sorted[i]! + sorted[j]!) / 2;
-  }
-  let buffer = new Float64Array(walsh.length);
-  let starts = runStarts;
-  while (starts.length > 1) {
-    const merged: number[] = [];
-    for (let r = 0; r < starts.length; r += 2) {
-      const lo = starts[r]!;
-      const mid = r + 1 < starts.length ? starts[r + 1]! : walsh.length;
-      const hi = r + 2 < starts.length ? starts[r + 2]! : walsh.length;
-      let a = lo;
-      let b = mid;
-      let out = lo;
-      while (a < mid && b < hi) buffer[out++] = walsh[a]! <= walsh[b]! ? walsh[a++]! : walsh[b++]!;
-      while (a < mid) buffer[out++] = walsh[a++]!;
-      while (b < hi) buffer[out++] = walsh[b++]!;
-      merged.push(lo);
-    }
-    [walsh, buffer] = [buffer, walsh];
-    starts = merged;
-  }
-  return walsh;
 }
 
 export function walshSummary(d: readonly number[]): WalshSummary {
   checkSample(d, "walshSummary");
   const n = d.length;
   if (n === 0) throw new RangeError("walshSummary: needs at least one value");
-  const walsh = sortedWalshAverages(d);
-  const m = walsh.length;
-  const estimate = m % 2 === 1 ? walsh[(m - 1) / 2]! : (walsh[m / 2 - 1]! + walsh[m / 2]!) / 2;
-  return { n, walsh, estimate };
+  const averages = walshSample(d);
+  const m = (n * (n + 1)) / 2;
+  const estimate =
+    m % 2 === 1
+      ? walshOrderStatistic(averages, (m + 1) / 2)
+      : (walshOrderStatistic(averages, m / 2) + walshOrderStatistic(averages, m / 2 + 1)) / 2;
+  return { n, averages, estimate };
 }
 
 /** The order statistic k of the interval at `level` for n values, and its achieved level; k = 0 if none exists. */
@@ -259,27 +226,16 @@ export function hodgesLehmannInterval(summary: WalshSummary, level: number): HLI
   const { k, achieved } = criticalRank(summary.n, level);
   const method: Method = summary.n <= EXACT_LIMIT ? "exact" : "normal";
   if (k === 0) return { bounded: false, interval: [-Infinity, Infinity], level: 1, k: 0, method };
-  const m = summary.walsh.length;
-  return { bounded: true, interval: [summary.walsh[k - 1]!, summary.walsh[m - k]!], level: achieved, k, method };
-}
-
-/** Index of the first element of a sorted array that is > x (or >= x when `inclusive`). */
-function firstAbove(sorted: Float64Array, x: number, inclusive: boolean): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (inclusive ? sorted[mid]! < x : sorted[mid]! <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  const m = (summary.n * (summary.n + 1)) / 2;
+  const interval: [number, number] = [walshOrderStatistic(summary.averages, k), walshOrderStatistic(summary.averages, m + 1 - k)];
+  return { bounded: true, interval, level: achieved, k, method };
 }
 
 /** p_HL: the smallest α at which the Hodges–Lehmann interval excludes 0 (see the header). */
 export function hodgesLehmannP(summary: WalshSummary): number {
-  const m = summary.walsh.length;
-  const atMostZero = firstAbove(summary.walsh, 0, false);
-  const atLeastZero = m - firstAbove(summary.walsh, 0, true);
+  const m = (summary.n * (summary.n + 1)) / 2;
+  const atMostZero = walshCount(summary.averages, 0);
+  const atLeastZero = m - walshCount(summary.averages, 0, true);
   return Math.min(1, 2 * signedRankCdf(summary.n, Math.min(atMostZero, atLeastZero)));
 }
 

@@ -7,10 +7,10 @@ import {
   hodgesLehmannP,
   signedRankCdf,
   signedRankTest,
-  sortedWalshAverages,
   verdictOf,
   walshSummary,
 } from "../../src/stats/signed-rank.ts";
+import { walshCount, walshOrderStatistic, walshSample } from "../../src/stats/walsh.ts";
 import { normalCdf } from "../../src/stats/normal.ts";
 
 /**
@@ -138,23 +138,46 @@ describe("Hodges–Lehmann interval", () => {
     expect(hodgesLehmannInterval(five, 0.9)).toMatchObject({ bounded: true, interval: [0.1, 0.5], level: 1 - 2 / 32, k: 1 });
   });
 
-  test("the merged Walsh averages equal a plain sort of all (d_i + d_j) / 2, i <= j", () => {
+  test("Walsh order statistics and counts equal a plain sort, kept in order and selected alike", () => {
     const random = mulberry32(9);
     for (let k = 0; k < 200; k++) {
       const n = 1 + Math.floor(random() * 25);
       const d = Array.from({ length: n }, () => Math.round((random() - 0.5) * 20) / 10 + 0); // + 0: no -0, which toEqual tells from 0
       const all: number[] = [];
       for (let i = 0; i < n; i++) for (let j = i; j < n; j++) all.push((d[i]! + d[j]!) / 2);
-      expect(Array.from(sortedWalshAverages(d))).toEqual(all.sort((a, b) => a - b));
+      all.sort((a, b) => a - b);
+      for (const w of [walshSample(d), walshSample(d, 0)]) {
+        expect(all.map((_, r) => walshOrderStatistic(w, r + 1))).toEqual(all);
+        for (const x of [all[0]! - 1, 0, all[Math.floor(all.length / 2)]!, all[all.length - 1]!]) {
+          expect(walshCount(w, x)).toBe(all.filter((a) => a <= x).length);
+          expect(walshCount(w, x, true)).toBe(all.filter((a) => a < x).length);
+        }
+      }
     }
+    expect(walshSample([1, 2, 3]).all).toBeDefined();
+    expect(walshSample([1, 2, 3], 0).all).toBeUndefined();
+  });
+
+  test("beyond 200 values the interval comes from selection and equals the one from a full sort", () => {
+    const random = mulberry32(13);
+    const d = Array.from({ length: 300 }, () => 0.01 + 0.05 * (random() - 0.5) + (random() < 0.2 ? 0.3 : 0));
+    const summary = walshSummary(d);
+    expect(summary.averages.all).toBeUndefined();
+    const hl = hodgesLehmannInterval(summary, 0.95);
+    const all: number[] = [];
+    for (let i = 0; i < d.length; i++) for (let j = i; j < d.length; j++) all.push((d[i]! + d[j]!) / 2);
+    all.sort((a, b) => a - b);
+    expect(hl.interval).toEqual([all[hl.k - 1]!, all[all.length - hl.k]!]);
+    expect(summary.estimate).toBe((all[all.length / 2 - 1]! + all[all.length / 2]!) / 2);
+    expect(hodgesLehmannP(summary)).toBe(Math.min(1, 2 * signedRankCdf(300, Math.min(all.filter((a) => a <= 0).length, all.filter((a) => a >= 0).length))));
   });
 
   test("#{Walsh averages > 0} is W+ when there are no ties or zeros", () => {
     const random = mulberry32(5);
     for (let k = 0; k < 200; k++) {
       const d = Array.from({ length: 3 + Math.floor(random() * 30) }, () => random() - 0.4);
-      const above = walshSummary(d).walsh.filter((a) => a > 0).length;
-      expect(above).toBe(signedRankTest(d).wPlus);
+      const m = (d.length * (d.length + 1)) / 2;
+      expect(m - walshCount(walshSummary(d).averages, 0)).toBe(signedRankTest(d).wPlus);
     }
   });
 
