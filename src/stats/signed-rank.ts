@@ -34,9 +34,11 @@
  *   No such k (2·F_n(0) = 2/2^n > α; at 95% that is n <= 5): the interval is (-∞, +∞).
  *   The interval's p-value, the smallest α whose interval excludes 0:
  *   p_HL = min(1, 2·F_n(c)), c = min(#{A <= 0}, #{A >= 0}). Without ties or zeros in d,
- *   c = min(W+, M - W+) and p_HL is the exact signed-rank p; with them a Walsh average at exactly
- *   0 counts against a verdict, so p_HL is a little larger (conservative). Holm reads p_HL so
- *   that its decisions and the intervals agree by construction.
+ *   c = min(W+, M - W+) and p_HL is the exact signed-rank p. With them it is a different test
+ *   from the midrank one, still valid: a tiny symmetric jitter of d breaks every tie, can only
+ *   lower c (Walsh averages at exactly 0 count on both sides), and makes F_n exact; near 0.05
+ *   the two can disagree in either direction. Holm reads p_HL so that its decisions and the
+ *   intervals agree by construction.
  *
  * Verdict from the interval: `slower` if the lower bound > 0, `faster` if the upper bound < 0,
  * else `~`.
