@@ -47,6 +47,7 @@ export function formatValue(value: number, unit: Unit): string {
  * value, not of its rounding, so a bound just below zero reads `-0.0%`.
  */
 export function formatPercent(fraction: number): string {
+  if (!Number.isFinite(fraction)) return fraction > 0 ? "+∞" : "-∞"; // an unbounded interval (too few rounds)
   return `${fraction < 0 ? "-" : "+"}${Math.abs(fraction * 100).toFixed(1)}%`;
 }
 
