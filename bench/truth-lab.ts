@@ -21,7 +21,8 @@ import { loadavg } from "node:os";
 import { join } from "pathe";
 import mri from "mri";
 import type { CompareResult } from "../src/report/model.ts";
-import { intervalAt, logRatios, pairedStats, summarize } from "../src/stats/paired.ts";
+import { logRatios, pairedStats } from "../src/stats/paired.ts";
+import { tInterval } from "../src/stats/t-interval.ts";
 import { median } from "../src/stats/quantile.ts";
 import { pairUp } from "../src/stats/validate.ts";
 import { createRepo } from "../test/support/repo.ts";
@@ -36,7 +37,7 @@ type Interval = [number, number];
 /** The two inferences read from the same per-round values: interval of delta at 95%. */
 const INFERENCES: Record<string, (base: number[], head: number[]) => Interval> = {
   "signed-rank": (base, head) => pairedStats("lab", base, head).ci,
-  "t (before)": (base, head) => intervalAt(summarize(logRatios(base, head)), 0.95),
+  "t (before)": (base, head) => tInterval(logRatios(base, head)).ci,
 };
 
 function node(script: string, argv: string[], cwd: string): Record<string, number> {
