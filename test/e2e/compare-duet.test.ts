@@ -1,39 +1,14 @@
-import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "pathe";
-import type { CompareResult, Row } from "../../src/report/model.ts";
-import { createRepo, type TestRepo } from "../support/repo.ts";
-import { ROOT, xbench } from "../support/xbench.ts";
+import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
+import type { TestRepo } from "../support/repo.ts";
 
-const ENV = { ...process.env, PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH}` };
+const ENV = COMPARE_ENV;
 
-let repos: TestRepo[] = [];
-afterEach(() => {
-  for (const r of repos) r.cleanup();
-  repos = [];
-});
-
-function repoWith(files: Record<string, string>): TestRepo {
-  const repo = createRepo();
-  repos.push(repo);
-  repo.write(files);
-  repo.commit("base");
-  return repo;
-}
-
-function compare(repo: TestRepo, args: string[], env: Record<string, string | undefined> = ENV) {
-  const out = join(repo.dir, "..", `${repo.dir.split("/").pop()}-result.json`);
-  const r = xbench(["compare", "--time", "30", "--json", out, ...args], { cwd: repo.dir, env, timeout: 300_000 });
-  const result = existsSync(out) ? (JSON.parse(readFileSync(out, "utf8")) as CompareResult) : undefined;
-  rmSync(out, { force: true });
-  return { ...r, result };
-}
-
-function row(result: CompareResult | undefined, label: string): Row {
-  const found = result?.rows.find((r) => r.label === label);
-  if (!found) throw new Error(`no row ${label} in ${JSON.stringify(result?.rows.map((r) => r.label))}`);
-  return found;
-}
+const repoWith = repoPerTest();
+const compare = (repo: TestRepo, args: string[], env?: Record<string, string | undefined>) => compareIn(repo, args, { timeMs: 30, env });
+const row = rowOf;
 
 /** A small router library as its authors would lay it out: ESM, "sideEffects": false, a radix-ish matcher. */
 function routerLibrary(staticCost: number): Record<string, string> {
