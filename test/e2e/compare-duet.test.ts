@@ -171,7 +171,7 @@ describe("both sides in one bench process (duet)", () => {
   });
 
   test("sampling until narrow: stops on the width target at a whole cycle, or on the time budget, and says which", () => {
-    const repo = repoWith({ "w.bench.ts": 'import { bench } from "mitata";\nbench("w", () => { let s = 0; for (let i = 0; i < 2000; i++) s += i; return s; });\n' });
+    const repo = repoWith({ "w.bench.ts": 'import { bench } from "mitata";\nconst doc = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ i, s: String(i) })));\nbench("w", () => JSON.parse(doc).length);\n' });
     const easy = compare(repo, ["--base", "HEAD", "--target", "50"]);
     expect(easy.code).toBe(0);
     expect(easy.result!.rounds).toMatchObject({ completed: 6, stoppedBy: "target", targetHalfWidth: 0.5 });
