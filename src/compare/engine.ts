@@ -44,17 +44,17 @@ function execStatsPrefix(): string[] {
 type Bundles = Record<Side, Map<string, { path?: string; error?: string }>>;
 
 /** Sets both sides up: worktrees, head's bench files on base, dependencies, builds. */
-function prepareSides(store: RunStore, tmp: string, cleanup: Cleanup): Record<Side, SideTree> {
+async function prepareSides(store: RunStore, tmp: string, cleanup: Cleanup): Promise<Record<Side, SideTree>> {
   const { plan } = store;
   const base = checkoutSide(plan.repo, tmp, "base", plan.base.sha, cleanup);
   const head = checkoutHead(plan.repo, tmp, plan.head.sha, plan.head.headRef, cleanup);
   copyBenchFiles(plan.files, head.root, base.root);
   for (const side of [base, head]) {
     if (side.root === plan.repo) continue;
-    if (plan.install) installDependencies(side);
+    if (plan.install) await installDependencies(side);
     else linkDependencies(plan.repo, side, plan.files);
   }
-  if (plan.build) for (const side of [base, head]) buildSide(side, plan.build);
+  if (plan.build) for (const side of [base, head]) await buildSide(side, plan.build);
   return { base, head };
 }
 
@@ -102,7 +102,7 @@ export async function runCompare(store: RunStore): Promise<CompareOutcome> {
   try {
     const tmp = mkdtempSync(join(tmpdir(), "xbench-compare-"));
     cleanup.add(() => rmSync(tmp, { recursive: true, force: true }));
-    const sides = prepareSides(store, tmp, cleanup);
+    const sides = await prepareSides(store, tmp, cleanup);
     const bundles = await bundleAll(store, sides, tmp, cleanup);
     const done = new Set(store.records.map((r) => recordKey(r.round, r.file, r.side)));
     const total = plan.rounds.planned * plan.files.length * 2;
