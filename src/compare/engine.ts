@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { log } from "../cli/log.ts";
 import { embeddedHelpers } from "../helpers/cache.ts";
@@ -14,6 +12,7 @@ import { currentLoad } from "../util/load.ts";
 import { VERSION } from "../version.ts";
 import { createCleanup, exitOnSignals, type Cleanup } from "./cleanup.ts";
 import { createProgress } from "./progress.ts";
+import { makeRunTemp, ownPath } from "./reclaim.ts";
 import { collectRows } from "./rows.ts";
 import { buildSide, checkoutHead, checkoutSide, copyBenchFiles, installDependencies, linkDependencies, nearestNodeModules, type SideTree } from "./sides.ts";
 import { recordKey, type RunStore } from "./store.ts";
@@ -72,7 +71,7 @@ async function bundleAll(store: RunStore, sides: Record<Side, SideTree>, tmp: st
       const outDir = modules
         ? join(modules, ".cache", "xbench", `${runId}-${side}-${i}`)
         : join(tmp, "bundles", side, String(i));
-      cleanup.add(() => rmSync(outDir, { recursive: true, force: true }));
+      ownPath(tmp, outDir, cleanup);
       try {
         const path = await bundleBenchFile({ benchFile: join(tree.root, file), outDir, runtime: store.plan.runtime });
         bundles[side].set(file, { path });
@@ -100,8 +99,7 @@ export async function runCompare(store: RunStore): Promise<CompareOutcome> {
   });
   let childMs = 0;
   try {
-    const tmp = mkdtempSync(join(tmpdir(), "xbench-compare-"));
-    cleanup.add(() => rmSync(tmp, { recursive: true, force: true }));
+    const tmp = makeRunTemp("xbench-compare-", plan.repo, cleanup);
     const sides = await prepareSides(store, tmp, cleanup);
     const bundles = await bundleAll(store, sides, tmp, cleanup);
     const done = new Set(store.records.map((r) => recordKey(r.round, r.file, r.side)));

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "pathe";
 import { reaperPath, runBenchProcess, runToEnd } from "../../src/runner/spawn.ts";
+import { alive } from "../support/procs.ts";
 import { tempDir } from "../support/xbench.ts";
 
 let undo: Array<() => void> = [];
@@ -12,14 +13,6 @@ afterEach(() => {
   delete process.env.XBENCH_REAPER;
 });
 
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false;
-  }
-}
 
 function scratch(): string {
   const { dir, cleanup } = tempDir("xbench-spawn-");
