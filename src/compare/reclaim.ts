@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "pathe";
 import { log } from "../cli/log.ts";
 import { git } from "../git/git.ts";
+import { processStart } from "../util/proc.ts";
 import type { Cleanup } from "./cleanup.ts";
 
 /** Temp folders of runs that hold worktrees; only these are ever reclaimed. */
@@ -27,16 +28,6 @@ export interface RunOwner {
 interface OwnedPath {
   path: string;
   created: string[];
-}
-
-/** A process's start time from /proc, or undefined where there is no /proc. */
-export function processStart(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
 }
 
 export function ownerAlive(owner: RunOwner): boolean {

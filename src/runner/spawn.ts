@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import { optionalHelper } from "../helpers/index.ts";
+import { hasExited } from "../util/proc.ts";
 import { lastLines } from "../util/text.ts";
 import { CHILD_ENV, parseChildReport, type ChildReport } from "./protocol.ts";
 
@@ -54,16 +55,6 @@ function stopTree(pid: number, kind: TreeKind): void {
   else signalQuietly(-pid, "SIGKILL");
 }
 
-/** True once `pid` has exited (a zombie counts: it runs nothing). Linux only, like the reaper. */
-function exited(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return true;
-  }
-}
-
 /**
  * Ends every child's tree, and waits (up to 5 s) for the reapers to finish killing theirs: it
  * runs right before xbench exits on a signal, and nothing may be left running after that.
@@ -74,7 +65,7 @@ export function killRunningChildren(): void {
   running.clear();
   const sleeper = new Int32Array(new SharedArrayBuffer(4));
   const deadline = Date.now() + 5000;
-  while (reapers.some((pid) => !exited(pid)) && Date.now() < deadline) Atomics.wait(sleeper, 0, 0, 2);
+  while (reapers.some((pid) => !hasExited(pid)) && Date.now() < deadline) Atomics.wait(sleeper, 0, 0, 2);
 }
 
 interface Tracked {

@@ -1,11 +1,6 @@
-import { readFileSync } from "node:fs";
+import { hasExited } from "../../src/util/proc.ts";
 
 /** Whether `pid` is running; a zombie (exited, not yet reaped) is not. Linux (/proc). */
 export function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false;
-  }
+  return !hasExited(pid);
 }
