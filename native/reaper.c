@@ -64,18 +64,20 @@ static int kill_children(pid_t self) {
   DIR *proc = opendir("/proc");
   if (!proc) die("opendir /proc", errno);
   int found = 0;
-  struct dirent *entry;
-  errno = 0;
-  while ((entry = readdir(proc)) != NULL) {
+  for (;;) {
+    errno = 0; /* readdir reports errors only through errno; the calls below set it too */
+    struct dirent *entry = readdir(proc);
+    if (!entry) {
+      if (errno != 0) die("readdir /proc", errno);
+      break;
+    }
     const char *name = entry->d_name;
     if (name[0] < '1' || name[0] > '9') continue;
     if (parent_of(name) != self) continue;
     pid_t pid = (pid_t)strtol(name, NULL, 10);
     if (kill(pid, SIGKILL) != 0 && errno != ESRCH) die("kill", errno);
     found++;
-    errno = 0;
   }
-  if (errno != 0) die("readdir /proc", errno);
   if (closedir(proc) != 0) die("closedir /proc", errno);
   return found;
 }
