@@ -6,7 +6,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { createRepo, type TestRepo } from "../support/repo.ts";
 import { alive } from "../support/procs.ts";
@@ -20,13 +19,15 @@ afterEach(() => {
   undo = [];
 });
 
-function setup(files: Record<string, string>): { repo: TestRepo; dir: string } {
+/** A repository, a folder for the test's own files, and a TMPDIR for xbench alone. */
+function setup(files: Record<string, string>): { repo: TestRepo; dir: string; tmp: string } {
   const repo = createRepo();
   const { dir, cleanup } = tempDir("xbench-faults-");
-  undo.push(repo.cleanup, cleanup);
+  const own = tempDir("xbench-faults-tmp-");
+  undo.push(repo.cleanup, cleanup, own.cleanup);
   repo.write(files);
   repo.commit("base");
-  return { repo, dir };
+  return { repo, dir, tmp: own.dir };
 }
 
 
@@ -42,6 +43,19 @@ async function waitFor(ready: () => boolean, boundMs = 60_000): Promise<boolean>
 
 function pids(file: string): number[] {
   return existsSync(file) ? readFileSync(file, "utf8").split(/\s+/).filter(Boolean).map(Number) : [];
+}
+
+/** Kills what the pids in `file` name when the test ends, so a failing run leaves nothing behind. */
+function killAtEnd(file: string): void {
+  undo.push(() => {
+    for (const pid of pids(file)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone, as it should be
+      }
+    }
+  });
 }
 
 function start(args: string[], cwd: string, env: Record<string, string>): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
@@ -61,17 +75,9 @@ function start(args: string[], cwd: string, env: Record<string, string>): { chil
   return { child, stderr: () => stderr, exited };
 }
 
-/** Temp folders of compare runs that belong to `repo`. */
-function runTemps(repo: TestRepo): string[] {
-  return readdirSync(tmpdir())
-    .filter((n) => n.startsWith("xbench-compare-"))
-    .filter((n) => {
-      try {
-        return readFileSync(join(tmpdir(), n, "owner.json"), "utf8").includes(JSON.stringify(repo.dir).slice(1, -1));
-      } catch {
-        return false;
-      }
-    });
+/** Temp folders of compare runs in `tmp` (each test gives xbench a TMPDIR of its own). */
+function runTemps(tmp: string): string[] {
+  return readdirSync(tmp).filter((n) => n.startsWith("xbench-compare-"));
 }
 
 const SPIN = 'bench("spin", () => { let s = 0; for (let i = 0; i < 2000; i++) s += Math.sqrt(i); return s; });';
@@ -92,8 +98,9 @@ describe("compare under faults", () => {
         "",
       ].join("\n"),
     });
+    killAtEnd(join(dir, "pids"));
     const r = xbench(["compare", "--base", "HEAD", "--rounds", "2", "--time", "20"], { cwd: repo.dir, env: { ...ENV, FAULT_DIR: dir }, timeout: 240_000 });
-    expect(r.stderr).not.toContain("failed");
+    expect(`${r.stdout}${r.stderr}`).not.toContain("failed");
     expect(r.code).toBe(0);
     const started = pids(join(dir, "pids"));
     expect(started).toHaveLength(8); // 2 rounds x 2 sides x 2 grandchildren
@@ -102,7 +109,7 @@ describe("compare under faults", () => {
   }, 300_000);
 
   test("SIGKILL of xbench kills the bench process and its descendants; --resume reclaims the worktree and folders in one line", async () => {
-    const { repo, dir } = setup({
+    const { repo, dir, tmp } = setup({
       ".gitignore": "node_modules/\n",
       "hang.bench.ts": [
         'import { bench } from "mitata";',
@@ -123,12 +130,13 @@ describe("compare under faults", () => {
       ].join("\n"),
     });
     mkdirSync(join(repo.dir, "node_modules")); // bundles go to node_modules/.cache/xbench
-    const run = start(["compare", "--base", "HEAD", "--rounds", "2", "--time", "20"], repo.dir, { FAULT_DIR: dir });
+    killAtEnd(join(dir, "pids"));
+    const run = start(["compare", "--base", "HEAD", "--rounds", "2", "--time", "20"], repo.dir, { FAULT_DIR: dir, TMPDIR: tmp });
     expect(await waitFor(() => pids(join(dir, "pids")).length === 2)).toBe(true);
     const [bench, grandchild] = pids(join(dir, "pids")) as [number, number];
     expect(alive(bench) && alive(grandchild)).toBe(true);
     const runDir = /run folder (\S+)/.exec(run.stderr())![1]!;
-    const temps = runTemps(repo);
+    const temps = runTemps(tmp);
     expect(temps).toHaveLength(1);
     expect(repo.worktrees()).toHaveLength(2);
 
@@ -137,21 +145,21 @@ describe("compare under faults", () => {
     expect(await waitFor(() => !alive(bench) && !alive(grandchild), 30_000)).toBe(true);
     expect(existsSync(join(repo.dir, "node_modules", ".cache", "xbench"))).toBe(true); // left by the killed run
 
-    const resumed = xbench(["compare", "--resume", runDir], { cwd: repo.dir, env: { ...ENV, FAULT_DIR: dir }, timeout: 240_000 });
+    const resumed = xbench(["compare", "--resume", runDir], { cwd: repo.dir, env: { ...ENV, FAULT_DIR: dir, TMPDIR: tmp }, timeout: 240_000 });
     expect(resumed.code).toBe(0);
     const reclaimed = resumed.stderr.split("\n").filter((l) => l.includes("reclaimed"));
     expect(reclaimed).toHaveLength(1);
     expect(reclaimed[0]).toContain(`reclaimed 1 worktree and 1 temp folder left by dead xbench run (pid ${run.child.pid})`);
     expect(repo.worktrees()).toHaveLength(1);
-    expect(existsSync(join(tmpdir(), temps[0]!))).toBe(false);
-    expect(runTemps(repo)).toEqual([]);
+    expect(runTemps(tmp)).toEqual([]);
     expect(readdirSync(join(repo.dir, "node_modules"))).toEqual([]);
   }, 300_000);
 
   test("Ctrl-C during --build (sent to the whole group) stops it at once: exit 130, resume hint, nothing left", async () => {
-    const { repo, dir } = setup({ "b.bench.ts": `import { bench } from "mitata";\n${SPIN}\n` });
+    const { repo, dir, tmp } = setup({ "b.bench.ts": `import { bench } from "mitata";\n${SPIN}\n` });
     const build = `echo $$ > '${dir}/build.pid'; exec sleep 600`;
-    const run = start(["compare", "--base", "HEAD", "--rounds", "2", "--time", "20", "--build", build], repo.dir, {});
+    killAtEnd(join(dir, "build.pid"));
+    const run = start(["compare", "--base", "HEAD", "--rounds", "2", "--time", "20", "--build", build], repo.dir, { TMPDIR: tmp });
     expect(await waitFor(() => pids(join(dir, "build.pid")).length === 1)).toBe(true);
     const [builder] = pids(join(dir, "build.pid")) as [number];
     process.kill(-run.child.pid!, "SIGINT");
@@ -160,7 +168,7 @@ describe("compare under faults", () => {
     expect(run.stderr()).not.toContain("failed");
     expect(alive(builder)).toBe(false);
     expect(repo.worktrees()).toHaveLength(1);
-    expect(runTemps(repo)).toEqual([]);
+    expect(runTemps(tmp)).toEqual([]);
   }, 300_000);
 
   test("no empty node_modules/.cache/xbench (or .cache) is left; a .cache of the project's own stays", () => {
