@@ -35,10 +35,12 @@ export class LockTimeoutError extends Error {
 /** What a lock file says about its owner: "unreadable" when it cannot say (see tryCreate). */
 type Owner = "alive" | "dead" | "unreadable" | "released";
 
+let ownText: string | undefined;
+
 /** `<pid> <start time>`: the start time (Linux) tells a reused pid from the owner. */
 function ownerText(): string {
-  const start = processStart(process.pid);
-  return start ? `${process.pid} ${start}` : String(process.pid);
+  const start = ownText === undefined ? processStart(process.pid) : undefined;
+  return (ownText ??= start ? `${process.pid} ${start}` : String(process.pid));
 }
 
 function owner(lockPath: string): Owner {
