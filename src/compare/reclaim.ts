@@ -5,11 +5,11 @@
  * outside it; a later compare or --resume removes everything whose owner is gone.
  */
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "pathe";
 import { log } from "../cli/log.ts";
 import { git } from "../git/git.ts";
-import { processStart } from "../util/proc.ts";
+import { pidSpace, processStart } from "../util/proc.ts";
 import type { Cleanup } from "./cleanup.ts";
 
 /** Temp folders of runs that hold worktrees; only these are ever reclaimed. */
@@ -21,6 +21,8 @@ export interface RunOwner {
   pid: number;
   /** Start time of the process (Linux clock ticks since boot): a reused pid is not the owner. */
   start?: string;
+  /** Pid namespace and host (Linux): a run from another container or machine is never judged. */
+  space?: string;
   repo: string;
 }
 
@@ -31,6 +33,7 @@ interface OwnedPath {
 }
 
 export function ownerAlive(owner: RunOwner): boolean {
+  if (owner.space !== pidSpace(hostname())) return true; // cannot tell: leave it alone
   try {
     process.kill(owner.pid, 0);
   } catch (error) {
@@ -140,7 +143,7 @@ export function makeRunTemp(prefix: (typeof RUN_TEMP_PREFIXES)[number], repo: st
   reclaimDeadRuns();
   const tmp = mkdtempSync(join(tmpdir(), prefix));
   cleanup.add(() => rmSync(tmp, { recursive: true, force: true }));
-  const owner: RunOwner = { pid: process.pid, start: processStart(process.pid), repo };
+  const owner: RunOwner = { pid: process.pid, start: processStart(process.pid), space: pidSpace(hostname()), repo };
   writeFileSync(join(tmp, OWNER), `${JSON.stringify(owner)}\n`);
   return tmp;
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 
 /** The fields of /proc/<pid>/stat after the command name (state first), or undefined (gone, or no /proc). */
 function statFields(pid: number): string[] | undefined {
@@ -19,4 +19,16 @@ export function processStart(pid: number): string | undefined {
 export function hasExited(pid: number): boolean {
   const fields = statFields(pid);
   return !fields || fields[0] === "Z";
+}
+
+/**
+ * This process's pid namespace and host (`pid:[4026531836]@host`), where /proc shows it: pids
+ * recorded by a process elsewhere (a container sharing /tmp) say nothing about liveness here.
+ */
+export function pidSpace(hostname: string): string | undefined {
+  try {
+    return `${readlinkSync("/proc/self/ns/pid")}@${hostname}`;
+  } catch {
+    return undefined;
+  }
 }
