@@ -99,6 +99,7 @@ export const NATIVE_UNITS: NativeUnit[] = [
   { name: "xbench-target", sources: ["target.c"], kind: "dynamic" },
   { name: "xbench-target-static", sources: ["target.c"], kind: "static-musl" },
   { name: "xbench-exec-stats", sources: ["exec-stats.c"], kind: "static-musl" },
+  { name: "xbench-reaper", sources: ["reaper.c"], kind: "static-musl" },
 ];
 
 function buildNative(outDir: string): string[] {

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { availableParallelism } from "node:os";
 import { join } from "pathe";
 import { log } from "../cli/log.ts";
 import { embeddedHelpers } from "../helpers/cache.ts";
@@ -16,6 +15,7 @@ import { VERSION } from "../version.ts";
 import { createCleanup, exitOnSignals, type Cleanup } from "./cleanup.ts";
 import { jobsFor, planFile, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
 import { createProgress } from "./progress.ts";
+import { makeRunTemp, ownPath } from "./reclaim.ts";
 import { collectRows } from "./rows.ts";
 import { stopReason, type StopReason } from "./sampling.ts";
 import type { SamplingRule } from "./store.ts";
@@ -56,17 +56,17 @@ interface Bundles {
 }
 
 /** Sets both sides up: worktrees, head's bench files on base, dependencies, builds. */
-function prepareSides(store: RunStore, tmp: string, cleanup: Cleanup): Record<Side, SideTree> {
+async function prepareSides(store: RunStore, tmp: string, cleanup: Cleanup): Promise<Record<Side, SideTree>> {
   const { plan } = store;
   const base = checkoutSide(plan.repo, tmp, "base", plan.base.sha, cleanup);
   const head = checkoutHead(plan.repo, tmp, plan.head.sha, plan.head.headRef, cleanup);
   copyBenchFiles(plan.files, head.root, base.root);
   for (const side of [base, head]) {
     if (side.root === plan.repo) continue;
-    if (plan.install) installDependencies(side);
+    if (plan.install) await installDependencies(side);
     else linkDependencies(plan.repo, side, plan.files);
   }
-  if (plan.build) for (const side of [base, head]) buildSide(side, plan.build);
+  if (plan.build) for (const side of [base, head]) await buildSide(side, plan.build);
   return { base, head };
 }
 
@@ -84,7 +84,7 @@ async function bundleAll(store: RunStore, sides: Record<Side, SideTree>, tmp: st
     for (const [i, file] of store.plan.files.entries()) {
       const modules = nearestNodeModules(tree.root, file);
       const outDir = modules ? join(modules, ".cache", "xbench", `${runId}-${side}-${i}`) : join(tmp, "bundles", side, String(i));
-      cleanup.add(() => rmSync(outDir, { recursive: true, force: true }));
+      ownPath(tmp, outDir, cleanup);
       try {
         bundles.sides[side].set(file, { path: await bundle({ kind: "side", benchFile: join(tree.root, file), outDir, runtime: store.plan.runtime }) });
       } catch (error) {
@@ -189,9 +189,8 @@ export async function runCompare(store: RunStore): Promise<CompareOutcome> {
   });
   let childMs = 0;
   try {
-    const tmp = mkdtempSync(join(tmpdir(), "xbench-compare-"));
-    cleanup.add(() => rmSync(tmp, { recursive: true, force: true }));
-    const sides = prepareSides(store, tmp, cleanup);
+    const tmp = makeRunTemp("xbench-compare-", plan.repo, cleanup);
+    const sides = await prepareSides(store, tmp, cleanup);
     const bundles = await bundleAll(store, sides, tmp, cleanup);
     const run = processRunner(store, sides, bundles);
     const done = new Set(store.records.map((r) => recordKey(r.round, r.file, r.job)));

@@ -55,6 +55,21 @@ interface IssueComment {
   body?: string;
 }
 
+/** A reply that is not the JSON the call expects (a proxy's HTML page, a truncated body). */
+class NotJsonError extends Error {}
+
+/**
+ * One page of comments, checked: ofetch hands back the raw text when a body does not parse,
+ * and calling list methods on that would surface minified internals instead of the cause.
+ */
+function commentList(value: unknown, what: string): IssueComment[] {
+  if (Array.isArray(value) && value.every((c) => typeof c === "object" && c !== null && typeof c.id === "number")) return value;
+  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  const shown = text.replace(/\s+/g, " ").trim();
+  const quoted = JSON.stringify(shown.length > 40 ? `${shown.slice(0, 40)}…` : shown);
+  throw new NotJsonError(`GitHub answered ${what} with ${quoted} (${typeof value === "string" ? "not JSON" : "JSON, but not a list of comments"})`);
+}
+
 /**
  * Creates the PR's xbench comment, or updates it in place when one carrying `marker` exists,
  * so a pull request has one report that follows its latest push.
@@ -75,7 +90,7 @@ export async function upsertComment(target: PullRequestTarget, marker: string, b
   try {
     let existing: IssueComment | undefined;
     for (let page = 1; page <= 20 && !existing; page++) {
-      const batch = await api<IssueComment[]>(comments, { query: { per_page: 100, page } });
+      const batch = commentList(await api<unknown>(comments, { query: { per_page: 100, page } }), `GET ${comments}`);
       existing = batch.find((c) => c.body?.includes(marker));
       if (batch.length < 100) break;
     }
@@ -86,8 +101,9 @@ export async function upsertComment(target: PullRequestTarget, marker: string, b
     await api(comments, { method: "POST", body: { body } });
     return "created";
   } catch (error) {
-    const status = (error as { status?: number }).status;
     const message = redact((error as Error).message ?? String(error), target.token).split("\n")[0];
+    if (error instanceof NotJsonError) throw new XbenchError(`could not post the PR comment: ${message}`);
+    const status = (error as { status?: number }).status;
     throw new XbenchError(`could not post the PR comment${status ? ` (HTTP ${status})` : ""}: ${message}`);
   }
 }

@@ -1,9 +1,9 @@
-import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { dirname, join } from "pathe";
 import { XbenchError } from "../cli/errors.ts";
 import { lastLines } from "../util/text.ts";
 import { addWorktree, removeWorktree } from "../git/git.ts";
+import { runToEnd } from "../runner/spawn.ts";
 import type { Side } from "../report/model.ts";
 import type { Cleanup } from "./cleanup.ts";
 
@@ -87,29 +87,27 @@ export function installCommand(root: string): string[] | undefined {
   return undefined;
 }
 
-/** Runs a setup step (install or build) in a side; a failure names the side and shows the tail of its output. */
-export function runSetupStep(side: SideTree, what: string, argv: string[]): void {
-  const result = spawnSync(argv[0]!, argv.slice(1), {
-    cwd: side.root,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, XBENCH_SIDE: side.side },
-  });
-  if (result.error) throw new XbenchError(`${what} failed on ${side.side}: ${result.error.message}`);
-  if (result.status !== 0) {
+/**
+ * Runs a setup step (install or build) in a side; a failure names the side and shows the tail
+ * of its output. Asynchronous, and tracked like a bench process, so a Ctrl-C stops it at once
+ * (the signal handler ends its tree) instead of waiting for it to finish.
+ */
+export async function runSetupStep(side: SideTree, what: string, argv: string[]): Promise<void> {
+  const result = await runToEnd(argv, { cwd: side.root, env: { ...process.env, XBENCH_SIDE: side.side } });
+  if (result.error) throw new XbenchError(`${what} failed on ${side.side}: ${result.error}`);
+  if (result.code !== 0) {
     const output = lastLines(`${result.stdout}\n${result.stderr}`, 15);
     throw new XbenchError(
-      `${what} failed on ${side.side} (${side.sha.slice(0, 12)}, exit ${result.status ?? result.signal}):\n${output}`,
+      `${what} failed on ${side.side} (${side.sha.slice(0, 12)}, exit ${result.code ?? result.signal}):\n${output}`,
     );
   }
 }
 
-export function installDependencies(side: SideTree): void {
+export async function installDependencies(side: SideTree): Promise<void> {
   const argv = installCommand(side.root);
-  if (argv) runSetupStep(side, `install (${argv.join(" ")})`, argv);
+  if (argv) await runSetupStep(side, `install (${argv.join(" ")})`, argv);
 }
 
-export function buildSide(side: SideTree, command: string): void {
-  runSetupStep(side, `build (${command})`, ["sh", "-c", command]);
+export function buildSide(side: SideTree, command: string): Promise<void> {
+  return runSetupStep(side, `build (${command})`, ["sh", "-c", command]);
 }

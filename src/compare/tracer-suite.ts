@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { log } from "../cli/log.ts";
 import { killRunningChildren } from "../runner/spawn.ts";
 import { buildBaseHelpers } from "../suites/tracer/index.ts";
 import { createCleanup, exitOnSignals } from "./cleanup.ts";
+import { makeRunTemp } from "./reclaim.ts";
 import type { resolveRevisions } from "./plan.ts";
 import { checkoutHead, checkoutSide, linkDependencies } from "./sides.ts";
 
@@ -28,8 +27,7 @@ export async function withSideHelpers<T>(
     log.warn(`${signal}: stopped`);
   });
   try {
-    const tmp = mkdtempSync(join(tmpdir(), "xbench-tracer-compare-"));
-    cleanup.add(() => rmSync(tmp, { recursive: true, force: true }));
+    const tmp = makeRunTemp("xbench-tracer-compare-", sides.repo, cleanup);
     const base = checkoutSide(sides.repo, tmp, "base", sides.base.sha, cleanup);
     const head = checkoutHead(sides.repo, tmp, sides.head.sha, sides.headRef, cleanup);
     for (const side of [base, head]) linkDependencies(sides.repo, side);

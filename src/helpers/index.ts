@@ -14,24 +14,26 @@ export function hostPlatform(): string {
 /** Platforms with native helpers; everywhere else `trace` says it is not available yet. */
 export const TRACED_PLATFORMS: ReadonlySet<string> = new Set(["linux-x64"]);
 
-let resolved: string | undefined;
+/** Keyed by platform: a test that fakes another platform must not get this one's folder. */
+let resolved: { platform: string; dir: string } | undefined;
 
 /**
  * The folder holding this platform's native helpers: `$XBENCH_HELPER_DIR`, the compiled
  * binary's extracted copy, or the build output next to the sources / npm files.
  */
 export function helperDir(): string {
-  if (resolved) return resolved;
   const platform = hostPlatform();
-  if (process.env.XBENCH_HELPER_DIR) return (resolved = process.env.XBENCH_HELPER_DIR);
+  if (resolved?.platform === platform) return resolved.dir;
+  const remember = (dir: string) => (resolved = { platform, dir }).dir;
+  if (process.env.XBENCH_HELPER_DIR) return remember(process.env.XBENCH_HELPER_DIR);
   if (!TRACED_PLATFORMS.has(platform)) {
     throw new XbenchError(`tracing is not available on ${platform} yet`, { exitCode: 2 });
   }
   const embedded = embeddedHelpers();
-  if (embedded?.platform) return (resolved = extractEmbedded({ ...embedded, platform: embedded.platform }));
+  if (embedded?.platform) return remember(extractEmbedded({ ...embedded, platform: embedded.platform }));
   const found = findHelperDir(dirname(fileURLToPath(import.meta.url)), platform);
   if (!found) throw new XbenchError(`native helpers for ${platform} not found; run \`npm run build\``);
-  return (resolved = found);
+  return remember(found);
 }
 
 export function helperPath(name: string): string {

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "pathe";
+import { optionalHelper } from "../helpers/index.ts";
+import { hasExited } from "../util/proc.ts";
 import { lastLines } from "../util/text.ts";
 import { CHILD_ENV, parseChildLines, type ChildReport } from "./protocol.ts";
 
@@ -19,32 +21,113 @@ export interface BenchOutcome {
   wallMs: number;
 }
 
-/** Children in flight, so a signal handler can kill their whole process groups. */
-const running = new Set<number>();
+/**
+ * How a child's whole tree is ended. "reaper": it runs under xbench-reaper (Linux), which
+ * kills every descendant, own sessions included, when it gets SIGTERM or when the child
+ * exits, and which dies with xbench even on SIGKILL. "group": elsewhere, SIGKILL to the
+ * child's process group, which misses descendants that left the group.
+ */
+type TreeKind = "reaper" | "group";
 
-export function killRunningChildren(): void {
-  for (const pid of running) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
+/** Children in flight, so a signal handler can end their trees. */
+const running = new Map<number, TreeKind>();
+
+let reaper: string | null | undefined;
+
+/**
+ * The native reaper where this platform has it; undefined means process groups only, as with
+ * `XBENCH_REAPER=off` (a way to tell a reaper problem from a bench problem).
+ */
+export function reaperPath(): string | undefined {
+  if (process.env.XBENCH_REAPER === "off") return undefined;
+  if (reaper === undefined) reaper = (process.platform === "linux" && optionalHelper("xbench-reaper")) || null;
+  return reaper ?? undefined;
+}
+
+/** Sends a signal that may race with the target's exit: ESRCH (already gone) is not an error. */
+export function signalQuietly(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // ESRCH: it exited meanwhile; EPERM: the pid was reused by someone else's process.
   }
-  running.clear();
+}
+
+function stopTree(pid: number, kind: TreeKind): void {
+  if (kind === "reaper") signalQuietly(pid, "SIGTERM");
+  else signalQuietly(-pid, "SIGKILL");
 }
 
 /**
- * Starts a child in its own process group (so a timeout or Ctrl-C takes its children too),
- * known to killRunningChildren until it closes.
+ * Ends every child's tree, and waits (up to 5 s) for the reapers to finish killing theirs: it
+ * runs right before xbench exits on a signal, and nothing may be left running after that.
  */
-function spawnTracked(argv: string[], options: { cwd?: string; env: NodeJS.ProcessEnv }): ChildProcess {
-  const child = spawn(argv[0]!, argv.slice(1), { ...options, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  if (child.pid) {
-    const pid = child.pid;
-    running.add(pid);
+export function killRunningChildren(): void {
+  const reapers = [...running].filter(([, kind]) => kind === "reaper").map(([pid]) => pid);
+  for (const [pid, kind] of running) stopTree(pid, kind);
+  running.clear();
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + 5000;
+  while (reapers.some((pid) => !hasExited(pid)) && Date.now() < deadline) Atomics.wait(sleeper, 0, 0, 2);
+}
+
+interface Tracked {
+  child: ChildProcess;
+  /** Ends the child's tree now (a timeout). */
+  stop(): void;
+}
+
+/**
+ * Starts a child in its own process group (so a Ctrl-C at the terminal reaches xbench alone,
+ * which then ends the child's tree), under the reaper where there is one, known to
+ * killRunningChildren until it closes.
+ */
+function spawnTracked(argv: string[], options: { cwd?: string; env: NodeJS.ProcessEnv }): Tracked {
+  const path = reaperPath();
+  const kind: TreeKind = path ? "reaper" : "group";
+  const full = path ? [path, "--", ...argv] : argv;
+  const child = spawn(full[0]!, full.slice(1), { ...options, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const pid = child.pid;
+  if (pid) {
+    running.set(pid, kind);
     child.on("close", () => running.delete(pid));
+    // The child is its group's leader: what is left of the group once it exits goes too.
+    if (kind === "group") child.on("exit", () => signalQuietly(-pid, "SIGKILL"));
   }
-  return child;
+  return { child, stop: () => pid && stopTree(pid, kind) };
+}
+
+const REAPER_EXEC_FAILED = /^xbench-reaper: cannot start .*?: (.*)$/m;
+
+/** The reaper's own line for a command it could not start, as the reason, else undefined. */
+function startFailure(argv: string[], code: number | null, stderr: string): string | undefined {
+  if (code !== 127) return undefined;
+  const match = REAPER_EXEC_FAILED.exec(lastLines(stderr, 1));
+  return match ? `cannot start ${argv[0]}: ${match[1]}` : undefined;
+}
+
+/**
+ * Calls `done` once the child has exited and its output is read. The round ends when the
+ * child exits: if a descendant that escaped its tree (no reaper here) still holds the pipes,
+ * they are closed after a grace period instead of being waited for.
+ */
+function whenFinished(child: ChildProcess, done: (code: number | null, signal: NodeJS.Signals | null) => void): void {
+  let settled = false;
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  const settle = (code: number | null, signal: NodeJS.Signals | null) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(grace);
+    done(code, signal);
+  };
+  child.on("exit", (code, signal) => {
+    grace = setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      settle(code, signal);
+    }, 2000);
+  });
+  child.on("close", settle);
 }
 
 export interface Finished {
@@ -59,13 +142,16 @@ export interface Finished {
 /** Runs a helper process (tracked like bench processes) to its end, its output kept. */
 export function runToEnd(argv: string[], options: { cwd?: string; env: NodeJS.ProcessEnv }): Promise<Finished> {
   return new Promise((resolve) => {
-    const child = spawnTracked(argv, options);
+    const { child } = spawnTracked(argv, options);
     let stdout = "";
     let stderr = "";
     child.stdout!.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
     child.stderr!.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
     child.on("error", (e) => resolve({ code: null, signal: null, stdout, stderr, error: `cannot start ${argv[0]}: ${e.message}` }));
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    whenFinished(child, (code, signal) => {
+      const error = startFailure(argv, code, stderr);
+      resolve(error ? { code, signal, stdout, stderr, error } : { code, signal, stdout, stderr });
+    });
   });
 }
 
@@ -77,7 +163,7 @@ export function runBenchProcess(job: BenchProcess): Promise<BenchOutcome> {
   rmSync(job.resultFile, { force: true });
   const start = performance.now();
   return new Promise((resolve) => {
-    const child = spawnTracked(job.argv, { cwd: job.cwd, env: { ...job.env, [CHILD_ENV.resultFile]: job.resultFile } });
+    const { child, stop } = spawnTracked(job.argv, { cwd: job.cwd, env: { ...job.env, [CHILD_ENV.resultFile]: job.resultFile } });
     let output = "";
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString("utf8")).slice(-16_384);
@@ -86,8 +172,9 @@ export function runBenchProcess(job: BenchProcess): Promise<BenchOutcome> {
     child.stderr!.on("data", keep);
     let timedOut = false;
     const timer = setTimeout(() => {
+      if (child.exitCode !== null || child.signalCode !== null) return; // exited; its pipes are closing
       timedOut = true;
-      if (child.pid) process.kill(-child.pid, "SIGKILL");
+      stop();
     }, job.timeoutMs);
     const finish = (error: string | undefined) => {
       clearTimeout(timer);
@@ -99,9 +186,11 @@ export function runBenchProcess(job: BenchProcess): Promise<BenchOutcome> {
       resolve({ report, ...(error === undefined ? {} : { error }), wallMs });
     };
     child.on("error", (e) => finish(`cannot start ${job.argv[0]}: ${e.message}`));
-    child.on("close", (code, signal) => {
+    whenFinished(child, (code, signal) => {
       if (timedOut) return finish(`timed out after ${Math.round(job.timeoutMs / 1000)} s`);
       if (code === 0 && !signal) return finish(undefined);
+      const failed = startFailure(job.argv, code, output);
+      if (failed) return finish(failed);
       const how = signal ? `killed by ${signal}` : `exited ${code}`;
       const tail = lastLines(output, 12);
       finish(`${how}${tail ? `: ${tail}` : ""}`);

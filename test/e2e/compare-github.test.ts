@@ -12,7 +12,7 @@ interface Comment {
 }
 
 /** Plays the three GitHub REST calls the sticky comment uses, for PR 7 of acme/widgets. */
-function fakeGitHub(options: { failWith?: number } = {}) {
+function fakeGitHub(options: { failWith?: number; answer?: () => Response } = {}) {
   const comments: Comment[] = [{ id: 1, body: "an unrelated review comment" }];
   const calls: string[] = [];
   let nextId = 100;
@@ -23,6 +23,7 @@ function fakeGitHub(options: { failWith?: number } = {}) {
       calls.push(`${req.method} ${url.pathname}`);
       if (req.headers.get("authorization") !== `Bearer ${TOKEN}`) return new Response("bad token", { status: 401 });
       if (options.failWith) return Response.json({ message: `forbidden for token ${TOKEN}` }, { status: options.failWith });
+      if (options.answer) return options.answer();
       if (url.pathname === "/repos/acme/widgets/issues/7/comments" && req.method === "GET") return Response.json(comments);
       if (url.pathname === "/repos/acme/widgets/issues/7/comments" && req.method === "POST") {
         const { body } = (await req.json()) as { body: string };
@@ -101,6 +102,32 @@ describe("compare on GitHub Actions", () => {
       });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/^xbench: could not post the PR comment \(HTTP 403\)/m);
+      expect(`${r.stdout}${r.stderr}`).not.toContain(TOKEN);
+    } finally {
+      gh.server.stop(true);
+    }
+  });
+
+  // A proxy's login page or a truncated body: ofetch hands back the text, and list methods on
+  // it used to surface minified internals (`q.find is not a function`).
+  test.each([
+    ["invalid JSON", () => new Response(`[{"id": 1, "body": "cut off by ${TOKEN}`, { headers: { "content-type": "application/json" } }), /\(not JSON\)$/],
+    ["an HTML page", () => new Response("<html><body>Sign in</body></html>", { headers: { "content-type": "text/html" } }), /\(not JSON\)$/],
+    ["JSON that is not a list", () => Response.json({ message: "ok" }), /\(JSON, but not a list of comments\)$/],
+  ] as const)("GitHub answering %s: one line naming the call, no token, no internals", async (_, answer, ending) => {
+    const gh = fakeGitHub({ answer });
+    try {
+      const r = await xbenchAsync(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20", "--comment"], {
+        cwd: repo.dir,
+        env: actionsEnv(gh.url, join(work, "summary3.md")),
+      });
+      expect(r.code).toBe(1);
+      const lines = r.stderr.split("\n").filter((l) => l.startsWith("xbench: "));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^xbench: could not post the PR comment: GitHub answered GET \/repos\/acme\/widgets\/issues\/7\/comments with ".*"/);
+      expect(lines[0]).toMatch(ending);
+      expect(r.stderr).not.toContain("is not a function");
+      expect(r.stderr).not.toContain("    at ");
       expect(`${r.stdout}${r.stderr}`).not.toContain(TOKEN);
     } finally {
       gh.server.stop(true);

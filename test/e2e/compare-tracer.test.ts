@@ -1,7 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "pathe";
 import type { TracerResult } from "../../src/suites/tracer/index.ts";
 import { traceScratchRoot } from "../../src/tracer/scratch.ts";
@@ -19,9 +18,17 @@ function worktrees(dir: string): number {
   return spawnSync("git", ["worktree", "list", "--porcelain"], { cwd: dir, encoding: "utf8" }).stdout.split("\n").filter((l) => l.startsWith("worktree ")).length;
 }
 
-/** The run's temporary folders: worktrees in the temp folder, the suite's scratch where trace logs go. */
+/**
+ * xbench's own temp folder: other sessions on a shared machine run compares too, and their
+ * folders in the common /tmp must not count as this run's leftovers.
+ */
+const { dir: ownTmp, cleanup: removeOwnTmp } = tempDir("xbench-self-tmp-");
+afterAll(removeOwnTmp);
+const ENV = { ...process.env, TMPDIR: ownTmp };
+
+/** The run's temporary folders: worktrees in its temp folder, the suite's scratch where trace logs go. */
 function tempFolders(): string[] {
-  return [tmpdir(), traceScratchRoot()].flatMap((root) =>
+  return [ownTmp, traceScratchRoot()].flatMap((root) =>
     readdirSync(root)
       .filter((name) => name.startsWith("xbench-tracer-compare-") || /^xbench-tracer-[A-Za-z0-9]{6}$/.test(name))
       .map((name) => join(root, name)),
@@ -32,7 +39,7 @@ describe("compare --suite tracer", () => {
   test("builds each side's helpers from its own sources and reports both backends' rows", () => {
     const before = tempFolders();
     const json = join(work, "tracer.json");
-    const r = xbench(["compare", "--base", "HEAD", "--suite", "tracer", "--rounds", "6", "--json", json], { cwd: clone, timeout: 300_000 });
+    const r = xbench(["compare", "--base", "HEAD", "--suite", "tracer", "--rounds", "6", "--json", json], { cwd: clone, env: ENV, timeout: 300_000 });
     expect(r.stderr).toContain("building base's helpers");
     expect(r.code).toBe(0);
     const result = JSON.parse(readFileSync(json, "utf8")) as TracerResult;
@@ -47,7 +54,7 @@ describe("compare --suite tracer", () => {
 
   test("SIGINT mid-run exits 130 promptly with no worktree or temporary folder left", async () => {
     const before = tempFolders();
-    const child = spawn(requireBinary(), ["compare", "--base", "HEAD", "--suite", "tracer", "--rounds", "600"], { cwd: clone, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(requireBinary(), ["compare", "--base", "HEAD", "--suite", "tracer", "--rounds", "600"], { cwd: clone, env: ENV, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));

@@ -1,9 +1,11 @@
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { processStart } from "../../util/proc.ts";
+import { tempName } from "./temp.ts";
 
 /**
  * Edits are serialized twice: in-process by a FIFO queue (so two edits of one store never
  * interleave their read-transform-save), and across processes by a lock file created with
- * O_EXCL beside the config file.
+ * its owner inside, created atomically beside the config file (see tryCreate).
  */
 
 /** A FIFO of async tasks: each starts when the previous one settled, in call order. */
@@ -22,7 +24,7 @@ export function createQueue(): <T>(task: () => Promise<T>) => Promise<T> {
 export interface LockOptions {
   /** Give up after this long (ms). */
   timeoutMs?: number;
-  /** A lock file older than this whose owner cannot be confirmed alive is taken over. */
+  /** A takeover guard (see removeIfStale) older than this is left over from a crash and removed. */
   staleMs?: number;
 }
 
@@ -30,43 +32,92 @@ export class LockTimeoutError extends Error {
   override name = "LockTimeoutError";
 }
 
-type Owner = "alive" | "dead" | "unknown";
+/** What a lock file says about its owner: "unreadable" when it cannot say (see tryCreate). */
+type Owner = "alive" | "dead" | "unreadable" | "released";
 
-function owner(lockPath: string): Owner {
-  let pid: number;
-  try {
-    pid = Number.parseInt(readFileSync(lockPath, "utf8"), 10);
-  } catch {
-    return "unknown";
-  }
-  if (!Number.isInteger(pid) || pid <= 0) return "unknown"; // created, pid not written yet
-  try {
-    process.kill(pid, 0);
-    return "alive";
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM" ? "alive" : "dead";
-  }
+let ownText: string | undefined;
+
+/** `<pid> <start time>`: the start time (Linux) tells a reused pid from the owner. */
+function ownerText(): string {
+  const start = ownText === undefined ? processStart(process.pid) : undefined;
+  return (ownText ??= start ? `${process.pid} ${start}` : String(process.pid));
 }
 
-function tryCreate(lockPath: string): boolean {
+function owner(lockPath: string): Owner {
+  let text: string;
   try {
-    const fd = openSync(lockPath, "wx");
-    try {
-      writeSync(fd, String(process.pid));
-    } finally {
-      closeSync(fd);
-    }
+    text = readFileSync(lockPath, "utf8");
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? "released" : "unreadable";
+  }
+  const match = /^(\d+)(?: (\d+))?$/.exec(text.trim());
+  const pid = match ? Number(match[1]) : 0;
+  if (!match || !Number.isSafeInteger(pid) || pid <= 0) return "unreadable";
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return "dead";
+  }
+  const start = match[2] === undefined ? undefined : processStart(pid);
+  return start !== undefined && start !== match[2] ? "dead" : "alive";
+}
+
+function errnoCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | null)?.code;
+}
+
+/** File systems without hard links (some FAT and network mounts). */
+const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV"]);
+
+/**
+ * Creates the lock file with its owner already inside: the owner is written to a private
+ * temp file, which is then hard-linked to the lock path (atomic, fails if it exists). So a
+ * lock file is never empty or half-written, even when the disk is full (the write fails
+ * before any lock exists), and a lock without a readable owner is garbage, taken over at once.
+ * Where links are not supported: O_EXCL, and a failed write removes the lock it created.
+ */
+function tryCreate(lockPath: string): boolean {
+  const temp = tempName(lockPath);
+  try {
+    writeFileSync(temp, ownerText(), { flag: "wx" });
+    linkSync(temp, lockPath);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    if (errnoCode(error) === "EEXIST") return false;
+    if (!NO_LINKS.has(errnoCode(error) ?? "")) throw error;
+  } finally {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // never created (the write failed)
+    }
+  }
+  return tryCreateExclusive(lockPath);
+}
+
+function tryCreateExclusive(lockPath: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(lockPath, "wx");
+  } catch (error) {
+    if (errnoCode(error) === "EEXIST") return false;
     throw error;
   }
+  try {
+    writeSync(fd, ownerText());
+  } catch (error) {
+    closeSync(fd);
+    unlinkSync(lockPath);
+    throw error;
+  }
+  closeSync(fd);
+  return true;
 }
 
 /**
- * Removes `lockPath` if its owner is gone. Waiters serialize this through a second lock
- * file, and re-read the owner while holding it: otherwise two waiters could judge the same
- * dead lock, and the slower one would remove the lock the faster one had just created.
+ * Removes `lockPath` if its owner is dead or cannot be read. Waiters serialize this through a
+ * second lock file, and re-read the owner while holding it: otherwise two waiters could judge
+ * the same dead lock, and the slower one would remove the lock the faster one had just created.
  */
 function removeIfStale(lockPath: string, staleMs: number): void {
   const guard = `${lockPath}.takeover`;
@@ -80,10 +131,8 @@ function removeIfStale(lockPath: string, staleMs: number): void {
     return;
   }
   try {
-    const age = Date.now() - statSync(lockPath).mtimeMs;
     const state = owner(lockPath);
-    // Take over only when the owner is gone, or when no owner was ever recorded and the file is old.
-    if (state === "dead" || (state === "unknown" && age > staleMs)) unlinkSync(lockPath);
+    if (state === "dead" || state === "unreadable") unlinkSync(lockPath);
   } catch {
     // released meanwhile: nothing to take over
   } finally {

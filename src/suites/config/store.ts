@@ -6,6 +6,7 @@ import { nodeIo, type StoreIo } from "./io.ts";
 import { acquireFileLock, createQueue } from "./lock.ts";
 import { allWorkspaceMetadata, indexWorkspaces, type WorkspaceMetadata, type WorkspaceRef } from "./lookup.ts";
 import { sameWrittenFile, type FileIdentity, type StatKey } from "./stat-key.ts";
+import { removeDeadTemps, tempName } from "./temp.ts";
 import { emptyConfig, type Config, type ReadonlyConfig } from "./types.ts";
 import { validateConfig } from "./validate.ts";
 
@@ -87,7 +88,8 @@ export function createConfigStore(path: string, options: StoreOptions = {}): Con
   let snapshot: Held | null = null;
   /** The last fresh read's failure; only a later successful fresh read clears it. */
   let failure: ConfigReadError | null = null;
-  let tempSeq = 0;
+  /** Whether this store has removed the temp files of crashed writers yet (once, under the lock). */
+  let swept = false;
 
   function recordFailure(error: ConfigReadError): void {
     failure = error;
@@ -161,7 +163,7 @@ export function createConfigStore(path: string, options: StoreOptions = {}): Con
     // Frozen before serializing: nothing can change the object between the bytes and the snapshot.
     const publishable = policy === "publish-written" && freezeIfJsonPlain(result);
     const text = `${JSON.stringify(result, null, 2)}\n`;
-    const temp = `${path}.tmp-${process.pid}-${++tempSeq}`;
+    const temp = tempName(path);
     try {
       const written = await io.writeTemp(temp, text, mode);
       io.rename(temp, path);
@@ -186,6 +188,11 @@ export function createConfigStore(path: string, options: StoreOptions = {}): Con
     await queue(async () => {
       const release = await acquireFileLock(`${path}.lock`, { timeoutMs: options.lockTimeoutMs });
       try {
+        // Under the lock no live writer of ours is mid-save: what a dead one left can go.
+        if (!swept) {
+          swept = true;
+          removeDeadTemps(path);
+        }
         // The gate: a failure recorded by an earlier read blocks edits until a read succeeds.
         try {
           load();

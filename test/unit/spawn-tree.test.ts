@@ -1,0 +1,87 @@
+/** Bench and helper processes end with their whole tree (#13 items 2 and 8). */
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "pathe";
+import { reaperPath, runBenchProcess, runToEnd } from "../../src/runner/spawn.ts";
+import { alive } from "../support/procs.ts";
+import { tempDir } from "../support/xbench.ts";
+
+let undo: Array<() => void> = [];
+afterEach(() => {
+  for (const step of undo.reverse()) step();
+  undo = [];
+  delete process.env.XBENCH_REAPER;
+});
+
+
+function scratch(): string {
+  const { dir, cleanup } = tempDir("xbench-spawn-");
+  undo.push(cleanup);
+  return dir;
+}
+
+/** The pid a holder wrote, or undefined when it was killed before it could. */
+function holderPid(dir: string): number | undefined {
+  return existsSync(join(dir, "holder")) ? Number(readFileSync(join(dir, "holder"), "utf8")) : undefined;
+}
+
+function killLater(dir: string): void {
+  undo.push(() => {
+    const pid = holderPid(dir);
+    if (pid !== undefined) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+
+/** A "bench process" that exits at once, leaving a grandchild in its own session holding its stdout and stderr. */
+function leavesHolder(dir: string): string[] {
+  // Exits only once the holder is in its own session (it writes its pid from there).
+  return ["sh", "-c", `cd '${dir}'; setsid sh -c 'echo $$ > holder.tmp; mv holder.tmp holder; exec sleep 120' & while [ ! -f holder ]; do sleep 0.01; done; exit 0`];
+}
+
+describe("with the reaper", () => {
+  test("the reaper was built (bun build.ts) and is used on Linux", () => {
+    expect(reaperPath()).toMatch(/xbench-reaper$/);
+  });
+
+  test("a round ends when the bench process exits; a grandchild in its own session holding stdout dies with it", async () => {
+    const dir = scratch();
+    const outcome = await runBenchProcess({ argv: leavesHolder(dir), cwd: dir, env: { PATH: process.env.PATH! }, resultFile: join(dir, "r.json"), timeoutMs: 60_000 });
+    killLater(dir);
+    expect(outcome).toMatchObject({ error: "exited without finishing its report" });
+    expect(alive(holderPid(dir)!)).toBe(false);
+  });
+
+  test("a timeout kills the whole tree, own sessions included", async () => {
+    const dir = scratch();
+    const argv = ["sh", "-c", `cd '${dir}'; setsid sh -c 'echo $$ > holder.tmp; mv holder.tmp holder; exec sleep 120' & while [ ! -f holder ]; do sleep 0.01; done; sleep 120`];
+    const outcome = await runBenchProcess({ argv, cwd: dir, env: { PATH: process.env.PATH! }, resultFile: join(dir, "r.json"), timeoutMs: 2000 });
+    killLater(dir);
+    expect(outcome).toMatchObject({ error: "timed out after 2 s" });
+    expect(alive(holderPid(dir)!)).toBe(false);
+  });
+
+  test("a command that cannot start is named, as without the reaper", async () => {
+    const done = await runToEnd(["no-such-command-xyz"], { env: process.env });
+    expect(done.error).toBe("cannot start no-such-command-xyz: command not found");
+  });
+});
+
+describe("with process groups only (XBENCH_REAPER=off)", () => {
+  // The bench process exits at once (well within the 1 s timeout); its escaped grandchild holds
+  // the pipes, so the round ends only after the 2 s grace, and the timeout fires in between, on
+  // a group that no longer exists (ESRCH): that must not throw, nor count as a timeout.
+  test("a timeout racing with the exit does not crash and is not reported as a timeout", async () => {
+    process.env.XBENCH_REAPER = "off";
+    expect(reaperPath()).toBeUndefined();
+    const dir = scratch();
+    const outcome = await runBenchProcess({ argv: leavesHolder(dir), cwd: dir, env: { PATH: process.env.PATH! }, resultFile: join(dir, "r.json"), timeoutMs: 1000 });
+    killLater(dir);
+    expect(outcome).toMatchObject({ error: "exited without finishing its report" });
+  });
+});
