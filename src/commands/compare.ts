@@ -3,13 +3,15 @@ import { defineCommand } from "citty";
 import { join, resolve } from "pathe";
 import { EXIT_FAILURE, usageError } from "../cli/errors.ts";
 import { log } from "../cli/log.ts";
+import { printError } from "../cli/main.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary } from "../compare/github.ts";
-import { makePlan, newRunDir, parsePositiveInt, parsePositiveNumber, resolveRevisions } from "../compare/plan.ts";
+import { headLabel, makePlan, newRunDir, parsePositiveInt, parsePositiveNumber, resolveRevisions } from "../compare/plan.ts";
 import { withSideHelpers } from "../compare/tracer-suite.ts";
 import { DEFAULT_ITERATIONS, renderMarkdown as renderTracerMarkdown } from "../suites/tracer/index.ts";
 import { runTracerBenchWithProgress, writeTracerReport } from "./bench-tracer.ts";
 import { runCompare } from "../compare/engine.ts";
 import { createStore, openStore, type RunStore } from "../compare/store.ts";
+import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { renderJson } from "../report/json.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
@@ -21,26 +23,43 @@ function givenFlag(rawArgs: string[], flags: string[]): string | undefined {
   return rawArgs.map((a) => a.split("=")[0]!).find((name) => flags.includes(name));
 }
 
+/** Every value of a repeatable flag (`--bench a --bench=b`), up to `--`; citty keeps only the last. */
+export function flagValues(rawArgs: string[], flag: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!;
+    if (arg === "--") break;
+    if (arg === flag && i + 1 < rawArgs.length) values.push(rawArgs[++i]!);
+    else if (arg.startsWith(`${flag}=`)) values.push(arg.slice(flag.length + 1));
+  }
+  return values;
+}
+
 /** Flags that shape a run; a resumed run keeps its own. */
-const PLAN_FLAGS = ["--base", "--head", "--rounds", "--runtime", "--build", "--install", "--timeout", "--time", "--holm"];
+const PLAN_FLAGS = ["--bench", "--base", "--head", "--rounds", "--runtime", "--build", "--install", "--timeout", "--time", "--holm"];
 
 export const compareCommand = defineCommand({
   meta: { name: "compare", description: "Benchmark the merge-base against the working tree, interleaved, with a paired 95% CI per row" },
   args: {
-    filter: { type: "positional", required: false, description: "Substring or glob over bench files" },
-    base: { type: "string", description: "Base ref (default: merge-base of HEAD with origin/main, main or master)" },
-    head: { type: "string", description: "Head ref (default: the working tree, uncommitted edits included)" },
-    rounds: { type: "string", description: "Rounds (rounded up to whole cycles of orderings)", default: "10" },
+    filter: { type: "positional", required: false, description: "Substring or glob that narrows the bench files" },
+    bench: {
+      type: "string",
+      valueHint: "PATH|GLOB",
+      description: 'Bench file or glob, repeatable (default: package.json "xbench": { "bench": [...] }, else **/*.bench.{ts,js,mts,mjs})',
+    },
+    base: { type: "string", valueHint: "REF", description: "Base ref (default: merge-base of HEAD with origin/main, main or master)" },
+    head: { type: "string", valueHint: "REF", description: "Head ref (default: the working tree, uncommitted edits included)" },
+    rounds: { type: "string", valueHint: "N", description: "Rounds, rounded up to whole cycles of orderings", default: "10" },
     runtime: { type: "enum", options: ["node", "bun", "deno"], description: "Runtime for the bench processes", default: "node" },
-    build: { type: "string", description: "Command run once per side before any timing" },
+    build: { type: "string", valueHint: "CMD", description: "Command run once per side before any timing" },
     install: { type: "boolean", description: "Install dependencies per side instead of linking head's node_modules" },
-    timeout: { type: "string", description: "Seconds one bench process may run before it is killed", default: "600" },
-    time: { type: "string", description: "Minimum sampling time per benchmark per process, in ms (default: mitata's 642)" },
-    json: { type: "string", description: "Write the result (JSON schema with raw rounds) to FILE, - for stdout" },
-    markdown: { type: "string", description: "Write the markdown report to FILE" },
+    timeout: { type: "string", valueHint: "S", description: "Seconds one bench process may run before it is killed", default: "600" },
+    time: { type: "string", valueHint: "MS", description: "Minimum sampling time per benchmark per process, in ms (default: 642, mitata's)" },
+    json: { type: "string", valueHint: "FILE", description: "Write the result (JSON schema with raw rounds) to FILE, - for stdout" },
+    markdown: { type: "string", valueHint: "FILE", description: "Write the markdown report to FILE" },
     comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
     holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
-    resume: { type: "string", description: "Continue an interrupted run from its run folder" },
+    resume: { type: "string", valueHint: "DIR", description: "Continue an interrupted run from its run folder" },
     suite: {
       type: "enum",
       options: ["tracer"],
@@ -63,6 +82,7 @@ export const compareCommand = defineCommand({
       const plan = makePlan({
         cwd: process.cwd(),
         filter: args.filter ? String(args.filter) : undefined,
+        bench: flagValues(rawArgs, "--bench"),
         base: args.base ? String(args.base) : undefined,
         head: args.head ? String(args.head) : undefined,
         rounds: parsePositiveInt("rounds", args.rounds, 2),
@@ -77,9 +97,7 @@ export const compareCommand = defineCommand({
     }
     const { plan } = store;
     const rounded = plan.rounds.planned !== plan.rounds.requested ? ` (rounded up from ${plan.rounds.requested})` : "";
-    log.info(
-      `base ${plan.base.sha.slice(0, 12)} (${plan.base.ref}) · head ${plan.head.sha.slice(0, 12)} (${plan.head.ref}${plan.head.dirty ? ", dirty" : ""})`,
-    );
+    log.info(`base ${plan.base.sha.slice(0, 12)} (${plan.base.ref}) · head ${plan.head.sha.slice(0, 12)} (${headLabel(plan.head)})`);
     log.info(`${plan.files.length} bench file(s) · ${plan.rounds.planned} rounds${rounded} · runtime ${plan.runtime} · run folder ${store.dir}`);
 
     const { result, timing } = await runCompare(store);
@@ -101,17 +119,16 @@ export const compareCommand = defineCommand({
     }
     const share = timing.wallMs > 0 ? (1 - timing.childMs / timing.wallMs) * 100 : 0;
     log.info(`took ${(timing.wallMs / 1000).toFixed(1)} s, ${share.toFixed(1)}% of it outside bench processes`);
-    const failed = result.rows.filter((r) => r.status === "failed");
-    if (failed.length > 0) {
-      log.error(`${failed.length} row(s) failed: ${failed.map((r) => r.id).slice(0, 3).join("; ")}${failed.length > 3 ? "; …" : ""}`);
-      return EXIT_FAILURE;
-    }
-    return 0;
+    const failures = failureLines(result.rows);
+    for (const line of failures) printError(line);
+    const empty = nothingCompared(result.rows);
+    if (empty && failures.length === 0) printError(empty);
+    return failures.length > 0 || empty ? EXIT_FAILURE : 0;
   },
 });
 
 /** Flags of a bench-file compare that mean nothing to a suite. */
-const BENCH_FILE_FLAGS = ["--runtime", "--build", "--install", "--timeout", "--time", "--holm", "--resume", "--comment"];
+const BENCH_FILE_FLAGS = ["--bench", "--runtime", "--build", "--install", "--timeout", "--time", "--holm", "--resume", "--comment"];
 
 /**
  * `compare --suite tracer`: base's and head's helpers, each built from its own side, as the
@@ -128,7 +145,7 @@ async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string
   });
   const roundsGiven = givenFlag(rawArgs, ["--rounds"]) !== undefined;
   const iterations = roundsGiven ? parsePositiveInt("rounds", args.rounds, 1) : DEFAULT_ITERATIONS;
-  log.info(`base ${sides.base.sha.slice(0, 12)} (${sides.base.ref}) · head ${sides.head.sha.slice(0, 12)} (${sides.head.ref}${sides.head.dirty ? ", dirty" : ""})`);
+  log.info(`base ${sides.base.sha.slice(0, 12)} (${sides.base.ref}) · head ${sides.head.sha.slice(0, 12)} (${headLabel(sides.head)})`);
   const result = await withSideHelpers({ ...sides, headRef: args.head ? String(args.head) : undefined }, (helpers) =>
     runTracerBenchWithProgress({ headHelperDir: helpers.head, baseHelperDir: helpers.base, iterations }),
   );

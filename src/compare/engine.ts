@@ -48,7 +48,7 @@ function prepareSides(store: RunStore, tmp: string, cleanup: Cleanup): Record<Si
   const { plan } = store;
   const base = checkoutSide(plan.repo, tmp, "base", plan.base.sha, cleanup);
   const head = checkoutHead(plan.repo, tmp, plan.head.sha, plan.head.headRef, cleanup);
-  copyBenchFiles(plan.files, head.root, base.root);
+  copyBenchFiles(plan, head.root, base.root);
   for (const side of [base, head]) {
     if (side.root === plan.repo) continue;
     if (plan.install) installDependencies(side);

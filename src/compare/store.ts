@@ -20,8 +20,11 @@ export interface RunPlan extends RunSettings {
   version: 1;
   repo: string;
   files: string[];
+  /** Bench files head (`--head REF`) lacks, taken from the working tree for both sides: uncommitted wrappers. */
+  fromWorkingTree?: string[];
   base: RevisionInfo;
-  head: RevisionInfo & { headRef?: string };
+  /** `dirtyWith`: what made the working tree dirty, as stated at the start. */
+  head: RevisionInfo & { headRef?: string; dirtyWith?: string };
   rounds: { requested: number; planned: number; cycle: number };
   orders: Side[][];
   startedAt: string;

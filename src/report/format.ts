@@ -49,8 +49,22 @@ export function formatPercent(fraction: number): string {
   return `${fraction < 0 ? "-" : "+"}${Math.abs(fraction * 100).toFixed(1)}%`;
 }
 
+/** Beyond these a ratio says only "huge": with few rounds an interval can reach +28258649.2%. */
+const MAX_SHOWN = 9.99;
+const MIN_SHOWN = -0.999;
+
+/**
+ * A delta or interval bound for reading, clamped to what one decimal can say honestly: above
+ * +999% it is `>+999%`, below -99.9% (a ratio near 0) `<-99.9%`. The JSON keeps the numbers.
+ */
+export function formatBound(fraction: number): string {
+  if (fraction > MAX_SHOWN) return ">+999%";
+  if (fraction < MIN_SHOWN) return "<-99.9%";
+  return formatPercent(fraction);
+}
+
 export function formatInterval(ci: readonly [number, number]): string {
-  return `[${formatPercent(ci[0])}, ${formatPercent(ci[1])}]`;
+  return `[${formatBound(ci[0])}, ${formatBound(ci[1])}]`;
 }
 
 /** `runtime node | rounds 10 | base 0c5e35d81638 | head 4fa387b2e78b (dirty)` */
@@ -148,7 +162,7 @@ export function rowCells(row: Row): RowCells {
     return {
       base: formatValue(s.baseMedian, unit),
       head: formatValue(s.headMedian, unit),
-      delta: formatPercent(s.delta),
+      delta: formatBound(s.delta),
       ci: formatInterval(s.ci),
       verdict: s.verdict,
     };
