@@ -1,5 +1,6 @@
-import { parseArgs, renderUsage, type ArgsDef, type CommandDef } from "citty";
+import { parseArgs, type ArgsDef, type CommandDef } from "citty";
 import { EXIT_FAILURE, EXIT_USAGE, XbenchError, usageError } from "./errors.ts";
+import { closest, renderHelp } from "./usage.ts";
 
 type AnyCommand = CommandDef<ArgsDef>;
 
@@ -25,7 +26,14 @@ export async function resolveCommand(root: AnyCommand, argv: string[]): Promise<
     if (!subs || first === undefined || first.startsWith("-")) break;
     const sub = subs[first];
     if (!sub) {
-      throw new XbenchError(`Unknown command: ${first}`, { exitCode: EXIT_USAGE, usage: true, cause: { command, path } });
+      const visible: string[] = [];
+      for (const [name, candidate] of Object.entries(subs)) {
+        const meta = await value(((await value(candidate)) as AnyCommand).meta);
+        if (!meta?.hidden) visible.push(name);
+      }
+      const guess = closest(first, visible);
+      const hint = guess ? ` (did you mean \`${[...path, guess].join(" ")}\`?)` : "";
+      throw new XbenchError(`Unknown command: ${first}${hint}`, { exitCode: EXIT_USAGE, usage: !guess, cause: { command, path } });
     }
     command = (await value(sub)) as AnyCommand;
     path.push(first);
@@ -85,11 +93,9 @@ function wantsHelp(args: string[]): boolean {
 
 const ANSI = /\u001B\[[0-9;]*m/g;
 
-async function usageText(resolved: { command: AnyCommand; path?: string[] }, tty: boolean): Promise<string> {
-  // citty names a command after its direct parent only; name it by its whole path instead.
+async function usageText(resolved: { command: AnyCommand; path?: string[] }, tty: boolean, version?: string): Promise<string> {
   const path = resolved.path ?? [];
-  const parent = path.length > 0 ? { meta: { name: ["xbench", ...path.slice(0, -1)].join(" ") } } : undefined;
-  const text = await renderUsage(resolved.command, parent as AnyCommand | undefined);
+  const text = await renderHelp(resolved.command, path, path.length === 0 ? version : undefined);
   return tty ? text : text.replace(ANSI, "");
 }
 
@@ -97,18 +103,18 @@ async function usageText(resolved: { command: AnyCommand; path?: string[] }, tty
 export async function runCli(root: AnyCommand, argv: string[], version: string): Promise<number> {
   let resolved: ResolvedCommand | undefined;
   try {
-    if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
+    if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V" || argv[0] === "-v")) {
       process.stdout.write(`${version}\n`);
       return 0;
     }
     resolved = await resolveCommand(root, argv);
     if (wantsHelp(resolved.args)) {
-      process.stdout.write(`${await usageText(resolved, !!process.stdout.isTTY)}\n`);
+      process.stdout.write(`${await usageText(resolved, !!process.stdout.isTTY, version)}\n`);
       return 0;
     }
     const { command, args } = resolved;
     if (!command.run) {
-      process.stderr.write(`${await usageText(resolved, !!process.stderr.isTTY)}\n`);
+      process.stderr.write(`${await usageText(resolved, !!process.stderr.isTTY, version)}\n`);
       return EXIT_USAGE;
     }
     await checkArgs(command, args);
