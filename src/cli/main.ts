@@ -1,6 +1,6 @@
 import { parseArgs, type ArgsDef, type CommandDef } from "citty";
 import { EXIT_FAILURE, EXIT_USAGE, XbenchError, usageError } from "./errors.ts";
-import { closest, renderHelp } from "./usage.ts";
+import { closest, renderHelp, value, visibleSubCommands } from "./usage.ts";
 
 type AnyCommand = CommandDef<ArgsDef>;
 
@@ -9,10 +9,6 @@ export interface ResolvedCommand {
   command: AnyCommand;
   path: string[];
   args: string[];
-}
-
-async function value<T>(input: T | (() => T | Promise<T>) | Promise<T> | undefined): Promise<T | undefined> {
-  return typeof input === "function" ? await (input as () => T | Promise<T>)() : await input;
 }
 
 /** Walks subcommand names at the front of argv down to the command that runs. */
@@ -26,12 +22,7 @@ export async function resolveCommand(root: AnyCommand, argv: string[]): Promise<
     if (!subs || first === undefined || first.startsWith("-")) break;
     const sub = subs[first];
     if (!sub) {
-      const visible: string[] = [];
-      for (const [name, candidate] of Object.entries(subs)) {
-        const meta = await value(((await value(candidate)) as AnyCommand).meta);
-        if (!meta?.hidden) visible.push(name);
-      }
-      const guess = closest(first, visible);
+      const guess = closest(first, (await visibleSubCommands(command)).map(([name]) => name));
       const hint = guess ? ` (did you mean \`${[...path, guess].join(" ")}\`?)` : "";
       throw new XbenchError(`Unknown command: ${first}${hint}`, { exitCode: EXIT_USAGE, usage: !guess, cause: { command, path } });
     }

@@ -8,7 +8,8 @@ import { EXAMPLES } from "./examples.ts";
 
 type AnyCommand = CommandDef<ArgsDef>;
 
-async function value<T>(input: T | (() => T | Promise<T>) | Promise<T> | undefined): Promise<T | undefined> {
+/** A citty field that may be a value, a promise, or a function returning either. */
+export async function value<T>(input: T | (() => T | Promise<T>) | Promise<T> | undefined): Promise<T | undefined> {
   return typeof input === "function" ? await (input as () => T | Promise<T>)() : await input;
 }
 
@@ -44,10 +45,19 @@ function columns(rows: Array<[string, string]>): string[] {
   return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`.trimEnd());
 }
 
+/** Subcommands a user is shown (and offered in "did you mean"): name and description. */
+export async function visibleSubCommands(command: AnyCommand): Promise<Array<[string, string]>> {
+  const shown: Array<[string, string]> = [];
+  for (const [name, sub] of Object.entries((await value(command.subCommands)) ?? {})) {
+    const meta = (await value(((await value(sub)) as AnyCommand).meta)) ?? {};
+    if (!meta.hidden) shown.push([name, meta.description ?? ""]);
+  }
+  return shown;
+}
+
 export async function renderHelp(command: AnyCommand, path: string[], version?: string): Promise<string> {
   const meta = (await value(command.meta)) ?? {};
   const args = ((await value(command.args)) ?? {}) as Record<string, ArgLike>;
-  const subs = (await value(command.subCommands)) ?? {};
   const name = ["xbench", ...path].join(" ");
   const positionals = Object.entries(args).filter(([, def]) => def.type === "positional");
   const options = Object.entries(args).filter(([, def]) => def.type !== "positional");
@@ -55,11 +65,7 @@ export async function renderHelp(command: AnyCommand, path: string[], version?: 
   const out: string[] = [];
   out.push(`${meta.description ?? ""}${version ? ` (xbench ${version})` : ""}`, "");
 
-  const visibleSubs: Array<[string, string]> = [];
-  for (const [subName, sub] of Object.entries(subs)) {
-    const subMeta = (await value(((await value(sub)) as AnyCommand).meta)) ?? {};
-    if (!subMeta.hidden) visibleSubs.push([subName, subMeta.description ?? ""]);
-  }
+  const visibleSubs = await visibleSubCommands(command);
   const usage = [name];
   if (visibleSubs.length > 0) usage.push(command.run ? "[COMMAND]" : "<COMMAND>");
   usage.push("[OPTIONS]");
