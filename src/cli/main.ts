@@ -56,7 +56,11 @@ export async function checkArgs(command: AnyCommand, args: string[]): Promise<vo
       const bare = arg.replace(/^--?/, "").split("=")[0]!;
       const name = known.has(bare) ? bare : bare.replace(/^no-/, "");
       const type = known.get(name);
-      if (!type) throw usageError(`Unknown option: ${arg.split("=")[0]}`, true);
+      if (!type) {
+        const guess = bare.length > 1 ? closest(bare, [...known.keys()].filter((k) => k.length > 1)) : undefined;
+        if (guess) throw usageError(`Unknown option: ${arg.split("=")[0]} (did you mean --${guess}?)`);
+        throw usageError(`Unknown option: ${arg.split("=")[0]}`, true);
+      }
       if (type !== "boolean" && !arg.includes("=")) {
         const next = args[i + 1];
         if (next === undefined || (next.startsWith("-") && next !== "-" && !/^-\d/.test(next))) {

@@ -14,6 +14,12 @@ describe("command line surface", () => {
     expect(xbench(["exec-stat"]).stderr).not.toContain("did you mean"); // hidden commands are never suggested
   });
 
+  test("a mistyped option gets a suggestion too", () => {
+    const r = xbench(["compare", "--rouds", "4"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("xbench: Unknown option: --rouds (did you mean --rounds?)\n");
+  });
+
   test.each(["-V", "--version"])("%s prints the version", (flag) => {
     const r = xbench([flag]);
     expect(r.code).toBe(0);
