@@ -105,7 +105,7 @@ export const compareCommand = defineCommand({
     writeFileSync(join(store.dir, "result.json"), json);
     const markdown = renderMarkdown(result);
     const jsonToStdout = args.json === "-";
-    const table = renderTerminal(result, { color: !jsonToStdout && !!process.stdout.isTTY });
+    const table = renderTerminal(result, { color: !jsonToStdout && !!process.stdout.isTTY, dirtyStated: true });
     (jsonToStdout ? process.stderr : process.stdout).write(`${table}\n`);
     if (args.json) {
       if (jsonToStdout) process.stdout.write(json.endsWith("\n") ? json : `${json}\n`);

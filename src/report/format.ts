@@ -67,11 +67,14 @@ export function formatInterval(ci: readonly [number, number]): string {
   return `[${formatBound(ci[0])}, ${formatBound(ci[1])}]`;
 }
 
-/** `runtime node | rounds 10 | base 0c5e35d81638 | head 4fa387b2e78b (dirty)` */
-export function runLine(result: CompareResult): string {
+/**
+ * `runtime node | rounds 10 | base 0c5e35d81638 | head 4fa387b2e78b (dirty)`. `markDirty: false`
+ * when the caller already said so, with what made it dirty (compare's first line).
+ */
+export function runLine(result: CompareResult, options: { markDirty?: boolean } = {}): string {
   const { rounds } = result;
   const count = rounds.completed < rounds.planned ? `${rounds.completed} of ${rounds.planned}` : String(rounds.completed);
-  const head = `${result.head.sha.slice(0, 12)}${result.head.dirty ? " (dirty)" : ""}`;
+  const head = `${result.head.sha.slice(0, 12)}${result.head.dirty && options.markDirty !== false ? " (dirty)" : ""}`;
   return `runtime ${result.runtime} | rounds ${count} | base ${result.base.sha.slice(0, 12)} | head ${head}`;
 }
 

@@ -114,7 +114,7 @@ describe("naming the bench files", () => {
     const r = runCompare(repo, ["--base", "HEAD", "--rounds", "2", "--bench", "test/bench/index.ts"]);
     expect(r.code).toBe(0);
     expect(r.result!.head.dirty).toBe(true);
-    expect(r.stderr.match(/dirty/g)).toHaveLength(1);
+    expect(`${r.stdout}${r.stderr}`.match(/dirty/g)).toHaveLength(1);
     expect(r.stderr).toContain("(working tree, dirty: 1 untracked (NOTES.md))");
   });
 });
