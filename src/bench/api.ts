@@ -35,14 +35,33 @@ export interface CommandDefinition {
 export interface Registry {
   metrics: MetricDefinition[];
   commands: CommandDefinition[];
+  /** The file asked for one side per process (`isolate()`). */
+  isolate: boolean;
 }
 
 const REGISTRY_KEY = Symbol.for("xbench.registry");
+/** Set by the bench process while it loads one side's bench file (see runner/child/driver.ts). */
+export const LOADING_SIDE_KEY = Symbol.for("xbench.loadingSide");
 
-/** One registry per process, shared even if the module is loaded twice. */
-export function registry(): Registry {
-  const slot = globalThis as { [REGISTRY_KEY]?: Registry };
-  return (slot[REGISTRY_KEY] ??= { metrics: [], commands: [] });
+/**
+ * One registry per side being loaded, kept on globalThis: a package that imports "xbench" at
+ * run time gets another copy of this module, and must still register into the side whose
+ * bench file is loading.
+ */
+export function registry(side?: string): Registry {
+  const slot = globalThis as { [REGISTRY_KEY]?: Record<string, Registry>; [LOADING_SIDE_KEY]?: string };
+  const registries = (slot[REGISTRY_KEY] ??= {});
+  const key = side ?? slot[LOADING_SIDE_KEY] ?? "";
+  return (registries[key] ??= { metrics: [], commands: [], isolate: false });
+}
+
+/**
+ * Measure this file's benchmarks one side per process. By default base and head are loaded
+ * into one process and measured alternately; a file that patches globals, or keeps state
+ * that must not be shared with the other side's copy, calls this at the top.
+ */
+export function isolate(): void {
+  registry().isolate = true;
 }
 
 export function metric(label: string, measure: () => number | Promise<number>, options: { unit?: MetricUnit } = {}): void {

@@ -5,7 +5,20 @@ import { EXIT_FAILURE, usageError } from "../cli/errors.ts";
 import { log } from "../cli/log.ts";
 import { printError } from "../cli/main.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary } from "../compare/github.ts";
-import { headLabel, makePlan, newRunDir, parsePositiveInt, parsePositiveNumber, resolveRevisions } from "../compare/plan.ts";
+import {
+  DEFAULT_MAX_TIME_S,
+  DEFAULT_SIDE_TIME_MS,
+  DEFAULT_TARGET,
+  MAX_ROUNDS,
+  MIN_ROUNDS,
+  headLabel,
+  makePlan,
+  newRunDir,
+  parsePositiveInt,
+  parsePositiveNumber,
+  resolveRevisions,
+} from "../compare/plan.ts";
+import type { SamplingRule } from "../compare/store.ts";
 import { withSideHelpers } from "../compare/tracer-suite.ts";
 import { DEFAULT_ITERATIONS, renderMarkdown as renderTracerMarkdown } from "../suites/tracer/index.ts";
 import { runTracerBenchWithProgress, writeTracerReport } from "./bench-tracer.ts";
@@ -35,8 +48,20 @@ export function flagValues(rawArgs: string[], flag: string): string[] {
   return values;
 }
 
+function parseRounds(value: unknown): number {
+  const rounds = parsePositiveInt("rounds", value, MIN_ROUNDS);
+  if (rounds > MAX_ROUNDS) throw usageError(`--rounds must be at most ${MAX_ROUNDS} (got ${rounds}); narrow the benchmarks instead`);
+  return rounds;
+}
+
+/** `10 rounds`, or `6+ rounds until ±1.0% or 120 s`. */
+function describeSampling(rule: SamplingRule): string {
+  if (rule.targetHalfWidth === undefined) return `${rule.minRounds} rounds`;
+  return `${rule.minRounds}+ rounds until every interval is within ±${(rule.targetHalfWidth * 100).toFixed(1)}% or ${rule.maxTimeS} s of bench processes`;
+}
+
 /** Flags that shape a run; a resumed run keeps its own. */
-const PLAN_FLAGS = ["--bench", "--base", "--head", "--rounds", "--runtime", "--build", "--install", "--timeout", "--time", "--holm"];
+const PLAN_FLAGS = ["--bench", "--base", "--head", "--rounds", "--target", "--max-time", "--isolate", "--runtime", "--build", "--install", "--timeout", "--time", "--holm"];
 
 export const compareCommand = defineCommand({
   meta: { name: "compare", description: "Benchmark the merge-base against the working tree, interleaved, with a paired 95% CI per row" },
@@ -49,12 +74,27 @@ export const compareCommand = defineCommand({
     },
     base: { type: "string", valueHint: "REF", description: "Base ref (default: merge-base of HEAD with origin/main, main or master)" },
     head: { type: "string", valueHint: "REF", description: "Head ref (default: the working tree, uncommitted edits included)" },
-    rounds: { type: "string", valueHint: "N", description: "Rounds, rounded up to whole cycles of orderings", default: "10" },
+    rounds: {
+      type: "string",
+      valueHint: "N",
+      description: `Run exactly N rounds (${MIN_ROUNDS} to ${MAX_ROUNDS}, rounded up to whole cycles); with --target or --max-time, the minimum`,
+    },
+    target: {
+      type: "string",
+      valueHint: "PCT",
+      description: `Add rounds until every row's 95% interval is within ±PCT percent of its delta (default: ${DEFAULT_TARGET * 100})`,
+    },
+    "max-time": {
+      type: "string",
+      valueHint: "S",
+      description: `Stop adding rounds after S seconds of bench processes, however wide (default: ${DEFAULT_MAX_TIME_S})`,
+    },
+    isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one process" },
     runtime: { type: "enum", options: ["node", "bun", "deno"], description: "Runtime for the bench processes", default: "node" },
     build: { type: "string", valueHint: "CMD", description: "Command run once per side before any timing" },
     install: { type: "boolean", description: "Install dependencies per side instead of linking head's node_modules" },
     timeout: { type: "string", valueHint: "S", description: "Seconds one bench process may run before it is killed", default: "600" },
-    time: { type: "string", valueHint: "MS", description: "Minimum sampling time per benchmark per process, in ms (default: 642, mitata's)" },
+    time: { type: "string", valueHint: "MS", description: `Sampling time per benchmark and side in each bench process, in ms (default: ${DEFAULT_SIDE_TIME_MS})` },
     json: { type: "string", valueHint: "FILE", description: "Write the result (JSON schema with raw rounds) to FILE, - for stdout" },
     markdown: { type: "string", valueHint: "FILE", description: "Write the markdown report to FILE" },
     comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
@@ -85,20 +125,22 @@ export const compareCommand = defineCommand({
         bench: flagValues(rawArgs, "--bench"),
         base: args.base ? String(args.base) : undefined,
         head: args.head ? String(args.head) : undefined,
-        rounds: parsePositiveInt("rounds", args.rounds, 2),
+        rounds: args.rounds !== undefined ? parseRounds(args.rounds) : undefined,
+        targetHalfWidth: args.target !== undefined ? parsePositiveNumber("target", args.target) / 100 : undefined,
+        maxTimeS: args["max-time"] !== undefined ? parsePositiveNumber("max-time", args["max-time"]) : undefined,
+        isolate: !!args.isolate,
         runtime: args.runtime as Runtime,
         build: args.build ? String(args.build) : undefined,
         install: !!args.install,
         timeoutS: parsePositiveNumber("timeout", args.timeout),
-        benchTimeMs: args.time !== undefined ? parsePositiveNumber("time", args.time) : undefined,
+        sideTimeMs: args.time !== undefined ? parsePositiveNumber("time", args.time) : undefined,
         holm: !!args.holm,
       });
       store = createStore(newRunDir(plan.repo), plan);
     }
     const { plan } = store;
-    const rounded = plan.rounds.planned !== plan.rounds.requested ? ` (rounded up from ${plan.rounds.requested})` : "";
     log.info(`base ${plan.base.sha.slice(0, 12)} (${plan.base.ref}) · head ${plan.head.sha.slice(0, 12)} (${headLabel(plan.head)})`);
-    log.info(`${plan.files.length} bench file(s) · ${plan.rounds.planned} rounds${rounded} · runtime ${plan.runtime} · run folder ${store.dir}`);
+    log.info(`${plan.files.length} bench file(s) · ${describeSampling(plan.sampling)} · runtime ${plan.runtime} · run folder ${store.dir}`);
 
     const { result, timing } = await runCompare(store);
     const json = renderJson(result);
@@ -128,7 +170,7 @@ export const compareCommand = defineCommand({
 });
 
 /** Flags of a bench-file compare that mean nothing to a suite. */
-const BENCH_FILE_FLAGS = ["--bench", "--runtime", "--build", "--install", "--timeout", "--time", "--holm", "--resume", "--comment"];
+const BENCH_FILE_FLAGS = ["--bench", "--runtime", "--build", "--install", "--timeout", "--time", "--holm", "--resume", "--comment", "--target", "--max-time", "--isolate"];
 
 /**
  * `compare --suite tracer`: base's and head's helpers, each built from its own side, as the

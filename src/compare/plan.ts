@@ -1,20 +1,63 @@
+import { randomInt } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, relative } from "pathe";
 import { EXIT_USAGE, XbenchError, usageError } from "../cli/errors.ts";
 import { defaultBase, dirtyPaths, fileAtCommit, git, gitCommonDir, listFiles, repoRoot, resolveCommit, untrackedFiles, type DirtyPaths } from "../git/git.ts";
-import type { Runtime, Side } from "../report/model.ts";
-import { planRounds } from "../schedule/orderings.ts";
+import type { SamplingBudget } from "../runner/protocol.ts";
 import { filterFiles, isBenchFile, NAMING_HINT, repoRelativePattern, selectBenchFiles, selectNamedFiles } from "./discover.ts";
-import type { RunPlan, RunSettings } from "./store.ts";
+import { wholeCycles } from "./sampling.ts";
+import { PLAN_VERSION, type RunPlan, type RunSettings, type SamplingRule } from "./store.ts";
 
 /** What the user asked for on the command line, validated. */
-export interface CompareRequest extends RunSettings {
+export interface CompareRequest extends Omit<RunSettings, "sampling" | "budget"> {
   cwd: string;
   base?: string;
   head?: string;
-  rounds: number;
   /** `--bench` patterns, as typed (relative to cwd); when empty, package.json's list, else `*.bench.*`. */
   bench?: string[];
+  /** A fixed number of rounds (`--rounds`). */
+  rounds?: number;
+  /** Sample until every interval is this narrow, as a fraction (`--target`, in percent on the command line). */
+  targetHalfWidth?: number;
+  /** Seconds of bench processes after which a run stops adding rounds (`--max-time`). */
+  maxTimeS?: number;
+  /** Sampling time per benchmark and side in each bench process, in ms (`--time`). */
+  sideTimeMs?: number;
+}
+
+/** Fewest rounds: a two-sided 95% signed-rank interval exists from 6 pairs on. */
+export const MIN_ROUNDS = 6;
+/** Most rounds of one run; a run that needs more should narrow its benchmarks instead. */
+export const MAX_ROUNDS = 1000;
+/** Rows' half-width at which a run stops sampling, by default (±1%). */
+export const DEFAULT_TARGET = 0.01;
+/** Bench-process time after which a run stops sampling, by default. */
+export const DEFAULT_MAX_TIME_S = 120;
+/** Sampling time per benchmark and side in each bench process, by default. */
+export const DEFAULT_SIDE_TIME_MS = 200;
+const CYCLE = 2;
+
+/**
+ * `--rounds N` alone runs exactly N rounds; `--target` and `--max-time` sample until every
+ * interval is narrow enough or the time is spent, `--rounds` then being the minimum. With
+ * none of them: sample until ±1%, for at most two minutes of bench processes.
+ */
+export function samplingRule(request: Pick<CompareRequest, "rounds" | "targetHalfWidth" | "maxTimeS">): SamplingRule {
+  const fixed = request.rounds !== undefined && request.targetHalfWidth === undefined && request.maxTimeS === undefined;
+  const minRounds = wholeCycles(request.rounds ?? MIN_ROUNDS, CYCLE);
+  if (fixed) return { minRounds, maxRounds: minRounds };
+  return {
+    minRounds,
+    maxRounds: MAX_ROUNDS,
+    targetHalfWidth: request.targetHalfWidth ?? DEFAULT_TARGET,
+    maxTimeS: request.maxTimeS ?? DEFAULT_MAX_TIME_S,
+  };
+}
+
+/** Batches of about 1 ms, a quarter of the sampling time to warm up, at least 8 batches a side. */
+export function samplingBudget(sideTimeMs = DEFAULT_SIDE_TIME_MS): SamplingBudget {
+  const sideNs = Math.round(sideTimeMs * 1e6);
+  return { batchNs: Math.min(1e6, sideNs / 8), sideNs, warmupNs: Math.max(sideNs / 4, 5e6), minBatches: 8 };
 }
 
 export function parsePositiveInt(flag: string, value: unknown, min: number): number {
@@ -157,9 +200,8 @@ function isFile(path: string): boolean {
 export function makePlan(request: CompareRequest): RunPlan {
   const { repo, base, head } = resolveRevisions(request);
   const { files, fromWorkingTree } = chooseBenchFiles(request, repo, head.sha);
-  const schedule = planRounds({ arms: ["base", "head"], rounds: request.rounds });
   return {
-    version: 1,
+    version: PLAN_VERSION,
     repo,
     filter: request.filter,
     files,
@@ -168,8 +210,12 @@ export function makePlan(request: CompareRequest): RunPlan {
     build: request.build,
     install: request.install,
     timeoutS: request.timeoutS,
-    benchTimeMs: request.benchTimeMs,
     holm: request.holm,
+    isolate: request.isolate,
+    sampling: samplingRule(request),
+    budget: samplingBudget(request.sideTimeMs),
+    // A new order of sides for every run, kept in the plan so that a resumed run continues it.
+    seed: randomInt(2 ** 31),
     base: { ref: base.ref, sha: base.sha, dirty: false },
     head: {
       ref: head.ref,
@@ -178,8 +224,6 @@ export function makePlan(request: CompareRequest): RunPlan {
       headRef: request.head,
       ...("dirtyWith" in head && head.dirtyWith ? { dirtyWith: head.dirtyWith } : {}),
     },
-    rounds: { requested: request.rounds, planned: schedule.planned, cycle: schedule.cycle },
-    orders: schedule.orders as Side[][],
     startedAt: new Date().toISOString(),
   };
 }

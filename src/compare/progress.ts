@@ -10,21 +10,24 @@ export function clock(seconds: number): string {
 }
 
 export interface ProgressState {
+  /** Rounds finished. */
   round: number;
-  rounds: number;
-  /** Bench processes finished and planned, over the whole run. */
-  done: number;
-  total: number;
+  /** Rounds planned, when the run has a fixed number. */
+  rounds?: number;
   elapsedS: number;
+  /** How far the run is from its stopping rule, when it samples until narrow. */
+  note?: string;
   load: number[];
 }
 
-/** One status line: round, elapsed, ETA from the processes still to run, load. */
+/** One status line: round, elapsed, ETA (fixed runs) or the widest interval so far, load. */
 export function progressLine(state: ProgressState): string {
-  const rate = state.done > 0 ? state.elapsedS / state.done : undefined;
-  const eta = rate === undefined ? "?" : clock(rate * (state.total - state.done));
   const load = state.load.map((l) => l.toFixed(2)).join(" ");
-  return `round ${state.round}/${state.rounds} · ${clock(state.elapsedS)} elapsed · ETA ${eta} · load ${load}`;
+  const parts = [state.rounds ? `round ${state.round}/${state.rounds}` : `round ${state.round}`, `${clock(state.elapsedS)} elapsed`];
+  if (state.rounds) parts.push(`ETA ${clock((state.elapsedS / state.round) * (state.rounds - state.round))}`);
+  if (state.note) parts.push(state.note);
+  parts.push(`load ${load}`);
+  return parts.join(" · ");
 }
 
 /**

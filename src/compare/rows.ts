@@ -1,23 +1,26 @@
 import type { RawRow } from "../report/analyze.ts";
-import type { Side, Unit } from "../report/model.ts";
+import type { MeasureMode, Side, Unit } from "../report/model.ts";
 import type { RoundRecord } from "./store.ts";
 import { rowId } from "./identity.ts";
 
 /** Label used when a bench file produced no report on either side, so its failure still shows. */
 export const WHOLE_FILE = "(bench file)";
 
-/** Why a side of a file failed although its process exited cleanly: it never called bench(). */
-export const NO_BENCHMARK = "registers no benchmark (no bench() or command() ran)";
+/** Whom a failed process's error is charged to: its one side, or both for a duet process. */
+function blamed(record: RoundRecord): Side | "both" {
+  return record.job === "duet" ? "both" : record.job;
+}
 
 /**
  * Turns the run's records into rows: one per (file, label) seen on either side, values in
- * round order (null where a round is missing), and the first error each side hit. A file
- * whose process failed on one side marks all of that file's rows failed on that side.
+ * round order (null where a round is missing), and the first error each side hit. A process
+ * that failed marks the rows it did not measure failed, on the sides it held; the rows it
+ * measured before failing keep their values.
  */
-export function collectRows(files: string[], planned: number, records: RoundRecord[]): RawRow[] {
+export function collectRows(files: string[], rounds: number, records: RoundRecord[]): RawRow[] {
   const rows: RawRow[] = [];
   for (const file of files) {
-    const mine = records.filter((r) => r.file === file);
+    const mine = records.filter((r) => r.file === file).sort((a, b) => a.round - b.round);
     const byLabel = new Map<string, RawRow>();
     const row = (label: string, unit: Unit, sampled?: true): RawRow => {
       let found = byLabel.get(label);
@@ -28,41 +31,46 @@ export function collectRows(files: string[], planned: number, records: RoundReco
           label,
           unit,
           ...(sampled ? { sampled } : {}),
-          base: new Array(planned).fill(null),
-          head: new Array(planned).fill(null),
+          base: new Array(rounds).fill(null),
+          head: new Array(rounds).fill(null),
           presentOn: { base: false, head: false },
         };
         byLabel.set(label, found);
       }
       return found;
     };
-    const processErrors: Partial<Record<Side, string>> = {};
-    // A file's process that ran cleanly and registered nothing is that side's failure, not an
-    // empty table: an import tree-shaken away or a guard that skips every bench looks the same.
-    const registered: Record<Side, boolean> = { base: false, head: false };
-    const ranCleanly: Record<Side, boolean> = { base: false, head: false };
-    for (const record of [...mine].sort((a, b) => a.round - b.round)) {
+    const modes = new Map<string, Set<MeasureMode>>();
+    const failures: Array<{ error: { side: Side | "both"; message: string }; measured: Set<string>; expected?: string[] }> = [];
+    for (const record of mine) {
       if (record.error !== undefined) {
-        processErrors[record.side] ??= record.error;
-        continue;
+        const measured = new Set((record.rows ?? []).filter((r) => r.value !== undefined).map((r) => r.label));
+        const expected = record.expected?.length ? record.expected : undefined;
+        failures.push({ error: { side: blamed(record), message: record.error }, measured, expected });
       }
-      ranCleanly[record.side] = true;
-      if ((record.rows ?? []).length > 0) registered[record.side] = true;
       for (const child of record.rows ?? []) {
         const target = row(child.label, child.unit, child.sampled);
-        target.presentOn[record.side] = true;
-        if (child.error !== undefined) target.error ??= { side: record.side, message: child.error };
-        else if (child.value !== undefined && record.round < planned) target[record.side][record.round] = child.value;
+        target.presentOn[child.side] = true;
+        if (child.unit === "ns" && !child.sampled) {
+          const mode: MeasureMode = record.job === "duet" ? "duet" : "isolated";
+          modes.set(child.label, (modes.get(child.label) ?? new Set()).add(mode));
+        }
+        if (child.error !== undefined) target.error ??= { side: child.side, message: child.error };
+        else if (child.value !== undefined && record.round < rounds) target[child.side][record.round] = child.value;
       }
     }
-    for (const side of ["base", "head"] as const) {
-      if (ranCleanly[side] && !registered[side]) processErrors[side] ??= NO_BENCHMARK;
-      const message = processErrors[side];
-      if (message === undefined) continue;
+    for (const [label, seen] of modes) {
+      const target = byLabel.get(label)!;
+      target.mode = seen.size === 1 ? [...seen][0]! : "mixed";
+    }
+    // A failed process fails the rows it did not get to; what it measured before stays.
+    for (const { error, measured, expected } of failures) {
+      for (const label of expected ?? []) row(label, "ns");
       if (byLabel.size === 0) row(WHOLE_FILE, "ns");
       for (const target of byLabel.values()) {
-        target.presentOn[side] = true;
-        target.error ??= { side, message };
+        if (measured.has(target.label) || (expected && !expected.includes(target.label))) continue;
+        if (error.side === "both") target.presentOn.base = target.presentOn.head = true;
+        else target.presentOn[error.side] = true;
+        target.error ??= error;
       }
     }
     rows.push(...byLabel.values());

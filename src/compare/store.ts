@@ -2,7 +2,19 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { join } from "pathe";
 import { XbenchError, EXIT_USAGE } from "../cli/errors.ts";
 import type { LoadAvg, RevisionInfo, Runtime, Side } from "../report/model.ts";
-import type { ChildRow } from "../runner/protocol.ts";
+import type { ChildRow, SamplingBudget } from "../runner/protocol.ts";
+
+/** When a run stops adding rounds (see compare/sampling.ts). */
+export interface SamplingRule {
+  /** Rounds run before any stop is considered. */
+  minRounds: number;
+  /** Never more rounds than this. */
+  maxRounds: number;
+  /** Stop once every timed row's 95% interval is at most this wide either side (0.01 = ±1%). */
+  targetHalfWidth?: number;
+  /** Stop once the bench processes have run this long (seconds), whatever the width. */
+  maxTimeS?: number;
+}
 
 /** How the bench processes of a run are set up and measured; fixed for the life of a run. */
 export interface RunSettings {
@@ -11,13 +23,18 @@ export interface RunSettings {
   build?: string;
   install: boolean;
   timeoutS: number;
-  benchTimeMs?: number;
   holm: boolean;
+  /** Every file's benchmarks one side per process. */
+  isolate: boolean;
+  sampling: SamplingRule;
+  budget: SamplingBudget;
 }
 
-/** Everything needed to continue a run: what was asked, what was resolved, the schedule. */
+export const PLAN_VERSION = 2;
+
+/** Everything needed to continue a run: what was asked, what was resolved, the schedule's seed. */
 export interface RunPlan extends RunSettings {
-  version: 1;
+  version: typeof PLAN_VERSION;
   repo: string;
   files: string[];
   /** Bench files head (`--head REF`) lacks, taken from the working tree for both sides: uncommitted wrappers. */
@@ -25,8 +42,8 @@ export interface RunPlan extends RunSettings {
   base: RevisionInfo;
   /** `dirtyWith`: what made the working tree dirty, as stated at the start. */
   head: RevisionInfo & { headRef?: string; dirtyWith?: string };
-  rounds: { requested: number; planned: number; cycle: number };
-  orders: Side[][];
+  /** Seeds the order of sides in each round (schedule/orderings.ts orderAt). */
+  seed: number;
   startedAt: string;
   loadavgStart?: LoadAvg;
 }
@@ -35,10 +52,16 @@ export interface RunPlan extends RunSettings {
 export interface RoundRecord {
   round: number;
   file: string;
-  side: Side;
+  /** `duet` (both sides in one process) or the one side the process held. */
+  job: "duet" | Side;
+  /** Sides in the order the process loaded them. */
+  sides: Side[];
   wallMs: number;
+  /** What the process measured, also when it then failed. */
   rows?: ChildRow[];
   error?: string;
+  /** With `error`: the labels the process was to measure (those it did not are failed). */
+  expected?: string[];
 }
 
 export interface RunStore {
@@ -84,7 +107,9 @@ export function openStore(dir: string): RunStore {
   } catch {
     throw new XbenchError(`unreadable ${planFile}`, { exitCode: EXIT_USAGE });
   }
-  if (plan.version !== 1) throw new XbenchError(`run folder ${dir} has plan version ${plan.version}; expected 1`, { exitCode: EXIT_USAGE });
+  if (plan.version !== PLAN_VERSION) {
+    throw new XbenchError(`run folder ${dir} was written by another xbench version (plan version ${plan.version}, expected ${PLAN_VERSION}); start a new run`, { exitCode: EXIT_USAGE });
+  }
   const records: RoundRecord[] = [];
   const roundsFile = join(dir, ROUNDS);
   if (existsSync(roundsFile)) {
@@ -104,6 +129,6 @@ export function openStore(dir: string): RunStore {
   return openStoreAt(dir, plan, records);
 }
 
-export function recordKey(round: number, file: string, side: Side): string {
-  return `${round}\0${file}\0${side}`;
+export function recordKey(round: number, file: string, job: RoundRecord["job"]): string {
+  return `${round}\0${file}\0${job}`;
 }

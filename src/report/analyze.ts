@@ -7,7 +7,7 @@ import { compareExact, EXACT_RULES } from "../stats/exact.ts";
 import { holmIntervals } from "../stats/holm.ts";
 import { logRatios, pairedStats, summarize, TIMED_RULES } from "../stats/paired.ts";
 import { findProblem, pairUp } from "../stats/validate.ts";
-import type { Rounds, Row, Side, Unit } from "./model.ts";
+import type { MeasureMode, Rounds, Row, Side, Unit } from "./model.ts";
 
 export interface RawRow {
   /** `<file basename>-<8 hex of sha256(repo-relative path)>: <label>` */
@@ -24,12 +24,13 @@ export interface RawRow {
   /** Whether the benchmark exists on each side at all. */
   presentOn: { base: boolean; head: boolean };
   /** The benchmark threw on a side. */
-  error?: { side: Side; message: string };
+  error?: { side: Side | "both"; message: string };
+  mode?: MeasureMode;
 }
 
 function statusRow(raw: RawRow, status: Row["status"], error?: Row["error"]): Row {
-  const { id, file, label, unit, base, head } = raw;
-  return { id, file, label, unit, status, ...(error ? { error } : {}), base, head };
+  const { id, file, label, unit, base, head, mode } = raw;
+  return { id, file, label, unit, status, ...(error ? { error } : {}), ...(mode ? { mode } : {}), base, head };
 }
 
 /** The side with fewer usable rounds, to blame when too few pairs remain. */
@@ -95,17 +96,17 @@ export function nothingCompared(rows: readonly Row[]): string | undefined {
  * base: registers no benchmark …`, with the rows it hit when not all of the file's rows.
  */
 export function failureLines(rows: readonly Row[]): string[] {
-  const groups = new Map<string, { file: string; side: Side; message: string; labels: string[] }>();
+  const groups = new Map<string, { file: string; side: Side | "both"; message: string; labels: string[] }>();
   for (const row of rows) {
     if (row.status !== "failed" || !row.error) continue;
     const key = `${row.file}\0${row.error.side}\0${row.error.message}`;
-    const group = groups.get(key) ?? { file: row.file, side: row.error.side, message: row.error.message, labels: [] };
+    const group = groups.get(key) ?? { file: row.file, side: row.error.side, message: row.error.message, labels: [] as string[] };
     group.labels.push(row.label);
     groups.set(key, group);
   }
   return [...groups.values()].map(({ file, side, message, labels }) => {
     const ofFile = rows.filter((row) => row.file === file).length;
     const which = labels.length === ofFile ? "" : ` (${labels.slice(0, 3).map((l) => JSON.stringify(l)).join(", ")}${labels.length > 3 ? ", …" : ""})`;
-    return `${file} on ${side}${which}: ${message.split("\n")[0]}`;
+    return `${file} on ${side === "both" ? "both sides" : side}${which}: ${message.split("\n")[0]}`;
   });
 }

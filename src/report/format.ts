@@ -129,7 +129,7 @@ export interface RowNote {
 export function rowNotes(rows: readonly Row[]): RowNote[] {
   const notes: RowNote[] = [];
   for (const row of rows) {
-    if (row.status === "failed" && row.error) notes.push({ id: row.id, text: `failed on ${row.error.side}: ${row.error.message}` });
+    if (row.status === "failed" && row.error) notes.push({ id: row.id, text: `failed ${row.error.side === "both" ? "in a process holding both sides" : `on ${row.error.side}`}: ${row.error.message}` });
     if (row.exact?.varies) notes.push({ id: row.id, text: "values differed between rounds; medians compared" });
   }
   return notes;

@@ -9,6 +9,11 @@ export type Runtime = "node" | "bun" | "deno";
 export type Verdict = "slower" | "faster" | "~";
 export type ExactVerdict = "same" | "more" | "fewer";
 export type Side = "base" | "head";
+/**
+ * How a timed row was measured: `duet`, both sides alternately in one process (the default);
+ * `isolated`, one side per process; `mixed` when its rounds used both.
+ */
+export type MeasureMode = "duet" | "isolated" | "mixed";
 
 /** `time` values are nanoseconds; `count` and `bytes` are exact and never given an interval. */
 export type Unit = "ns" | "count" | "bytes";
@@ -70,8 +75,10 @@ export interface Row {
   label: string;
   unit: Unit;
   status: RowStatus;
-  /** For `failed`: which side threw, and its error message. */
-  error?: { side: Side; message: string };
+  /** For `failed`: which side threw (`both`: a process that held both sides failed), and its error message. */
+  error?: { side: Side | "both"; message: string };
+  /** Timed rows: how they were measured. */
+  mode?: MeasureMode;
   base: Rounds;
   head: Rounds;
   /** Timed rows with status ok. */
@@ -85,8 +92,23 @@ export interface CompareResult {
   schemaVersion: number;
   xbenchVersion: string;
   runtime: Runtime;
-  /** Rounds asked for, rounds run (whole cycles of orderings), and rounds per cycle. */
-  rounds: { requested: number; planned: number; completed: number; cycle: number };
+  /**
+   * Rounds asked for (the minimum, when sampling until narrow), rounds planned and run (whole
+   * cycles of orderings), and rounds per cycle; for runs that sample until narrow, what
+   * stopped them and the rule.
+   */
+  rounds: {
+    requested: number;
+    planned: number;
+    completed: number;
+    cycle: number;
+    /** `rounds`: the fixed or largest number was reached; `target`: every interval was narrow enough; `time`: the time budget was spent. */
+    stoppedBy?: "rounds" | "target" | "time";
+    /** The half-width every interval was to reach (0.01 = ±1%). */
+    targetHalfWidth?: number;
+    /** The bench-process time budget, in seconds. */
+    maxTimeS?: number;
+  };
   base: RevisionInfo;
   head: RevisionInfo;
   loadavg: { start: LoadAvg; end: LoadAvg };

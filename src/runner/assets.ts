@@ -10,7 +10,10 @@ import { embeddedHelpers } from "../helpers/cache.ts";
  */
 export const CHILD_ASSETS = {
   shim: "runner/child/shim.ts",
-  child: "runner/child/child.ts",
+  side: "runner/child/side.ts",
+  driver: "runner/child/driver.ts",
+  sampler: "runner/child/sampler.ts",
+  extras: "runner/child/extras.ts",
   api: "bench/api.ts",
   mitataMain: "mitata/src/main.mjs",
   mitataLib: "mitata/src/lib.mjs",

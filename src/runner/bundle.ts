@@ -13,7 +13,10 @@ const VIRTUAL: Record<string, ChildAsset> = {
   mitata: "shim",
   xbench: "api",
   "xbench-internal:mitata": "mitataMain",
-  "xbench-internal:child": "child",
+  "xbench-internal:side": "side",
+  "xbench-internal:driver": "driver",
+  "xbench-internal:sampler": "sampler",
+  "xbench-internal:extras": "extras",
 };
 
 type BunRuntime = typeof Bun;
@@ -38,7 +41,7 @@ export function requireBundler(): void {
 const virtualModules: import("bun").BunPlugin = {
   name: "xbench-virtual",
   setup(build) {
-    build.onResolve({ filter: /^(mitata|xbench|xbench-internal:mitata|xbench-internal:child)$/ }, (args) => ({
+    build.onResolve({ filter: /^(mitata|xbench|xbench-internal:[a-z]+)$/ }, (args) => ({
       path: VIRTUAL[args.path]!,
       namespace: "xbench",
     }));
@@ -83,20 +86,25 @@ const sourceLocations: import("bun").BunPlugin = {
   },
 };
 
-export interface BundleRequest {
-  /** Absolute path of the bench file on this side. */
-  benchFile: string;
-  /** Folder the bundle goes to; bare imports resolve from here upward, so keep it inside the side. */
-  outDir: string;
-  runtime: Runtime;
-}
+/** A side's copy of one bench file, or the bench process's main module (one per run). */
+export type BundleRequest =
+  | {
+      kind: "side";
+      /** Absolute path of the bench file on this side. */
+      benchFile: string;
+      /** Folder the bundle goes to; bare imports resolve from here upward, so keep it inside the side. */
+      outDir: string;
+      runtime: Runtime;
+    }
+  | { kind: "driver"; outDir: string; runtime: Runtime };
 
 /**
  * Compiles one bench file and everything it imports from its own side into a single ES
- * module that runs unchanged under node, bun and deno. Packages stay external: they load
- * from the side's node_modules at run time, as the project's own code would.
+ * module that runs unchanged under node, bun and deno, or the driver that loads such modules.
+ * Packages stay external: they load from the side's node_modules at run time, as the
+ * project's own code would.
  */
-export async function bundleBenchFile(request: BundleRequest): Promise<string> {
+export async function bundle(request: BundleRequest): Promise<string> {
   const bun = bunHere();
   return bun ? bundleWith(bun, request) : bundleInBunProcess(request);
 }
@@ -109,35 +117,47 @@ async function bundleInBunProcess(request: BundleRequest): Promise<string> {
   const done = await runToEnd([bun.file, main, JSON.stringify(request)], { env: bun.env });
   if (done.code === 0) return done.stdout.trimEnd().split("\n").pop()!;
   const why = done.error ?? (lastLines(done.stderr, 1) || `${bun.file} ${done.signal ? `killed by ${done.signal}` : `exited ${done.code}`}`);
-  throw new XbenchError(why.startsWith("cannot compile") ? why : `cannot compile ${request.benchFile}: ${why}`);
+  throw new XbenchError(why.startsWith("cannot compile") ? why : `cannot compile ${describe(request)}: ${why}`);
+}
+
+function describe(request: BundleRequest): string {
+  return request.kind === "side" ? request.benchFile : "the bench-process driver";
+}
+
+/**
+ * The entry of a bundle. A side's bench file is imported for its side effects (its `bench()`
+ * calls), which a project's `"sideEffects": false` would let the bundler drop: the build
+ * ignores such annotations (ignoreDCEAnnotations) and the entry keeps the module's namespace.
+ */
+function entrySource(request: BundleRequest): string {
+  if (request.kind === "driver") return 'import "xbench-internal:driver";\n';
+  return [
+    `import * as benchFile from ${JSON.stringify(request.benchFile)};`,
+    'export { describeSide } from "xbench-internal:side";',
+    "export const loaded = benchFile;",
+    "",
+  ].join("\n");
 }
 
 async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<string> {
   mkdirSync(request.outDir, { recursive: true });
   const entry = join(request.outDir, "entry.mjs");
-  writeFileSync(
-    entry,
-    [
-      'import { finish } from "xbench-internal:child";',
-      `import ${JSON.stringify(request.benchFile)};`,
-      "await finish();",
-      "",
-    ].join("\n"),
-  );
+  writeFileSync(entry, entrySource(request));
   const result = await bun.build({
     entrypoints: [entry],
     outdir: request.outDir,
-    naming: "bench.[ext]",
+    naming: `${request.kind}.[ext]`,
     target: request.runtime === "bun" ? "bun" : "node",
     format: "esm",
     packages: "external",
     external: ["@mitata/counters", "bun:jsc"],
     plugins: [virtualModules, sourceLocations],
+    ignoreDCEAnnotations: true,
     throw: false,
   } as Parameters<BunRuntime["build"]>[0]);
   if (!result.success) {
     const first = result.logs.map((l) => (typeof l === "string" ? l : (l.message ?? String(l)))).find(Boolean);
-    throw new XbenchError(`cannot compile ${request.benchFile}: ${first ?? "unknown error"}`);
+    throw new XbenchError(`cannot compile ${describe(request)}: ${first ?? "unknown error"}`);
   }
-  return join(request.outDir, "bench.js");
+  return join(request.outDir, `${request.kind}.js`);
 }

@@ -1,15 +1,64 @@
 /**
- * What a bench process reports to xbench: one JSON file, written once at the end, never
- * scraped from human output. Bumped when the shape changes.
+ * How xbench and a bench process talk: a job as JSON in the environment, and results as
+ * JSON lines appended to a file, one the moment each row is measured, so whatever a process
+ * measured before it crashed or timed out is kept. Never scraped from human output.
  */
-export const CHILD_PROTOCOL = 1;
+import type { Side, Unit } from "../report/model.ts";
 
-export type ChildUnit = "ns" | "count" | "bytes";
+export const CHILD_PROTOCOL = 2;
 
-/** One benchmark's value in this process, or the error it threw. */
+/** One side's compiled bench file, loaded into the bench process in the order given. */
+export interface JobSide {
+  side: Side;
+  bundle: string;
+}
+
+/**
+ * `inventory`: load the sides and list what they register, measure nothing.
+ * `duet`: load both sides and measure their mitata benchmarks alternately.
+ * `solo`: load one side and measure `parts` of it.
+ */
+export type JobKind = "inventory" | "duet" | "solo";
+
+/** `timed`: mitata benchmarks; `extras`: xbench metrics and command rows. */
+export type JobParts = "timed" | "extras" | "all";
+
+/** How long batches are and how much time each side gets, per benchmark and process. */
+export interface SamplingBudget {
+  /** Target length of one batch. */
+  batchNs: number;
+  /** Time each side spends in measured batches. */
+  sideNs: number;
+  /** Time each side spends warming up, at least, before the first measured batch. */
+  warmupNs: number;
+  /** Fewest measured batches per side, however long a batch is. */
+  minBatches: number;
+}
+
+export interface Job {
+  protocol: typeof CHILD_PROTOCOL;
+  kind: JobKind;
+  sides: JobSide[];
+  parts: JobParts;
+  budget: SamplingBudget;
+  /** argv prefix of xbench-exec-stats (or `xbench exec-stats`), which times a command row. */
+  execStats?: string[];
+}
+
+/** What one side of a bench file registers. */
+export interface SideInventory {
+  benchmarks: string[];
+  metrics: Array<{ label: string; unit: Unit }>;
+  commands: string[];
+  isolate: boolean;
+  duplicates: string[];
+}
+
+/** One row of one side measured in this process, or the error it threw. */
 export interface ChildRow {
   label: string;
-  unit: ChildUnit;
+  side: Side;
+  unit: Unit;
   /**
    * A measurement that varies from run to run although its unit is not time (a command's
    * peak RSS): compared with a paired interval like a time, not exactly like a count.
@@ -17,28 +66,51 @@ export interface ChildRow {
   sampled?: true;
   value?: number;
   error?: string;
+  /** Measured batches behind a timed value. */
+  batches?: number;
 }
 
-export interface ChildReport {
-  protocol: typeof CHILD_PROTOCOL;
-  runtime: string;
-  rows: ChildRow[];
-}
+export type ChildLine =
+  | ({ t: "inventory"; side: Side } & SideInventory)
+  | ({ t: "row" } & ChildRow)
+  | { t: "load-error"; side: Side; message: string }
+  | { t: "end" };
 
 /** Environment variables the parent sets for a bench process. */
 export const CHILD_ENV = {
-  /** Where the child writes its ChildReport. */
+  /** The Job, as JSON. */
+  job: "XBENCH_JOB",
+  /** Where the child appends its ChildLines. */
   resultFile: "XBENCH_RESULT_FILE",
-  /** Minimum sampling time per benchmark, in nanoseconds (mitata's default otherwise). */
-  benchTimeNs: "XBENCH_BENCH_TIME_NS",
-  /** JSON argv prefix of `xbench exec-stats`, which times a command and reads its peak RSS. */
-  execStats: "XBENCH_EXEC_STATS",
 } as const;
 
-export function parseChildReport(text: string): ChildReport {
-  const report = JSON.parse(text) as ChildReport;
-  if (report?.protocol !== CHILD_PROTOCOL || !Array.isArray(report.rows)) {
-    throw new Error(`bench process spoke protocol ${String(report?.protocol)}, expected ${CHILD_PROTOCOL}`);
+/** Everything a bench process wrote, a torn last line (the process died mid-write) dropped. */
+export interface ChildReport {
+  inventories: Partial<Record<Side, SideInventory>>;
+  rows: ChildRow[];
+  loadErrors: Partial<Record<Side, string>>;
+  /** The process wrote its last line: it finished every row it was asked for. */
+  ended: boolean;
+}
+
+export function parseChildLines(text: string): ChildReport {
+  const report: ChildReport = { inventories: {}, rows: [], loadErrors: {}, ended: false };
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    let parsed: ChildLine;
+    try {
+      parsed = JSON.parse(line) as ChildLine;
+    } catch {
+      continue;
+    }
+    if (parsed.t === "row") {
+      const { t: _, ...row } = parsed;
+      report.rows.push(row);
+    } else if (parsed.t === "inventory") {
+      const { t: _, side, ...inventory } = parsed;
+      report.inventories[side] = inventory;
+    } else if (parsed.t === "load-error") report.loadErrors[parsed.side] = parsed.message;
+    else if (parsed.t === "end") report.ended = true;
   }
   return report;
 }

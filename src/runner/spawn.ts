@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import { lastLines } from "../util/text.ts";
-import { CHILD_ENV, parseChildReport, type ChildReport } from "./protocol.ts";
+import { CHILD_ENV, parseChildLines, type ChildReport } from "./protocol.ts";
 
 export interface BenchProcess {
   argv: string[];
@@ -12,9 +12,12 @@ export interface BenchProcess {
   timeoutMs: number;
 }
 
-export type BenchOutcome =
-  | { ok: true; report: ChildReport; wallMs: number }
-  | { ok: false; error: string; wallMs: number };
+/** What a bench process wrote (possibly a part, when it failed) and why it failed, if it did. */
+export interface BenchOutcome {
+  report: ChildReport;
+  error?: string;
+  wallMs: number;
+}
 
 /** Children in flight, so a signal handler can kill their whole process groups. */
 const running = new Set<number>();
@@ -89,14 +92,11 @@ export function runBenchProcess(job: BenchProcess): Promise<BenchOutcome> {
     const finish = (error: string | undefined) => {
       clearTimeout(timer);
       const wallMs = performance.now() - start;
-      if (!error && existsSync(job.resultFile)) {
-        try {
-          return resolve({ ok: true, report: parseChildReport(readFileSync(job.resultFile, "utf8")), wallMs });
-        } catch (e) {
-          return resolve({ ok: false, error: `unreadable report: ${(e as Error).message}`, wallMs });
-        }
-      }
-      resolve({ ok: false, error: error ?? "exited without a report", wallMs });
+      const report = parseChildLines(existsSync(job.resultFile) ? readFileSync(job.resultFile, "utf8") : "");
+      const loadError = Object.values(report.loadErrors)[0];
+      if (loadError !== undefined) return resolve({ report, error: loadError, wallMs });
+      if (error === undefined && !report.ended) error = "exited without finishing its report";
+      resolve({ report, ...(error === undefined ? {} : { error }), wallMs });
     };
     child.on("error", (e) => finish(`cannot start ${job.argv[0]}: ${e.message}`));
     child.on("close", (code, signal) => {

@@ -103,3 +103,19 @@ export function planRounds(options: { arms: string[]; rounds: number; seed?: num
   }
   return { orders, planned, cycle, roundedUp: planned > rounds, seed };
 }
+
+/**
+ * The order of arms in round `round` of a schedule generated as needed: rounds come in blocks
+ * of k! that use every ordering once, each block in its own seeded random order. Balanced
+ * like planRounds (every arm in every position, behind every other arm, equally often per
+ * block) but without a fixed rhythm: with two arms planRounds runs b,h,h,b,b,h… and a
+ * disturbance with a period of four processes lined up with the sides in a measured A/A run.
+ * Needs no memory for the rounds before it, so a run may grow one block at a time.
+ */
+export function orderAt(arms: readonly string[], seed: number, round: number): string[] {
+  if (!Number.isInteger(round) || round < 0) throw new RangeError(`orderAt: round must be a whole number >= 0, got ${round}`);
+  const perms = permutations(arms.length);
+  const block = Math.floor(round / perms.length);
+  const random = mulberry32((Math.imul(seed >>> 0, 0x9e3779b1) ^ Math.imul(block + 1, 0x85ebca6b)) >>> 0);
+  return shuffled(perms, random)[round % perms.length]!.map((i) => arms[i]!);
+}

@@ -42,7 +42,8 @@ describe("command line surface", () => {
 
   test("options show their value as <VALUE> and their default once", () => {
     const r = xbench(["compare", "--help"]);
-    expect(r.stdout).toMatch(/^ {6}--rounds <N> +Rounds, rounded up to whole cycles of orderings \(default: 10\)$/m);
+    expect(r.stdout).toMatch(/^ {6}--timeout <S> +Seconds one bench process may run before it is killed \(default: 600\)$/m);
+    expect(r.stdout).toMatch(/^ {6}--rounds <N> +Run exactly N rounds/m);
     expect(r.stdout).toMatch(/^ {6}--bench <PATH\|GLOB> +Bench file or glob, repeatable/m);
     expect(r.stdout).toMatch(/^ {6}--runtime <node\|bun\|deno> +Runtime for the bench processes \(default: node\)$/m);
     expect(r.stdout).toMatch(/^ {6}--install +Install dependencies/m);

@@ -72,7 +72,7 @@ describe("compare on GitHub Actions", () => {
     try {
       const summary = join(work, "summary.md");
       const env = actionsEnv(gh.url, summary);
-      const args = ["compare", "--base", "HEAD", "--rounds", "2", "--time", "20", "--comment"];
+      const args = ["compare", "--base", "HEAD", "--rounds", "6", "--time", "20", "--comment"];
       const first = await xbenchAsync(args, { cwd: repo.dir, env });
       expect(first.code).toBe(0);
       expect(first.stderr).toContain("PR comment created");
@@ -95,7 +95,7 @@ describe("compare on GitHub Actions", () => {
   test("an API failure is one line without the token, even when the server echoes it", async () => {
     const gh = fakeGitHub({ failWith: 403 });
     try {
-      const r = await xbenchAsync(["compare", "--base", "HEAD", "--rounds", "2", "--time", "20", "--comment"], {
+      const r = await xbenchAsync(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20", "--comment"], {
         cwd: repo.dir,
         env: actionsEnv(gh.url, join(work, "summary2.md")),
       });
@@ -111,7 +111,7 @@ describe("compare on GitHub Actions", () => {
     const env: Record<string, string | undefined> = { ...process.env, PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH}` };
     delete env.GITHUB_TOKEN;
     delete env.GITHUB_REPOSITORY;
-    const r = await xbenchAsync(["compare", "--base", "HEAD", "--rounds", "2", "--time", "20", "--comment"], { cwd: repo.dir, env });
+    const r = await xbenchAsync(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20", "--comment"], { cwd: repo.dir, env });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^xbench: --comment needs GITHUB_TOKEN, GITHUB_REPOSITORY/m);
   });

@@ -52,14 +52,14 @@ describe("naming the bench files", () => {
       "bench/encode.ts": 'import { bench } from "mitata";\nbench("encodeURIComponent", () => encodeURIComponent("a b&c"));\n',
       "bench/legacy.bench.ts": 'import { bench } from "mitata";\nbench("legacy", () => 1 + 1);\n',
     });
-    const one = runCompare(repo, ["--base", "HEAD", "--rounds", "2", "--bench", "test/bench/index.ts"]);
+    const one = runCompare(repo, ["--base", "HEAD", "--rounds", "6", "--bench", "test/bench/index.ts"]);
     expect(one.stderr).not.toContain("failed");
     expect(one.code).toBe(0);
     expect(labels(one)).toEqual(["parse", "stringify"]);
     expect(findRow(one.result, "parse").id).toMatch(/^index-[0-9a-f]{8}: parse$/);
     for (const label of ["parse", "stringify"]) expect(findRow(one.result, label).status).toBe("ok");
 
-    const two = runCompare(repo, ["--base", "HEAD", "--rounds", "2", "--bench", "test/bench/index.ts", "--bench=bench/e*.ts"]);
+    const two = runCompare(repo, ["--base", "HEAD", "--rounds", "6", "--bench", "test/bench/index.ts", "--bench=bench/e*.ts"]);
     expect(two.code).toBe(0);
     expect(labels(two)).toEqual(["encodeURIComponent", "parse", "stringify"]);
   });
@@ -74,7 +74,7 @@ describe("naming the bench files", () => {
 
     const pkg = { ...JSON.parse(QS["package.json"]), xbench: { bench: ["test/bench/index.ts"] } };
     const named = repoWith({ ...QS, "package.json": JSON.stringify(pkg, null, 2) });
-    const r = runCompare(named, ["--base", "HEAD", "--rounds", "2"]);
+    const r = runCompare(named, ["--base", "HEAD", "--rounds", "6"]);
     expect(r.code).toBe(0);
     expect(labels(r)).toEqual(["parse", "stringify"]);
   });
@@ -98,7 +98,7 @@ describe("naming the bench files", () => {
     repo.commit("2.2.0");
     // Not committed, not ignored: a wrapper written just to measure the two releases.
     repo.write({ "bench-wrap.ts": 'import { bench } from "mitata";\nimport { parse } from "./src/index.ts";\nbench("parse (wrapper)", () => parse("a=1&b=2"));\n' });
-    const r = runCompare(repo, ["--base", v1, "--head", "HEAD", "--rounds", "2", "--bench", "bench-wrap.ts"]);
+    const r = runCompare(repo, ["--base", v1, "--head", "HEAD", "--rounds", "6", "--bench", "bench-wrap.ts"]);
     expect(r.stderr).not.toContain("failed");
     expect(r.code).toBe(0);
     const row = findRow(r.result, "parse (wrapper)");
@@ -111,7 +111,7 @@ describe("naming the bench files", () => {
   test("a dirty tree is stated once, with what made it dirty, untracked files alone included", () => {
     const repo = repoWith({ ...QS, ".gitignore": "node_modules/\n" });
     repo.write({ "NOTES.md": "try a faster decode\n" });
-    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "2", "--bench", "test/bench/index.ts"]);
+    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "6", "--bench", "test/bench/index.ts"]);
     expect(r.code).toBe(0);
     expect(r.result!.head.dirty).toBe(true);
     expect(`${r.stdout}${r.stderr}`.match(/dirty/g)).toHaveLength(1);
@@ -133,15 +133,15 @@ describe("empty results fail loudly", () => {
 
   test("a bench file that registers no benchmark on base fails: exit 1, one line naming file and side", () => {
     const repo = casesRepo([], ["a=1&b=2"]);
-    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "2"]);
+    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "6"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^xbench: bench\/cases\.bench\.ts on base: registers no benchmark \(no bench\(\) or command\(\) ran\)$/m);
+    expect(r.stderr).toMatch(/^xbench: bench\/cases\.bench\.ts on base: registers no benchmark \(.*\)$/m);
     expect(r.stderr).not.toContain("    at ");
   });
 
   test("a compare with no benchmark measured on both sides exits 1 and says why", () => {
     const repo = casesRepo(["x=1"], ["y=2"]);
-    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "2"]);
+    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "6"]);
     expect(r.code).toBe(1);
     expect(r.result!.rows.map((row) => row.status).sort()).toEqual(["new", "removed"]);
     expect(r.stderr).toMatch(/^xbench: no benchmark was measured on both sides \(1 new, 1 removed\)$/m);
@@ -159,7 +159,7 @@ describe("submodules", () => {
     repo.git("config", "-f", ".gitmodules", "submodule.vendor/slug.url", "https://git.invalid/slug.git");
     repo.write({ "bench/slug.bench.ts": 'import { bench } from "mitata";\nimport { slugify } from "../vendor/slug/index.ts";\nbench("slugify", () => slugify("Hello World, again"));\n' });
     repo.commit("bench slugify");
-    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "2"]);
+    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "6"]);
     expect(r.stderr).not.toContain("failed");
     expect(r.code).toBe(0);
     expect(findRow(r.result, "slugify").status).toBe("ok");
@@ -177,7 +177,7 @@ describe("--install failures", () => {
     });
     // PATH without pnpm (node_modules/.bin has none, nor does this machine).
     const path = (COMPARE_ENV.PATH ?? "").split(":").filter((dir) => !existsSync(join(dir, "pnpm"))).join(":");
-    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "2", "--install", "--bench", "test/bench/index.ts"], { ...COMPARE_ENV, PATH: path });
+    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "6", "--install", "--bench", "test/bench/index.ts"], { ...COMPARE_ENV, PATH: path });
     expect(r.code).toBe(1);
     const lines = r.stderr.trim().split("\n");
     expect(lines).toContain(`xbench: install (pnpm install --frozen-lockfile) failed on base (${repo.git("rev-parse", "HEAD").slice(0, 12)}): pnpm: command not found`);
@@ -191,7 +191,7 @@ describe("--install failures", () => {
       "package.json": JSON.stringify({ name: "qs-lite", type: "module", dependencies: { "left-pad": "1.3.0" } }),
       "package-lock.json": JSON.stringify({ name: "qs-lite", lockfileVersion: 3, requires: true, packages: { "": { name: "qs-lite" } } }),
     });
-    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "2", "--install", "--bench", "test/bench/index.ts"]);
+    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "6", "--install", "--bench", "test/bench/index.ts"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^xbench: install \(npm ci --no-audit --no-fund\) failed on base \([0-9a-f]{12}, exit \d+\):$/m);
     // npm states why first, then prints its usage: the reason is kept ahead of the tail.

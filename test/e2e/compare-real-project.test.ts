@@ -33,9 +33,7 @@ export function decodeParam(segment: string): string {
 const GROUPED = ["params › lookup", "params › miss", "static › lookup", "static › miss"];
 
 describe("compare on a library's own mitata suite", () => {
-  // Needs the lead's runner changes of #12, not yet on main: bench files are tree-shaken under
-  // "sideEffects": false (both sides register nothing) and rows lack their mitata group.
-  test.skip("every benchmark on both sides, group-qualified; an injected slowdown is slower only there", () => {
+  test("every benchmark on both sides, group-qualified; an injected slowdown is slower only there", () => {
     const repo = track(createRepo());
     cpSync(FIXTURE, repo.dir, { recursive: true });
     repo.commit("v0.4.2");

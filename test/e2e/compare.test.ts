@@ -64,7 +64,7 @@ describe("xbench compare on a real git repository", () => {
     repo.write(workFiles("h.bench.ts", [{ label: "h", work: 30000 }]));
     repo.commit("more work");
     repo.write(workFiles("h.bench.ts", [{ label: "h", work: 200000 }])); // uncommitted: must not count
-    const r = compare(repo, ["--base", "HEAD~1", "--head", "HEAD", "--rounds", "4"]);
+    const r = compare(repo, ["--base", "HEAD~1", "--head", "HEAD", "--rounds", "10"]);
     expect(r.code).toBe(0);
     const h = row(r.result, "h").stats!;
     expect(h.verdict).toBe("slower");
@@ -95,7 +95,7 @@ describe("xbench compare on a real git repository", () => {
     repo.git("checkout", "-q", "-b", "feature");
     repo.write({ "new.bench.ts": 'import { bench } from "mitata";\nimport { n } from "./src/lib.ts";\nbench("added", () => { let s = 0; for (let i = 0; i < n; i++) s += i; return s; });\n' });
     repo.commit("add a bench");
-    const r = compare(repo, ["--rounds", "2"]); // default base: merge-base with main
+    const r = compare(repo, ["--rounds", "6"]); // default base: merge-base with main
     expect(r.code).toBe(0);
     const added = row(r.result, "added");
     expect(added.status).toBe("ok");
@@ -107,7 +107,7 @@ describe("xbench compare on a real git repository", () => {
     const repo = repoWith(workFiles("x.bench.ts", [{ label: "x", work: 100 }]));
     repo.write({ "ready": "yes\n" });
     repo.commit("head can build");
-    const r = compare(repo, ["--base", "HEAD~1", "--rounds", "2", "--build", "test -f ready || { echo 'cannot build: ready missing' >&2; exit 3; }"]);
+    const r = compare(repo, ["--base", "HEAD~1", "--rounds", "6", "--build", "test -f ready || { echo 'cannot build: ready missing' >&2; exit 3; }"]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/^xbench: build \(.*\) failed on base \([0-9a-f]{12}, exit 3\):$/m);
     expect(r.stderr).toContain("cannot build: ready missing");
@@ -118,7 +118,7 @@ describe("xbench compare on a real git repository", () => {
   test("a benchmark that throws only on head: that row failed, the others reported, exit 1", () => {
     const repo = repoWith(workFiles("t.bench.ts", [{ label: "fine", work: 2000 }, { label: "fragile", work: 2000 }]));
     repo.write(workFiles("t.bench.ts", [{ label: "fine", work: 2000 }, { label: "fragile", work: 0, throws: true }]));
-    const r = compare(repo, ["--base", "HEAD", "--rounds", "2"]);
+    const r = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
     expect(r.code).toBe(1);
     const fragile = row(r.result, "fragile");
     expect(fragile.status).toBe("failed");
@@ -131,7 +131,7 @@ describe("xbench compare on a real git repository", () => {
     const repo = repoWith(workFiles("y.bench.ts", [{ label: "y", work: 10 }]));
     const cases: Array<[string[], RegExp]> = [
       [["--base", "no-such-ref"], /^xbench: --base ref not found: no-such-ref$/],
-      [["--base", "HEAD", "--rounds", "1"], /^xbench: --rounds must be an integer of at least 2 \(got 1\)$/],
+      [["--base", "HEAD", "--rounds", "1"], /^xbench: --rounds must be an integer of at least 6 \(got 1\)$/],
       [["--base", "HEAD", "nomatch"], /^xbench: no bench file matches "nomatch"; bench files in the working tree: y\.bench\.ts$/],
     ];
     for (const [args, message] of cases) {
@@ -147,7 +147,7 @@ describe("xbench compare on a real git repository", () => {
 
   test.each(["bun", "deno"])("--runtime %s works", (runtime) => {
     const repo = repoWith(workFiles("r.bench.ts", [{ label: "r", work: 3000 }]));
-    const r = compare(repo, ["--base", "HEAD", "--rounds", "2", "--runtime", runtime]);
+    const r = compare(repo, ["--base", "HEAD", "--rounds", "6", "--runtime", runtime]);
     expect(r.stderr).not.toContain("failed");
     expect(r.code).toBe(0);
     expect(r.result!.runtime).toBe(runtime);
@@ -166,7 +166,7 @@ describe("command rows", () => {
         "",
       ].join("\n"),
     });
-    const r = compare(repo, ["--base", "HEAD", "--rounds", "2"]);
+    const r = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
     expect(r.code).toBe(1); // the missing command's rows
     const rss = (label: string) => row(r.result, `${label} (peak RSS)`);
     // Launched from a static helper of a few pages: `true` is about 1 MB, not the ~35 MB of the
@@ -195,23 +195,23 @@ describe("interrupting a compare", () => {
     let runDir: string | undefined;
     const records = () => (runDir && existsSync(join(runDir, "rounds.ndjson")) ? readFileSync(join(runDir, "rounds.ndjson"), "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
     const deadline = Date.now() + 120_000;
-    // Two records per round (base and head): the fifth means round 3 is under way.
+    // One record per round (a duet process holds both sides): the second means round 3 is under way.
     while (Date.now() < deadline) {
       runDir ??= /run folder (\S+)/.exec(stderr)?.[1];
-      if (records().length >= 4) break;
+      if (records().length >= 2) break;
       await Bun.sleep(20);
     }
-    expect(records().length).toBeGreaterThanOrEqual(4);
+    expect(records().length).toBeGreaterThanOrEqual(2);
     await Bun.sleep(150);
     child.kill("SIGINT");
     expect(await exited).toBe(130);
     expect(stderr).toContain(`xbench compare --resume ${runDir}`);
     expect(repo.worktrees()).toHaveLength(1);
-    const leftovers = spawnSync("pgrep", ["-f", "xbench/.*bench.js"], { encoding: "utf8" }).stdout.trim();
+    const leftovers = spawnSync("pgrep", ["-f", "xbench-compare-.*/driver/driver.js"], { encoding: "utf8" }).stdout.trim();
     expect(leftovers).toBe("");
     const kept = records();
-    for (const round of [0, 1]) for (const side of ["base", "head"]) expect(kept.some((r) => r.round === round && r.side === side)).toBe(true);
-    expect(kept.length).toBeLessThan(12);
+    for (const round of [0, 1]) expect(kept.some((r) => r.round === round && r.job === "duet" && r.rows.length === 2)).toBe(true);
+    expect(kept.length).toBeLessThan(6);
     expect(readdirSync(join(repo.dir)).includes("node_modules")).toBe(false);
 
     const { dir: out, cleanup } = tempDir();
@@ -221,7 +221,7 @@ describe("interrupting a compare", () => {
       const result = JSON.parse(readFileSync(join(out, "r.json"), "utf8")) as CompareResult;
       expect(row(result, "s").base.every((v) => typeof v === "number")).toBe(true);
       expect(row(result, "s").base).toHaveLength(6);
-      expect(records()).toHaveLength(12);
+      expect(records()).toHaveLength(6);
       expect(repo.worktrees()).toHaveLength(1);
     } finally {
       cleanup();
@@ -250,11 +250,11 @@ describe("dependencies per side", () => {
     repo.commit("lockfile");
     repo.write(vendored(14000));
 
-    const installed = compare(repo, ["--base", "HEAD", "--rounds", "6", "--install"]);
+    const installed = compare(repo, ["--base", "HEAD", "--rounds", "10", "--install"]);
     expect(installed.code).toBe(0);
     expect(row(installed.result, "uses lefty").stats?.verdict).toBe("slower");
 
-    const linked = compare(repo, ["--base", "HEAD", "--rounds", "2"]);
+    const linked = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
     expect(linked.code).toBe(0);
     const same = row(linked.result, "uses lefty").stats!;
     expect(Math.abs(same.delta)).toBeLessThan(0.2); // both sides run head's lefty
@@ -272,7 +272,7 @@ describe("workspace packages", () => {
       "packages/p/node_modules/dep/package.json": JSON.stringify({ name: "dep", type: "module", main: "index.js" }),
       "packages/p/node_modules/dep/index.js": "export function spin() { let s = 0; for (let i = 0; i < 3000; i++) s += i; return s; }\n",
     });
-    const r = compare(repo, ["--base", "HEAD", "--rounds", "2"]);
+    const r = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
     expect(r.stderr).not.toContain("failed");
     expect(r.code).toBe(0);
     expect(row(r.result, "uses dep").status).toBe("ok");

@@ -48,7 +48,7 @@ describe("compare from the npm build (node and deno have no bundler: a bun on PA
     ["bun", [bin("bun"), NPM_CLI]],
   ])("%s: bench files and command rows run; a file that does not compile is that row's failure", (_name, argv) => {
     const json = join(repo.dir, "..", `${basename(repo.dir)}-npm.json`);
-    const r = spawnSync(argv[0]!, [...argv.slice(1), "compare", "--base", "HEAD", "--rounds", "2", "--time", "20", "--json", json], {
+    const r = spawnSync(argv[0]!, [...argv.slice(1), "compare", "--base", "HEAD", "--rounds", "6", "--time", "20", "--json", json], {
       encoding: "utf8",
       cwd: repo.dir,
       env: { ...process.env, PATH: systemPath([dirname(bin("bun"))]) },

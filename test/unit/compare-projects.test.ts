@@ -4,7 +4,7 @@ import { closest, editDistance } from "../../src/cli/usage.ts";
 import { filterFiles, repoRelativePattern, selectNamedFiles } from "../../src/compare/discover.ts";
 import { benchBasename, rowId } from "../../src/compare/identity.ts";
 import { describeDirty, headLabel, packageBenchList } from "../../src/compare/plan.ts";
-import { collectRows, NO_BENCHMARK, WHOLE_FILE } from "../../src/compare/rows.ts";
+import { collectRows } from "../../src/compare/rows.ts";
 import type { RoundRecord } from "../../src/compare/store.ts";
 import { analyzeRows, failureLines, nothingCompared, type RawRow } from "../../src/report/analyze.ts";
 import { formatBound, formatInterval, rowCells } from "../../src/report/format.ts";
@@ -76,16 +76,16 @@ describe("a dirty working tree, stated once with what made it dirty", () => {
 });
 
 describe("empty results are failures, never a pass", () => {
-  const record = (side: "base" | "head", round: number, rows: RoundRecord["rows"]): RoundRecord => ({ round, file: "test/bench/index.ts", side, wallMs: 1, rows });
-
-  test("a side whose process ran cleanly but registered no benchmark fails that file on that side", () => {
-    const rows = collectRows(["test/bench/index.ts"], 2, [record("base", 0, []), record("head", 0, [{ label: "a", unit: "ns", value: 5 }]), record("base", 1, []), record("head", 1, [{ label: "a", unit: "ns", value: 6 }])]);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]!.error).toEqual({ side: "base", message: NO_BENCHMARK });
-    const both = collectRows(["test/bench/index.ts"], 2, [record("base", 0, []), record("head", 0, [])]);
-    expect(both.map((r) => [r.label, r.error?.side])).toEqual([[WHOLE_FILE, "base"]]);
-    const analyzed = analyzeRows(both, { holm: false });
-    expect(failureLines(analyzed)).toEqual([`test/bench/index.ts on base: ${NO_BENCHMARK}`]);
+  test("a file that fails on a side is one line naming file and side, whatever rows it had", () => {
+    const file = "test/bench/index.ts";
+    const noBenchmark = "registers no benchmark (no bench(), metric() or command() ran when the file loaded)";
+    // As the engine records a side it cannot measure: once, expecting the labels the other side has.
+    const records: RoundRecord[] = [{ round: 0, file, job: "base", sides: ["base"], wallMs: 0, error: noBenchmark, expected: ["parse", "stringify"] }];
+    const rows = analyzeRows(collectRows([file], 6, records), { holm: false });
+    expect(rows.map((r) => r.status)).toEqual(["failed", "failed"]);
+    expect(failureLines(rows)).toEqual([`test/bench/index.ts on base: ${noBenchmark}`]);
+    const duet: RoundRecord[] = [{ round: 0, file, job: "duet", sides: ["head", "base"], wallMs: 5, error: "killed after 600 s", expected: ["parse"] }];
+    expect(failureLines(analyzeRows(collectRows([file], 6, duet), { holm: false }))).toEqual(["test/bench/index.ts on both sides: killed after 600 s"]);
   });
 
   test("one line per file, side and error; rows named only when not the whole file", () => {

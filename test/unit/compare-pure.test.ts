@@ -41,8 +41,21 @@ describe("row identity", () => {
 });
 
 describe("collecting rows from round records", () => {
-  const ok = (round: number, side: "base" | "head", value: number, extra: ChildRow[] = []): RoundRecord => ({
-    round, file: "f.bench.ts", side, wallMs: 1, rows: [{ label: "t", unit: "ns" as const, value }, ...extra],
+  const ok = (round: number, side: "base" | "head", value: number, extra: Array<Omit<ChildRow, "side">> = []): RoundRecord => ({
+    round,
+    file: "f.bench.ts",
+    job: side,
+    sides: [side],
+    wallMs: 1,
+    rows: [{ label: "t", unit: "ns" as const, value }, ...extra].map((r) => ({ ...r, side })),
+  });
+  const duet = (round: number, values: [number, number], extra: ChildRow[] = []): RoundRecord => ({
+    round,
+    file: "f.bench.ts",
+    job: "duet",
+    sides: ["head", "base"],
+    wallMs: 1,
+    rows: [{ label: "t", side: "base", unit: "ns", value: values[0] }, { label: "t", side: "head", unit: "ns", value: values[1] }, ...extra],
   });
   test("aligns values by round, null where a round is missing", () => {
     const rows = collectRows(["f.bench.ts"], 3, [ok(0, "base", 10), ok(0, "head", 11), ok(2, "head", 12), ok(2, "base", 9)]);
@@ -50,6 +63,14 @@ describe("collecting rows from round records", () => {
     expect(rows[0]!.base).toEqual([10, null, 9]);
     expect(rows[0]!.head).toEqual([11, null, 12]);
     expect(rows[0]!.presentOn).toEqual({ base: true, head: true });
+    expect(rows[0]!.mode).toBe("isolated");
+  });
+  test("a duet process gives both sides of a round; the mode says how each row was measured", () => {
+    const rows = collectRows(["f.bench.ts"], 2, [duet(0, [10, 11]), duet(1, [9, 12])]);
+    expect(rows[0]!.base).toEqual([10, 9]);
+    expect(rows[0]!.head).toEqual([11, 12]);
+    expect(rows[0]!.mode).toBe("duet");
+    expect(collectRows(["f.bench.ts"], 2, [duet(0, [10, 11]), ok(1, "base", 9), ok(1, "head", 9)])[0]!.mode).toBe("mixed");
   });
   test("a label on one side only is present on that side only", () => {
     const rows = collectRows(["f.bench.ts"], 2, [ok(0, "base", 1), ok(0, "head", 1, [{ label: "added", unit: "count", value: 2 }])]);
@@ -58,12 +79,22 @@ describe("collecting rows from round records", () => {
     expect(added.unit).toBe("count");
   });
   test("a benchmark error and a failed process both mark rows failed, naming the side", () => {
-    const thrown = collectRows(["f.bench.ts"], 2, [ok(0, "base", 1), { ...ok(0, "head", 1), rows: [{ label: "t", unit: "ns", error: "boom" }] }]);
+    const thrown = collectRows(["f.bench.ts"], 2, [ok(0, "base", 1), { ...ok(0, "head", 1), rows: [{ label: "t", side: "head", unit: "ns", error: "boom" }] }]);
     expect(thrown[0]!.error).toEqual({ side: "head", message: "boom" });
-    const crashed = collectRows(["f.bench.ts"], 2, [ok(0, "head", 1), { round: 0, file: "f.bench.ts", side: "base", wallMs: 1, error: "exited 1" }]);
+    const crashed = collectRows(["f.bench.ts"], 2, [ok(0, "head", 1), { round: 0, file: "f.bench.ts", job: "base", sides: ["base"], wallMs: 1, error: "exited 1" }]);
     expect(crashed[0]!.error).toEqual({ side: "base", message: "exited 1" });
-    const nothing = collectRows(["f.bench.ts"], 2, [{ round: 0, file: "f.bench.ts", side: "base", wallMs: 1, error: "syntax" }]);
+    const nothing = collectRows(["f.bench.ts"], 2, [{ round: 0, file: "f.bench.ts", job: "base", sides: ["base"], wallMs: 1, error: "syntax" }]);
     expect(nothing[0]!.label).toBe(WHOLE_FILE);
+  });
+  test("rows a process measured before it failed keep their values; the rest fail, on both sides for a duet", () => {
+    const partial: RoundRecord = { ...duet(1, [10, 11]), error: "timed out after 5 s", expected: ["t", "slow"] };
+    const rows = collectRows(["f.bench.ts"], 2, [duet(0, [10, 11], [{ label: "slow", side: "base", unit: "ns", value: 5 }, { label: "slow", side: "head", unit: "ns", value: 5 }]), partial]);
+    const t = rows.find((r) => r.label === "t")!;
+    expect(t.error).toBeUndefined();
+    expect(t.base).toEqual([10, 10]);
+    const slow = rows.find((r) => r.label === "slow")!;
+    expect(slow.error).toEqual({ side: "both", message: "timed out after 5 s" });
+    expect(slow.base).toEqual([5, null]);
   });
 });
 
@@ -71,8 +102,11 @@ describe("progress", () => {
   test("clock and the status line", () => {
     expect(clock(5)).toBe("0:05");
     expect(clock(3725)).toBe("1:02:05");
-    expect(progressLine({ round: 2, rounds: 10, done: 4, total: 20, elapsedS: 8, load: [1, 0.5, 0.25] })).toBe(
+    expect(progressLine({ round: 2, rounds: 10, elapsedS: 8, load: [1, 0.5, 0.25] })).toBe(
       "round 2/10 · 0:08 elapsed · ETA 0:32 · load 1.00 0.50 0.25",
+    );
+    expect(progressLine({ round: 8, elapsedS: 20, note: "widest ±2.0% (target ±1.0%)", load: [1, 0.5, 0.25] })).toBe(
+      "round 8 · 0:20 elapsed · widest ±2.0% (target ±1.0%) · load 1.00 0.50 0.25",
     );
   });
 });
@@ -81,14 +115,14 @@ describe("run folder", () => {
   test("a torn last line is dropped and the next record starts on its own line", () => {
     const { dir, cleanup } = tempDir();
     try {
-      const plan = { version: 1, files: [] } as unknown as RunPlan;
+      const plan = { version: 2, files: [] } as unknown as RunPlan;
       const store = createStore(dir, plan);
-      store.append({ round: 0, file: "f", side: "base", wallMs: 1 });
+      store.append({ round: 0, file: "f", job: "base", sides: ["base"], wallMs: 1 });
       appendFileSync(join(dir, "rounds.ndjson"), '{"round":0,"file":"f","si');
       const reopened = openStore(dir);
       expect(reopened.records).toHaveLength(1);
-      reopened.append({ round: 0, file: "f", side: "head", wallMs: 2 });
-      expect(openStore(dir).records.map((r) => r.side)).toEqual(["base", "head"]);
+      reopened.append({ round: 0, file: "f", job: "head", sides: ["head"], wallMs: 2 });
+      expect(openStore(dir).records.map((r) => r.job)).toEqual(["base", "head"]);
       expect(readFileSync(join(dir, "rounds.ndjson"), "utf8").endsWith("\n")).toBe(true);
     } finally {
       cleanup();

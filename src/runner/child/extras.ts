@@ -1,27 +1,14 @@
 /**
- * The end of every bench process: after the bench file has loaded (and maybe called
- * `run()`), measure what is left, the xbench metrics and command rows, write one report
- * and exit, so a handle the bench file left open cannot hang the round.
+ * Rows mitata cannot express, measured by a bench process that holds one side only: the
+ * xbench metrics (measured once per process) and command rows (wall time and peak RSS of a
+ * launch, through xbench-exec-stats or `xbench exec-stats`).
  */
 // @ts-nocheck -- bundled from a virtual module
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { registry } from "xbench";
-import { measuredRuns } from "mitata";
-
-function runtimeName() {
-  if (globalThis.Bun) return "bun";
-  if (globalThis.Deno) return "deno";
-  return "node";
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = (sorted.length - 1) / 2;
-  return (sorted[Math.floor(mid)] + sorted[Math.ceil(mid)]) / 2;
-}
+import { median } from "xbench-internal:sampler";
 
 /** One launch through xbench-exec-stats (or `xbench exec-stats`): the command's wall time and peak RSS. */
 function launch(prefix, command) {
@@ -52,9 +39,9 @@ function launch(prefix, command) {
   }
 }
 
-async function commandRows(prefix) {
+export async function commandRows(commands, prefix) {
   const rows = [];
-  for (const command of registry().commands) {
+  for (const command of commands) {
     const wall = `${command.label}`;
     const rss = `${command.label} (peak RSS)`;
     try {
@@ -72,9 +59,9 @@ async function commandRows(prefix) {
   return rows;
 }
 
-async function metricRows() {
+export async function metricRows(metrics) {
   const rows = [];
-  for (const metric of registry().metrics) {
+  for (const metric of metrics) {
     try {
       const value = await metric.measure();
       if (typeof value !== "number" || !Number.isFinite(value)) throw new Error(`metric returned ${String(value)}`);
@@ -84,17 +71,4 @@ async function metricRows() {
     }
   }
   return rows;
-}
-
-export async function finish() {
-  const runs = await measuredRuns();
-  const rows = runs.map((r) => ({ label: r.label, unit: "ns", ...(r.error ? { error: r.error } : { value: r.value }) }));
-  rows.push(...(await metricRows()));
-  const prefix = process.env.XBENCH_EXEC_STATS ? JSON.parse(process.env.XBENCH_EXEC_STATS) : undefined;
-  rows.push(...(await commandRows(prefix)));
-  const report = { protocol: 1, runtime: runtimeName(), rows };
-  const file = process.env.XBENCH_RESULT_FILE;
-  if (file) writeFileSync(file, JSON.stringify(report));
-  else process.stdout.write(`${JSON.stringify(report)}\n`);
-  process.exit(0);
 }

@@ -1,0 +1,102 @@
+/**
+ * The main module of every bench process. It reads its job from XBENCH_JOB, loads each side's
+ * compiled bench file in the order given (so which side loads, warms and runs first varies
+ * from process to process), measures what the job asks, appends one JSON line per row to
+ * XBENCH_RESULT_FILE, and exits, so that a handle a bench file left open cannot hang it.
+ */
+// @ts-nocheck -- bundled from a virtual module
+import { appendFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { commandRows, metricRows } from "xbench-internal:extras";
+import { prepare, sample } from "xbench-internal:sampler";
+
+/** Registrations go to the side whose file is loading (see bench/api.ts). */
+const LOADING_SIDE_KEY = Symbol.for("xbench.loadingSide");
+
+const job = JSON.parse(process.env.XBENCH_JOB);
+const resultFile = process.env.XBENCH_RESULT_FILE;
+
+function emit(line) {
+  appendFileSync(resultFile, `${JSON.stringify(line)}\n`);
+}
+
+function firstLine(error) {
+  return String(error?.message ?? error).split("\n")[0];
+}
+
+async function load(sides) {
+  const described = [];
+  for (const { side, bundle } of sides) {
+    globalThis[LOADING_SIDE_KEY] = side;
+    process.env.XBENCH_SIDE = side;
+    try {
+      const module = await import(pathToFileURL(bundle).href);
+      described.push({ side, ...module.describeSide(side) });
+    } catch (error) {
+      emit({ t: "load-error", side, message: firstLine(error) });
+      process.exit(1);
+    } finally {
+      globalThis[LOADING_SIDE_KEY] = undefined;
+    }
+  }
+  return described;
+}
+
+function inventory(description) {
+  return {
+    t: "inventory",
+    side: description.side,
+    benchmarks: description.benchmarks.map((b) => b.label),
+    metrics: description.metrics.map((m) => ({ label: m.label, unit: m.unit })),
+    commands: description.commands.map((c) => c.label),
+    isolate: description.isolate,
+    duplicates: description.duplicates,
+  };
+}
+
+/** Measures one label on every side that has it: alternately when two sides do. */
+async function measureLabel(label, cases) {
+  const subjects = [];
+  for (const { side, benchmark } of cases) {
+    try {
+      subjects.push({ side, subject: await prepare(benchmark.fn, benchmark.args, benchmark.gc) });
+    } catch (error) {
+      emit({ t: "row", label, side, unit: "ns", error: firstLine(error) });
+    }
+  }
+  if (subjects.length === 0) return;
+  try {
+    const results = await sample(subjects.map((s) => s.subject), job.budget);
+    for (const s of subjects) await s.subject.finish();
+    subjects.forEach((s, i) => emit({ t: "row", label, side: s.side, unit: "ns", value: results[i].value, batches: results[i].batches }));
+  } catch (error) {
+    // Which side threw is known only when one side runs; with two, blame both.
+    for (const s of subjects) emit({ t: "row", label, side: s.side, unit: "ns", error: firstLine(error) });
+  }
+}
+
+async function measureTimed(described) {
+  const labels = [...new Set(described.flatMap((d) => d.benchmarks.map((b) => b.label)))];
+  for (const label of labels) {
+    const cases = described.flatMap((d) => {
+      const benchmark = d.benchmarks.find((b) => b.label === label);
+      return benchmark ? [{ side: d.side, benchmark }] : [];
+    });
+    await measureLabel(label, cases);
+  }
+}
+
+async function measureExtras(description) {
+  const rows = [...(await metricRows(description.metrics)), ...(await commandRows(description.commands, job.execStats))];
+  for (const row of rows) emit({ t: "row", side: description.side, ...row });
+}
+
+const described = await load(job.sides);
+if (job.kind === "inventory") {
+  for (const description of described) emit(inventory(description));
+} else {
+  if (job.parts !== "extras") await measureTimed(described);
+  if (job.parts !== "timed") for (const description of described) await measureExtras(description);
+}
+emit({ t: "end" });
+process.exit(0);

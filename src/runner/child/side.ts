@@ -1,0 +1,69 @@
+/**
+ * Bundled into each side's copy of a bench file: after the file has loaded, lists what it
+ * registered, one entry per row: every argument combination of every mitata benchmark,
+ * named with its groups (`parse › small (100)`), then the xbench metrics and commands.
+ */
+// @ts-nocheck -- bundled from a virtual module
+import { registeredTrials } from "mitata";
+import { registry } from "xbench";
+
+/** One mitata benchmark with one set of arguments: what the sampler measures. */
+export interface BenchmarkCase {
+  label: string;
+  fn: (...args: unknown[]) => unknown;
+  args: Record<string, unknown>;
+  /** mitata's `.gc()` setting: "inner" collects before every batch. */
+  gc: "inner" | "once" | boolean;
+}
+
+export interface SideDescription {
+  benchmarks: BenchmarkCase[];
+  metrics: Array<{ label: string; unit: string; measure: () => number | Promise<number> }>;
+  commands: Array<{ label: string; argv: string[]; options: Record<string, unknown> }>;
+  isolate: boolean;
+  /** Labels registered more than once in this file. */
+  duplicates: string[];
+}
+
+/** Joins group names and a benchmark's name into its row label. */
+export function rowLabel(groups: string[], name: string): string {
+  return [...groups, name].join(" › ");
+}
+
+/** Every argument combination of a trial, in mitata's own order, with its display name. */
+function* combinations(trial) {
+  const keys = Object.keys(trial._args);
+  if (keys.length === 0) {
+    yield { args: {}, name: trial._name };
+    return;
+  }
+  const total = keys.reduce((n, k) => n * trial._args[k].length, 1);
+  const offsets = new Array(keys.length).fill(0);
+  for (let i = 0; i < total; i++) {
+    const args = {};
+    let name = trial._name;
+    for (let k = 0; k < keys.length; k++) args[keys[k]] = trial._args[keys[k]][offsets[k]];
+    for (const key of keys) name = name.replaceAll(`$${key}`, String(args[key]));
+    // A name without `$arg` placeholders would repeat; keep rows apart by their arguments.
+    if (name === trial._name) name = `${trial._name} (${keys.map((k) => String(args[k])).join(", ")})`;
+    yield { args, name };
+    let k = 0;
+    do offsets[k] = (offsets[k] + 1) % trial._args[keys[k]].length;
+    while (offsets[k++] === 0 && k < keys.length);
+  }
+}
+
+export function describeSide(side: string): SideDescription {
+  const benchmarks: BenchmarkCase[] = [];
+  for (const { trial, groups } of registeredTrials()) {
+    for (const { args, name } of combinations(trial)) {
+      benchmarks.push({ label: rowLabel(groups, name), fn: trial.f, args, gc: trial._gc });
+    }
+  }
+  const extras = registry(side);
+  const labels = [...benchmarks.map((b) => b.label), ...extras.metrics.map((m) => m.label), ...extras.commands.flatMap((c) => [c.label, `${c.label} (peak RSS)`])];
+  const seen = new Set<string>();
+  const duplicates = new Set<string>();
+  for (const label of labels) (seen.has(label) ? duplicates : seen).add(label);
+  return { benchmarks, metrics: extras.metrics, commands: extras.commands, isolate: extras.isolate, duplicates: [...duplicates] };
+}
