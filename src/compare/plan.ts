@@ -169,8 +169,10 @@ export function chooseBenchFiles(
   const candidates = [...onHeadSet, ...[...extra].filter((f) => !onHeadSet.has(f))];
   const { files: picked, unmatched } = selectNamedFiles(candidates, named);
   if (unmatched.length > 0) {
+    // Named as the user wrote it (`./bench/x.ts` from a subfolder), not as resolved.
+    const typed = flags.length > 0 ? request.bench![flags.indexOf(unmatched[0]!)] : unmatched[0];
     const source = flags.length > 0 ? "--bench" : `package.json "xbench.bench" entry`;
-    throw new XbenchError(`${source} "${unmatched[0]}" matches no file ${where}`, { exitCode: EXIT_USAGE });
+    throw new XbenchError(`${source} "${typed}" matches no file ${where}`, { exitCode: EXIT_USAGE });
   }
   const files = filterFiles(picked, request.filter);
   if (files.length === 0) {

@@ -84,6 +84,11 @@ describe("naming the bench files", () => {
     const r = xbench(["compare", "--base", "HEAD", "--bench", "test/bench/missing.ts"], { cwd: repo.dir, env: COMPARE_ENV });
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('xbench: --bench "test/bench/missing.ts" matches no file in the working tree');
+    const inSubfolder = xbench(["compare", "--base", "HEAD", "--bench", "./missing.ts"], { cwd: join(repo.dir, "test"), env: COMPARE_ENV });
+    expect(inSubfolder.stderr.trim()).toBe('xbench: --bench "./missing.ts" matches no file in the working tree');
+    const found = xbench(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20", "--bench", "./bench/index.ts"], { cwd: join(repo.dir, "test"), env: COMPARE_ENV, timeout: 300_000 });
+    expect(found.code).toBe(0); // a path relative to where xbench runs
+    expect(found.stdout).toMatch(/^index-[0-9a-f]{8}: parse /m);
     const pkg = { ...JSON.parse(QS["package.json"]), xbench: { bench: ["bench/**/*.ts"] } };
     const badPkg = repoWith({ ...QS, "package.json": JSON.stringify(pkg) });
     const p = xbench(["compare", "--base", "HEAD"], { cwd: badPkg.dir, env: COMPARE_ENV });
