@@ -64,7 +64,7 @@ function describeSampling(rule: SamplingRule): string {
 const PLAN_FLAGS = ["--bench", "--base", "--head", "--rounds", "--target", "--max-time", "--isolate", "--runtime", "--build", "--install", "--timeout", "--time", "--holm"];
 
 export const compareCommand = defineCommand({
-  meta: { name: "compare", description: "Benchmark the merge-base against the working tree, interleaved, with a paired 95% CI per row" },
+  meta: { name: "compare", description: "Benchmark the merge-base against the working tree, both sides alternating in each bench process, with a paired 95% CI per row" },
   args: {
     filter: { type: "positional", required: false, description: "Substring or glob that narrows the bench files" },
     bench: {

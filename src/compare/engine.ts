@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "pathe";
 import { log } from "../cli/log.ts";
 import { embeddedHelpers } from "../helpers/cache.ts";
 import { optionalHelper } from "../helpers/index.ts";
 import type { CompareResult, Row, Side } from "../report/model.ts";
 import { SCHEMA_ID, SCHEMA_VERSION } from "../report/model.ts";
-import { analyzeRows } from "../report/analyze.ts";
+import { analyzeRows, halfWidth, intervalRows } from "../report/analyze.ts";
 import { bundle } from "../runner/bundle.ts";
 import { CHILD_ENV, CHILD_PROTOCOL, type Job, type JobSide } from "../runner/protocol.ts";
 import { killRunningChildren, runBenchProcess, runtimeArgv, type BenchOutcome } from "../runner/spawn.ts";
@@ -17,7 +17,7 @@ import { createCleanup, exitOnSignals, type Cleanup } from "./cleanup.ts";
 import { jobsFor, planFile, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
 import { createProgress } from "./progress.ts";
 import { collectRows } from "./rows.ts";
-import { halfWidth, intervalRows, stopReason, type StopReason } from "./sampling.ts";
+import { stopReason, type StopReason } from "./sampling.ts";
 import type { SamplingRule } from "./store.ts";
 import { buildSide, checkoutHead, checkoutSide, copyBenchFiles, installDependencies, linkDependencies, nearestNodeModules, type SideTree } from "./sides.ts";
 import { recordKey, type RoundRecord, type RunStore } from "./store.ts";
@@ -254,6 +254,7 @@ export async function runCompare(store: RunStore): Promise<CompareOutcome> {
       base: plan.base,
       head: { ref: plan.head.ref, sha: plan.head.sha, dirty: plan.head.dirty },
       loadavg: { start: plan.loadavgStart ?? loadEnd, end: loadEnd },
+      cores: availableParallelism(),
       startedAt: plan.startedAt,
       finishedAt: new Date().toISOString(),
       holm: plan.holm,

@@ -9,6 +9,7 @@
  * appears would make verdicts on unchanged code far more common than 5%. A width does not
  * depend on the sign of the change, so stopping on it keeps the interval's level.
  */
+import { halfWidth, intervalRows } from "../report/analyze.ts";
 import type { Row } from "../report/model.ts";
 import type { SamplingRule } from "./store.ts";
 
@@ -23,18 +24,6 @@ export interface SamplingState {
   benchSeconds: number;
   /** The rows as analyzed now; called only when the rule needs them. */
   rows: () => Row[];
-}
-
-/** Half the width of a row's interval of delta; Infinity when it has none yet. */
-export function halfWidth(row: Row): number {
-  if (!row.stats) return Infinity;
-  const [lower, upper] = row.stats.ci;
-  return Number.isFinite(lower) && Number.isFinite(upper) ? (upper - lower) / 2 : Infinity;
-}
-
-/** The rows the width target applies to: those with an interval (times, peak RSS). */
-export function intervalRows(rows: Row[]): Row[] {
-  return rows.filter((row) => row.status === "ok" && row.stats);
 }
 
 export function stopReason(rule: SamplingRule, state: SamplingState): StopReason | undefined {

@@ -4,8 +4,9 @@
  * a one-line reason, and rows present on one side only are `new` or `removed`.
  */
 import { compareExact, EXACT_RULES } from "../stats/exact.ts";
-import { holmIntervals } from "../stats/holm.ts";
-import { logRatios, pairedStats, summarize, TIMED_RULES } from "../stats/paired.ts";
+import { holmIntervals, withHolm } from "../stats/holm.ts";
+import { pairedAnalysis, TIMED_RULES } from "../stats/paired.ts";
+import type { WalshSummary } from "../stats/signed-rank.ts";
 import { findProblem, pairUp } from "../stats/validate.ts";
 import type { MeasureMode, Rounds, Row, Side, Unit } from "./model.ts";
 
@@ -39,24 +40,30 @@ function sparserSide(raw: RawRow): Side {
   return usable(raw.base) < usable(raw.head) ? "base" : "head";
 }
 
-function analyzeOne(raw: RawRow): Row {
-  if (raw.error) return statusRow(raw, "failed", raw.error);
-  if (raw.presentOn.head && !raw.presentOn.base) return statusRow(raw, "new");
-  if (raw.presentOn.base && !raw.presentOn.head) return statusRow(raw, "removed");
+/** An analyzed row, with the Walsh averages of a paired row kept for Holm. */
+interface Analyzed {
+  row: Row;
+  walsh?: WalshSummary;
+}
+
+function analyzeOne(raw: RawRow): Analyzed {
+  if (raw.error) return { row: statusRow(raw, "failed", raw.error) };
+  if (raw.presentOn.head && !raw.presentOn.base) return { row: statusRow(raw, "new") };
+  if (raw.presentOn.base && !raw.presentOn.head) return { row: statusRow(raw, "removed") };
   if (!raw.presentOn.base && !raw.presentOn.head) {
-    return statusRow(raw, "failed", { side: "head", message: "present on neither side" });
+    return { row: statusRow(raw, "failed", { side: "head", message: "present on neither side" }) };
   }
   const pairs = pairUp(raw.base, raw.head);
   if (pairs.base.length < 2) {
     const message = `only ${pairs.base.length} of ${Math.max(raw.base.length, raw.head.length)} rounds have a value on both sides; need at least 2`;
-    return statusRow(raw, "failed", { side: sparserSide(raw), message });
+    return { row: statusRow(raw, "failed", { side: sparserSide(raw), message }) };
   }
   const paired = raw.unit === "ns" || raw.sampled === true;
   const problem = findProblem(pairs.base, pairs.head, paired ? TIMED_RULES : EXACT_RULES);
-  if (problem) return statusRow(raw, "failed", { side: problem.side ?? "head", message: problem.message });
-  return paired
-    ? { ...statusRow(raw, "ok"), stats: pairedStats(raw.id, pairs.base, pairs.head) }
-    : { ...statusRow(raw, "ok"), exact: compareExact(raw.id, pairs.base, pairs.head) };
+  if (problem) return { row: statusRow(raw, "failed", { side: problem.side ?? "head", message: problem.message }) };
+  if (!paired) return { row: { ...statusRow(raw, "ok"), exact: compareExact(raw.id, pairs.base, pairs.head) } };
+  const { stats, walsh } = pairedAnalysis(raw.id, pairs.base, pairs.head);
+  return { row: { ...statusRow(raw, "ok"), stats }, walsh };
 }
 
 /**
@@ -65,17 +72,25 @@ function analyzeOne(raw: RawRow): Row {
  */
 export function analyzeRows(rows: RawRow[], options: { holm: boolean }): Row[] {
   const analyzed = rows.map(analyzeOne);
-  if (!options.holm) return analyzed;
-  const timed = analyzed.filter((row) => row.stats);
-  const summaries = timed.map((row) => {
-    const pairs = pairUp(row.base, row.head);
-    return summarize(logRatios(pairs.base, pairs.head));
+  if (!options.holm) return analyzed.map((a) => a.row);
+  const family = analyzed.filter((a) => a.walsh !== undefined);
+  const holm = new Map(holmIntervals(family.map((a) => a.walsh!)).map((h, i) => [family[i]!, h]));
+  return analyzed.map((a) => {
+    const h = holm.get(a);
+    return h ? { ...a.row, stats: withHolm(a.row.stats!, h) } : a.row;
   });
-  holmIntervals(summaries).forEach((holm, i) => {
-    const stats = timed[i]!.stats!;
-    Object.assign(stats, { ci: holm.ci, verdict: holm.verdict, p: holm.p, pAdjusted: holm.pAdjusted, level: holm.level });
-  });
-  return analyzed;
+}
+
+/** Half the width of a row's interval of delta; Infinity when it has none. */
+export function halfWidth(row: Row): number {
+  if (!row.stats) return Infinity;
+  const [lower, upper] = row.stats.ci;
+  return Number.isFinite(lower) && Number.isFinite(upper) ? (upper - lower) / 2 : Infinity;
+}
+
+/** The rows with an interval (times, peak RSS): those a width target applies to. */
+export function intervalRows(rows: readonly Row[]): Row[] {
+  return rows.filter((row) => row.status === "ok" && row.stats);
 }
 
 /**

@@ -4,6 +4,7 @@
  * escapes; terminal.ts only makes control characters visible).
  */
 import { readAA } from "../stats/noise.ts";
+import { halfWidth, intervalRows } from "./analyze.ts";
 import { median } from "../stats/quantile.ts";
 import { formatLoad } from "../util/load.ts";
 import type { CompareResult, Row, Unit } from "./model.ts";
@@ -46,6 +47,7 @@ export function formatValue(value: number, unit: Unit): string {
  * value, not of its rounding, so a bound just below zero reads `-0.0%`.
  */
 export function formatPercent(fraction: number): string {
+  if (!Number.isFinite(fraction)) return fraction > 0 ? "+∞" : "-∞"; // an unbounded interval (too few rounds)
   return `${fraction < 0 ? "-" : "+"}${Math.abs(fraction * 100).toFixed(1)}%`;
 }
 
@@ -55,9 +57,11 @@ const MIN_SHOWN = -0.999;
 
 /**
  * A delta or interval bound for reading, clamped to what one decimal can say honestly: above
- * +999% it is `>+999%`, below -99.9% (a ratio near 0) `<-99.9%`. The JSON keeps the numbers.
+ * +999% it is `>+999%`, below -99.9% (a ratio near 0) `<-99.9%`. An unbounded interval (too few
+ * rounds: a bound of ±∞ in log space, so +∞ or exactly -100%) says so. The JSON keeps the numbers.
  */
 export function formatBound(fraction: number): string {
+  if (!Number.isFinite(fraction) || fraction === -1) return formatPercent(fraction);
   if (fraction > MAX_SHOWN) return ">+999%";
   if (fraction < MIN_SHOWN) return "<-99.9%";
   return formatPercent(fraction);
@@ -83,16 +87,24 @@ export function loadLine(result: CompareResult): string {
   return `loadavg start ${formatLoad(result.loadavg.start)} | end ${formatLoad(result.loadavg.end)}`;
 }
 
-/** Notes about the whole run: rounding of rounds, Holm, incomplete runs. */
+/** Notes about the whole run: how many rounds and why, how rows were measured, load, Holm, A/A. */
 export function runNotes(result: CompareResult): string[] {
   const notes: string[] = [];
   const { rounds } = result;
-  if (rounds.planned > rounds.requested) {
+  const sampling = samplingNote(result);
+  if (sampling) notes.push(sampling);
+  else if (rounds.planned > rounds.requested) {
     notes.push(
       `${rounds.requested} rounds asked for, rounded up to ${rounds.planned} (whole cycles of ${rounds.cycle} orderings)`,
     );
   }
   if (rounds.completed < rounds.planned) notes.push(`only ${rounds.completed} of ${rounds.planned} rounds completed`);
+  const isolated = result.rows.filter((row) => row.mode === "isolated" || row.mode === "mixed").length;
+  if (isolated > 0) {
+    notes.push(`${isolated} timed row(s) measured one side per bench process, not both sides alternating in one: expect wider intervals`);
+  }
+  const load = loadNote(result);
+  if (load) notes.push(load);
   if (result.holm) {
     const timed = result.rows.filter((row) => row.stats).length;
     notes.push(`intervals and verdicts Holm-adjusted across ${timed} rows with an interval (family-wise 95%)`);
@@ -100,6 +112,30 @@ export function runNotes(result: CompareResult): string[] {
   const aa = aaNote(result);
   if (aa) notes.push(aa);
   return notes;
+}
+
+const pct1 = (x: number) => (Number.isFinite(x) ? `±${(x * 100).toFixed(1)}%` : "±∞");
+
+/** For a run that sampled until narrow: what stopped it, and the rows still wider than asked. */
+export function samplingNote(result: CompareResult): string | undefined {
+  const { rounds } = result;
+  const target = rounds.targetHalfWidth;
+  if (target === undefined || !rounds.stoppedBy) return undefined;
+  const widths = intervalRows(result.rows).map(halfWidth);
+  const wide = widths.filter((w) => w > target);
+  const widest = widths.length > 0 ? `; widest ${pct1(Math.max(...widths))}` : "";
+  if (wide.length === 0) return `sampled until every interval was within ${pct1(target)}: ${rounds.completed} rounds${widest}`;
+  const why = rounds.stoppedBy === "time" ? `the ${rounds.maxTimeS} s budget of bench-process time was spent` : "the most rounds a run may have were reached";
+  return `stopped at ${rounds.completed} rounds because ${why}: ${wide.length} of ${widths.length} intervals wider than ${pct1(target)}${widest}; --max-time gives them more rounds`;
+}
+
+/** When the machine was busy, intervals widen: say so, with the load and the number of cores. */
+export function loadNote(result: CompareResult): string | undefined {
+  const cores = result.cores;
+  if (!cores) return undefined;
+  const peak = Math.max(result.loadavg.start[0], result.loadavg.end[0]);
+  if (peak <= cores) return undefined;
+  return `load average ${result.loadavg.start[0].toFixed(1)} at the start, ${result.loadavg.end[0].toFixed(1)} at the end, on ${cores} cores: other work shared the machine, so intervals are wider than on a quiet one`;
 }
 
 /**

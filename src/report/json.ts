@@ -4,7 +4,7 @@
  * a newer schema version or a wrong shape each give one line (exit 2), never a stack trace.
  */
 import { EXIT_USAGE, XbenchError } from "../cli/errors.ts";
-import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult } from "./model.ts";
+import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type PairedStats } from "./model.ts";
 
 export function renderJson(result: CompareResult): string {
   return `${JSON.stringify(result, null, 2)}\n`;
@@ -29,6 +29,8 @@ const tuple =
   (v) =>
     Array.isArray(v) && v.length === length && v.every(item);
 const isRounds = arrayOf((v) => v === null || isNumber(v));
+/** JSON has no Infinity and writes it as null: a bound of an unbounded interval (too few rounds). */
+const isBound: Check = (v) => v === null || isNumber(v);
 
 /** Field name → check; a `?` suffix marks an optional field. */
 type Shape = Record<string, Check>;
@@ -37,7 +39,7 @@ const REVISION: Shape = { ref: isString, sha: isString, dirty: isBoolean };
 const STATS: Shape = {
   n: isNumber,
   delta: isNumber,
-  ci: tuple(2, isNumber),
+  ci: tuple(2, isBound),
   verdict: oneOf("slower", "faster", "~"),
   baseMedian: isNumber,
   headMedian: isNumber,
@@ -47,6 +49,8 @@ const STATS: Shape = {
   "p?": isNumber,
   "pAdjusted?": isNumber,
   "level?": isNumber,
+  "halfWidth?": isBound,
+  "method?": oneOf("signed-rank"),
 };
 const EXACT: Shape = {
   base: isNumber,
@@ -65,7 +69,8 @@ const ROW: Shape = {
   label: isString,
   unit: oneOf("ns", "count", "bytes"),
   status: oneOf("ok", "new", "removed", "failed"),
-  "error?": shaped({ side: oneOf("base", "head"), message: isString }),
+  "error?": shaped({ side: oneOf("base", "head", "both"), message: isString }),
+  "mode?": oneOf("duet", "isolated", "mixed"),
   base: isRounds,
   head: isRounds,
   "stats?": shaped(STATS),
@@ -74,13 +79,22 @@ const ROW: Shape = {
 const RESULT: Shape = {
   xbenchVersion: isString,
   runtime: oneOf("node", "bun", "deno"),
-  rounds: shaped({ requested: isNumber, planned: isNumber, completed: isNumber, cycle: isNumber }),
+  rounds: shaped({
+    requested: isNumber,
+    planned: isNumber,
+    completed: isNumber,
+    cycle: isNumber,
+    "stoppedBy?": oneOf("rounds", "target", "time"),
+    "targetHalfWidth?": isNumber,
+    "maxTimeS?": isNumber,
+  }),
   base: shaped(REVISION),
   head: shaped(REVISION),
   loadavg: shaped({ start: tuple(3, isNumber), end: tuple(3, isNumber) }),
   startedAt: isString,
   finishedAt: isString,
   holm: isBoolean,
+  "cores?": isNumber,
   rows: Array.isArray,
 };
 
@@ -124,5 +138,19 @@ export function parseResult(text: string, source = "result"): CompareResult {
     const badRow = firstMismatch(rows[i], ROW, `rows[${i}]`);
     if (badRow) throw fail(`field ${badRow} is missing or has the wrong type`);
   }
-  return data as unknown as CompareResult;
+  return reviveUnbounded(data as unknown as CompareResult);
+}
+
+/** Reads the null bounds JSON wrote for an unbounded interval back as ±Infinity. */
+function reviveUnbounded(result: CompareResult): CompareResult {
+  const bound = (v: number | null, infinity: number) => (v === null ? infinity : v);
+  const rows = result.rows.map((row) => {
+    // As parsed, a bound or halfWidth may be null (checked by isBound above).
+    const parsed = row.stats as unknown as { ci: Array<number | null>; halfWidth?: number | null } | undefined;
+    if (!parsed || (!parsed.ci.includes(null) && parsed.halfWidth !== null)) return row;
+    const stats: PairedStats = { ...row.stats!, ci: [bound(parsed.ci[0]!, -Infinity), bound(parsed.ci[1]!, Infinity)] };
+    if (parsed.halfWidth === null) stats.halfWidth = Infinity;
+    return { ...row, stats };
+  });
+  return { ...result, rows };
 }

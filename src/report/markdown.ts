@@ -92,8 +92,10 @@ function rawTable(rows: readonly Row[]): string[] {
 }
 
 const FOOTNOTE =
-  "delta and 95% CI come from paired per-round log ratios (the geometric mean of head/base over the rounds, " +
-  "Student t at n - 1 degrees of freedom), not from the base and head columns, which are medians over rounds. " +
+  "Each round is one fresh bench process that loads base and head and measures them alternately " +
+  "(or one process per side where noted). delta is the Hodges–Lehmann estimate of the per-round log ratio " +
+  "ln(head/base) and the 95% CI the matching distribution-free interval of the Wilcoxon signed-rank test, " +
+  "not a comparison of the base and head columns, which are medians over rounds. " +
   "Exact metrics (counts, bytes) are compared exactly. " +
   "Picture: the interval (━) and delta (●) against zero (│), each row on its own scale.";
 

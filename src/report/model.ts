@@ -3,7 +3,7 @@
  * `--json`; `xbench report` re-renders it. Bump SCHEMA_VERSION on any breaking change.
  */
 export const SCHEMA_ID = "xbench/compare";
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export type Runtime = "node" | "bun" | "deno";
 export type Verdict = "slower" | "faster" | "~";
@@ -33,12 +33,19 @@ export type LoadAvg = [number, number, number];
 /** Per-round raw values of one benchmark on one side; `null` where that round did not produce one. */
 export type Rounds = Array<number | null>;
 
-/** The paired statistics of a timed row (design.md section 3). */
+/**
+ * The paired statistics of a timed row (design.md section 3). Files written before the
+ * signed-rank method lack `method` and `halfWidth`: their delta, ci and p came from the paired
+ * t-interval on mean log ratios.
+ */
 export interface PairedStats {
   n: number;
-  /** exp(mean ln(h/b)) - 1 */
+  /** exp(Hodges–Lehmann estimate of ln(h/b)) - 1 (t-interval files: exp(mean ln(h/b)) - 1) */
   delta: number;
-  /** 95% CI of delta (Holm-adjusted when the result says so) */
+  /**
+   * Interval of delta at confidence `level` (Holm-adjusted when the result says so). Unbounded,
+   * [-1, Infinity], when there are too few rounds for the level (at 95%: fewer than 6).
+   */
   ci: [number, number];
   verdict: Verdict;
   baseMedian: number;
@@ -47,12 +54,21 @@ export interface PairedStats {
   ratioMedian: number;
   ratioQ1: number;
   ratioQ3: number;
-  /** Two-sided p-value of the paired t-test on the log ratios (absent in files from before it). */
+  /**
+   * Two-sided p-value of the Wilcoxon signed-rank test (t-interval files: the paired t-test).
+   * Without tied or zero log ratios, p <= 1 - level exactly when `ci` excludes zero; with them
+   * (rounded inputs) the test's midranks and the interval's Walsh averages can disagree near the
+   * boundary, and the verdict follows the interval.
+   */
   p?: number;
   /** Holm-adjusted p-value, when the result is Holm-corrected. */
   pAdjusted?: number;
-  /** Confidence level of `ci`: 0.95, or higher for a Holm-adjusted interval. */
+  /** Achieved confidence level of `ci`: >= 0.95 (the signed-rank statistic is discrete), higher when Holm-adjusted. */
   level?: number;
+  /** (upper - lower) / 2 of `ci`; Infinity when unbounded. */
+  halfWidth?: number;
+  /** How delta, ci and p were computed; absent in files from the t-interval. */
+  method?: "signed-rank";
 }
 
 export interface ExactComparison {
@@ -112,6 +128,8 @@ export interface CompareResult {
   base: RevisionInfo;
   head: RevisionInfo;
   loadavg: { start: LoadAvg; end: LoadAvg };
+  /** Cores of the machine the run measured on, to read the load averages against. */
+  cores?: number;
   startedAt: string;
   finishedAt: string;
   /** Intervals are Holm-adjusted across the rows with an interval (times, peak RSS) of this table. */

@@ -6,15 +6,20 @@
  * Sort the m p-values ascending, p_(1) <= ... <= p_(m); reject H_(i) while p_(i) <= α / (m - i + 1),
  * stopping at the first that is not. Adjusted p-values: p̃_(i) = min(1, max_{j<=i} (m - j + 1)·p_(j)).
  *
+ * The p-value of each row is p_HL (signed-rank.ts): the smallest α at which its Hodges–Lehmann
+ * interval excludes 0, which is the exact signed-rank p when |d| has no ties or zeros.
+ *
  * Adjusted intervals (our method, stated because there is no single textbook choice): a row of
- * rank i gets the interval at confidence 1 - α / (m - i + 1), the level Holm tests it at; rows at
- * or after the rank s where the procedure stops all get the level of rank s, 1 - α / (m - s + 1).
- * Then an interval excludes zero exactly when Holm rejects that row, so the verdict read from the
- * interval is Holm's verdict. These intervals are wider than the plain 95% ones but are not
- * simultaneous intervals for every row (that would take Bonferroni's 1 - α / m for all rows).
+ * rank i gets the Hodges–Lehmann interval at confidence 1 - α / (m - i + 1), the level Holm tests
+ * it at; rows at or after the rank s where the procedure stops all get the level of rank s,
+ * 1 - α / (m - s + 1). Because p_HL is defined by those same intervals, an interval excludes zero
+ * exactly when Holm rejects that row, so the verdict read from the interval is Holm's verdict.
+ * These intervals are wider than the plain 95% ones but are not simultaneous intervals for every
+ * row (that would take Bonferroni's 1 - α / m for all rows).
  */
-import type { Verdict } from "../report/model.ts";
-import { intervalAt, pairedP, verdictOf, type LogRatioSummary } from "./paired.ts";
+import type { PairedStats, Verdict } from "../report/model.ts";
+import { halfWidthOf, ratioInterval } from "./paired.ts";
+import { hodgesLehmannInterval, hodgesLehmannP, verdictOf, type WalshSummary } from "./signed-rank.ts";
 
 export const FAMILY_ALPHA = 0.05;
 
@@ -36,27 +41,36 @@ export function holmAdjust(p: readonly number[]): number[] {
 }
 
 export interface HolmRow {
+  /** p_HL of the row, what Holm ranks and tests. */
   p: number;
   pAdjusted: number;
-  /** Confidence level of `ci`. */
+  /** Achieved confidence level of `ci` (>= the level Holm asked for it). */
   level: number;
+  /** Interval of delta (a ratio minus one). */
   ci: [number, number];
+  halfWidth: number;
   verdict: Verdict;
 }
 
 /** Holm-adjusted p-values and intervals for the rows of one table, in the order given. */
-export function holmIntervals(summaries: readonly LogRatioSummary[], alpha = FAMILY_ALPHA): HolmRow[] {
+export function holmIntervals(summaries: readonly WalshSummary[], alpha = FAMILY_ALPHA): HolmRow[] {
   const m = summaries.length;
-  const p = summaries.map(pairedP);
+  const p = summaries.map(hodgesLehmannP);
   const adjusted = holmAdjust(p);
   const rows = new Array<HolmRow>(m);
-  let stopped: number | undefined;
+  let stopLevel: number | undefined;
   ranked(p).forEach((index, rank) => {
-    const own = alpha / (m - rank);
-    if (stopped === undefined && p[index]! > own) stopped = rank;
-    const level = 1 - (stopped === undefined ? own : alpha / (m - stopped));
-    const ci = intervalAt(summaries[index]!, level);
-    rows[index] = { p: p[index]!, pAdjusted: adjusted[index]!, level, ci, verdict: verdictOf(ci) };
+    const own = 1 - alpha / (m - rank);
+    // `1 - level` is the α the interval is built at: the same number decides here, so the two agree.
+    if (stopLevel === undefined && p[index]! > 1 - own) stopLevel = own;
+    const hl = hodgesLehmannInterval(summaries[index]!, stopLevel ?? own);
+    const ci = ratioInterval(hl.interval);
+    rows[index] = { p: p[index]!, pAdjusted: adjusted[index]!, level: hl.level, ci, halfWidth: halfWidthOf(ci), verdict: verdictOf(ci) };
   });
   return rows;
+}
+
+/** A row's paired statistics with Holm's interval, verdict and adjusted p (a new object; `p` stays the signed-rank test's). */
+export function withHolm(stats: PairedStats, holm: HolmRow): PairedStats {
+  return { ...stats, ci: holm.ci, verdict: holm.verdict, pAdjusted: holm.pAdjusted, level: holm.level, halfWidth: holm.halfWidth };
 }

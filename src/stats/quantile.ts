@@ -12,6 +12,8 @@ export function quantile(values: readonly number[], p: number): number {
   const below = Math.floor(h);
   const lower = sorted[below]!;
   const upper = sorted[Math.min(below + 1, sorted.length - 1)]!;
+  // No interpolation where none is needed: it would turn infinite values (unbounded half-widths) into NaN.
+  if (h === below || lower === upper) return lower;
   return lower + (h - below) * (upper - lower);
 }
 

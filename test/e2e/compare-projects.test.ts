@@ -5,11 +5,10 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "pathe";
-import { COMPARE_ENV, findRow, runCompare } from "../support/compare.ts";
-import { createRepo, testRepos } from "../support/repo.ts";
+import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
 import { xbench } from "../support/xbench.ts";
 
-const { repoWith, track } = testRepos();
+const repoWith = repoPerTest();
 
 /** A small query-string library with its mitata suite in test/bench/, as many projects keep it. */
 const QS = {
@@ -43,7 +42,7 @@ const QS = {
   ].join("\n"),
 };
 
-const labels = (r: ReturnType<typeof runCompare>) => r.result?.rows.map((row) => row.label).sort();
+const labels = (r: ReturnType<typeof compareIn>) => r.result?.rows.map((row) => row.label).sort();
 
 describe("naming the bench files", () => {
   test("--bench takes a path to a suite of any name, repeatable, globs too; only the named files run", () => {
@@ -52,14 +51,14 @@ describe("naming the bench files", () => {
       "bench/encode.ts": 'import { bench } from "mitata";\nbench("encodeURIComponent", () => encodeURIComponent("a b&c"));\n',
       "bench/legacy.bench.ts": 'import { bench } from "mitata";\nbench("legacy", () => 1 + 1);\n',
     });
-    const one = runCompare(repo, ["--base", "HEAD", "--rounds", "6", "--bench", "test/bench/index.ts"]);
+    const one = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--bench", "test/bench/index.ts"]);
     expect(one.stderr).not.toContain("failed");
     expect(one.code).toBe(0);
     expect(labels(one)).toEqual(["parse", "stringify"]);
-    expect(findRow(one.result, "parse").id).toMatch(/^index-[0-9a-f]{8}: parse$/);
-    for (const label of ["parse", "stringify"]) expect(findRow(one.result, label).status).toBe("ok");
+    expect(rowOf(one.result, "parse").id).toMatch(/^index-[0-9a-f]{8}: parse$/);
+    for (const label of ["parse", "stringify"]) expect(rowOf(one.result, label).status).toBe("ok");
 
-    const two = runCompare(repo, ["--base", "HEAD", "--rounds", "6", "--bench", "test/bench/index.ts", "--bench=bench/e*.ts"]);
+    const two = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--bench", "test/bench/index.ts", "--bench=bench/e*.ts"]);
     expect(two.code).toBe(0);
     expect(labels(two)).toEqual(["encodeURIComponent", "parse", "stringify"]);
   });
@@ -74,7 +73,7 @@ describe("naming the bench files", () => {
 
     const pkg = { ...JSON.parse(QS["package.json"]), xbench: { bench: ["test/bench/index.ts"] } };
     const named = repoWith({ ...QS, "package.json": JSON.stringify(pkg, null, 2) });
-    const r = runCompare(named, ["--base", "HEAD", "--rounds", "6"]);
+    const r = compareIn(named, ["--base", "HEAD", "--rounds", "6"]);
     expect(r.code).toBe(0);
     expect(labels(r)).toEqual(["parse", "stringify"]);
   });
@@ -103,10 +102,10 @@ describe("naming the bench files", () => {
     repo.commit("2.2.0");
     // Not committed, not ignored: a wrapper written just to measure the two releases.
     repo.write({ "bench-wrap.ts": 'import { bench } from "mitata";\nimport { parse } from "./src/index.ts";\nbench("parse (wrapper)", () => parse("a=1&b=2"));\n' });
-    const r = runCompare(repo, ["--base", v1, "--head", "HEAD", "--rounds", "6", "--bench", "bench-wrap.ts"]);
+    const r = compareIn(repo, ["--base", v1, "--head", "HEAD", "--rounds", "6", "--bench", "bench-wrap.ts"]);
     expect(r.stderr).not.toContain("failed");
     expect(r.code).toBe(0);
-    const row = findRow(r.result, "parse (wrapper)");
+    const row = rowOf(r.result, "parse (wrapper)");
     expect(row.status).toBe("ok");
     expect(row.base.every((v) => typeof v === "number")).toBe(true);
     expect(row.head.every((v) => typeof v === "number")).toBe(true);
@@ -116,7 +115,7 @@ describe("naming the bench files", () => {
   test("a dirty tree is stated once, with what made it dirty, untracked files alone included", () => {
     const repo = repoWith({ ...QS, ".gitignore": "node_modules/\n" });
     repo.write({ "NOTES.md": "try a faster decode\n" });
-    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "6", "--bench", "test/bench/index.ts"]);
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--bench", "test/bench/index.ts"]);
     expect(r.code).toBe(0);
     expect(r.result!.head.dirty).toBe(true);
     expect(`${r.stdout}${r.stderr}`.match(/dirty/g)).toHaveLength(1);
@@ -138,7 +137,7 @@ describe("empty results fail loudly", () => {
 
   test("a bench file that registers no benchmark on base fails: exit 1, one line naming file and side", () => {
     const repo = casesRepo([], ["a=1&b=2"]);
-    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "6"]);
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^xbench: bench\/cases\.bench\.ts on base: registers no benchmark \(.*\)$/m);
     expect(r.stderr).not.toContain("    at ");
@@ -146,7 +145,7 @@ describe("empty results fail loudly", () => {
 
   test("a compare with no benchmark measured on both sides exits 1 and says why", () => {
     const repo = casesRepo(["x=1"], ["y=2"]);
-    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "6"]);
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6"]);
     expect(r.code).toBe(1);
     expect(r.result!.rows.map((row) => row.status).sort()).toEqual(["new", "removed"]);
     expect(r.stderr).toMatch(/^xbench: no benchmark was measured on both sides \(1 new, 1 removed\)$/m);
@@ -155,19 +154,17 @@ describe("empty results fail loudly", () => {
 
 describe("submodules", () => {
   test("a bench file importing from a submodule runs on base, filled from the local clone (no network)", () => {
-    const lib = track(createRepo());
-    lib.write({ "index.ts": "export function slugify(s: string) { return s.toLowerCase().replace(/[^a-z0-9]+/g, \"-\"); }\n" });
-    lib.commit("slugify");
-    const repo = track(createRepo());
+    const lib = repoWith({ "index.ts": "export function slugify(s: string) { return s.toLowerCase().replace(/[^a-z0-9]+/g, \"-\"); }\n" });
+    const repo = repoWith({ "README.md": "# site\n\nSlugs come from vendor/slug, a submodule.\n" });
     repo.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "vendor/slug");
     // A URL that cannot be fetched: the worktree must be filled from what is already here.
     repo.git("config", "-f", ".gitmodules", "submodule.vendor/slug.url", "https://git.invalid/slug.git");
     repo.write({ "bench/slug.bench.ts": 'import { bench } from "mitata";\nimport { slugify } from "../vendor/slug/index.ts";\nbench("slugify", () => slugify("Hello World, again"));\n' });
     repo.commit("bench slugify");
-    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "6"]);
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6"]);
     expect(r.stderr).not.toContain("failed");
     expect(r.code).toBe(0);
-    expect(findRow(r.result, "slugify").status).toBe("ok");
+    expect(rowOf(r.result, "slugify").status).toBe("ok");
     expect(repo.worktrees()).toHaveLength(1);
   });
 });
@@ -182,7 +179,7 @@ describe("--install failures", () => {
     });
     // PATH without pnpm (node_modules/.bin has none, nor does this machine).
     const path = (COMPARE_ENV.PATH ?? "").split(":").filter((dir) => !existsSync(join(dir, "pnpm"))).join(":");
-    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "6", "--install", "--bench", "test/bench/index.ts"], { ...COMPARE_ENV, PATH: path });
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--install", "--bench", "test/bench/index.ts"], { env: { ...COMPARE_ENV, PATH: path } });
     expect(r.code).toBe(1);
     const lines = r.stderr.trim().split("\n");
     expect(lines).toContain(`xbench: install (pnpm install --frozen-lockfile) failed on base (${repo.git("rev-parse", "HEAD").slice(0, 12)}): pnpm: command not found`);
@@ -196,7 +193,7 @@ describe("--install failures", () => {
       "package.json": JSON.stringify({ name: "qs-lite", type: "module", dependencies: { "left-pad": "1.3.0" } }),
       "package-lock.json": JSON.stringify({ name: "qs-lite", lockfileVersion: 3, requires: true, packages: { "": { name: "qs-lite" } } }),
     });
-    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "6", "--install", "--bench", "test/bench/index.ts"]);
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--install", "--bench", "test/bench/index.ts"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^xbench: install \(npm ci --no-audit --no-fund\) failed on base \([0-9a-f]{12}, exit \d+\):$/m);
     // npm states why first, then prints its usage: the reason is kept ahead of the tail.

@@ -6,14 +6,19 @@
  * into one of them is found there and only there.
  */
 import { describe, expect, test } from "bun:test";
-import { cpSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "pathe";
-import { findRow, runCompare } from "../support/compare.ts";
-import { createRepo, testRepos } from "../support/repo.ts";
+import { compareIn, repoPerTest, rowOf } from "../support/compare.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "tiny-router");
 
-const { track } = testRepos();
+const repoWith = repoPerTest();
+
+/** Every file of a fixture folder, by path relative to it. */
+function filesOf(dir: string): Record<string, string> {
+  const names = readdirSync(dir, { recursive: true }) as string[];
+  return Object.fromEntries(names.filter((n) => statSync(join(dir, n)).isFile()).map((n) => [n, readFileSync(join(dir, n), "utf8")]));
+}
 
 /**
  * The change under test, in code only one benchmark (params › lookup) runs: every matched
@@ -34,14 +39,12 @@ const GROUPED = ["params › lookup", "params › miss", "static › lookup", "s
 
 describe("compare on a library's own mitata suite", () => {
   test("every benchmark on both sides, group-qualified; an injected slowdown is slower only there", () => {
-    const repo = track(createRepo());
-    cpSync(FIXTURE, repo.dir, { recursive: true });
-    repo.commit("v0.4.2");
+    const repo = repoWith(filesOf(FIXTURE));
     repo.write({ "src/params.ts": PARAMS_SLOWER });
 
     // Holm across the four rows: a chance verdict among the three unchanged ones stays under
     // 5% for the whole table, and they must also stay near zero.
-    const r = runCompare(repo, ["--base", "HEAD", "--rounds", "10", "--holm"]);
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "10", "--holm"]);
     expect(r.stderr).not.toContain("failed");
     expect(r.code).toBe(0);
     const rows = r.result!.rows;
@@ -52,11 +55,11 @@ describe("compare on a library's own mitata suite", () => {
       expect(row.base.every((v) => typeof v === "number" && v > 0)).toBe(true);
       expect(row.head.every((v) => typeof v === "number" && v > 0)).toBe(true);
     }
-    const slowed = findRow(r.result, "params › lookup").stats!;
+    const slowed = rowOf(r.result, "params › lookup").stats!;
     expect(slowed.verdict).toBe("slower");
     expect(slowed.delta).toBeGreaterThan(0.1);
     for (const label of GROUPED.filter((l) => l !== "params › lookup")) {
-      const same = findRow(r.result, label).stats!;
+      const same = rowOf(r.result, label).stats!;
       expect(same.verdict).not.toBe("slower");
       expect(same.ci[0]).toBeLessThan(0.1);
     }

@@ -1,42 +1,17 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "pathe";
-import type { CompareResult, Row } from "../../src/report/model.ts";
-import { createRepo, workFiles, type TestRepo } from "../support/repo.ts";
-import { ROOT, requireBinary, tempDir, xbench } from "../support/xbench.ts";
+import type { CompareResult } from "../../src/report/model.ts";
+import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
+import { workFiles, type TestRepo } from "../support/repo.ts";
+import { requireBinary, tempDir, xbench } from "../support/xbench.ts";
 
-/** Fast settings: short sampling, runtimes from this checkout's node_modules. */
-const FAST = ["--time", "40"];
-const ENV = { ...process.env, PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH}` };
+const ENV = COMPARE_ENV;
 
-let repos: TestRepo[] = [];
-afterEach(() => {
-  for (const r of repos) r.cleanup();
-  repos = [];
-});
-
-function repoWith(files: Record<string, string>): TestRepo {
-  const repo = createRepo();
-  repos.push(repo);
-  repo.write(files);
-  repo.commit("base");
-  return repo;
-}
-
-function compare(repo: TestRepo, args: string[]) {
-  const out = join(repo.dir, "..", `${repo.dir.split("/").pop()}-result.json`);
-  const r = xbench(["compare", ...FAST, "--json", out, ...args], { cwd: repo.dir, env: ENV, timeout: 300_000 });
-  const result = existsSync(out) ? (JSON.parse(readFileSync(out, "utf8")) as CompareResult) : undefined;
-  rmSync(out, { force: true }); // outside the repo (the tree must stay clean), so not in its cleanup
-  return { ...r, result };
-}
-
-function row(result: CompareResult | undefined, label: string): Row {
-  const found = result?.rows.find((r) => r.label === label);
-  if (!found) throw new Error(`no row ${label} in ${JSON.stringify(result?.rows.map((r) => r.label))}`);
-  return found;
-}
+const repoWith = repoPerTest();
+const compare = (repo: TestRepo, args: string[]) => compareIn(repo, args);
+const row = rowOf;
 
 describe("xbench compare on a real git repository", () => {
   // An untouched row's verdict is ~ in only 95% of runs, so no single run can require it: the
@@ -132,6 +107,9 @@ describe("xbench compare on a real git repository", () => {
     const cases: Array<[string[], RegExp]> = [
       [["--base", "no-such-ref"], /^xbench: --base ref not found: no-such-ref$/],
       [["--base", "HEAD", "--rounds", "1"], /^xbench: --rounds must be an integer of at least 6 \(got 1\)$/],
+      // Planning is lazy and bounded: no minutes of silence building ten million rounds.
+      [["--base", "HEAD", "--rounds", "10000000"], /^xbench: --rounds must be at most 1000 \(got 10000000\); narrow the benchmarks instead$/],
+      [["--base", "HEAD", "--target", "0"], /^xbench: --target must be a positive number \(got 0\)$/],
       [["--base", "HEAD", "nomatch"], /^xbench: no bench file matches "nomatch"; bench files in the working tree: y\.bench\.ts$/],
     ];
     for (const [args, message] of cases) {

@@ -1,26 +1,40 @@
-/** Running `xbench compare` in a test repository and reading its JSON result. */
+import { afterEach } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import type { CompareResult, Row } from "../../src/report/model.ts";
-import type { TestRepo } from "./repo.ts";
-import { ROOT, xbench, type RunResult } from "./xbench.ts";
+import { createRepo, type TestRepo } from "./repo.ts";
+import { ROOT, xbench } from "./xbench.ts";
 
-/** Runtimes (bun, pnpm-free) from this checkout's node_modules, as a user's PATH would have them. */
+/** Runtimes (bun, deno) from this checkout's node_modules. */
 export const COMPARE_ENV = { ...process.env, PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH}` };
 
-/** Short sampling: these tests check what is measured and named, not fine effects. */
-export const FAST = ["--time", "40"];
+/** Repositories made with the returned function are removed after each test. */
+export function repoPerTest(): (files: Record<string, string>) => TestRepo {
+  let repos: TestRepo[] = [];
+  afterEach(() => {
+    for (const r of repos) r.cleanup();
+    repos = [];
+  });
+  return (files) => {
+    const repo = createRepo();
+    repos.push(repo);
+    repo.write(files);
+    repo.commit("base");
+    return repo;
+  };
+}
 
-/** `xbench compare FAST --json <outside the repo> ...args` in the repo; the result when one was written. */
-export function runCompare(repo: TestRepo, args: string[], env: NodeJS.ProcessEnv = COMPARE_ENV): RunResult & { result?: CompareResult } {
+/** `xbench compare ARGS` in `repo`, with short sampling (`--time`), and the JSON result it wrote. */
+export function compareIn(repo: TestRepo, args: string[], options: { timeMs?: number; env?: Record<string, string | undefined> } = {}) {
   const out = join(repo.dir, "..", `${repo.dir.split("/").pop()}-result.json`);
-  const r = xbench(["compare", ...FAST, "--json", out, ...args], { cwd: repo.dir, env, timeout: 300_000 });
+  const argv = ["compare", "--time", String(options.timeMs ?? 40), "--json", out, ...args];
+  const r = xbench(argv, { cwd: repo.dir, env: options.env ?? COMPARE_ENV, timeout: 300_000 });
   const result = existsSync(out) ? (JSON.parse(readFileSync(out, "utf8")) as CompareResult) : undefined;
   rmSync(out, { force: true }); // outside the repo (the tree must stay clean), so not in its cleanup
   return { ...r, result };
 }
 
-export function findRow(result: CompareResult | undefined, label: string): Row {
+export function rowOf(result: CompareResult | undefined, label: string): Row {
   const found = result?.rows.find((r) => r.label === label);
   if (!found) throw new Error(`no row ${label} in ${JSON.stringify(result?.rows.map((r) => r.label))}`);
   return found;

@@ -1,4 +1,3 @@
-import { afterEach } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "pathe";
@@ -86,29 +85,4 @@ export function workFiles(benchPath: string, rows: Parameters<typeof workBench>[
   const { bench, lib } = workBench(rows);
   const dir = benchPath.includes("/") ? benchPath.slice(0, benchPath.lastIndexOf("/") + 1) : "";
   return { [benchPath]: bench, [`${dir}work.ts`]: lib };
-}
-
-/**
- * Repositories for one test file, removed after each test: `repoWith(files)` commits `files`
- * as the first commit; `track(repo)` adopts one made otherwise.
- */
-export function testRepos(): { repoWith(files: Record<string, string>): TestRepo; track(repo: TestRepo): TestRepo } {
-  let repos: TestRepo[] = [];
-  afterEach(() => {
-    for (const r of repos) r.cleanup();
-    repos = [];
-  });
-  const track = (repo: TestRepo) => {
-    repos.push(repo);
-    return repo;
-  };
-  return {
-    track,
-    repoWith(files) {
-      const repo = track(createRepo());
-      repo.write(files);
-      repo.commit("initial import");
-      return repo;
-    },
-  };
 }

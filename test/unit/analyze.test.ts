@@ -70,21 +70,31 @@ describe("analyzeRows", () => {
     expect(rows[2]!.error).toEqual({ side: "head", message: "head round 2 is -1; values must be finite and >= 0" });
   });
 
-  test("holm adjusts only the timed ok rows, and only when asked", () => {
+  test("holm adjusts only the timed ok rows, and only when asked, into new objects", () => {
     const raws = [
       row({}),
-      row({ base: [100, 101, 102, 103], head: [103, 104.5, 105, 106.2] }),
+      row({ base: [100, 101, 102, 103, 104, 105, 106, 107], head: [103, 104.5, 105, 106.2, 107.6, 109.1, 109.9, 111.4] }),
       row({ unit: "count", base: [1, 1], head: [2, 2] }),
       row({ error: { side: "head", message: "x" } }),
     ];
     const plain = analyzeRows(raws, { holm: false });
     const holm = analyzeRows(raws, { holm: true });
+    // 8 rounds, all slower: W+ = 36 of 36, exact p = 2/256
+    expect(plain[1]!.stats!.p).toBe(2 / 256);
     expect(plain[1]!.stats!.verdict).toBe("slower");
     expect(plain[1]!.stats!.pAdjusted).toBeUndefined();
     expect(holm[1]!.stats!.pAdjusted).toBeCloseTo(Math.min(1, 2 * plain[1]!.stats!.p!), 12);
-    expect(holm[1]!.stats!.level).toBeGreaterThan(0.95);
+    expect(holm[1]!.stats!.p).toBe(plain[1]!.stats!.p!);
+    // rank 1 of 2 is tested at 1 - 0.05/2: k = 3 (2·P(W+ <= 2) = 6/256), not 4 as at 95%
+    expect(holm[1]!.stats!.level).toBe(1 - 6 / 256);
     expect(holm[1]!.stats!.ci[0]).toBeLessThan(plain[1]!.stats!.ci[0]);
+    expect(holm[1]!.stats!.halfWidth).toBeCloseTo((holm[1]!.stats!.ci[1] - holm[1]!.stats!.ci[0]) / 2, 15);
+    expect(holm[1]!.stats!.verdict).toBe("slower");
+    // three rounds have no 95% interval at all; Holm leaves it unbounded
+    expect(holm[0]!.stats!.ci).toEqual([-1, Infinity]);
     expect(holm[2]).toEqual(plain[2]!);
     expect(holm[3]).toEqual(plain[3]!);
+    // the plain analysis of the same rows is untouched by a Holm analysis
+    expect(plain[1]!.stats!.level).toBe(1 - 2 * (5 / 256));
   });
 });

@@ -119,7 +119,8 @@ describe("intervals too wide for a percentage", () => {
     [3.4134216554237784e24, ">+999%"],
     [-0.999, "-99.9%"],
     [-0.99995, "<-99.9%"],
-    [-1, "<-99.9%"],
+    [-1, "-100.0%"], // unbounded below: a ratio of 0
+    [Infinity, "+∞"], // unbounded above (fewer than 6 rounds)
     [0.123, "+12.3%"],
   ])("%d is %s", (x, text) => expect(formatBound(x)).toBe(text));
 

@@ -160,6 +160,16 @@ describe("json", () => {
     expectFixture("aa-result.json", renderJson(aaResult()));
   });
 
+  test("an unbounded interval (fewer than 6 rounds) survives the round trip: JSON writes Infinity as null", () => {
+    const result = mixedResult();
+    const row = result.rows.find((r) => r.stats)!;
+    const unbounded = { ...row, stats: { ...row.stats!, ci: [-1, Infinity] as [number, number], halfWidth: Infinity } };
+    const back = parseResult(renderJson({ ...result, rows: [unbounded] }));
+    expect(back.rows[0]!.stats!.ci).toEqual([-1, Infinity]);
+    expect(back.rows[0]!.stats!.halfWidth).toBe(Infinity);
+    expect(formatPercent(Infinity)).toBe("+∞");
+  });
+
   const oneLineUsageError = (text: string, message: string) => {
     let error: unknown;
     try {

@@ -1,0 +1,100 @@
+/**
+ * The truth lab's fixture: a small project with four kinds of workload and a change that
+ * slows them by a known amount. Base pads nothing; head pads each workload with a spin
+ * loop sized for +2% (bench/slow2.bench.ts) or +5% (bench/slow5.bench.ts) and leaves
+ * bench/same.bench.ts untouched (A/A rows in the same runs).
+ */
+
+/** The workloads, as the project's own module (plain JS, so node runs the calibration directly). */
+export const WORKLOADS_JS = `// Four kinds of work a library does: a tight numeric loop, JSON of ~50 KB,
+// allocation of many small objects, and a short string operation.
+const numbers = Float64Array.from({ length: 100000 }, (_, i) => (i * 7919) % 1000);
+const doc = JSON.stringify(
+  Array.from({ length: 400 }, (_, i) => ({ id: i, name: "item " + i, tags: ["a", "b", String(i % 7)], price: i * 1.25, active: i % 3 === 0 })),
+);
+let spinSink = 0;
+
+/** A pad of n steps that the JIT cannot drop. */
+export function spin(n) {
+  let x = spinSink;
+  for (let i = 0; i < n; i++) x = (Math.imul(x, 31) + i) | 0;
+  spinSink = x & 1;
+  return spinSink;
+}
+
+export const workloads = {
+  sum(pad) {
+    let s = 0;
+    for (let i = 0; i < numbers.length; i++) s += numbers[i];
+    return s + spin(pad);
+  },
+  json(pad) {
+    return JSON.stringify(JSON.parse(doc)).length + spin(pad);
+  },
+  alloc(pad) {
+    const byId = new Map();
+    for (let i = 0; i < 1000; i++) byId.set(i, { id: i, name: "n" + i, parent: i >> 1 });
+    return byId.size + spin(pad);
+  },
+  text(pad) {
+    return "The Quick Brown Fox Jumps".toLowerCase().split(" ").reverse().join("-").length + spin(pad);
+  },
+};
+`;
+
+export const KINDS = ["sum", "json", "alloc", "text"] as const;
+export type Kind = (typeof KINDS)[number];
+export const FILES = { same: 0, slow2: 0.02, slow5: 0.05 } as const;
+export type LabFile = keyof typeof FILES;
+
+/** src/pads.js: the spin steps per file and workload; all zero on base. */
+export function padsJs(pads: Record<LabFile, Record<Kind, number>>): string {
+  return `export const PADS = ${JSON.stringify(pads, null, 2)};\n`;
+}
+
+export function benchFile(file: LabFile): string {
+  return [
+    'import { bench, run } from "mitata";',
+    'import { workloads } from "../src/workloads.js";',
+    'import { PADS } from "../src/pads.js";',
+    ...KINDS.map((kind) => `bench(${JSON.stringify(kind)}, () => workloads.${kind}(PADS.${file}.${kind}));`),
+    "await run();",
+    "",
+  ].join("\n");
+}
+
+/**
+ * Measures in one node process, alternately in batches of ~5 ms for a long time, the time of
+ * each workload and of one spin step, or (with pads) the true ratio padded/unpadded: the
+ * truth the lab's intervals are checked against. Prints JSON.
+ */
+export const CALIBRATE_JS = `import { workloads, spin } from "./workloads.js";
+const [mode, arg] = process.argv.slice(2);
+const now = () => performance.now() * 1e6;
+function time(fn, n) { const t0 = now(); for (let i = 0; i < n; i++) fn(); return now() - t0; }
+function itersFor(fn, ns) { let n = 1; while (time(fn, n) < ns) n *= 2; return n; }
+function median(xs) { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; }
+function alternate(a, b, seconds) {
+  const n = itersFor(a, 5e6);
+  for (let i = 0; i < 40; i++) { time(a, n); time(b, n); }
+  const ta = [], tb = [];
+  const end = now() + seconds * 1e9;
+  for (let i = 0; now() < end; i++) {
+    if (i % 4 === 0 || i % 4 === 3) ta.push(time(a, n) / n); else tb.push(time(b, n) / n);
+  }
+  return { a: median(ta), b: median(tb) };
+}
+const out = {};
+if (mode === "cost") {
+  const step = alternate(() => spin(10000), () => spin(10000), 1);
+  out.spinStepNs = step.a / 10000;
+  for (const kind of Object.keys(workloads)) out[kind] = alternate(() => workloads[kind](0), () => workloads[kind](0), 1).a;
+} else {
+  const pads = JSON.parse(arg);
+  for (const kind of Object.keys(workloads)) {
+    const r = alternate(() => workloads[kind](0), () => workloads[kind](pads[kind]), 3);
+    out[kind] = r.b / r.a;
+  }
+}
+console.log(JSON.stringify(out));
+`;

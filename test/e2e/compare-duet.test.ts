@@ -1,0 +1,185 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "pathe";
+import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
+import type { TestRepo } from "../support/repo.ts";
+
+const ENV = COMPARE_ENV;
+
+const repoWith = repoPerTest();
+const compare = (repo: TestRepo, args: string[], env?: Record<string, string | undefined>) => compareIn(repo, args, { timeMs: 30, env });
+const row = rowOf;
+
+/** A small router library as its authors would lay it out: ESM, "sideEffects": false, a radix-ish matcher. */
+function routerLibrary(staticCost: number): Record<string, string> {
+  return {
+    "package.json": JSON.stringify({ name: "tiny-router", version: "1.2.0", type: "module", sideEffects: false, exports: "./src/index.ts" }, null, 2),
+    "src/index.ts": 'export { createRouter, addRoute, findRoute } from "./router.ts";\n',
+    "src/router.ts": [
+      "export interface Router { static: Map<string, string>; dynamic: Array<[RegExp, string]> }",
+      "export function createRouter(): Router { return { static: new Map(), dynamic: [] }; }",
+      "export function addRoute(router: Router, path: string, data: string): void {",
+      "  if (path.includes(':')) router.dynamic.push([new RegExp('^' + path.replace(/:\\w+/g, '([^/]+)') + '$'), data]);",
+      "  else router.static.set(path, data);",
+      "}",
+      "function normalize(path: string): string {",
+      "  let out = path;",
+      `  for (let i = 0; i < ${staticCost}; i++) out = out.endsWith('/') && out.length > 1 ? out.slice(0, -1) : out;`,
+      "  return out;",
+      "}",
+      "export function findRoute(router: Router, path: string): string | undefined {",
+      "  const clean = normalize(path);",
+      "  const hit = router.static.get(clean);",
+      "  if (hit !== undefined) return hit;",
+      "  for (const [re, data] of router.dynamic) if (re.test(clean)) return data;",
+      "  return undefined;",
+      "}",
+      "",
+    ].join("\n"),
+    "bench/router.bench.ts": [
+      'import { bench, group, summary, run } from "mitata";',
+      'import { addRoute, createRouter, findRoute } from "../src/index.ts";',
+      "",
+      "const router = createRouter();",
+      "for (let i = 0; i < 50; i++) addRoute(router, `/api/v1/items/${i}`, `item ${i}`);",
+      'addRoute(router, "/api/v1/users/:id", "user");',
+      "",
+      'group("static", () => {',
+      '  bench("lookup", () => findRoute(router, "/api/v1/items/42"));',
+      '  bench("miss", () => findRoute(router, "/nope"));',
+      "});",
+      'group("dynamic", () => {',
+      "  summary(() => {",
+      '    bench("lookup", () => findRoute(router, "/api/v1/users/7"));',
+      '    bench("miss", () => findRoute(router, "/api/v1/users"));',
+      "  });",
+      "});",
+      "",
+      "await run();",
+      "",
+    ].join("\n"),
+  };
+}
+
+describe("both sides in one bench process (duet)", () => {
+  test('a library with "sideEffects": false and the same names in two groups: every benchmark on both sides, named with its group', () => {
+    const repo = repoWith(routerLibrary(200));
+    const r = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
+    expect(r.stderr).not.toContain("failed");
+    expect(r.code).toBe(0);
+    const labels = r.result!.rows.map((x) => x.label).sort();
+    expect(labels).toEqual(["dynamic › lookup", "dynamic › miss", "static › lookup", "static › miss"]);
+    for (const x of r.result!.rows) {
+      expect(x.status).toBe("ok");
+      expect(x.mode).toBe("duet");
+      expect(x.base.every((v) => typeof v === "number" && v > 0)).toBe(true);
+      expect(x.head.every((v) => typeof v === "number" && v > 0)).toBe(true);
+    }
+    expect(row(r.result, "static › lookup").id).toMatch(/^router-[0-9a-f]{8}: static › lookup$/);
+  });
+
+  test("a 30% slowdown in the code under test is slower, in the rows that run it", () => {
+    const repo = repoWith(routerLibrary(200));
+    repo.write({ "src/router.ts": routerLibrary(2000)["src/router.ts"]! });
+    const r = compare(repo, ["--base", "HEAD", "--rounds", "10"]);
+    expect(r.code).toBe(0);
+    // Every lookup normalizes the path, so every row slows; the change is far above the noise.
+    for (const x of r.result!.rows) {
+      expect(x.stats!.verdict).toBe("slower");
+      expect(x.stats!.delta).toBeGreaterThan(0.2);
+    }
+  });
+
+  test("the same name twice in one group is a clear error naming it, not a merged row", () => {
+    const repo = repoWith({
+      "dup.bench.ts": 'import { bench, group } from "mitata";\ngroup("g", () => { bench("x", () => 1); bench("x", () => 2); });\nbench("y", () => 3);\n',
+    });
+    const r = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('registers "g › x" more than once');
+    expect(r.result!.rows.every((x) => x.status === "failed")).toBe(true);
+  });
+
+  test("a package both sides import is one instance in a duet process; the project's own modules are one per side", () => {
+    const repo = repoWith({
+      ".gitignore": "node_modules/\n",
+      "src/own.ts": "(globalThis as any).__ownLoads = ((globalThis as any).__ownLoads ?? 0) + 1;\nexport const own = 1;\n",
+      "probe.bench.ts": [
+        'import { appendFileSync } from "node:fs";',
+        'import { bench } from "mitata";',
+        'import { shared } from "stateful";',
+        'import { own } from "./src/own.ts";',
+        "const g = globalThis as any;",
+        "appendFileSync(process.env.PROBE_FILE!, JSON.stringify({ side: process.env.XBENCH_SIDE, pkg: g.__pkgLoads, own: g.__ownLoads }) + '\\n');",
+        'bench("touch", () => shared.count + own);',
+        "",
+      ].join("\n"),
+    });
+    repo.write({
+      "node_modules/stateful/package.json": JSON.stringify({ name: "stateful", type: "module", main: "index.js" }),
+      "node_modules/stateful/index.js": "globalThis.__pkgLoads = (globalThis.__pkgLoads ?? 0) + 1;\nexport const shared = { count: 0 };\n",
+    });
+    const probe = join(repo.dir, "..", `${repo.dir.split("/").pop()}-probe.ndjson`);
+    try {
+      const r = compare(repo, ["--base", "HEAD", "--rounds", "6"], { ...ENV, PROBE_FILE: probe });
+      expect(r.code).toBe(0);
+      const lines = readFileSync(probe, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { side: string; pkg: number; own: number });
+      // Every process loads both sides: the second side finds the package already loaded,
+      // but loads its own copy of the project's module.
+      const seconds = lines.filter((l) => l.own === 2);
+      expect(seconds.length).toBeGreaterThanOrEqual(6);
+      for (const l of seconds) expect(l.pkg).toBe(1);
+      expect(new Set(lines.map((l) => l.side))).toEqual(new Set(["base", "head"]));
+    } finally {
+      rmSync(probe, { force: true });
+    }
+  });
+
+  test("isolate() in a file, or --isolate: one side per process, and the report says so", () => {
+    const repo = repoWith({
+      "iso.bench.ts": 'import { bench } from "mitata";\nimport { isolate } from "xbench";\nisolate();\nbench("alone", () => Math.sqrt(2));\n',
+      "duo.bench.ts": 'import { bench } from "mitata";\nbench("together", () => Math.sqrt(3));\n',
+    });
+    const r = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
+    expect(r.code).toBe(0);
+    expect(row(r.result, "alone").mode).toBe("isolated");
+    expect(row(r.result, "together").mode).toBe("duet");
+    expect(r.stderr).toContain("iso.bench.ts: one side per process (the file calls isolate())");
+    expect(r.stdout).toContain("1 timed row(s) measured one side per bench process");
+    const all = compare(repo, ["--base", "HEAD", "--rounds", "6", "--isolate"]);
+    expect(all.result!.rows.map((x) => x.mode)).toEqual(["isolated", "isolated"]);
+  });
+
+  test("a process that dies mid-file keeps the rows it measured; the rest fail, exit 1", () => {
+    const repo = repoWith({
+      "crash.bench.ts": [
+        'import { bench } from "mitata";',
+        'bench("first", () => Math.sqrt(2));',
+        'bench("second", () => Math.sqrt(3));',
+        'bench("dies", () => process.exit(7));',
+        "",
+      ].join("\n"),
+    });
+    const r = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
+    expect(r.code).toBe(1);
+    for (const label of ["first", "second"]) {
+      expect(row(r.result, label).status).toBe("ok");
+      expect(row(r.result, label).base.every((v) => typeof v === "number")).toBe(true);
+    }
+    expect(row(r.result, "dies").status).toBe("failed");
+    expect(row(r.result, "dies").error!.message).toMatch(/^exited 7/);
+  });
+
+  test("sampling until narrow: stops on the width target at a whole cycle, or on the time budget, and says which", () => {
+    const repo = repoWith({ "w.bench.ts": 'import { bench } from "mitata";\nbench("w", () => { let s = 0; for (let i = 0; i < 2000; i++) s += i; return s; });\n' });
+    const easy = compare(repo, ["--base", "HEAD", "--target", "50"]);
+    expect(easy.code).toBe(0);
+    expect(easy.result!.rounds).toMatchObject({ completed: 6, stoppedBy: "target", targetHalfWidth: 0.5 });
+    expect(easy.stdout).toContain("sampled until every interval was within ±50.0%: 6 rounds");
+    const tight = compare(repo, ["--base", "HEAD", "--target", "0.0001", "--max-time", "2"]);
+    expect(tight.code).toBe(0);
+    expect(tight.result!.rounds.stoppedBy).toBe("time");
+    expect(tight.result!.rounds.completed % 2).toBe(0);
+    expect(tight.stdout).toMatch(/stopped at \d+ rounds because the 2 s budget of bench-process time was spent: 1 of 1 intervals wider than ±0\.0%/);
+  });
+});
