@@ -30,7 +30,8 @@ try {
   if (r.status !== 0) throw new Error(`compare exited ${r.status}`);
   const result = JSON.parse(readFileSync(out, "utf8")) as CompareResult;
   const { wallMs, childMs } = result.timing!;
-  console.log(`rounds ${result.rounds.planned}, bench processes ${result.rounds.planned * 2}`);
+  // One duet process per round and bench file, plus one inventory process per file.
+  console.log(`rounds ${result.rounds.completed}, bench processes ${result.rounds.completed + 1}`);
   console.log(`compare wall ${(outerMs / 1000).toFixed(1)} s (process start to exit)`);
   console.log(`bench processes ${(childMs / 1000).toFixed(1)} s`);
   console.log(`harness share ${((1 - childMs / outerMs) * 100).toFixed(1)}% of the whole run (${((1 - childMs / wallMs) * 100).toFixed(1)}% inside the engine)`);

@@ -243,7 +243,7 @@ export async function runCompare(store: RunStore): Promise<CompareOutcome> {
       xbenchVersion: VERSION,
       runtime: plan.runtime,
       rounds: {
-        requested: plan.sampling.minRounds,
+        requested: plan.sampling.requested ?? plan.sampling.minRounds,
         planned: round,
         completed: round,
         cycle: CYCLE,

@@ -45,8 +45,10 @@ const CYCLE = 2;
 export function samplingRule(request: Pick<CompareRequest, "rounds" | "targetHalfWidth" | "maxTimeS">): SamplingRule {
   const fixed = request.rounds !== undefined && request.targetHalfWidth === undefined && request.maxTimeS === undefined;
   const minRounds = wholeCycles(request.rounds ?? MIN_ROUNDS, CYCLE);
-  if (fixed) return { minRounds, maxRounds: minRounds };
+  const requested = request.rounds !== undefined ? { requested: request.rounds } : {};
+  if (fixed) return { ...requested, minRounds, maxRounds: minRounds };
   return {
+    ...requested,
     minRounds,
     maxRounds: MAX_ROUNDS,
     targetHalfWidth: request.targetHalfWidth ?? DEFAULT_TARGET,

@@ -6,6 +6,8 @@ import type { ChildRow, SamplingBudget } from "../runner/protocol.ts";
 
 /** When a run stops adding rounds (see compare/sampling.ts). */
 export interface SamplingRule {
+  /** Rounds the user asked for (`--rounds`), before rounding up to whole cycles. */
+  requested?: number;
   /** Rounds run before any stop is considered. */
   minRounds: number;
   /** Never more rounds than this. */

@@ -90,6 +90,47 @@ describe("both sides in one bench process (duet)", () => {
     }
   });
 
+  test("mitata's API runs unchanged: plot wrappers, .args(), .range(), generators, iterators, async, .gc()", () => {
+    const repo = repoWith({
+      "api.bench.ts": [
+        'import { bench, barplot, boxplot, group, lineplot, run, summary, do_not_optimize } from "mitata";',
+        'barplot(() => { bench("bar", () => Math.sqrt(2)); });',
+        'boxplot(() => { bench("box", () => Math.sqrt(3)); });',
+        'lineplot(() => { bench("line $n", function* (state) { const n = state.get("n"); yield () => n * 2; }).range("n", 1, 64); });',
+        'group("outer", () => { group("inner", () => { summary(() => { bench("deep", () => 1 + 1); }); }); });',
+        'bench("sized $size", function* (state) { const xs = new Array(state.get("size")).fill(1); yield () => xs.reduce((a, b) => a + b, 0); }).args("size", [10, 100]);',
+        'bench("with input", function* () { yield { [0]() { return [3, 1, 2]; }, bench(xs) { return xs.sort(); } }; });',
+        'bench("iterator", (state) => { for (const _ of state) do_not_optimize(Math.sqrt(5)); });',
+        'bench("async", async () => { await Promise.resolve(1); });',
+        'bench("collected", () => new Array(100).fill(0)).gc("inner");',
+        "await run();",
+        "",
+      ].join("\n"),
+    });
+    const r = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
+    expect(r.stderr).not.toContain("failed");
+    expect(r.code).toBe(0);
+    const labels = r.result!.rows.map((x) => x.label);
+    expect(labels).toEqual([
+      "bar",
+      "box",
+      "line 1",
+      "line 8",
+      "line 64",
+      "outer › inner › deep",
+      "sized 10",
+      "sized 100",
+      "with input",
+      "iterator",
+      "async",
+      "collected",
+    ]);
+    for (const x of r.result!.rows) {
+      expect(x.status).toBe("ok");
+      expect(x.base.every((v) => typeof v === "number" && v > 0)).toBe(true);
+    }
+  });
+
   test("the same name twice in one group is a clear error naming it, not a merged row", () => {
     const repo = repoWith({
       "dup.bench.ts": 'import { bench, group } from "mitata";\ngroup("g", () => { bench("x", () => 1); bench("x", () => 2); });\nbench("y", () => 3);\n',
@@ -171,7 +212,7 @@ describe("both sides in one bench process (duet)", () => {
   });
 
   test("sampling until narrow: stops on the width target at a whole cycle, or on the time budget, and says which", () => {
-    const repo = repoWith({ "w.bench.ts": 'import { bench } from "mitata";\nbench("w", () => { let s = 0; for (let i = 0; i < 2000; i++) s += i; return s; });\n' });
+    const repo = repoWith({ "w.bench.ts": 'import { bench } from "mitata";\nconst doc = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ i, s: String(i) })));\nbench("w", () => JSON.parse(doc).length);\n' });
     const easy = compare(repo, ["--base", "HEAD", "--target", "50"]);
     expect(easy.code).toBe(0);
     expect(easy.result!.rounds).toMatchObject({ completed: 6, stoppedBy: "target", targetHalfWidth: 0.5 });

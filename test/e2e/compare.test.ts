@@ -3,7 +3,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "pathe";
 import type { CompareResult } from "../../src/report/model.ts";
-import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
+import { COMPARE_ENV, compareIn, processesWithEnv, repoPerTest, rowOf } from "../support/compare.ts";
 import { workFiles, type TestRepo } from "../support/repo.ts";
 import { requireBinary, tempDir, xbench } from "../support/xbench.ts";
 
@@ -162,9 +162,10 @@ describe("command rows", () => {
 describe("interrupting a compare", () => {
   test("SIGINT in round 3 leaves no worktree or child, keeps rounds 1-2, and --resume finishes", async () => {
     const repo = repoWith(workFiles("s.bench.ts", [{ label: "s", work: 5000 }]));
+    const tag = `sigint-${process.pid}-${Date.now()}`;
     const child = spawn(requireBinary(), ["compare", "--time", "150", "--base", "HEAD", "--rounds", "6"], {
       cwd: repo.dir,
-      env: ENV,
+      env: { ...ENV, XBENCH_TEST_TAG: tag },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
@@ -185,8 +186,7 @@ describe("interrupting a compare", () => {
     expect(await exited).toBe(130);
     expect(stderr).toContain(`xbench compare --resume ${runDir}`);
     expect(repo.worktrees()).toHaveLength(1);
-    const leftovers = spawnSync("pgrep", ["-f", "xbench-compare-.*/driver/driver.js"], { encoding: "utf8" }).stdout.trim();
-    expect(leftovers).toBe("");
+    expect(processesWithEnv("XBENCH_TEST_TAG", tag)).toEqual([]);
     const kept = records();
     for (const round of [0, 1]) expect(kept.some((r) => r.round === round && r.job === "duet" && r.rows.length === 2)).toBe(true);
     expect(kept.length).toBeLessThan(6);

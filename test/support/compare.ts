@@ -1,5 +1,5 @@
 import { afterEach } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import type { CompareResult, Row } from "../../src/report/model.ts";
 import { createRepo, type TestRepo } from "./repo.ts";
@@ -38,4 +38,19 @@ export function rowOf(result: CompareResult | undefined, label: string): Row {
   const found = result?.rows.find((r) => r.label === label);
   if (!found) throw new Error(`no row ${label} in ${JSON.stringify(result?.rows.map((r) => r.label))}`);
   return found;
+}
+
+/** Pids of live processes whose environment holds `NAME=value`: what a test's own xbench started. */
+export function processesWithEnv(name: string, value: string): number[] {
+  const wanted = `${name}=${value}`;
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, "latin1").split("\0").includes(wanted)) pids.push(Number(entry));
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return pids;
 }

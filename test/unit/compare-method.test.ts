@@ -77,7 +77,7 @@ describe("sampling until narrow", () => {
   });
 
   test("--rounds alone is a fixed run, rounded up to whole cycles; with --target it is the minimum", () => {
-    expect(samplingRule({ rounds: 7 })).toEqual({ minRounds: 8, maxRounds: 8 });
+    expect(samplingRule({ rounds: 7 })).toEqual({ requested: 7, minRounds: 8, maxRounds: 8 });
     expect(stopReason(samplingRule({ rounds: 8 }), state(8, [0.5]))).toBe("rounds");
     expect(samplingRule({ rounds: 10, targetHalfWidth: 0.005 })).toMatchObject({ minRounds: 10, targetHalfWidth: 0.005 });
   });
