@@ -1,5 +1,6 @@
-import { parseArgs, renderUsage, type ArgsDef, type CommandDef } from "citty";
+import { parseArgs, type ArgsDef, type CommandDef } from "citty";
 import { EXIT_FAILURE, EXIT_USAGE, XbenchError, usageError } from "./errors.ts";
+import { closest, renderHelp, value, visibleSubCommands } from "./usage.ts";
 
 type AnyCommand = CommandDef<ArgsDef>;
 
@@ -8,10 +9,6 @@ export interface ResolvedCommand {
   command: AnyCommand;
   path: string[];
   args: string[];
-}
-
-async function value<T>(input: T | (() => T | Promise<T>) | Promise<T> | undefined): Promise<T | undefined> {
-  return typeof input === "function" ? await (input as () => T | Promise<T>)() : await input;
 }
 
 /** Walks subcommand names at the front of argv down to the command that runs. */
@@ -25,7 +22,9 @@ export async function resolveCommand(root: AnyCommand, argv: string[]): Promise<
     if (!subs || first === undefined || first.startsWith("-")) break;
     const sub = subs[first];
     if (!sub) {
-      throw new XbenchError(`Unknown command: ${first}`, { exitCode: EXIT_USAGE, usage: true, cause: { command, path } });
+      const guess = closest(first, (await visibleSubCommands(command)).map(([name]) => name));
+      const hint = guess ? ` (did you mean \`${[...path, guess].join(" ")}\`?)` : "";
+      throw new XbenchError(`Unknown command: ${first}${hint}`, { exitCode: EXIT_USAGE, usage: !guess, cause: { command, path } });
     }
     command = (await value(sub)) as AnyCommand;
     path.push(first);
@@ -57,7 +56,11 @@ export async function checkArgs(command: AnyCommand, args: string[]): Promise<vo
       const bare = arg.replace(/^--?/, "").split("=")[0]!;
       const name = known.has(bare) ? bare : bare.replace(/^no-/, "");
       const type = known.get(name);
-      if (!type) throw usageError(`Unknown option: ${arg.split("=")[0]}`, true);
+      if (!type) {
+        const guess = bare.length > 1 ? closest(bare, [...known.keys()].filter((k) => k.length > 1)) : undefined;
+        if (guess) throw usageError(`Unknown option: ${arg.split("=")[0]} (did you mean --${guess}?)`);
+        throw usageError(`Unknown option: ${arg.split("=")[0]}`, true);
+      }
       if (type !== "boolean" && !arg.includes("=")) {
         const next = args[i + 1];
         if (next === undefined || (next.startsWith("-") && next !== "-" && !/^-\d/.test(next))) {
@@ -85,11 +88,9 @@ function wantsHelp(args: string[]): boolean {
 
 const ANSI = /\u001B\[[0-9;]*m/g;
 
-async function usageText(resolved: { command: AnyCommand; path?: string[] }, tty: boolean): Promise<string> {
-  // citty names a command after its direct parent only; name it by its whole path instead.
+async function usageText(resolved: { command: AnyCommand; path?: string[] }, tty: boolean, version?: string): Promise<string> {
   const path = resolved.path ?? [];
-  const parent = path.length > 0 ? { meta: { name: ["xbench", ...path.slice(0, -1)].join(" ") } } : undefined;
-  const text = await renderUsage(resolved.command, parent as AnyCommand | undefined);
+  const text = await renderHelp(resolved.command, path, path.length === 0 ? version : undefined);
   return tty ? text : text.replace(ANSI, "");
 }
 
@@ -97,18 +98,18 @@ async function usageText(resolved: { command: AnyCommand; path?: string[] }, tty
 export async function runCli(root: AnyCommand, argv: string[], version: string): Promise<number> {
   let resolved: ResolvedCommand | undefined;
   try {
-    if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
+    if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V" || argv[0] === "-v")) {
       process.stdout.write(`${version}\n`);
       return 0;
     }
     resolved = await resolveCommand(root, argv);
     if (wantsHelp(resolved.args)) {
-      process.stdout.write(`${await usageText(resolved, !!process.stdout.isTTY)}\n`);
+      process.stdout.write(`${await usageText(resolved, !!process.stdout.isTTY, version)}\n`);
       return 0;
     }
     const { command, args } = resolved;
     if (!command.run) {
-      process.stderr.write(`${await usageText(resolved, !!process.stderr.isTTY)}\n`);
+      process.stderr.write(`${await usageText(resolved, !!process.stderr.isTTY, version)}\n`);
       return EXIT_USAGE;
     }
     await checkArgs(command, args);

@@ -59,8 +59,8 @@ export function writeTracerReport(result: TracerResult, outputs: { json?: string
 export const benchTracerCommand = defineCommand({
   meta: { name: "tracer", description: "Tracking overhead of the tracer: launch and access rows per backend" },
   args: {
-    "base-helper": { type: "string", description: "Folder with another build of the helpers (the base arm)" },
-    iterations: { type: "string", description: `Iterations (rounded up to whole cycles of orderings; default ${DEFAULT_ITERATIONS})` },
+    "base-helper": { type: "string", valueHint: "DIR", description: "Folder with another build of the helpers (the base arm)" },
+    iterations: { type: "string", valueHint: "N", description: `Iterations, rounded up to whole cycles of orderings (default: ${DEFAULT_ITERATIONS})` },
     backends: { type: "string", description: "Backends to measure", default: "preload,seccomp" },
     json: { type: "string", description: "Write results as JSON to FILE, - for stdout" },
     markdown: { type: "string", description: "Write the markdown report to FILE" },

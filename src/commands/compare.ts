@@ -3,6 +3,7 @@ import { defineCommand } from "citty";
 import { join, resolve } from "pathe";
 import { EXIT_FAILURE, usageError } from "../cli/errors.ts";
 import { log } from "../cli/log.ts";
+import { printError } from "../cli/main.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary } from "../compare/github.ts";
 import {
   DEFAULT_MAX_TIME_S,
@@ -10,6 +11,7 @@ import {
   DEFAULT_TARGET,
   MAX_ROUNDS,
   MIN_ROUNDS,
+  headLabel,
   makePlan,
   newRunDir,
   parsePositiveInt,
@@ -22,6 +24,7 @@ import { DEFAULT_ITERATIONS, renderMarkdown as renderTracerMarkdown } from "../s
 import { runTracerBenchWithProgress, writeTracerReport } from "./bench-tracer.ts";
 import { runCompare } from "../compare/engine.ts";
 import { createStore, openStore, type RunStore } from "../compare/store.ts";
+import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { renderJson } from "../report/json.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
@@ -31,6 +34,18 @@ import type { Runtime } from "../report/model.ts";
 /** The first of `flags` the user typed (`--rounds 3` or `--rounds=3`); citty's defaults hide that. */
 function givenFlag(rawArgs: string[], flags: string[]): string | undefined {
   return rawArgs.map((a) => a.split("=")[0]!).find((name) => flags.includes(name));
+}
+
+/** Every value of a repeatable flag (`--bench a --bench=b`), up to `--`; citty keeps only the last. */
+export function flagValues(rawArgs: string[], flag: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!;
+    if (arg === "--") break;
+    if (arg === flag && i + 1 < rawArgs.length) values.push(rawArgs[++i]!);
+    else if (arg.startsWith(`${flag}=`)) values.push(arg.slice(flag.length + 1));
+  }
+  return values;
 }
 
 function parseRounds(value: unknown): number {
@@ -46,37 +61,45 @@ function describeSampling(rule: SamplingRule): string {
 }
 
 /** Flags that shape a run; a resumed run keeps its own. */
-const PLAN_FLAGS = ["--base", "--head", "--rounds", "--target", "--max-time", "--isolate", "--runtime", "--build", "--install", "--timeout", "--time", "--holm"];
+const PLAN_FLAGS = ["--bench", "--base", "--head", "--rounds", "--target", "--max-time", "--isolate", "--runtime", "--build", "--install", "--timeout", "--time", "--holm"];
 
 export const compareCommand = defineCommand({
   meta: { name: "compare", description: "Benchmark the merge-base against the working tree, both sides alternating in each bench process, with a paired 95% CI per row" },
   args: {
-    filter: { type: "positional", required: false, description: "Substring or glob over bench files" },
-    base: { type: "string", description: "Base ref (default: merge-base of HEAD with origin/main, main or master)" },
-    head: { type: "string", description: "Head ref (default: the working tree, uncommitted edits included)" },
+    filter: { type: "positional", required: false, description: "Substring or glob that narrows the bench files" },
+    bench: {
+      type: "string",
+      valueHint: "PATH|GLOB",
+      description: 'Bench file or glob, repeatable (default: package.json "xbench": { "bench": [...] }, else **/*.bench.{ts,js,mts,mjs})',
+    },
+    base: { type: "string", valueHint: "REF", description: "Base ref (default: merge-base of HEAD with origin/main, main or master)" },
+    head: { type: "string", valueHint: "REF", description: "Head ref (default: the working tree, uncommitted edits included)" },
     rounds: {
       type: "string",
+      valueHint: "N",
       description: `Run exactly N rounds (${MIN_ROUNDS} to ${MAX_ROUNDS}, rounded up to whole cycles); with --target or --max-time, the minimum`,
     },
     target: {
       type: "string",
+      valueHint: "PCT",
       description: `Add rounds until every row's 95% interval is within ±PCT percent of its delta (default: ${DEFAULT_TARGET * 100})`,
     },
     "max-time": {
       type: "string",
+      valueHint: "S",
       description: `Stop adding rounds after S seconds of bench processes, however wide (default: ${DEFAULT_MAX_TIME_S})`,
     },
     isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one process" },
     runtime: { type: "enum", options: ["node", "bun", "deno"], description: "Runtime for the bench processes", default: "node" },
-    build: { type: "string", description: "Command run once per side before any timing" },
+    build: { type: "string", valueHint: "CMD", description: "Command run once per side before any timing" },
     install: { type: "boolean", description: "Install dependencies per side instead of linking head's node_modules" },
-    timeout: { type: "string", description: "Seconds one bench process may run before it is killed", default: "600" },
-    time: { type: "string", description: `Sampling time per benchmark and side in each bench process, in ms (default: ${DEFAULT_SIDE_TIME_MS})` },
-    json: { type: "string", description: "Write the result (JSON schema with raw rounds) to FILE, - for stdout" },
-    markdown: { type: "string", description: "Write the markdown report to FILE" },
+    timeout: { type: "string", valueHint: "S", description: "Seconds one bench process may run before it is killed", default: "600" },
+    time: { type: "string", valueHint: "MS", description: `Sampling time per benchmark and side in each bench process, in ms (default: ${DEFAULT_SIDE_TIME_MS})` },
+    json: { type: "string", valueHint: "FILE", description: "Write the result (JSON schema with raw rounds) to FILE, - for stdout" },
+    markdown: { type: "string", valueHint: "FILE", description: "Write the markdown report to FILE" },
     comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
     holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
-    resume: { type: "string", description: "Continue an interrupted run from its run folder" },
+    resume: { type: "string", valueHint: "DIR", description: "Continue an interrupted run from its run folder" },
     suite: {
       type: "enum",
       options: ["tracer"],
@@ -99,6 +122,7 @@ export const compareCommand = defineCommand({
       const plan = makePlan({
         cwd: process.cwd(),
         filter: args.filter ? String(args.filter) : undefined,
+        bench: flagValues(rawArgs, "--bench"),
         base: args.base ? String(args.base) : undefined,
         head: args.head ? String(args.head) : undefined,
         rounds: args.rounds !== undefined ? parseRounds(args.rounds) : undefined,
@@ -115,9 +139,7 @@ export const compareCommand = defineCommand({
       store = createStore(newRunDir(plan.repo), plan);
     }
     const { plan } = store;
-    log.info(
-      `base ${plan.base.sha.slice(0, 12)} (${plan.base.ref}) · head ${plan.head.sha.slice(0, 12)} (${plan.head.ref}${plan.head.dirty ? ", dirty" : ""})`,
-    );
+    log.info(`base ${plan.base.sha.slice(0, 12)} (${plan.base.ref}) · head ${plan.head.sha.slice(0, 12)} (${headLabel(plan.head)})`);
     log.info(`${plan.files.length} bench file(s) · ${describeSampling(plan.sampling)} · runtime ${plan.runtime} · run folder ${store.dir}`);
 
     const { result, timing } = await runCompare(store);
@@ -125,7 +147,7 @@ export const compareCommand = defineCommand({
     writeFileSync(join(store.dir, "result.json"), json);
     const markdown = renderMarkdown(result);
     const jsonToStdout = args.json === "-";
-    const table = renderTerminal(result, { color: !jsonToStdout && !!process.stdout.isTTY });
+    const table = renderTerminal(result, { color: !jsonToStdout && !!process.stdout.isTTY, dirtyStated: true });
     (jsonToStdout ? process.stderr : process.stdout).write(`${table}\n`);
     if (args.json) {
       if (jsonToStdout) process.stdout.write(json.endsWith("\n") ? json : `${json}\n`);
@@ -139,17 +161,16 @@ export const compareCommand = defineCommand({
     }
     const share = timing.wallMs > 0 ? (1 - timing.childMs / timing.wallMs) * 100 : 0;
     log.info(`took ${(timing.wallMs / 1000).toFixed(1)} s, ${share.toFixed(1)}% of it outside bench processes`);
-    const failed = result.rows.filter((r) => r.status === "failed");
-    if (failed.length > 0) {
-      log.error(`${failed.length} row(s) failed: ${failed.map((r) => r.id).slice(0, 3).join("; ")}${failed.length > 3 ? "; …" : ""}`);
-      return EXIT_FAILURE;
-    }
-    return 0;
+    const failures = failureLines(result.rows);
+    for (const line of failures) printError(line);
+    const empty = nothingCompared(result.rows);
+    if (empty && failures.length === 0) printError(empty);
+    return failures.length > 0 || empty ? EXIT_FAILURE : 0;
   },
 });
 
 /** Flags of a bench-file compare that mean nothing to a suite. */
-const BENCH_FILE_FLAGS = ["--runtime", "--build", "--install", "--timeout", "--time", "--holm", "--resume", "--comment", "--target", "--max-time", "--isolate"];
+const BENCH_FILE_FLAGS = ["--bench", "--runtime", "--build", "--install", "--timeout", "--time", "--holm", "--resume", "--comment", "--target", "--max-time", "--isolate"];
 
 /**
  * `compare --suite tracer`: base's and head's helpers, each built from its own side, as the
@@ -166,7 +187,7 @@ async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string
   });
   const roundsGiven = givenFlag(rawArgs, ["--rounds"]) !== undefined;
   const iterations = roundsGiven ? parsePositiveInt("rounds", args.rounds, 1) : DEFAULT_ITERATIONS;
-  log.info(`base ${sides.base.sha.slice(0, 12)} (${sides.base.ref}) · head ${sides.head.sha.slice(0, 12)} (${sides.head.ref}${sides.head.dirty ? ", dirty" : ""})`);
+  log.info(`base ${sides.base.sha.slice(0, 12)} (${sides.base.ref}) · head ${sides.head.sha.slice(0, 12)} (${headLabel(sides.head)})`);
   const result = await withSideHelpers({ ...sides, headRef: args.head ? String(args.head) : undefined }, (helpers) =>
     runTracerBenchWithProgress({ headHelperDir: helpers.head, baseHelperDir: helpers.base, iterations }),
   );

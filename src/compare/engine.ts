@@ -60,7 +60,7 @@ async function prepareSides(store: RunStore, tmp: string, cleanup: Cleanup): Pro
   const { plan } = store;
   const base = checkoutSide(plan.repo, tmp, "base", plan.base.sha, cleanup);
   const head = checkoutHead(plan.repo, tmp, plan.head.sha, plan.head.headRef, cleanup);
-  copyBenchFiles(plan.files, head.root, base.root);
+  copyBenchFiles(plan, head.root, base.root);
   for (const side of [base, head]) {
     if (side.root === plan.repo) continue;
     if (plan.install) await installDependencies(side);

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 
-/** `configScale.bench.ts` → `configScale` */
+/** `configScale.bench.ts` → `configScale`; a named suite file `test/bench/index.ts` → `index`. */
 export function benchBasename(file: string): string {
-  return file.split("/").pop()!.replace(/\.bench\.(ts|mts|js|mjs)$/, "");
+  const name = file.split("/").pop()!;
+  return name.replace(/\.bench\.(ts|mts|js|mjs)$/, "").replace(/\.(ts|mts|cts|tsx|js|mjs|cjs|jsx)$/, "") || name;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { randomInt } from "node:crypto";
-import { mkdirSync, mkdtempSync } from "node:fs";
-import { join } from "pathe";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { isAbsolute, join, relative } from "pathe";
 import { EXIT_USAGE, XbenchError, usageError } from "../cli/errors.ts";
-import { defaultBase, git, gitCommonDir, isDirty, listFiles, repoRoot, resolveCommit } from "../git/git.ts";
+import { defaultBase, dirtyPaths, fileAtCommit, git, gitCommonDir, listFiles, repoRoot, resolveCommit, untrackedFiles, type DirtyPaths } from "../git/git.ts";
 import type { SamplingBudget } from "../runner/protocol.ts";
-import { selectBenchFiles, isBenchFile } from "./discover.ts";
+import { filterFiles, isBenchFile, NAMING_HINT, repoRelativePattern, selectBenchFiles, selectNamedFiles } from "./discover.ts";
 import { wholeCycles } from "./sampling.ts";
 import { PLAN_VERSION, type RunPlan, type RunSettings, type SamplingRule } from "./store.ts";
 
@@ -13,6 +13,8 @@ export interface CompareRequest extends Omit<RunSettings, "sampling" | "budget">
   cwd: string;
   base?: string;
   head?: string;
+  /** `--bench` patterns, as typed (relative to cwd); when empty, package.json's list, else `*.bench.*`. */
+  bench?: string[];
   /** A fixed number of rounds (`--rounds`). */
   rounds?: number;
   /** Sample until every interval is this narrow, as a fraction (`--target`, in percent on the command line). */
@@ -76,16 +78,123 @@ function filesAtRef(root: string, sha: string): string[] {
   return git(root, ["ls-tree", "-r", "-z", "--name-only", sha]).split("\0").filter(Boolean);
 }
 
+/** `2 changed (src/a.ts, b.ts), 1 untracked (wrap.ts)`: what makes a working tree dirty. */
+export function describeDirty(paths: DirtyPaths): string | undefined {
+  const list = (files: string[]) => `${files.slice(0, 3).join(", ")}${files.length > 3 ? `, … ${files.length - 3} more` : ""}`;
+  const parts: string[] = [];
+  if (paths.changed.length > 0) parts.push(`${paths.changed.length} changed (${list(paths.changed)})`);
+  if (paths.untracked.length > 0) parts.push(`${paths.untracked.length} untracked (${list(paths.untracked)})`);
+  return parts.length > 0 ? parts.join(", ") : undefined;
+}
+
 /** The repository and both sides' commits: --base (or the merge-base default) and --head (or the working tree). */
 export function resolveRevisions(request: Pick<CompareRequest, "cwd" | "base" | "head">) {
   const repo = repoRoot(request.cwd);
   const base = request.base
     ? { ref: request.base, sha: resolveCommit(repo, request.base, "--base") }
     : defaultBase(repo);
-  const head = request.head
-    ? { ref: request.head, sha: resolveCommit(repo, request.head, "--head"), dirty: false }
-    : { ref: "working tree", sha: resolveCommit(repo, "HEAD", "HEAD"), dirty: isDirty(repo) };
+  if (request.head) {
+    return { repo, base, head: { ref: request.head, sha: resolveCommit(repo, request.head, "--head"), dirty: false } };
+  }
+  const dirtyWith = describeDirty(dirtyPaths(repo));
+  const head = { ref: "working tree", sha: resolveCommit(repo, "HEAD", "HEAD"), dirty: dirtyWith !== undefined, dirtyWith };
   return { repo, base, head };
+}
+
+/** `(working tree, dirty: 1 untracked (wrap.ts))`: the one place a dirty head is stated. */
+export function headLabel(head: { ref: string; dirty: boolean; dirtyWith?: string }): string {
+  return `${head.ref}${head.dirty ? `, dirty: ${head.dirtyWith ?? "uncommitted changes"}` : ""}`;
+}
+
+/** package.json's `"xbench": { "bench": [...] }` (a string is a list of one); undefined without one. */
+export function packageBenchList(text: string | undefined, where: string): string[] | undefined {
+  if (text === undefined) return undefined;
+  let pkg: unknown;
+  try {
+    pkg = JSON.parse(text);
+  } catch {
+    // Not ours to judge: a package.json xbench cannot read just names no bench files.
+    return undefined;
+  }
+  const list = (pkg as { xbench?: { bench?: unknown } } | null)?.xbench?.bench;
+  if (list === undefined) return undefined;
+  const patterns = typeof list === "string" ? [list] : list;
+  if (!Array.isArray(patterns) || patterns.length === 0 || !patterns.every((p) => typeof p === "string" && p.length > 0)) {
+    throw new XbenchError(`${where}: "xbench.bench" must be a path or glob, or a non-empty list of them`, { exitCode: EXIT_USAGE });
+  }
+  return patterns.map((p) => repoRelativePattern(p, ""));
+}
+
+/** Where the bench files come from, for messages: `in the working tree` or `at REF`. */
+function whereLabel(headRef: string | undefined): string {
+  return headRef ? `at ${headRef}` : "in the working tree";
+}
+
+/**
+ * The bench files of a compare, and those of them taken from the working tree although head
+ * is `--head REF` (named, untracked files: a wrapper the user did not commit). Named files come
+ * from `--bench` or, without it, from package.json (head's); else every `*.bench.*` file. FILTER
+ * narrows either list.
+ */
+export function chooseBenchFiles(
+  request: Pick<CompareRequest, "cwd" | "head" | "bench" | "filter">,
+  repo: string,
+  headSha: string,
+): { files: string[]; fromWorkingTree: string[] } {
+  const where = whereLabel(request.head);
+  const onHead = request.head ? filesAtRef(repo, headSha) : listFiles(repo);
+  const cwdInRepo = relative(repo, request.cwd);
+  const flags = (request.bench ?? []).map((p) => repoRelativePattern(isAbsolute(p) ? relative(repo, p) : p, cwdInRepo));
+  const pkgText = request.head ? fileAtCommit(repo, headSha, "package.json") : readIfExists(join(repo, "package.json"));
+  const fromPackage = flags.length === 0 ? packageBenchList(pkgText, request.head ? `package.json at ${request.head}` : "package.json") : undefined;
+  const named = flags.length > 0 ? flags : fromPackage;
+
+  if (!named) {
+    const files = selectBenchFiles(onHead, request.filter);
+    if (files.length > 0) return { files, fromWorkingTree: [] };
+    const all = onHead.filter(isBenchFile);
+    throw new XbenchError(
+      all.length === 0
+        ? `no bench files (*.bench.ts, *.bench.js) ${where}; ${NAMING_HINT}`
+        : `no bench file matches "${request.filter}"; bench files ${where}: ${all.join(", ")}`,
+      { exitCode: EXIT_USAGE },
+    );
+  }
+
+  // A named file the user has not committed still counts, on both sides: untracked files, and
+  // a plain path that exists in the working tree (even if ignored).
+  const onHeadSet = new Set(onHead);
+  const extra = new Set(request.head ? untrackedFiles(repo) : []);
+  for (const pattern of named) {
+    if (!/[*?]/.test(pattern) && !onHeadSet.has(pattern) && isFile(join(repo, pattern))) extra.add(pattern);
+  }
+  const candidates = [...onHeadSet, ...[...extra].filter((f) => !onHeadSet.has(f))];
+  const { files: picked, unmatched } = selectNamedFiles(candidates, named);
+  if (unmatched.length > 0) {
+    // Named as the user wrote it (`./bench/x.ts` from a subfolder), not as resolved.
+    const typed = flags.length > 0 ? request.bench![flags.indexOf(unmatched[0]!)] : unmatched[0];
+    const source = flags.length > 0 ? "--bench" : `package.json "xbench.bench" entry`;
+    throw new XbenchError(`${source} "${typed}" matches no file ${where}`, { exitCode: EXIT_USAGE });
+  }
+  const files = filterFiles(picked, request.filter);
+  if (files.length === 0) {
+    throw new XbenchError(`no bench file matches "${request.filter}"; bench files ${where}: ${picked.join(", ")}`, { exitCode: EXIT_USAGE });
+  }
+  // Only a `--head REF` side needs them copied: the working tree already is head.
+  const fromWorkingTree = request.head ? files.filter((f) => !onHeadSet.has(f)) : [];
+  return { files, fromWorkingTree };
+}
+
+function readIfExists(path: string): string | undefined {
+  return existsSync(path) ? readFileSync(path, "utf8") : undefined;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -94,21 +203,13 @@ export function resolveRevisions(request: Pick<CompareRequest, "cwd" | "base" | 
  */
 export function makePlan(request: CompareRequest): RunPlan {
   const { repo, base, head } = resolveRevisions(request);
-  const candidates = request.head ? filesAtRef(repo, head.sha) : listFiles(repo);
-  const files = selectBenchFiles(candidates, request.filter);
-  if (files.length === 0) {
-    const all = candidates.filter(isBenchFile);
-    const where = request.head ? `at ${request.head}` : "in the working tree";
-    const message = all.length === 0
-      ? `no bench files (*.bench.ts, *.bench.js) ${where}`
-      : `no bench file matches "${request.filter}"; bench files ${where}: ${all.join(", ")}`;
-    throw new XbenchError(message, { exitCode: EXIT_USAGE });
-  }
+  const { files, fromWorkingTree } = chooseBenchFiles(request, repo, head.sha);
   return {
     version: PLAN_VERSION,
     repo,
     filter: request.filter,
     files,
+    ...(fromWorkingTree.length > 0 ? { fromWorkingTree } : {}),
     runtime: request.runtime,
     build: request.build,
     install: request.install,
@@ -120,7 +221,13 @@ export function makePlan(request: CompareRequest): RunPlan {
     // A new order of sides for every run, kept in the plan so that a resumed run continues it.
     seed: randomInt(2 ** 31),
     base: { ref: base.ref, sha: base.sha, dirty: false },
-    head: { ref: head.ref, sha: head.sha, dirty: head.dirty, headRef: request.head },
+    head: {
+      ref: head.ref,
+      sha: head.sha,
+      dirty: head.dirty,
+      headRef: request.head,
+      ...("dirtyWith" in head && head.dirtyWith ? { dirtyWith: head.dirtyWith } : {}),
+    },
     startedAt: new Date().toISOString(),
   };
 }

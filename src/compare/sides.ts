@@ -1,11 +1,13 @@
-import { copyFileSync, existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { dirname, join } from "pathe";
 import { XbenchError } from "../cli/errors.ts";
-import { lastLines } from "../util/text.ts";
-import { addWorktree, removeWorktree } from "../git/git.ts";
+import { failureTail } from "../util/text.ts";
+import { log } from "../cli/log.ts";
+import { addWorktree, git, removeWorktree, submoduleCommits } from "../git/git.ts";
 import { runToEnd } from "../runner/spawn.ts";
 import type { Side } from "../report/model.ts";
 import type { Cleanup } from "./cleanup.ts";
+import type { RunPlan } from "./store.ts";
 
 /** One side of a compare, ready to bundle and run. */
 export interface SideTree {
@@ -23,7 +25,36 @@ export function checkoutSide(repo: string, tmp: string, side: Side, sha: string,
   const root = join(tmp, side);
   cleanup.add(() => removeWorktree(repo, root));
   addWorktree(repo, root, sha);
+  initSubmodules(repo, root, side);
   return { side, root, sha };
+}
+
+/**
+ * A new worktree has empty folders where its commit pins submodules. Each is filled from the
+ * clone the repository already has at that path: a shared clone (objects borrowed, nothing
+ * copied, no network; the URL in .gitmodules is never used), then the pinned commit checked
+ * out, nested submodules likewise. A submodule the repository never checked out, or whose
+ * clone lacks the pinned commit, stays empty with a warning: a bench file that needs it then
+ * fails with its own error, and one that does not still runs.
+ */
+export function initSubmodules(source: string, target: string, side: Side, prefix = ""): void {
+  for (const { path, sha } of submoduleCommits(target)) {
+    const from = join(source, path);
+    const to = join(target, path);
+    const name = `${prefix}${path}`;
+    if (!existsSync(join(from, ".git"))) {
+      log.warn(`submodule ${name} is not checked out in this repository, so it is empty on ${side} (git submodule update --init fixes that)`);
+      continue;
+    }
+    try {
+      git(target, ["clone", "--quiet", "--shared", "--no-checkout", from, to]);
+      git(to, ["checkout", "--quiet", "--detach", sha]);
+    } catch {
+      log.warn(`submodule ${name}: its clone here lacks commit ${sha.slice(0, 12)}, so it is empty on ${side} (git -C ${name} fetch fixes that)`);
+      continue;
+    }
+    initSubmodules(from, to, side, `${name}/`);
+  }
 }
 
 /** Head: a worktree of `--head REF`, or the repository itself (working tree, edits included). */
@@ -33,13 +64,17 @@ export function checkoutHead(repo: string, tmp: string, sha: string, headRef: st
 
 /**
  * Head's bench files replace base's, so a benchmark added by the change measures base too;
- * whatever a bench file imports still comes from its own side.
+ * whatever a bench file imports still comes from its own side. Named bench files that head
+ * (`--head REF`) lacks come from the working tree first: a wrapper the user has not committed.
  */
-export function copyBenchFiles(files: string[], from: string, to: string): void {
-  for (const file of files) {
-    mkdirSync(dirname(join(to, file)), { recursive: true });
-    copyFileSync(join(from, file), join(to, file));
-  }
+export function copyBenchFiles(plan: Pick<RunPlan, "repo" | "files" | "fromWorkingTree">, from: string, to: string): void {
+  const copy = (file: string, source: string, target: string) => {
+    if (source === target) return;
+    mkdirSync(dirname(join(target, file)), { recursive: true });
+    copyFileSync(join(source, file), join(target, file));
+  };
+  for (const file of plan.fromWorkingTree ?? []) copy(file, plan.repo, from);
+  for (const file of plan.files) copy(file, from, to);
 }
 
 /** Repo-relative folders from a bench file's folder up to the root (`a/b/x.bench.ts` → `a/b`, `a`, ``). */
@@ -87,25 +122,47 @@ export function installCommand(root: string): string[] | undefined {
   return undefined;
 }
 
+/** `pnpm@9.1.0` from a side's package.json, when it pins its package manager. */
+export function pinnedPackageManager(root: string): string | undefined {
+  try {
+    const pm = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { packageManager?: unknown }).packageManager;
+    return typeof pm === "string" ? pm : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Runs a setup step (install or build) in a side; a failure names the side and shows the tail
  * of its output. Asynchronous, and tracked like a bench process, so a Ctrl-C stops it at once
  * (the signal handler ends its tree) instead of waiting for it to finish.
  */
-export async function runSetupStep(side: SideTree, what: string, argv: string[]): Promise<void> {
+export async function runSetupStep(side: SideTree, what: string, argv: string[], hint?: string): Promise<void> {
   const result = await runToEnd(argv, { cwd: side.root, env: { ...process.env, XBENCH_SIDE: side.side } });
-  if (result.error) throw new XbenchError(`${what} failed on ${side.side}: ${result.error}`);
+  const tail = hint ? `\nhint: ${hint}` : "";
+  if (result.error) {
+    const missing = /: (command not found|.*\bENOENT\b.*)$/.test(result.error);
+    const reason = missing ? `${argv[0]}: command not found` : result.error;
+    throw new XbenchError(`${what} failed on ${side.side} (${side.sha.slice(0, 12)}): ${reason}${tail}`);
+  }
   if (result.code !== 0) {
-    const output = lastLines(`${result.stdout}\n${result.stderr}`, 15);
+    const output = failureTail(`${result.stdout}\n${result.stderr}`, 15);
     throw new XbenchError(
-      `${what} failed on ${side.side} (${side.sha.slice(0, 12)}, exit ${result.code ?? result.signal}):\n${output}`,
+      `${what} failed on ${side.side} (${side.sha.slice(0, 12)}, exit ${result.code ?? result.signal}):\n${output}${tail}`,
     );
   }
 }
 
 export async function installDependencies(side: SideTree): Promise<void> {
   const argv = installCommand(side.root);
-  if (argv) await runSetupStep(side, `install (${argv.join(" ")})`, argv);
+  if (!argv) return;
+  const pinned = pinnedPackageManager(side.root);
+  // A pin (packageManager) makes pnpm and yarn refuse to run as another version; corepack runs
+  // the pinned one. Without --install, both sides link head's node_modules and need no install.
+  const hint = pinned
+    ? `package.json pins ${pinned}; run \`corepack enable\` so \`${pinned.split("@")[0]}\` on PATH is that version, or drop --install to link head's node_modules`
+    : undefined;
+  await runSetupStep(side, `install (${argv.join(" ")})`, argv, hint);
 }
 
 export function buildSide(side: SideTree, command: string): Promise<void> {

@@ -39,8 +39,11 @@ export interface RunPlan extends RunSettings {
   version: typeof PLAN_VERSION;
   repo: string;
   files: string[];
+  /** Bench files head (`--head REF`) lacks, taken from the working tree for both sides: uncommitted wrappers. */
+  fromWorkingTree?: string[];
   base: RevisionInfo;
-  head: RevisionInfo & { headRef?: string };
+  /** `dirtyWith`: what made the working tree dirty, as stated at the start. */
+  head: RevisionInfo & { headRef?: string; dirtyWith?: string };
   /** Seeds the order of sides in each round (schedule/orderings.ts orderAt). */
   seed: number;
   startedAt: string;

@@ -33,7 +33,7 @@ export async function withSideHelpers<T>(
     for (const side of [base, head]) linkDependencies(sides.repo, side);
     log.info(`building base's helpers (${sides.base.sha.slice(0, 12)})`);
     const baseHelpers = await buildBaseHelpers(base.root, join(tmp, "helpers-base"));
-    log.info(`building head's helpers (${sides.head.sha.slice(0, 12)}${sides.head.dirty ? ", dirty" : ""})`);
+    log.info(`building head's helpers (${sides.head.sha.slice(0, 12)})`);
     const headHelpers = await buildBaseHelpers(head.root, join(tmp, "helpers-head"));
     return await measure({ head: headHelpers, base: baseHelpers });
   } finally {

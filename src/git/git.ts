@@ -53,6 +53,50 @@ export function isDirty(root: string): boolean {
   return git(root, ["status", "--porcelain", "--untracked-files=normal"]).length > 0;
 }
 
+/** What makes a working tree dirty: changed tracked paths and untracked (not ignored) files. */
+export interface DirtyPaths {
+  changed: string[];
+  untracked: string[];
+}
+
+export function dirtyPaths(root: string): DirtyPaths {
+  const out = git(root, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+  const changed: string[] = [];
+  const untracked: string[] = [];
+  const entries = out.split("\0");
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    if (entry.length < 4) continue;
+    const path = entry.slice(3);
+    if (entry.startsWith("??")) untracked.push(path);
+    else changed.push(path);
+    if (entry[0] === "R" || entry[0] === "C") i++; // a rename's source path follows as its own entry
+  }
+  return { changed, untracked };
+}
+
+/** Untracked files that are not ignored, repo-relative. */
+export function untrackedFiles(root: string): string[] {
+  return git(root, ["ls-files", "-z", "--others", "--exclude-standard"]).split("\0").filter(Boolean);
+}
+
+/** A file's text at a commit, or undefined when the commit has no such file. */
+export function fileAtCommit(root: string, sha: string, path: string): string | undefined {
+  const result = spawnSync("git", ["cat-file", "blob", `${sha}:${path}`], { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  return result.status === 0 ? result.stdout : undefined;
+}
+
+/** Submodules recorded in a checkout's index: path and the commit it pins. */
+export function submoduleCommits(root: string): Array<{ path: string; sha: string }> {
+  return git(root, ["ls-files", "--stage", "-z"])
+    .split("\0")
+    .filter((entry) => entry.startsWith("160000 "))
+    .map((entry) => {
+      const [meta, path] = entry.split("\t") as [string, string];
+      return { path, sha: meta.split(" ")[1]! };
+    });
+}
+
 /** Repo-relative paths of tracked files and of untracked files that are not ignored. */
 export function listFiles(root: string): string[] {
   const out = git(root, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"]);

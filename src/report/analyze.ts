@@ -92,3 +92,36 @@ export function halfWidth(row: Row): number {
 export function intervalRows(rows: readonly Row[]): Row[] {
   return rows.filter((row) => row.status === "ok" && row.stats);
 }
+
+/**
+ * Why a table compared nothing, or undefined when at least one row has a comparison (an
+ * interval or an exact one). A compare that measured no benchmark on both sides has no answer,
+ * and must not pass for "no change".
+ */
+export function nothingCompared(rows: readonly Row[]): string | undefined {
+  if (rows.some((row) => row.stats || row.exact)) return undefined;
+  if (rows.length === 0) return "no benchmark was measured: the bench files reported no rows";
+  const count = (status: Row["status"]) => rows.filter((row) => row.status === status).length;
+  const parts = (["new", "removed", "failed"] as const).filter((s) => count(s) > 0).map((s) => `${count(s)} ${s}`);
+  return `no benchmark was measured on both sides (${parts.join(", ")})`;
+}
+
+/**
+ * The failures of a table, one line per bench file, side and error: `test/bench/index.ts on
+ * base: registers no benchmark …`, with the rows it hit when not all of the file's rows.
+ */
+export function failureLines(rows: readonly Row[]): string[] {
+  const groups = new Map<string, { file: string; side: Side | "both"; message: string; labels: string[] }>();
+  for (const row of rows) {
+    if (row.status !== "failed" || !row.error) continue;
+    const key = `${row.file}\0${row.error.side}\0${row.error.message}`;
+    const group = groups.get(key) ?? { file: row.file, side: row.error.side, message: row.error.message, labels: [] as string[] };
+    group.labels.push(row.label);
+    groups.set(key, group);
+  }
+  return [...groups.values()].map(({ file, side, message, labels }) => {
+    const ofFile = rows.filter((row) => row.file === file).length;
+    const which = labels.length === ofFile ? "" : ` (${labels.slice(0, 3).map((l) => JSON.stringify(l)).join(", ")}${labels.length > 3 ? ", …" : ""})`;
+    return `${file} on ${side === "both" ? "both sides" : side}${which}: ${message.split("\n")[0]}`;
+  });
+}

@@ -51,15 +51,34 @@ export function formatPercent(fraction: number): string {
   return `${fraction < 0 ? "-" : "+"}${Math.abs(fraction * 100).toFixed(1)}%`;
 }
 
-export function formatInterval(ci: readonly [number, number]): string {
-  return `[${formatPercent(ci[0])}, ${formatPercent(ci[1])}]`;
+/** Beyond these a ratio says only "huge": with few rounds an interval can reach +28258649.2%. */
+const MAX_SHOWN = 9.99;
+const MIN_SHOWN = -0.999;
+
+/**
+ * A delta or interval bound for reading, clamped to what one decimal can say honestly: above
+ * +999% it is `>+999%`, below -99.9% (a ratio near 0) `<-99.9%`. An unbounded interval (too few
+ * rounds: a bound of ±∞ in log space, so +∞ or exactly -100%) says so. The JSON keeps the numbers.
+ */
+export function formatBound(fraction: number): string {
+  if (!Number.isFinite(fraction) || fraction === -1) return formatPercent(fraction);
+  if (fraction > MAX_SHOWN) return ">+999%";
+  if (fraction < MIN_SHOWN) return "<-99.9%";
+  return formatPercent(fraction);
 }
 
-/** `runtime node | rounds 10 | base 0c5e35d81638 | head 4fa387b2e78b (dirty)` */
-export function runLine(result: CompareResult): string {
+export function formatInterval(ci: readonly [number, number]): string {
+  return `[${formatBound(ci[0])}, ${formatBound(ci[1])}]`;
+}
+
+/**
+ * `runtime node | rounds 10 | base 0c5e35d81638 | head 4fa387b2e78b (dirty)`. `markDirty: false`
+ * when the caller already said so, with what made it dirty (compare's first line).
+ */
+export function runLine(result: CompareResult, options: { markDirty?: boolean } = {}): string {
   const { rounds } = result;
   const count = rounds.completed < rounds.planned ? `${rounds.completed} of ${rounds.planned}` : String(rounds.completed);
-  const head = `${result.head.sha.slice(0, 12)}${result.head.dirty ? " (dirty)" : ""}`;
+  const head = `${result.head.sha.slice(0, 12)}${result.head.dirty && options.markDirty !== false ? " (dirty)" : ""}`;
   return `runtime ${result.runtime} | rounds ${count} | base ${result.base.sha.slice(0, 12)} | head ${head}`;
 }
 
@@ -182,7 +201,7 @@ export function rowCells(row: Row): RowCells {
     return {
       base: formatValue(s.baseMedian, unit),
       head: formatValue(s.headMedian, unit),
-      delta: formatPercent(s.delta),
+      delta: formatBound(s.delta),
       ci: formatInterval(s.ci),
       verdict: s.verdict,
     };

@@ -33,7 +33,8 @@ function verdictColor(row: Row): string | undefined {
   }
 }
 
-export function renderTerminal(result: CompareResult, options: { color: boolean }): string {
+/** `dirtyStated`: the run's first line already said the head is dirty and why; the table does not repeat it. */
+export function renderTerminal(result: CompareResult, options: { color: boolean; dirtyStated?: boolean }): string {
   const paint = painter(options.color);
   const lines = result.rows.map((row) => {
     const c = rowCells(row);
@@ -44,7 +45,7 @@ export function renderTerminal(result: CompareResult, options: { color: boolean 
   const layout = (cells: string[]) =>
     cells.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!)));
 
-  const out = [paint("2", runLine(result)), paint("2", loadLine(result)), ""];
+  const out = [paint("2", runLine(result, { markDirty: !options.dirtyStated })), paint("2", loadLine(result)), ""];
   out.push(paint("1", layout(HEADER).join(GAP)));
   result.rows.forEach((row, i) => {
     const cells = layout(lines[i]!);
