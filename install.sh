@@ -105,7 +105,13 @@ cp "$folder/xbench" "$INSTALL_DIR/.xbench.new"
 chmod 755 "$INSTALL_DIR/.xbench.new"
 mv -f "$INSTALL_DIR/.xbench.new" "$INSTALL_DIR/xbench"
 
-say "installed $("$INSTALL_DIR/xbench" --version 2>/dev/null || echo "${archive%.tar.gz}") to $INSTALL_DIR/xbench"
+if version=$("$INSTALL_DIR/xbench" --version 2>/dev/null); then
+  say "installed xbench $version to $INSTALL_DIR/xbench"
+else
+  say "installed ${archive%.tar.gz} to $INSTALL_DIR/xbench, but it does not start here"
+  # Bun's musl build links musl's C++ runtime, which musl systems do not install by default.
+  case "$target" in *-musl) say "the musl build needs libstdc++ and libgcc: apk add libstdc++ (Alpine)" ;; esac
+fi
 case ":${PATH:-}:" in
   *":$INSTALL_DIR:"*) ;;
   *) say "add it to PATH: export PATH=\"$INSTALL_DIR:\$PATH\" (in ~/.profile or your shell's rc file)" ;;

@@ -135,6 +135,17 @@ describe("install.sh against a local release server", () => {
     expect(r.stderr).toBe("xbench-install: no xbench release for this platform (SunOS sparc64); see the README for building from source\n");
     expect(gh.state.requests.length).toBe(before);
   });
+
+  test("a musl Linux is told apart from glibc (getconf and ldd) and asks for the musl archive", async () => {
+    const fake = join(work, "fake-musl");
+    mkdirSync(fake);
+    writeFileSync(join(fake, "getconf"), "#!/bin/sh\nexit 1\n");
+    writeFileSync(join(fake, "ldd"), '#!/bin/sh\necho "musl libc (x86_64)"\n');
+    for (const tool of ["getconf", "ldd"]) chmodSync(join(fake, tool), 0o755);
+    const r = await install("musl", { env: { PATH: `${fake}:/usr/bin:/bin` } });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`xbench-install: release latest has no archive for ${HOST_TARGET}-musl\n`);
+  });
 });
 
 describe("action.yml", () => {
