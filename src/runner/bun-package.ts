@@ -31,8 +31,8 @@ export function packagedBun(from: string = import.meta.url): string | undefined 
 }
 
 /**
- * The `bun/bin/bun.exe` placeholder npm links into node_modules/.bin when it skipped bun's
- * postinstall script (npm 11 skips dependencies' scripts unless approved): not a Bun to run.
+ * The `bun/bin/bun.exe` placeholder npm links into node_modules/.bin when bun's postinstall
+ * script did not run (`--ignore-scripts`, or scripts of dependencies blocked): not a Bun to run.
  */
 export function isBunPlaceholder(file: string): boolean {
   try {
