@@ -4,9 +4,12 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSy
 import { join } from "pathe";
 import pkg from "../../package.json" with { type: "json" };
 import { expand, readYaml, stepsOf } from "../support/actions.ts";
+import { fakePullRequest, pullRequestEnv } from "../support/github.ts";
+import { createRepo, workFiles } from "../support/repo.ts";
 import { ROOT, tempDir } from "../support/xbench.ts";
 
 const RELEASE = join(ROOT, "dist", "release");
+const TOKEN = "ghs_actionSECRET1122334455";
 const HOST_TARGET = `${process.platform}-${process.arch}`; // CI and development machines: glibc Linux
 const ARCHIVE = `xbench-${pkg.version}-${HOST_TARGET}.tar.gz`;
 const { dir: work, cleanup } = tempDir("xbench-release-");
@@ -183,4 +186,42 @@ describe("action.yml", () => {
     expect(second.stdout).toContain(`xbench ${pkg.version} from the cache`);
     expect(gh.state.requests.length).toBe(downloads);
   });
+
+  test("its compare step runs the installed xbench with the inputs: markdown written, sticky comment posted", async () => {
+    const dir = join(work, "runner", ".xbench", "bin", pkg.version); // installed by the test above
+    expect(existsSync(join(dir, "xbench"))).toBe(true);
+    const step = stepsOf(join(ROOT, "action.yml")).find((s) => s.name === "Compare base and head")!;
+    const project = createRepo();
+    const api = fakePullRequest({ token: TOKEN, repository: "acme/widgets", number: 3 });
+    try {
+      project.write(workFiles("a.bench.ts", [{ label: "a", work: 200 }]));
+      project.commit("bench");
+      const markdown = join(work, "action-report.md");
+      const values: Record<string, string> = {
+        "inputs.base": "HEAD",
+        "inputs.rounds": "2",
+        "inputs.filter": "a.bench",
+        "inputs.runtime": "node",
+        "inputs.markdown": markdown,
+        "inputs.comment": "true",
+        "inputs.token": TOKEN,
+      };
+      const env = {
+        ...pullRequestEnv({ api: api.url, repository: "acme/widgets", number: 3, token: "", dir: work, summary: join(work, "action-summary.md") }),
+        ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, values)])),
+        PATH: `${dir}:/usr/local/bin:/usr/bin:/bin`, // what the install step's GITHUB_PATH line gives later steps
+      };
+      const child = Bun.spawn(["sh", "-e", "-c", step.run!], { cwd: project.dir, env, stdout: "pipe", stderr: "pipe" });
+      const [stdout, stderr, status] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      expect(stderr).toContain("PR comment created");
+      expect(status).toBe(0);
+      expect(stdout).toContain("runtime node | rounds 2");
+      expect(readFileSync(markdown, "utf8")).toContain("<!-- xbench-compare -->");
+      expect(api.comments.filter((c) => c.body.includes("<!-- xbench-compare -->"))).toHaveLength(1);
+      expect(`${stdout}${stderr}`).not.toContain(TOKEN);
+    } finally {
+      api.server.stop(true);
+      project.cleanup();
+    }
+  }, 120_000);
 });
