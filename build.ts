@@ -8,6 +8,8 @@
  *   bun build.ts                     host binary + npm build
  *   bun build.ts --target all        also every cross target into dist/<target>/
  *   bun build.ts --target linux-arm64,darwin-arm64
+ *   bun build.ts --release           every target, archived into dist/release/ with SHA256SUMS
+ *   bun build.ts --release --target host   only this machine's target (what the tests build)
  *   bun build.ts --native-only       helpers only (tests of the C code)
  *   XBENCH_CFLAGS="-DXBENCH_SLOW_NS=2000" bun build.ts --helpers-out DIR --native-only
  */
@@ -17,6 +19,8 @@ import { spawnSync } from "node:child_process";
 import { join, resolve } from "pathe";
 import mri from "mri";
 import { assetSources } from "./src/runner/assets.ts";
+import { BUILD_INFO_FILE, VERSION, type BuildInfo } from "./src/version.ts";
+import { writeRelease } from "./build/release.ts";
 
 const ROOT = import.meta.dir;
 const DIST = join(ROOT, "dist");
@@ -39,7 +43,7 @@ const HELPER_TARGETS: ReadonlySet<Target> = new Set(["linux-x64", "linux-x64-mus
 
 const argv = mri(process.argv.slice(2), {
   string: ["target", "helpers-out"],
-  boolean: ["native-only", "help"],
+  boolean: ["native-only", "release", "help"],
 });
 
 function fail(message: string): never {
@@ -128,6 +132,29 @@ function buildNative(outDir: string): string[] {
   return built;
 }
 
+/** The target this Bun builds for without `--target`: its own platform, musl when Bun itself is. */
+function hostTarget(): Target {
+  // Bun's own ELF names its interpreter in the first pages: ld-musl-* on a musl build.
+  const head = process.platform === "linux" ? readFileSync(process.execPath).subarray(0, 8192).toString("latin1") : "";
+  const arch = process.arch === "arm64" ? "arm64" : "x64";
+  const os = process.platform === "win32" ? "windows" : process.platform;
+  const name = `${os}-${arch}${head.includes("ld-musl") ? "-musl" : ""}`;
+  if (!(name in TARGETS)) fail(`no release target for this machine (${name})`);
+  return name as Target;
+}
+
+/** Commit, date, target and Bun of this build; `xbench --version --verbose` prints them. */
+function buildInfo(target: string): BuildInfo {
+  const git = (...args: string[]) => spawnSync("git", args, { cwd: ROOT, encoding: "utf8" });
+  const head = git("rev-parse", "--short=12", "HEAD");
+  const dirty = git("status", "--porcelain", "--untracked-files=no").stdout.trim() !== "";
+  const commit = head.status === 0 ? `${head.stdout.trim()}${dirty ? "-dirty" : ""}` : process.env.GITHUB_SHA?.slice(0, 12);
+  // SOURCE_DATE_EPOCH makes the date reproducible, as reproducible-builds.org asks.
+  const epoch = Number(process.env.SOURCE_DATE_EPOCH);
+  const date = (Number.isFinite(epoch) && epoch > 0 ? new Date(epoch * 1000) : new Date()).toISOString().replace(/\.\d+Z$/, "Z");
+  return { commit, date, target, bun: Bun.version };
+}
+
 function sha256(file: string): string {
   return createHash("sha256").update(readFileSync(file)).digest("hex");
 }
@@ -136,8 +163,8 @@ function sha256(file: string): string {
  * The compile entry registers the embedded helpers and bench-process sources before the
  * CLI starts; runs from source and from npm never see it and read them from disk instead.
  */
-function writeCompileEntry(helpers: string[], platform: string | undefined): string {
-  const entry = join(DIST, ".build", `entry-${platform ?? "none"}.ts`);
+function writeCompileEntry(helpers: string[], platform: string | undefined, target: Target): string {
+  const entry = join(DIST, ".build", `entry-${target}.ts`);
   mkdirSync(join(DIST, ".build"), { recursive: true });
   // Embed copies: a file imported with `type: "file"` cannot also be imported as code, and the
   // CLI imports mitata and the bench API normally too.
@@ -167,6 +194,7 @@ function writeCompileEntry(helpers: string[], platform: string | undefined): str
       `  files: {\n${files.join("\n")}\n  },`,
       `  assets: {\n${assetRows.join("\n")}\n  },`,
       "};",
+      `(globalThis as Record<string, unknown>).__XBENCH_BUILD__ = ${JSON.stringify(buildInfo(target))};`,
       `await import(${JSON.stringify(join(ROOT, "src", "cli", "index.ts"))});`,
       "",
     ].join("\n"),
@@ -189,6 +217,8 @@ function buildNpm(helperDir: string): void {
     mkdirSync(join(DIST, "npm", name, ".."), { recursive: true });
     copyFileSync(file, join(DIST, "npm", name));
   }
+  // No `bun` field: the npm build runs on whatever runtime loads it.
+  writeFileSync(join(DIST, "npm", BUILD_INFO_FILE), `${JSON.stringify({ ...buildInfo("npm"), bun: undefined }, null, 2)}\n`);
   const dest = join(DIST, "npm", "helpers", HELPER_PLATFORM);
   mkdirSync(dest, { recursive: true });
   for (const unit of NATIVE_UNITS) {
@@ -197,11 +227,12 @@ function buildNpm(helperDir: string): void {
   }
 }
 
-function parseTargets(value: string | undefined): Target[] {
-  if (!value) return [];
+function parseTargets(value: string | undefined, release: boolean): Target[] {
+  if (!value) return release ? (Object.keys(TARGETS) as Target[]) : [];
   if (value === "all") return Object.keys(TARGETS) as Target[];
   return value.split(",").map((t) => {
-    if (!(t in TARGETS)) fail(`unknown target ${t}; one of: all, ${Object.keys(TARGETS).join(", ")}`);
+    if (t === "host") return hostTarget();
+    if (!(t in TARGETS)) fail(`unknown target ${t}; one of: all, host, ${Object.keys(TARGETS).join(", ")}`);
     return t as Target;
   });
 }
@@ -211,18 +242,28 @@ function main(): void {
     process.stdout.write(readFileSync(import.meta.path, "utf8").split("*/")[0] + "*/\n");
     return;
   }
-  const targets = parseTargets(argv.target);
+  const targets = parseTargets(argv.target, argv.release);
   const helperDir = resolve(argv["helpers-out"] ?? join(DIST, "helpers", HELPER_PLATFORM));
   const helpers = buildNative(helperDir);
   if (argv["native-only"]) return;
 
-  compile(writeCompileEntry(helpers, HELPER_PLATFORM), undefined, join(DIST, "xbench"));
+  compile(writeCompileEntry(helpers, HELPER_PLATFORM, hostTarget()), undefined, join(DIST, "xbench"));
+  const binaries: Record<string, string> = {};
   for (const target of targets) {
     const platform = HELPER_TARGETS.has(target) ? HELPER_PLATFORM : undefined;
     const out = join(DIST, target, target.startsWith("windows") ? "xbench.exe" : "xbench");
-    compile(writeCompileEntry(platform ? helpers : [], platform), TARGETS[target], out);
+    compile(writeCompileEntry(platform ? helpers : [], platform, target), TARGETS[target], out);
+    binaries[target] = out;
   }
   buildNpm(helperDir);
+  if (argv.release) {
+    try {
+      const archives = writeRelease({ root: ROOT, outDir: join(DIST, "release"), version: VERSION, binaries });
+      process.stderr.write(`release: ${archives.length} archive(s) and SHA256SUMS in ${join(DIST, "release")}\n`);
+    } catch (error) {
+      fail((error as Error).message);
+    }
+  }
 }
 
 main();

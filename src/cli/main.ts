@@ -1,4 +1,5 @@
 import { parseArgs, type ArgsDef, type CommandDef } from "citty";
+import { verboseVersion } from "../version.ts";
 import { EXIT_FAILURE, EXIT_USAGE, XbenchError, usageError } from "./errors.ts";
 import { closest, renderHelp, value, visibleSubCommands } from "./usage.ts";
 
@@ -94,12 +95,21 @@ async function usageText(resolved: { command: AnyCommand; path?: string[] }, tty
   return tty ? text : text.replace(ANSI, "");
 }
 
+/** `--version` / `-v` alone, or with `--verbose` (either order). */
+function versionRequest(argv: string[]): "plain" | "verbose" | undefined {
+  const flags = new Set(argv);
+  if (!flags.has("--version") && !flags.has("-V") && !flags.has("-v")) return undefined;
+  if (argv.length === 1) return "plain";
+  return argv.length === 2 && flags.has("--verbose") ? "verbose" : undefined;
+}
+
 /** Runs the CLI and returns the exit code; never throws. */
 export async function runCli(root: AnyCommand, argv: string[], version: string): Promise<number> {
   let resolved: ResolvedCommand | undefined;
   try {
-    if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V" || argv[0] === "-v")) {
-      process.stdout.write(`${version}\n`);
+    const versionAsked = versionRequest(argv);
+    if (versionAsked) {
+      process.stdout.write(`${versionAsked === "verbose" ? verboseVersion() : version}\n`);
       return 0;
     }
     resolved = await resolveCommand(root, argv);

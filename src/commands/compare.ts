@@ -20,7 +20,7 @@ import {
 } from "../compare/plan.ts";
 import type { SamplingRule } from "../compare/store.ts";
 import { withSideHelpers } from "../compare/tracer-suite.ts";
-import { DEFAULT_ITERATIONS, renderMarkdown as renderTracerMarkdown } from "../suites/tracer/index.ts";
+import { DEFAULT_ITERATIONS, MARKDOWN_MARKER as TRACER_COMMENT_MARKER, renderMarkdown as renderTracerMarkdown } from "../suites/tracer/index.ts";
 import { runTracerBenchWithProgress, writeTracerReport } from "./bench-tracer.ts";
 import { runCompare } from "../compare/engine.ts";
 import { createStore, openStore, type RunStore } from "../compare/store.ts";
@@ -170,16 +170,20 @@ export const compareCommand = defineCommand({
 });
 
 /** Flags of a bench-file compare that mean nothing to a suite. */
-const BENCH_FILE_FLAGS = ["--bench", "--runtime", "--build", "--install", "--timeout", "--time", "--holm", "--resume", "--comment", "--target", "--max-time", "--isolate"];
+const BENCH_FILE_FLAGS = ["--bench", "--runtime", "--build", "--install", "--timeout", "--time", "--holm", "--resume", "--target", "--max-time", "--isolate"];
 
 /**
  * `compare --suite tracer`: base's and head's helpers, each built from its own side, as the
- * base and head arms of the tracer-overhead suite. `--rounds` sets its iterations.
+ * base and head arms of the tracer-overhead suite. `--rounds` sets its iterations. Report only:
+ * the exit code never depends on the numbers; `--comment` keeps a sticky comment of its own
+ * (a marker apart from the bench-file compare's, so a pull request can carry both).
  */
 async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string[]): Promise<number> {
   const clash = givenFlag(rawArgs, BENCH_FILE_FLAGS);
   if (clash) throw usageError(`--suite tracer does not take ${clash}`);
   if (args.filter) throw usageError("--suite tracer runs its own rows; drop the filter");
+  // Fail before measuring anything when the comment could never be posted.
+  const commentTarget = args.comment ? pullRequestTarget() : undefined;
   const sides = resolveRevisions({
     cwd: process.cwd(),
     base: args.base ? String(args.base) : undefined,
@@ -191,10 +195,14 @@ async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string
   const result = await withSideHelpers({ ...sides, headRef: args.head ? String(args.head) : undefined }, (helpers) =>
     runTracerBenchWithProgress({ headHelperDir: helpers.head, baseHelperDir: helpers.base, iterations }),
   );
-  writeTracerReport(result, {
-    json: args.json ? String(args.json) : undefined,
-    markdown: args.markdown ? String(args.markdown) : undefined,
+  writeTracerReport(result, { json: args.json ? String(args.json) : undefined });
+  // The markdown file, the job summary and the comment are one text, naming both commits.
+  const markdown = renderTracerMarkdown([result], {
+    base: sides.base.sha.slice(0, 12),
+    head: `${sides.head.sha.slice(0, 12)}${sides.head.dirty ? " (dirty)" : ""}`,
   });
-  if (writeJobSummary(renderTracerMarkdown([result]))) log.info("report added to the job summary");
+  if (args.markdown) writeFileSync(String(args.markdown), markdown);
+  if (writeJobSummary(markdown)) log.info("report added to the job summary");
+  if (commentTarget) log.info(`PR comment ${await upsertComment(commentTarget, TRACER_COMMENT_MARKER, markdown)}`);
   return 0;
 }

@@ -13,6 +13,7 @@ export const rootCommand = defineCommand({
     bench: () => import("./bench.ts").then((m) => m.benchCommand),
     report: () => import("./report.ts").then((m) => m.reportCommand),
     helpers: () => import("./helpers.ts").then((m) => m.helpersCommand),
+    version: () => import("./version.ts").then((m) => m.versionCommand),
     "exec-stats": () => import("./exec-stats.ts").then((m) => m.execStatsCommand),
   },
 });

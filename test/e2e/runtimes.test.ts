@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join } from "pathe";
 import type { CompareResult } from "../../src/report/model.ts";
 import { createRepo, workFiles, type TestRepo } from "../support/repo.ts";
@@ -64,16 +65,36 @@ describe("compare from the npm build (node and deno have no bundler: a bun on PA
     expect(repo.worktrees()).toHaveLength(1);
   });
 
+  /**
+   * The npm build installed without its `bun` dependency (a platform Oven publishes no Bun
+   * for, or `--omit=optional`): a copy of dist/npm whose other dependencies link to ours.
+   */
+  function npmBuildWithoutBun(): string {
+    const root = mkdtempSync(join(tmpdir(), "xbench-nobun-"));
+    cpSync(join(ROOT, "dist", "npm"), join(root, "xbench", "dist", "npm"), { recursive: true });
+    cpSync(join(ROOT, "package.json"), join(root, "xbench", "package.json"));
+    mkdirSync(join(root, "node_modules"));
+    for (const dep of Object.keys(pkg.dependencies).filter((d) => d !== "bun")) {
+      symlinkSync(join(ROOT, "node_modules", dep), join(root, "node_modules", dep));
+    }
+    return root;
+  }
+
   test("node with no bun anywhere: one line saying what to install, before doing anything", () => {
-    const r = spawnSync("node", [NPM_CLI, "compare", "--base", "HEAD"], {
-      encoding: "utf8",
-      cwd: repo.dir,
-      env: { ...process.env, PATH: systemPath(), XBENCH_BUN: "" },
-    });
-    expect(r.status).toBe(1);
-    expect(r.stderr).toBe(
-      "xbench: compare compiles bench files with Bun's bundler, and found no bun: install it (npm i -D bun, or put bun on PATH), or use the xbench binary\n",
-    );
-    expect(r.stdout).toBe("");
+    const root = npmBuildWithoutBun();
+    try {
+      const r = spawnSync("node", [join(root, "xbench", "dist", "npm", "cli", "index.mjs"), "compare", "--base", "HEAD"], {
+        encoding: "utf8",
+        cwd: repo.dir,
+        env: { ...process.env, PATH: systemPath(), XBENCH_BUN: "" },
+      });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toBe(
+        "xbench: compare compiles bench files with Bun's bundler, and found no bun: install it (npm i -D bun, or put bun on PATH), or use the xbench binary\n",
+      );
+      expect(r.stdout).toBe("");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -5,7 +5,7 @@ import { readTraceLog } from "./read-log.ts";
 import { DEFAULT_ITERATIONS, runTracerSuite, type TracerSuiteOptions } from "./suite.ts";
 
 export { buildBaseHelpers } from "./build-base.ts";
-export { renderMarkdown, renderTerminal } from "./report.ts";
+export { MARKDOWN_MARKER, renderMarkdown, renderTerminal, type Revisions } from "./report.ts";
 export { DEFAULT_ITERATIONS, PASSES, WARMUP_ITERATIONS, runTracerSuite, type TracerSuiteOptions } from "./suite.ts";
 export { readTraceLog } from "./read-log.ts";
 export { BACKENDS, TRACER_SCHEMA_ID, TRACER_SCHEMA_VERSION, type Backend, type TracerResult, type TracerRow } from "./model.ts";

@@ -59,6 +59,8 @@ export interface TracerResult {
   /** `process.platform` and `process.arch` of the machine that measured. */
   os: string;
   arch: string;
+  /** `os.release()` of the machine that measured; absent in results of older xbench versions. */
+  kernel?: string;
   backends: Backend[];
   arms: ArmName[];
   /** Iterations asked for, run (whole cycles of orderings), per cycle, warm-up ones not counted, and the orderings' seed. */

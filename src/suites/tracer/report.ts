@@ -100,7 +100,7 @@ function markdownSection(result: TracerResult): string {
     rule,
     ...rows,
     "",
-    `<sub>${escapeMarkdown(result.arch)} · ${describeIterations(result)} · loadavg ${formatLoad(result.loadavg.start)} → ${formatLoad(result.loadavg.end)}${result.helpers.base ? "" : " · no base arm"}</sub>`,
+    `<sub>${escapeMarkdown(result.arch)}${result.kernel ? ` · kernel ${escapeMarkdown(result.kernel)}` : ""} · ${describeIterations(result)} · loadavg ${formatLoad(result.loadavg.start)} → ${formatLoad(result.loadavg.end)}${result.helpers.base ? "" : " · no base arm"}</sub>`,
   ].join("\n");
 }
 
@@ -112,24 +112,32 @@ function threadsOf(results: readonly TracerResult[], name: RowName): string {
   return workload.opens === 0 ? ` (${threads})` : ` (${threads} × ${workload.opens} opens)`;
 }
 
+/** The commits a `compare --suite tracer` measured, shown under the title. */
+export interface Revisions {
+  base: string;
+  head: string;
+}
+
 /**
  * The sticky comment: a title, how to read it, then one section per OS (the results of one
- * machine each, in the order given).
+ * machine each, in the order given), and the line that says it is report-only.
  */
-export function renderMarkdown(results: readonly TracerResult[]): string {
+export function renderMarkdown(results: readonly TracerResult[], revisions?: Revisions): string {
   return [
     MARKDOWN_MARKER,
     "## xbench tracer benchmark",
     "",
+    ...(revisions ? [`base \`${escapeMarkdown(revisions.base)}\` · head \`${escapeMarkdown(revisions.head)}\``, ""] : []),
     (results.every((r) => r.helpers.base)
       ? "Head's tracer and base's, launched back to back with an untracked run on one machine, cycling every ordering of the arms. "
       : "Tracked and untracked runs launched back to back on one machine, cycling every ordering; pass a base helper build for the change column. ") +
       "**change** is the median of the per-iteration head/base ratios minus one, with its quartiles; " +
       "**vs untracked** prices tracking itself, as context. " +
       `\`launch\`: wall clock of a tracked launch that opens nothing${threadsOf(results, "launch")}, each iteration running its ordering ${results[0]?.passes.launch ?? 1}× (median per arm); ` +
-      `\`access\`: median time of a batch of 8 opens of a missing path, timed inside the target${threadsOf(results, "access")}. ` +
-      "This report never fails the job.",
+      `\`access\`: median time of a batch of 8 opens of a missing path, timed inside the target${threadsOf(results, "access")}.`,
     "",
     ...results.map(markdownSection).flatMap((s) => [s, ""]),
+    "Report only: this report never fails the job.",
+    "",
   ].join("\n");
 }

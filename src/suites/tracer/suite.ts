@@ -4,7 +4,7 @@
  * here; the math is in rows.ts and the rendering in report.ts.
  */
 import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { release, tmpdir } from "node:os";
 import { join } from "pathe";
 import { XbenchError } from "../../cli/errors.ts";
 import { createCleanup, exitOnSignals } from "../../compare/cleanup.ts";
@@ -128,6 +128,7 @@ export async function runTracerSuite(options: TracerSuiteOptions): Promise<Trace
       xbenchVersion: VERSION,
       os: process.platform,
       arch: process.arch,
+      kernel: release(),
       backends: [...options.backends],
       arms: arms.map((a) => a.name),
       iterations: { requested: options.iterations, planned: plan.planned, cycle: plan.cycle, warmup, seed: plan.seed },

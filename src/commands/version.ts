@@ -1,0 +1,10 @@
+import { defineCommand } from "citty";
+import { verboseVersion } from "../version.ts";
+
+/** `xbench version`: the same as `xbench --version --verbose`, as `gh version` is. */
+export const versionCommand = defineCommand({
+  meta: { name: "version", description: "Print the version, commit, build date, target and Bun version" },
+  run() {
+    process.stdout.write(`${verboseVersion()}\n`);
+  },
+});

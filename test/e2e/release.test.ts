@@ -1,0 +1,227 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "pathe";
+import pkg from "../../package.json" with { type: "json" };
+import { expand, readYaml, stepsOf } from "../support/actions.ts";
+import { fakePullRequest, pullRequestEnv } from "../support/github.ts";
+import { createRepo, workFiles } from "../support/repo.ts";
+import { ROOT, tempDir } from "../support/xbench.ts";
+
+const RELEASE = join(ROOT, "dist", "release");
+const TOKEN = "ghs_actionSECRET1122334455";
+const HOST_TARGET = `${process.platform}-${process.arch}`; // CI and development machines: glibc Linux
+const ARCHIVE = `xbench-${pkg.version}-${HOST_TARGET}.tar.gz`;
+const { dir: work, cleanup } = tempDir("xbench-release-");
+
+/** Serves a release folder as GitHub does: <base>/latest/download/F and <base>/download/v<version>/F. */
+function releaseServer() {
+  const state = { dir: RELEASE, requests: [] as string[] };
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      const path = new URL(req.url).pathname;
+      state.requests.push(path);
+      const match = /^\/releases\/(?:latest\/download|download\/v([^/]+))\/([^/]+)$/.exec(path);
+      if (!match || (match[1] !== undefined && match[1] !== pkg.version)) return new Response("not found", { status: 404 });
+      const file = join(state.dir, match[2]!);
+      return existsSync(file) ? new Response(Bun.file(file)) : new Response("not found", { status: 404 });
+    },
+  });
+  return { server, state, base: `http://127.0.0.1:${server.port}/releases` };
+}
+
+let gh: ReturnType<typeof releaseServer>;
+beforeAll(() => {
+  // Only this machine's target: all six take minutes and over 100 MB each.
+  const build = spawnSync(join(ROOT, "node_modules", ".bin", "bun"), ["build.ts", "--release", "--target", "host"], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 300_000,
+  });
+  if (build.status !== 0) throw new Error(`bun build.ts --release failed:\n${build.stderr}`);
+  gh = releaseServer();
+}, 300_000);
+afterAll(() => {
+  gh?.server.stop(true);
+  cleanup();
+});
+
+/** Runs a command without blocking this process, which serves the release it downloads. */
+async function runAsync(cmd: string[], env: Record<string, string>) {
+  const child = Bun.spawn(cmd, { env, stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => child.kill(), 120_000);
+  const [stdout, stderr, status] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  clearTimeout(timer);
+  return { status, stdout, stderr };
+}
+
+async function install(name: string, options: { args?: string[]; env?: Record<string, string> } = {}) {
+  const home = join(work, name);
+  mkdirSync(home, { recursive: true });
+  const r = await runAsync(["dash", join(ROOT, "install.sh"), ...(options.args ?? [])], {
+    PATH: "/usr/local/bin:/usr/bin:/bin",
+    HOME: home,
+    XBENCH_DOWNLOAD_URL: gh.base,
+    ...options.env,
+  });
+  return { ...r, home, bin: join(home, ".local", "bin", "xbench") };
+}
+
+describe("bun build.ts --release", () => {
+  test("writes the host archive (binary, README, LICENSE) and a SHA256SUMS that checks", () => {
+    expect(readdirSync(RELEASE).sort()).toEqual(["SHA256SUMS", ARCHIVE]);
+    const listing = spawnSync("tar", ["-tzf", join(RELEASE, ARCHIVE)], { encoding: "utf8" }).stdout.split("\n").filter(Boolean).sort();
+    const folder = ARCHIVE.replace(/\.tar\.gz$/, "");
+    expect(listing).toEqual([`${folder}/`, `${folder}/LICENSE`, `${folder}/README.md`, `${folder}/xbench`]);
+    const check = spawnSync("sha256sum", ["-c", "SHA256SUMS"], { cwd: RELEASE, encoding: "utf8" });
+    expect(check.stdout).toBe(`${ARCHIVE}: OK\n`);
+  });
+});
+
+describe("install.sh against a local release server", () => {
+  test("installs the latest release into ~/.local/bin; the binary says its version, commit and target", async () => {
+    const r = await install("latest");
+    expect(r.stderr).toContain(`downloading ${ARCHIVE}`);
+    expect(r.stderr).toContain('add it to PATH: export PATH="');
+    expect(r.status).toBe(0);
+    const version = spawnSync(r.bin, ["--version", "--verbose"], { encoding: "utf8", env: { HOME: r.home } });
+    expect(version.status).toBe(0);
+    const lines = version.stdout.split("\n");
+    expect(lines[0]).toBe(`xbench ${pkg.version}`);
+    expect(lines).toContain(`target   ${HOST_TARGET}`);
+    const commit = spawnSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
+    expect(version.stdout).toMatch(new RegExp(`^commit   ${commit}(-dirty)?$`, "m"));
+    expect(version.stdout).toMatch(/^built    \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
+    expect(version.stdout).toMatch(new RegExp(`^bun      ${Bun.version.replace(/\./g, "\\.")}$`, "m"));
+  });
+
+  test("a pinned version (v prefix or not) goes to $XBENCH_INSTALL; an unknown one fails in one line", async () => {
+    const dest = join(work, "pinned-bin");
+    const r = await install("pinned", { args: [`v${pkg.version}`], env: { XBENCH_INSTALL: dest } });
+    expect(r.status).toBe(0);
+    expect(gh.state.requests).toContain(`/releases/download/v${pkg.version}/${ARCHIVE}`);
+    expect(spawnSync(join(dest, "xbench"), ["--version"], { encoding: "utf8" }).stdout).toBe(`${pkg.version}\n`);
+    const missing = await install("missing", { env: { XBENCH_VERSION: "9.9.9" } });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toBe(`xbench-install: download failed: ${gh.base}/download/v9.9.9/SHA256SUMS\n`);
+  });
+
+  test("a corrupted archive is refused and nothing is installed", async () => {
+    const bad = join(work, "corrupt-release");
+    mkdirSync(bad);
+    copyFileSync(join(RELEASE, "SHA256SUMS"), join(bad, "SHA256SUMS"));
+    const bytes = readFileSync(join(RELEASE, ARCHIVE));
+    const middle = bytes.length >> 1;
+    bytes[middle] = bytes[middle]! ^ 0xff;
+    writeFileSync(join(bad, ARCHIVE), bytes);
+    gh.state.dir = bad;
+    try {
+      const r = await install("corrupt");
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim().split("\n").pop()).toMatch(new RegExp(`^xbench-install: checksum mismatch for ${ARCHIVE.replace(/\./g, "\\.")} \\(expected [0-9a-f]{64}, got [0-9a-f]{64}\\); nothing installed$`));
+      expect(existsSync(join(r.home, ".local"))).toBe(false);
+    } finally {
+      gh.state.dir = RELEASE;
+    }
+  });
+
+  test("an unknown platform is refused in one line before any download", async () => {
+    const fake = join(work, "fake-uname");
+    mkdirSync(fake);
+    writeFileSync(join(fake, "uname"), '#!/bin/sh\ncase "$1" in -s) echo SunOS ;; -m) echo sparc64 ;; esac\n');
+    chmodSync(join(fake, "uname"), 0o755);
+    const before = gh.state.requests.length;
+    const r = await install("sunos", { env: { PATH: `${fake}:/usr/bin:/bin` } });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe("xbench-install: no xbench release for this platform (SunOS sparc64); see the README for building from source\n");
+    expect(gh.state.requests.length).toBe(before);
+  });
+
+  test("a musl Linux is told apart from glibc (getconf and ldd) and asks for the musl archive", async () => {
+    const fake = join(work, "fake-musl");
+    mkdirSync(fake);
+    writeFileSync(join(fake, "getconf"), "#!/bin/sh\nexit 1\n");
+    writeFileSync(join(fake, "ldd"), '#!/bin/sh\necho "musl libc (x86_64)"\n');
+    for (const tool of ["getconf", "ldd"]) chmodSync(join(fake, tool), 0o755);
+    const r = await install("musl", { env: { PATH: `${fake}:/usr/bin:/bin` } });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`xbench-install: release latest has no archive for ${HOST_TARGET}-musl\n`);
+  });
+});
+
+describe("action.yml", () => {
+  test("its install step installs the pinned release, adds it to PATH, and reuses it on the next run", async () => {
+    const step = stepsOf(join(ROOT, "action.yml")).find((s) => s.id === "install")!;
+    const inputs = readYaml<{ inputs: Record<string, { default?: string }> }>(join(ROOT, "action.yml")).inputs;
+    const values: Record<string, string> = {
+      "inputs.version": pkg.version,
+      "inputs.download-url": gh.base,
+      "github.action_repository": "",
+    };
+    expect(inputs.version!.default).toBe("latest");
+    const home = join(work, "runner");
+    mkdirSync(home);
+    const githubPath = join(work, "github-path");
+    // As the runner does for `shell: sh`: sh -e with the step's env, expressions expanded.
+    const run = () =>
+      runAsync(["sh", "-e", "-c", step.run!], {
+        PATH: "/usr/local/bin:/usr/bin:/bin",
+        HOME: home,
+        GITHUB_ACTION_PATH: ROOT,
+        GITHUB_PATH: githubPath,
+        ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, values)])),
+      });
+    expect(step.shell).toBe("sh");
+    const first = await run();
+    expect(first.status).toBe(0);
+    const dir = join(home, ".xbench", "bin", pkg.version);
+    expect(readFileSync(githubPath, "utf8")).toBe(`${dir}\n`);
+    const verbose = spawnSync(join(dir, "xbench"), ["version"], { encoding: "utf8" });
+    expect(verbose.stdout).toContain(`target   ${HOST_TARGET}`);
+    const downloads = gh.state.requests.length;
+    const second = await run();
+    expect(second.status).toBe(0);
+    expect(second.stdout).toContain(`xbench ${pkg.version} from the cache`);
+    expect(gh.state.requests.length).toBe(downloads);
+  });
+
+  test("its compare step runs the installed xbench with the inputs: markdown written, sticky comment posted", async () => {
+    const dir = join(work, "runner", ".xbench", "bin", pkg.version); // installed by the test above
+    expect(existsSync(join(dir, "xbench"))).toBe(true);
+    const step = stepsOf(join(ROOT, "action.yml")).find((s) => s.name === "Compare base and head")!;
+    const project = createRepo();
+    const api = fakePullRequest({ token: TOKEN, repository: "acme/widgets", number: 3 });
+    try {
+      project.write(workFiles("a.bench.ts", [{ label: "a", work: 200 }]));
+      project.commit("bench");
+      const markdown = join(work, "action-report.md");
+      const values: Record<string, string> = {
+        "inputs.base": "HEAD",
+        "inputs.rounds": "2",
+        "inputs.filter": "a.bench",
+        "inputs.runtime": "node",
+        "inputs.markdown": markdown,
+        "inputs.comment": "true",
+        "inputs.token": TOKEN,
+      };
+      const env = {
+        ...pullRequestEnv({ api: api.url, repository: "acme/widgets", number: 3, token: "", dir: work, summary: join(work, "action-summary.md") }),
+        ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, values)])),
+        PATH: `${dir}:/usr/local/bin:/usr/bin:/bin`, // what the install step's GITHUB_PATH line gives later steps
+      };
+      const child = Bun.spawn(["sh", "-e", "-c", step.run!], { cwd: project.dir, env, stdout: "pipe", stderr: "pipe" });
+      const [stdout, stderr, status] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      expect(stderr).toContain("PR comment created");
+      expect(status).toBe(0);
+      expect(stdout).toContain("runtime node | rounds 2");
+      expect(readFileSync(markdown, "utf8")).toContain("<!-- xbench-compare -->");
+      expect(api.comments.filter((c) => c.body.includes("<!-- xbench-compare -->"))).toHaveLength(1);
+      expect(`${stdout}${stderr}`).not.toContain(TOKEN);
+    } finally {
+      api.server.stop(true);
+      project.cleanup();
+    }
+  }, 120_000);
+});
