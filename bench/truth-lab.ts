@@ -26,7 +26,7 @@ import { tInterval } from "../src/stats/t-interval.ts";
 import { median } from "../src/stats/quantile.ts";
 import { pairUp } from "../src/stats/validate.ts";
 import { createRepo } from "../test/support/repo.ts";
-import { benchFile, CALIBRATE_JS, FILES, KINDS, padsJs, WORKLOADS_JS, type Kind, type LabFile } from "./truth-lab/fixture.ts";
+import { benchFile, CALIBRATE_JS, calibrationCopy, FILES, KINDS, padsJs, WORKLOADS_JS, type Kind, type LabFile } from "./truth-lab/fixture.ts";
 
 const args = mri(process.argv.slice(2), { string: ["runs", "rounds", "max-time", "target", "modes", "json"] });
 const runs = Number(args.runs ?? 4);
@@ -54,17 +54,22 @@ try {
     "package.json": JSON.stringify({ name: "lab", private: true, type: "module" }, null, 2),
     "src/workloads.js": WORKLOADS_JS,
     "src/pads.js": padsJs({ same: zero, slow2: zero, slow5: zero }),
-    "src/calibrate.mjs": CALIBRATE_JS,
     ...Object.fromEntries((Object.keys(FILES) as LabFile[]).map((f) => [`bench/${f}.bench.ts`, benchFile(f)])),
   });
   repo.commit("base");
 
   // Head: pads sized from each workload's cost, corrected twice against in-process ratios
   // (a spin loop's cost is not linear in its steps for short pads), then the true ratios
-  // measured in three more processes: the truth the intervals are checked against.
-  const cost = node("src/calibrate.mjs", ["cost"], repo.dir);
-  const truthOf = (pads: Record<Kind, number>, processes: number): Record<Kind, number> => {
-    const measured = Array.from({ length: processes }, () => node("src/calibrate.mjs", ["truth", JSON.stringify(pads)], repo.dir));
+  // measured in three more processes, 4 s per workload each, with base's and head's copies
+  // built as compare builds them: the truth the intervals are checked against.
+  const copies = (f: LabFile, pads: Record<Kind, number>) =>
+    repo.write({ [`calibrate/base/${f}.js`]: calibrationCopy(f, zero), [`calibrate/head/${f}.js`]: calibrationCopy(f, pads) });
+  const calibrate = (argv: string[]) => node("calibrate/calibrate.mjs", argv, repo.dir);
+  repo.write({ "calibrate/calibrate.mjs": CALIBRATE_JS });
+  copies("same", zero);
+  const cost = calibrate(["cost", "same"]);
+  const truthOf = (f: LabFile, processes: number, seconds: number): Record<Kind, number> => {
+    const measured = Array.from({ length: processes }, () => calibrate(["truth", f, String(seconds)]));
     return Object.fromEntries(KINDS.map((k) => [k, median(measured.map((m) => m[k]!)) - 1])) as Record<Kind, number>;
   };
   const pads = { same: { ...zero }, slow2: { ...zero }, slow5: { ...zero } } as Record<LabFile, Record<Kind, number>>;
@@ -72,10 +77,12 @@ try {
   for (const f of ["slow2", "slow5"] as const) {
     for (const k of KINDS) pads[f][k] = Math.max(1, Math.round((FILES[f] * cost[k]!) / cost.spinStepNs!));
     for (let step = 0; step < 2; step++) {
-      const measured = truthOf(pads[f], 1);
+      copies(f, pads[f]);
+      const measured = truthOf(f, 1, 1);
       for (const k of KINDS) if (measured[k] > 0) pads[f][k] = Math.max(1, Math.round((pads[f][k] * FILES[f]) / measured[k]));
     }
-    truth[f] = truthOf(pads[f], 3);
+    copies(f, pads[f]);
+    truth[f] = truthOf(f, 3, 4);
   }
   repo.write({ "src/pads.js": padsJs(pads) });
   repo.commit("head: slower");

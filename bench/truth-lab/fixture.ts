@@ -64,12 +64,14 @@ export function benchFile(file: LabFile): string {
 }
 
 /**
- * Measures in one node process, alternately in batches of ~5 ms for a long time, the time of
- * each workload and of one spin step, or (with pads) the true ratio padded/unpadded: the
- * truth the lab's intervals are checked against. Prints JSON.
+ * The truth: in one node process, the base and head copies of a bench file's closures (each
+ * copy its own modules, constants as compare bundles them) measured alternately in batches of
+ * ~5 ms for `seconds` per workload. Prints the ratio head/base per workload as JSON; with
+ * "cost", the base copy's time per call and a spin step's time instead.
  */
-export const CALIBRATE_JS = `import { workloads, spin } from "./workloads.js";
-const [mode, arg] = process.argv.slice(2);
+export const CALIBRATE_JS = `const [mode, file, seconds] = process.argv.slice(2);
+const base = await import("./base/" + file + ".js");
+const head = await import("./head/" + file + ".js");
 const now = () => performance.now() * 1e6;
 function time(fn, n) { const t0 = now(); for (let i = 0; i < n; i++) fn(); return now() - t0; }
 function itersFor(fn, ns) { let n = 1; while (time(fn, n) < ns) n *= 2; return n; }
@@ -86,15 +88,24 @@ function alternate(a, b, seconds) {
 }
 const out = {};
 if (mode === "cost") {
-  const step = alternate(() => spin(10000), () => spin(10000), 1);
-  out.spinStepNs = step.a / 10000;
-  for (const kind of Object.keys(workloads)) out[kind] = alternate(() => workloads[kind](0), () => workloads[kind](0), 1).a;
+  out.spinStepNs = alternate(() => base.spin(10000), () => head.spin(10000), 1).a / 10000;
+  for (const kind of Object.keys(base.closures)) out[kind] = alternate(base.closures[kind], base.closures[kind], 1).a;
 } else {
-  const pads = JSON.parse(arg);
-  for (const kind of Object.keys(workloads)) {
-    const r = alternate(() => workloads[kind](0), () => workloads[kind](pads[kind]), 3);
+  for (const kind of Object.keys(base.closures)) {
+    const r = alternate(base.closures[kind], head.closures[kind], Number(seconds));
     out[kind] = r.b / r.a;
   }
 }
 console.log(JSON.stringify(out));
 `;
+
+/** One side's copy of a bench file's closures for the calibration: the workloads with that side's pads inlined. */
+export function calibrationCopy(file: LabFile, pads: Record<Kind, number>): string {
+  return [
+    WORKLOADS_JS,
+    `const PADS = ${JSON.stringify(pads)};`,
+    `export const closures = { ${KINDS.map((k) => `${k}: () => workloads.${k}(PADS.${k})`).join(", ")} };`,
+    `// ${file}`,
+    "",
+  ].join("\n");
+}
