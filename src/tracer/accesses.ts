@@ -6,6 +6,8 @@ import { canonicalize, displayPath } from "./paths.ts";
 
 const ENOENT = 2;
 const ENOTDIR = 20;
+/** The largest errno: results above 0 and up to this are a call's failure. */
+const ERRNO_MAX = 4095;
 const O_ACCMODE = 3;
 const O_RDONLY = 0;
 const O_WRONLY = 1;
@@ -25,7 +27,8 @@ export function intendedModes(op: number, arg: number): AccessMode[] {
       const modes: AccessMode[] = [];
       if (acc === O_RDONLY || acc === O_RDWR) modes.push("read");
       if (acc === O_WRONLY || acc === O_RDWR || arg & (O_CREAT | O_TRUNC | O_APPEND)) modes.push("write");
-      if (arg & O_DIRECTORY && !(arg & (O_CREAT | O_TRUNC)) && acc !== O_WRONLY) return ["readdir"];
+      // A directory opened as such is looked up; a listing is its getdents (READDIR).
+      if (arg & O_DIRECTORY && !(arg & (O_CREAT | O_TRUNC)) && acc !== O_WRONLY) return ["stat"];
       return modes;
     }
     case OP.STAT:
@@ -34,6 +37,7 @@ export function intendedModes(op: number, arg: number): AccessMode[] {
     case OP.CHDIR:
       return ["stat"];
     case OP.OPENDIR:
+    case OP.READDIR:
       return ["readdir"];
     case OP.EXEC:
     case OP.PROC:
@@ -51,7 +55,15 @@ export function intendedModes(op: number, arg: number): AccessMode[] {
   }
 }
 
-const WRITE_OPS: ReadonlySet<number> = new Set([OP.RENAME_TO, OP.MKDIR, OP.LINK]);
+/**
+ * The modes a record stands for once its outcome is known. A call that failed read, wrote,
+ * listed and ran nothing: on a missing path it is a probe ("missing"), otherwise the path was
+ * only looked up ("stat": an mkdir of an existing folder, an exec of a directory).
+ */
+export function outcomeModes(intended: AccessMode[], result: number): AccessMode[] {
+  if (result <= 0 || result > ERRNO_MAX) return intended;
+  return result === ENOENT || result === ENOTDIR ? ["missing"] : ["stat"];
+}
 
 export interface CollectOptions {
   /** Absolute paths to leave out (the tracer's own files). */
@@ -81,12 +93,10 @@ export function collectAccesses(records: Iterable<RawRecord>, options: CollectOp
     const key = abs.toString("latin1");
     const shown = displayPath(abs);
     if (options.exclude?.has(shown.path)) continue;
-    let modes = intendedModes(rec.op, rec.arg);
-    if (modes.length === 0) continue;
-    const failedMissing = rec.result === ENOENT || rec.result === ENOTDIR;
-    if (failedMissing && !WRITE_OPS.has(rec.op)) {
-      modes = ["missing"];
-    } else if (probe && (rec.result === RESULT_UNKNOWN || rec.result === RESULT_PENDING) && !modes.includes("write")) {
+    const intended = intendedModes(rec.op, rec.arg);
+    if (intended.length === 0) continue;
+    let modes = outcomeModes(intended, rec.result);
+    if (probe && (rec.result === RESULT_UNKNOWN || rec.result === RESULT_PENDING) && !modes.includes("write")) {
       let exists = existsCache.get(key);
       if (exists === undefined) existsCache.set(key, (exists = existsSync(abs)));
       if (!exists) modes = ["missing"];
@@ -105,6 +115,8 @@ export function collectAccesses(records: Iterable<RawRecord>, options: CollectOp
   }
   const out: Access[] = [];
   for (const { access, modes } of byPath.values()) {
+    // A directory cannot be read(2): its read-only opens were the way to a listing.
+    if (modes.has("readdir")) modes.delete("read");
     access.modes = ACCESS_MODES.filter((m) => modes.has(m));
     out.push(access);
   }

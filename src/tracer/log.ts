@@ -28,6 +28,7 @@ export const OP = {
   PROC: 13,
   TRUNCATE: 14,
   LINK: 15,
+  READDIR: 16,
 } as const;
 
 export const SRC_PRELOAD = 1;
@@ -48,7 +49,8 @@ export const FLAG = {
   FOREIGN_ARCH: 0x40,
   UNREADABLE: 0x80,
   LAUNCHER_ERROR: 0x100,
-  INCOMPLETE: 0x1f0,
+  SECURE_EXEC: 0x200,
+  INCOMPLETE: 0x3f0,
 } as const;
 
 export interface LogHeader {
