@@ -42,7 +42,7 @@
 #define XB_FLAG_FOREIGN_ARCH 0x40u      /* a non-x86-64 syscall ABI was used */
 #define XB_FLAG_UNREADABLE 0x80u        /* a path could not be read from a tracee */
 #define XB_FLAG_LAUNCHER_ERROR 0x100u   /* the supervisor hit an internal error */
-#define XB_FLAG_SECURE_EXEC 0x200u      /* preload mode: a secure exec (setuid, uid != euid) ran without the shim */
+#define XB_FLAG_SHIM_DROPPED 0x200u     /* preload mode: an exec the shim could not follow (setuid, user change) */
 #define XB_FLAGS_INCOMPLETE 0x3f0u
 
 struct xb_log_header {

@@ -9,8 +9,9 @@
  * directory) so the parent canonicalizes; nothing is canonicalized here.
  *
  * Exec family and posix_spawn re-insert the tracing environment when a program scrubbed it
- * (env -i), and drop the shim from an exec the loader would run securely (setuid, uid != euid),
- * where ld.so would refuse it with a message on the command's stderr.
+ * (env -i), and drop the shim from an exec it cannot follow (the loader runs it securely, or
+ * the process changed user and the shim or the log is closed to it now), where ld.so would
+ * refuse it with a message on the command's stderr.
  *
  * Hybrid mode (auto backend): a seccomp filter from the supervisor covers the whole tree and lets
  * through the system calls made from the trampoline page this shim maps at XB_TRAMPOLINE_ADDR
@@ -69,6 +70,16 @@ static __thread char t_base[PATH_MAX] __attribute__((tls_model("initial-exec")))
 
 /* ---------------------------------------------------------------- system calls */
 
+/* A six-argument system call from the shim's own code (seen by the filter like libc's). */
+static inline long xb_sys6(long nr, long a, long b, long c, long d, long e, long f) {
+  long ret;
+  register long r10 __asm__("r10") = d;
+  register long r8 __asm__("r8") = e;
+  register long r9 __asm__("r9") = f;
+  __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
+  return ret;
+}
+
 /* The trampoline: syscall(nr, a..f) with the kernel's result (-errno on failure). Its bytes are
  * copied to the fixed page, so it must not refer to anything by a relative address. */
 __asm__(".pushsection .text\n"
@@ -95,8 +106,8 @@ static xb_tramp_fn g_tramp;
 
 /* Maps the trampoline page; NULL if the address is taken (then calls go through libc). */
 static xb_tramp_fn map_trampoline(void) {
-  long p = xb_sys(SYS_mmap, (long)XB_TRAMPOLINE_ADDR, XB_TRAMPOLINE_SIZE, PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1);
+  long p = xb_sys6(SYS_mmap, (long)XB_TRAMPOLINE_ADDR, XB_TRAMPOLINE_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
   if (p != (long)XB_TRAMPOLINE_ADDR) { /* taken, or an old kernel that ignored NOREPLACE */
     if (p >= 0 || p < -4095) xb_sys(SYS_munmap, p, XB_TRAMPOLINE_SIZE, 0, 0, 0);
     return NULL;
@@ -112,19 +123,9 @@ static xb_tramp_fn map_trampoline(void) {
 /* The shim's own system calls (records, probes): from the trampoline when there is one, so the
  * filter does not report them; -errno on failure. */
 static inline long xsys(long nr, long a, long b, long c, long d, long e) {
-  return g_tramp ? g_tramp(nr, a, b, c, d, e, 0) : xb_sys(nr, a, b, c, d, e);
+  return g_tramp ? g_tramp(nr, a, b, c, d, e, 0) : xb_sys6(nr, a, b, c, d, e, 0);
 }
 #define XSYS(nr, a, b, c, d, e) xsys(nr, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e))
-
-/* A six-argument system call from the shim's own code (seen by the filter like libc's). */
-static inline long xb_sys6(long nr, long a, long b, long c, long d, long e, long f) {
-  long ret;
-  register long r10 __asm__("r10") = d;
-  register long r8 __asm__("r8") = e;
-  register long r9 __asm__("r9") = f;
-  __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
-  return ret;
-}
 
 /* A raw result the libc way: -1 with errno set. */
 static inline long set_errno(long r) {
@@ -575,7 +576,8 @@ DEF_RENAME(renameat, (int fd1, const char *from, int fd2, const char *to), (fd1,
 DEF_RENAME(renameat2, (int fd1, const char *from, int fd2, const char *to, unsigned flags), (fd1, from, fd2, to, flags), fd1, fd2,
            flags, g_tramp(SYS_renameat2, fd1, (long)from, fd2, (long)to, flags, 0))
 
-/* syscall(2) itself: the way programs reach calls glibc has no wrapper for (openat2). */
+/* syscall(2) itself: the way programs reach calls glibc has no wrapper for (openat2), or that
+ * they make raw (getdents64). */
 EXPORT long syscall(long nr, ...) {
   va_list ap;
   va_start(ap, nr);
@@ -587,6 +589,8 @@ EXPORT long syscall(long nr, ...) {
     uint64_t flags = 0;
     if (c && (size_t)d >= sizeof flags) memcpy(&flags, (const void *)c, sizeof flags);
     slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)flags);
+  } else if (nr == SYS_getdents64 || nr == SYS_getdents) {
+    slot = record_fd(XB_OP_READDIR, (int)a);
   }
   /* Only a call recorded here may bypass the filter; any other goes to it as from libc. */
   long r = set_errno(slot && g_tramp ? g_tramp(nr, a, b, c, d, e, f) : xb_sys6(nr, a, b, c, d, e, f));
@@ -657,8 +661,8 @@ static void drop_self(const char *value, char *out, size_t cap) {
 }
 
 /*
- * Copies envp into b->env with the tracing variables re-inserted (or, for a secure exec, with
- * the shim taken out of LD_PRELOAD: ld.so would refuse it there, with a message on stderr).
+ * Copies envp into b->env with the tracing variables re-inserted (or, where the shim cannot
+ * follow, with it taken out of LD_PRELOAD: ld.so would refuse it there, with a message on stderr).
  */
 static char **traced_env(char *const envp[], struct exec_buf *b, int secure) {
   size_t k = 0;
@@ -689,15 +693,25 @@ static char **traced_env(char *const envp[], struct exec_buf *b, int secure) {
   return b->env;
 }
 
+/* Who this process was when the shim loaded and opened the log (so both were open to it). */
+static long g_euid = -1, g_egid = -1;
+static const char *g_logpath = "";
+
 /*
- * 1 if the loader will run `path` securely (AT_SECURE) and so ignore a preload with a '/' in it:
- * real and effective ids differ, or (without no_new_privs) the file is setuid, setgid or has file
- * capabilities. Raw calls, no records.
+ * 1 if the image `path` will run without a working shim: the loader runs it securely (real and
+ * effective ids differ, or without no_new_privs a setuid, setgid or file-capability program) and
+ * ignores a preload with a '/' in it; or the process changed user since the shim loaded and the
+ * shim or the log is closed to it now (ld.so would print an error on the command's stderr, or
+ * the shim could not record). Raw calls, no records.
  */
-static int secure_exec(const char *path) {
-  if (xb_sys(SYS_getuid, 0, 0, 0, 0, 0) != xb_sys(SYS_geteuid, 0, 0, 0, 0, 0) ||
-      xb_sys(SYS_getgid, 0, 0, 0, 0, 0) != xb_sys(SYS_getegid, 0, 0, 0, 0, 0))
-    return 1;
+static int shim_cannot_follow(const char *path) {
+  long euid = xb_sys(SYS_geteuid, 0, 0, 0, 0, 0), egid = xb_sys(SYS_getegid, 0, 0, 0, 0, 0);
+  if (xb_sys(SYS_getuid, 0, 0, 0, 0, 0) != euid || xb_sys(SYS_getgid, 0, 0, 0, 0, 0) != egid) return 1;
+  if (euid != g_euid || egid != g_egid) {
+    long a = XSYS(SYS_faccessat2, AT_FDCWD, g_self, R_OK, AT_EACCESS, 0);
+    long b = XSYS(SYS_faccessat2, AT_FDCWD, g_logpath, R_OK | W_OK, AT_EACCESS, 0);
+    if ((a != 0 && a != -ENOSYS) || (b != 0 && b != -ENOSYS)) return 1;
+  }
   if (!path || xb_sys(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1) return 0;
   struct stat st;
   if (XSYS(SYS_newfstatat, AT_FDCWD, path, &st, 0, 0) != 0) return 0;
@@ -707,7 +721,7 @@ static int secure_exec(const char *path) {
 
 /* The shim will not be in the image `path` runs: say so when nothing else sees it (preload mode). */
 static void note_secure(void) {
-  if (!g_tramp) xb_log_flag(&g_log, XB_FLAG_SECURE_EXEC);
+  if (!g_tramp) xb_log_flag(&g_log, XB_FLAG_SHIM_DROPPED);
 }
 
 /* In preload mode, a static program runs untraced: say so. */
@@ -753,7 +767,7 @@ static int exec_traced(int dirfd, const char *file, const char *resolved, int se
                        char *const envp[], struct exec_buf *b) {
   const char *shown = resolved ? resolved : file;
   int32_t *slot = shown && shown[0] ? record(XB_OP_EXEC, dirfd, shown, 0) : record_fd(XB_OP_EXEC, dirfd);
-  int secure = secure_exec(dirfd == AT_FDCWD ? resolved : NULL);
+  int secure = shim_cannot_follow(dirfd == AT_FDCWD ? resolved : NULL);
   if (secure) note_secure();
   else if (resolved && dirfd == AT_FDCWD) note_static(resolved);
   char **env = traced_env(envp, b, secure);
@@ -853,7 +867,7 @@ static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_
   const char *target = path;
   if (search && path && !strchr(path, '/')) target = search_path(path, b.found, PATH_MAX) ? b.found : NULL;
   int32_t *slot = target ? record(XB_OP_EXEC, AT_FDCWD, target, 0) : NULL;
-  int secure = secure_exec(target);
+  int secure = shim_cannot_follow(target);
   if (secure) note_secure();
   else if (target) note_static(target);
   char **env = traced_env(envp, &b, secure);
@@ -927,7 +941,7 @@ static void after_fork(void) {
 
 /* The wipe-on-fork page holding this process's pid (see g_pid_page). */
 static void setup_pid_page(void) {
-  long p = xb_sys(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+  long p = xb_sys6(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p < 0 && p > -4096) return;
   if (xb_sys(SYS_madvise, p, 4096, MADV_WIPEONFORK, 0, 0) != 0) { /* before Linux 4.14 */
     xb_sys(SYS_munmap, p, 4096, 0, 0, 0);
@@ -973,6 +987,9 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
   g_env_preload = keep(XB_ENV_PRELOAD "=", g_self);
   g_env_log = KEEP_ENV(XB_ENV_LOG);
   g_env_mode = KEEP_ENV(XB_ENV_MODE);
+  g_logpath = g_env_log[0] ? g_env_log + sizeof XB_ENV_LOG : "";
+  g_euid = xb_sys(SYS_geteuid, 0, 0, 0, 0, 0);
+  g_egid = xb_sys(SYS_getegid, 0, 0, 0, 0, 0);
   int hybrid = strcmp(g_env_mode, XB_ENV_MODE "=" XB_MODE_HYBRID) == 0;
   setup_pid_page();
   after_fork();

@@ -67,7 +67,8 @@ export function incompleteReasons(header: LogHeader): string[] {
   if (f & FLAG.FOREIGN_ARCH) reasons.push("a 32-bit or x32 system call was made and not decoded");
   if (f & FLAG.UNREADABLE) reasons.push("some paths could not be read from the traced process");
   if (f & FLAG.LAUNCHER_ERROR) reasons.push("the supervisor hit an internal error");
-  if (f & FLAG.SECURE_EXEC) reasons.push("a program ran with changed privileges (setuid, uid != euid), where the preload shim cannot go");
+  if (f & FLAG.SHIM_DROPPED)
+    reasons.push("a program ran as another user or with changed privileges (setuid), where --backend preload cannot follow");
   if (header.dropped > 0) reasons.push(`${header.dropped} records did not fit in the log`);
   return reasons;
 }

@@ -49,7 +49,7 @@ export const FLAG = {
   FOREIGN_ARCH: 0x40,
   UNREADABLE: 0x80,
   LAUNCHER_ERROR: 0x100,
-  SECURE_EXEC: 0x200,
+  SHIM_DROPPED: 0x200,
   INCOMPLETE: 0x3f0,
 } as const;
 

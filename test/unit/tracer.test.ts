@@ -1,8 +1,8 @@
 /** The tracer's pure parts: frame parsing, canonicalization, modes, formats. */
 import { describe, expect, test } from "bun:test";
-import { parseFrames, OP, RESULT_UNKNOWN } from "../../src/tracer/log.ts";
+import { parseFrames, OP, RESULT_PENDING, RESULT_UNKNOWN } from "../../src/tracer/log.ts";
 import { canonicalize, displayPath } from "../../src/tracer/paths.ts";
-import { collectAccesses, intendedModes } from "../../src/tracer/accesses.ts";
+import { collectAccesses, intendedModes, outcomeModes } from "../../src/tracer/accesses.ts";
 import { formatAccesses, summaryLine } from "../../src/tracer/format.ts";
 import type { TraceResult } from "../../src/tracer/index.ts";
 import { traceScratchRoot } from "../../src/tracer/scratch.ts";
@@ -94,8 +94,30 @@ describe("modes", () => {
     expect(intendedModes(OP.OPEN, 0)).toEqual(["read"]);
     expect(intendedModes(OP.OPEN, 1 | 0x40 | 0x200)).toEqual(["write"]);
     expect(intendedModes(OP.OPEN, 2)).toEqual(["read", "write"]);
-    expect(intendedModes(OP.OPEN, 0x10000)).toEqual(["readdir"]);
+    // O_DIRECTORY alone is a lookup (a dirfd for *at calls); the listing is its getdents.
+    expect(intendedModes(OP.OPEN, 0x10000)).toEqual(["stat"]);
+    expect(intendedModes(OP.READDIR, 0)).toEqual(["readdir"]);
     expect(intendedModes(OP.OPEN, 0x200000)).toEqual(["stat"]);
+  });
+
+  test("a call that failed wrote nothing: missing on ENOENT/ENOTDIR, else stat", () => {
+    expect(outcomeModes(["write"], 2)).toEqual(["missing"]);
+    expect(outcomeModes(["write"], 20)).toEqual(["missing"]);
+    expect(outcomeModes(["write"], 17)).toEqual(["stat"]); // mkdir of an existing folder
+    expect(outcomeModes(["exec"], 13)).toEqual(["stat"]); // exec of a directory
+    expect(outcomeModes(["write"], 0)).toEqual(["write"]);
+    expect(outcomeModes(["read"], RESULT_UNKNOWN)).toEqual(["read"]);
+    expect(outcomeModes(["exec"], RESULT_PENDING)).toEqual(["exec"]);
+  });
+
+  test("a path listed is readdir, not read, however it was opened", () => {
+    const { records } = parseFrames(
+      Buffer.concat([
+        frame({ op: OP.OPEN, pid: 1, path: "/etc", arg: 0, tsc: 1 }),
+        frame({ op: OP.READDIR, pid: 1, path: "/etc", tsc: 2 }),
+      ]),
+    );
+    expect(collectAccesses(records).find((a) => a.path === "/etc")?.modes).toEqual(["readdir"]);
   });
 
   test("dedup per path, first pid, ENOENT is missing, modes ordered", () => {
