@@ -109,36 +109,51 @@ static __thread struct xb_cursor t_cur;
 
 /*
  * FLAG_CONTINUE means the supervisor never sees a call's outcome, so it looks before the kernel
- * does, where the outcome changes the modes: a call on a missing path fails (ENOENT/ENOTDIR);
- * a creating call (mkdir, link, O_CREAT|O_EXCL) on a path that exists fails (EEXIST); an exec
- * of something not a regular file fails (EACCES). Otherwise 0 (the path exists) or
- * XB_RESULT_UNKNOWN (it may be created, or the look could not tell).
+ * does, where the outcome changes the modes: a call on a missing path fails (ENOENT/ENOTDIR),
+ * and so does a creating call in a missing folder; an exclusive creation (mkdir, link, O_EXCL)
+ * of a path that exists fails (EEXIST); an exec of something not a regular file fails (EACCES),
+ * and so does an unlink of a directory (EISDIR).
+ * Otherwise 0 (the path exists) or XB_RESULT_UNKNOWN (it may be created, or the look could not
+ * tell).
  */
 static int32_t existence(int op, uint32_t arg, const struct path_read *p) {
   if (op == XB_OP_READDIR) return 0; /* an open fd */
-  int creates = op == XB_OP_MKDIR || op == XB_OP_LINK || (op == XB_OP_OPEN && (arg & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL));
+  int open_creates = op == XB_OP_OPEN && (arg & O_CREAT);
+  int exclusive = op == XB_OP_MKDIR || op == XB_OP_LINK || (open_creates && (arg & O_EXCL));
+  int creates = exclusive || open_creates || op == XB_OP_RENAME_TO;
   int needs = op == XB_OP_STAT || op == XB_OP_ACCESS || op == XB_OP_READLINK || op == XB_OP_EXEC || op == XB_OP_CHDIR ||
               op == XB_OP_UNLINK || op == XB_OP_RMDIR || op == XB_OP_RENAME_FROM || op == XB_OP_TRUNCATE ||
-              (op == XB_OP_OPEN && !(arg & O_CREAT));
+              (op == XB_OP_OPEN && !open_creates);
   if ((!creates && !needs) || p->path_len == 0 || (p->rflags & (XB_RF_TRUNCATED | XB_RF_UNREADABLE))) return XB_RESULT_UNKNOWN;
   char full[2 * PATH_MAX + 2];
-  const char *q = p->path;
+  char *q = full;
   if (p->path[0] != '/') {
     if (!p->base_len) return XB_RESULT_UNKNOWN;
     memcpy(full, p->base, p->base_len);
     full[p->base_len] = '/';
     memcpy(full + p->base_len + 1, p->path, p->path_len + 1);
-    q = full;
+  } else {
+    memcpy(full, p->path, p->path_len + 1);
   }
   /* Calls that act on a symlink itself, not on what it points to. */
-  int nofollow = creates || op == XB_OP_READLINK || op == XB_OP_UNLINK || op == XB_OP_RMDIR || op == XB_OP_RENAME_FROM ||
-                 (op == XB_OP_STAT && (arg & AT_SYMLINK_NOFOLLOW)) || (op == XB_OP_OPEN && (arg & O_NOFOLLOW));
+  int nofollow = exclusive || op == XB_OP_READLINK || op == XB_OP_UNLINK || op == XB_OP_RMDIR || op == XB_OP_RENAME_FROM ||
+                 op == XB_OP_RENAME_TO || (op == XB_OP_STAT && (arg & AT_SYMLINK_NOFOLLOW)) || (op == XB_OP_OPEN && (arg & O_NOFOLLOW));
   struct stat st;
-  if (fstatat(AT_FDCWD, q, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) != 0)
-    return !creates && (errno == ENOENT || errno == ENOTDIR) ? errno : XB_RESULT_UNKNOWN;
-  if (creates) return EEXIST;
-  if (op == XB_OP_EXEC && !S_ISREG(st.st_mode)) return EACCES;
-  return 0;
+  if (fstatat(AT_FDCWD, q, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
+    if (exclusive) return EEXIST;
+    if (op == XB_OP_EXEC && !S_ISREG(st.st_mode)) return EACCES;
+    if (op == XB_OP_UNLINK && S_ISDIR(st.st_mode)) return EISDIR; /* Go's RemoveAll tries this first */
+    return 0;
+  }
+  int e = errno;
+  if (e != ENOENT && e != ENOTDIR) return XB_RESULT_UNKNOWN;
+  if (!creates) return e;
+  /* A creation fails the same way when its folder is missing (git's first try of tmp_obj_*). */
+  char *slash = strrchr(q, '/');
+  if (!slash || slash == q) return XB_RESULT_UNKNOWN;
+  *slash = 0;
+  if (fstatat(AT_FDCWD, q, &st, 0) == 0) return S_ISDIR(st.st_mode) ? XB_RESULT_UNKNOWN : ENOTDIR;
+  return errno == ENOENT || errno == ENOTDIR ? errno : XB_RESULT_UNKNOWN;
 }
 
 /* The directory open as `fd` in `pid` (for getdents): an absolute path, or nothing. */

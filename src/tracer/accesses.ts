@@ -36,7 +36,8 @@ export function intendedModes(op: number, arg: number): AccessMode[] {
     case OP.READLINK:
     case OP.CHDIR:
       return ["stat"];
-    case OP.OPENDIR:
+    case OP.OPENDIR: // an O_DIRECTORY open (a lookup), then its listing
+      return ["readdir", "stat"];
     case OP.READDIR:
       return ["readdir"];
     case OP.EXEC:
