@@ -4,6 +4,11 @@
  * rules at the top: filter.c (the seccomp filter, installed in the command's vfork child),
  * notify.c (the notification server), tree.c (keepers of the tree, signals, CPU), log.c.
  *
+ * Rules here: libc is fine in S before the command starts (errors end in exit 125 with one
+ * line); after the split, L runs only tree.c; between vfork and exec the command's process
+ * shares S's memory: async-signal-safe calls only, writing nothing of S's but `env` and
+ * top_exec_errno.
+ *
  * LAUNCHER CLI CONTRACT (stable; the tracer-overhead suite and src/tracer/ depend on it)
  *
  *   xbench-supervisor [--backend auto|preload|seccomp] [--preload PATH.so] --log FILE -- CMD [ARGS...]
