@@ -84,6 +84,8 @@ interface Case {
   skip?: string;
   /** A static program: preload cannot see it (the trace must say so). */
   static?: boolean;
+  /** Accesses the program itself makes in some runs only, whoever watches; each with why. */
+  varies?: RegExp[];
 }
 
 function fresh(name: string): string {
@@ -188,6 +190,11 @@ const cases: Case[] = [
     name: "node",
     skip: have("node") ? undefined : "node not installed",
     cmd: ["node", "-e", "const fs = require('fs'); fs.readdirSync('.'); fs.readFileSync('a.txt')"],
+    // node opens its own binary right after reading /proc/meminfo, its cgroup's memory limits
+    // and /proc/self/maps. On a busy machine some runs did not (once under all three backends
+    // in the same test run, never in 30 runs of each alone): it looks like a decision on the
+    // machine's memory state, so this one access is not held against the tracer.
+    varies: [/\/node read$/],
     setup: () => {
       const d = fresh("node");
       writeFileSync(join(d, "a.txt"), "a");
@@ -242,6 +249,20 @@ function stabilize(m: Map<string, Iterable<string>>): Map<string, Set<string>> {
   return out;
 }
 
+/** Two strace views of the same command: what both show (modes and calls), and what either does. */
+function agree(a: StraceView, b: StraceView): { must: StraceView; may: Modes } {
+  const sb = stabilize(b.modes);
+  const must = new Map<string, Set<Mode>>();
+  const may = new Map<string, Set<Mode>>();
+  for (const [p, modes] of a.modes) {
+    const other = sb.get(stable(p));
+    const both = new Set([...modes].filter((m) => other?.has(m)));
+    if (both.size) must.set(p, both);
+  }
+  for (const view of [a, b]) for (const [p, modes] of view.modes) may.set(p, new Set([...(may.get(p) ?? []), ...modes]));
+  return { must: { modes: must, via: a.via }, may };
+}
+
 /** "path mode" pairs strace shows and xbench lacks, and modes xbench adds to a path both saw. */
 function compare(expected: Modes, traced: Map<string, string[]>): { missed: string[]; wrong: string[] } {
   const want = stabilize(expected);
@@ -263,16 +284,19 @@ describe.skipIf(!have("strace"))("strace -f oracle, per path and mode", () => {
       continue;
     }
     const env = c.env ?? process.env;
-    let oracle: StraceView | undefined;
-    const expected = () => (oracle ??= straceModes(c.cmd, c.setup(), env, dir));
+    // Two strace runs: a program's own run-to-run differences (node sometimes reads its own
+    // binary) are no tracer's miss. Required: what both runs show; allowed: what either shows.
+    let oracle: { must: StraceView; may: Modes } | undefined;
+    const expected = () => (oracle ??= agree(straceModes(c.cmd, c.setup(), env, dir), straceModes(c.cmd, c.setup(), env, dir)));
     for (const backend of ["auto", "seccomp", "preload"] as const) {
       test(`${c.name}: ${backend}`, () => {
-        const view = expected();
+        const { must: view, may } = expected();
         const want = view.modes;
         expect(want.size).toBeGreaterThan(3);
         const r = traceRun(c.cmd, ["--backend", backend], { cwd: c.setup(), env });
         expect(r.code).toBe(0);
-        const { missed, wrong } = compare(want, r.modes);
+        const { missed } = compare(want, r.modes);
+        const { wrong } = compare(may, r.modes);
         if (process.env.XBENCH_TRACE_DEBUG) console.log(c.name, backend, { missed, wrong });
         const ran = kernelRan(want);
         const kernel = (s: string) => s.endsWith(" exec") && ran.has(s.slice(0, -" exec".length));
@@ -285,7 +309,8 @@ describe.skipIf(!have("strace"))("strace -f oracle, per path and mode", () => {
           return calls.length > 0 && calls.every(([, v]) => [...v].every((c) => PRELOAD_BLIND_CALLS.has(c)));
         };
         const blind = (s: string) => backend === "preload" && (PRELOAD_BLIND.some((re) => re.test(s)) || viaOnly(s));
-        expect(missed.filter((s) => !kernel(s) && !blind(s))).toEqual([]);
+        const varies = (s: string) => c.varies?.some((re) => re.test(s)) ?? false;
+        expect(missed.filter((s) => !kernel(s) && !blind(s) && !varies(s))).toEqual([]);
         expect(wrong.filter((s) => !kernel(s))).toEqual([]);
         expect(r.trace.complete).toBe(true);
       }, 120_000);
