@@ -3,14 +3,16 @@
 #ifndef XBENCH_FDPASS_H
 #define XBENCH_FDPASS_H
 
+#include "sys.h"
+
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Sends `fd` with a one-byte datagram on `sock`. 0 or an errno. Async-signal-safe (it runs in
- * a vfork child): a stack buffer and the raw system call, retried on EINTR. */
+/* Sends `fd` with a one-byte message on `sock`. 0 or an errno. Async-signal-safe (it runs in
+ * a vfork child): a stack buffer and the raw system call, retried on EINTR; errno untouched. */
 static inline int xb_send_fd(int sock, int fd) {
   char cbuf[CMSG_SPACE(sizeof fd)];
   memset(cbuf, 0, sizeof cbuf);
@@ -23,9 +25,9 @@ static inline int xb_send_fd(int sock, int fd) {
   c->cmsg_len = CMSG_LEN(sizeof fd);
   memcpy(CMSG_DATA(c), &fd, sizeof fd);
   long sent;
-  do sent = syscall(SYS_sendmsg, sock, &msg, 0);
-  while (sent < 0 && errno == EINTR);
-  return sent < 0 ? errno : 0;
+  do sent = xb_sys(SYS_sendmsg, sock, (long)&msg, 0, 0, 0);
+  while (sent == -EINTR);
+  return sent < 0 ? (int)-sent : 0;
 }
 
 #endif

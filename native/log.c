@@ -41,17 +41,12 @@ int xb_log_create(struct xb_log *log, const char *path, uint64_t capacity) {
   return 0;
 }
 
-int xb_log_attach(struct xb_log *log, const char *path) {
+int xb_log_attach_fd(struct xb_log *log, int fd) {
   memset(log, 0, sizeof *log);
-  long fd = raw_open(path, O_RDWR | O_CLOEXEC, 0);
-  if (fd < 0) return (int)fd;
   struct xb_log_header h;
-  long n = syscall(SYS_pread64, (int)fd, &h, sizeof h, 0);
-  int err = 0;
-  if (n != (long)sizeof h || h.magic != XB_LOG_MAGIC || h.capacity < XB_LOG_HEADER_SIZE) err = -EINVAL;
-  if (!err) err = map_fd(log, (int)fd, h.capacity);
-  syscall(SYS_close, (int)fd);
-  return err;
+  long n = syscall(SYS_pread64, fd, &h, sizeof h, 0);
+  if (n != (long)sizeof h || h.magic != XB_LOG_MAGIC || h.capacity < XB_LOG_HEADER_SIZE) return -EINVAL;
+  return map_fd(log, fd, h.capacity);
 }
 
 static inline uint32_t payload_len(const struct xb_rec *rec) {

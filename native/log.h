@@ -34,12 +34,6 @@
 #define XB_FRAME_COMMIT 0x31434258u          /* "XBC1" */
 #define XB_REC_MAX (64u * 1024u)             /* longest payload; longer paths are truncated */
 
-/* Environment variables the launcher sets and the shim re-inserts at exec. */
-#define XB_ENV_LOG "XBENCH_TRACE_LOG"
-#define XB_ENV_MODE "XBENCH_TRACE_MODE"        /* "auto" or "preload" */
-#define XB_ENV_SUPERVISOR "XBENCH_TRACE_SUPERVISOR" /* path of xbench-supervisor, for --attach */
-#define XB_ENV_SOCK "XBENCH_TRACE_SOCK"        /* unix socket taking seccomp listener fds */
-
 /* Header flags (atomic OR). Any of the INCOMPLETE ones marks the trace incomplete. */
 #define XB_FLAG_USED_PRELOAD 0x1u
 #define XB_FLAG_USED_SECCOMP 0x2u
@@ -48,7 +42,8 @@
 #define XB_FLAG_FOREIGN_ARCH 0x40u      /* a non-x86-64 syscall ABI was used */
 #define XB_FLAG_UNREADABLE 0x80u        /* a path could not be read from a tracee */
 #define XB_FLAG_LAUNCHER_ERROR 0x100u   /* the supervisor hit an internal error */
-#define XB_FLAGS_INCOMPLETE 0x1f0u
+#define XB_FLAG_SHIM_DROPPED 0x200u     /* preload mode: an exec the shim could not follow (setuid, user change) */
+#define XB_FLAGS_INCOMPLETE 0x3f0u
 
 struct xb_log_header {
   uint64_t magic;
@@ -68,7 +63,7 @@ struct xb_log_header {
 /* Operations. The reader maps op + arg + result to modes. */
 enum xb_op {
   XB_OP_OPEN = 1,     /* arg = open flags */
-  XB_OP_STAT = 2,     /* stat family, statx, readlink */
+  XB_OP_STAT = 2,     /* stat family, statx, statfs */
   XB_OP_ACCESS = 3,
   XB_OP_READLINK = 4,
   XB_OP_OPENDIR = 5,  /* opendir, scandir */
@@ -82,14 +77,17 @@ enum xb_op {
   XB_OP_PROC = 13,    /* process start: path = /proc/self/exe target, arg = ppid */
   XB_OP_TRUNCATE = 14,
   XB_OP_LINK = 15,    /* new name of link/symlink */
+  XB_OP_READDIR = 16, /* getdents on an fd, fdopendir: path = the fd's directory (absolute) */
 };
 
 enum xb_src { XB_SRC_PRELOAD = 1, XB_SRC_SECCOMP = 2 };
 
 #define XB_RESULT_PENDING INT32_MIN /* the call had not returned (or exec succeeded) */
 #define XB_RESULT_UNKNOWN (INT32_MIN + 1) /* seccomp: continued in the kernel, result not seen */
-/* Seccomp records of non-creating accesses carry, instead of the call's outcome, whether the
- * path existed just before the call: 0, or ENOENT / ENOTDIR. */
+/* Seccomp records carry, instead of the call's outcome (never seen), what a look just before
+ * the call says it will be: ENOENT / ENOTDIR for a missing path, EEXIST for a creating call on
+ * a path that exists, EACCES for an exec of something not a regular file, else 0 (the path
+ * exists) or XB_RESULT_UNKNOWN. */
 
 #define XB_RF_TRUNCATED 0x1u  /* path longer than recorded */
 #define XB_RF_UNREADABLE 0x2u /* path could not be read */
@@ -118,8 +116,8 @@ struct xb_log {
 
 /* Creates (truncating) and maps a log of `capacity` bytes. 0 or -errno. */
 int xb_log_create(struct xb_log *log, const char *path, uint64_t capacity);
-/* Maps an existing log. 0 or -errno. Uses raw syscalls only (safe inside the shim). */
-int xb_log_attach(struct xb_log *log, const char *path);
+/* Maps an existing log open as `fd` (the caller closes it). 0 or -errno. No libc state. */
+int xb_log_attach_fd(struct xb_log *log, int fd);
 /*
  * Appends one record. Returns a pointer to its result field, which the caller may set with
  * xb_log_set_result once the call returns, or NULL if the log is absent or full.

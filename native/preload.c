@@ -9,14 +9,23 @@
  * directory) so the parent canonicalizes; nothing is canonicalized here.
  *
  * Exec family and posix_spawn re-insert the tracing environment when a program scrubbed it
- * (env -i). In auto mode an exec of a static program (no PT_INTERP, which preload cannot
- * see into, and Go programs, which make raw syscalls) is routed through `xbench-supervisor --attach`, which installs a seccomp filter
- * and hands the listener to the supervisor before exec'ing the real program.
+ * (env -i), and drop the shim from an exec it cannot follow (the loader runs it securely, or
+ * the process changed user and the shim or the log is closed to it now), where ld.so would
+ * refuse it with a message on the command's stderr.
+ *
+ * Hybrid mode (auto backend): a seccomp filter from the supervisor covers the whole tree and lets
+ * through the system calls made from the trampoline page this shim maps at XB_TRAMPOLINE_ADDR
+ * (env.h). The wrappers then make their calls there, raw, instead of calling libc: they are
+ * recorded here at preload's cost, and the supervisor is notified only of what the shim cannot
+ * see (ld.so's opens, glibc's internal calls, static programs). Preload mode: no filter, the
+ * wrappers call libc.
  */
 #define _GNU_SOURCE
 #undef _FORTIFY_SOURCE
+#include "env.h"
 #include "progkind.h"
 #include "log.h"
+#include "sys.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -30,31 +39,102 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default"), hot))
 
 extern char **environ;
 
-static int g_auto;           /* route static execs through the supervisor's --attach */
 /* Strings kept from start-up, packed into one arena: they then share a page or two instead of
  * one PATH_MAX array each (every page first written costs a fault, ~12 us on slow VMs). */
 #define XB_KEPT_MAX (PATH_MAX + 32)
 static char g_kept[8 * XB_KEPT_MAX];
 static size_t g_kept_used;
 static const char *g_self = "";        /* this shim's path */
-static const char *g_sup = "";         /* supervisor path */
 /* "NAME=value" strings re-inserted at exec ("" when absent). */
 static const char *g_env_preload = "";
 static const char *g_env_log = "";
 static const char *g_env_mode = "";
-static const char *g_env_sup = "";
-static const char *g_env_sock = "";
-static const char *g_env_base = "";
 static __thread int t_busy __attribute__((tls_model("initial-exec")));
 static __thread struct xb_cursor t_cur __attribute__((tls_model("initial-exec")));
+/* The directory a relative path is relative to, per thread: a signal handler's interposed call
+ * may run on a small sigaltstack, so no PATH_MAX buffer on the stack (t_busy keeps it unshared). */
+static __thread char t_base[PATH_MAX] __attribute__((tls_model("initial-exec")));
+
+/* ---------------------------------------------------------------- system calls */
+
+/* A six-argument system call from the shim's own code (seen by the filter like libc's). */
+static inline long xb_sys6(long nr, long a, long b, long c, long d, long e, long f) {
+  long ret;
+  register long r10 __asm__("r10") = d;
+  register long r8 __asm__("r8") = e;
+  register long r9 __asm__("r9") = f;
+  __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
+  return ret;
+}
+
+/* The trampoline: syscall(nr, a..f) with the kernel's result (-errno on failure). Its bytes are
+ * copied to the fixed page, so it must not refer to anything by a relative address. */
+__asm__(".pushsection .text\n"
+        ".globl xb_tramp_code\n"
+        ".hidden xb_tramp_code\n"
+        "xb_tramp_code:\n"
+        "  mov %rdi, %rax\n"
+        "  mov %rsi, %rdi\n"
+        "  mov %rdx, %rsi\n"
+        "  mov %rcx, %rdx\n"
+        "  mov %r8, %r10\n"
+        "  mov %r9, %r8\n"
+        "  mov 8(%rsp), %r9\n"
+        "  syscall\n"
+        "  ret\n"
+        ".globl xb_tramp_end\n"
+        ".hidden xb_tramp_end\n"
+        "xb_tramp_end:\n"
+        ".popsection\n");
+extern const char xb_tramp_code[], xb_tramp_end[];
+typedef long (*xb_tramp_fn)(long nr, long a, long b, long c, long d, long e, long f);
+/* Set in hybrid mode once the page is mapped: then wrappers make their calls there. */
+static xb_tramp_fn g_tramp;
+
+/* Maps the trampoline page; NULL if the address is taken (then calls go through libc). */
+static xb_tramp_fn map_trampoline(void) {
+  long p = xb_sys6(SYS_mmap, (long)XB_TRAMPOLINE_ADDR, XB_TRAMPOLINE_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  if (p != (long)XB_TRAMPOLINE_ADDR) { /* taken, or an old kernel that ignored NOREPLACE */
+    if (p >= 0 || p < -4095) xb_sys(SYS_munmap, p, XB_TRAMPOLINE_SIZE, 0, 0, 0);
+    return NULL;
+  }
+  memcpy((void *)p, xb_tramp_code, (size_t)(xb_tramp_end - xb_tramp_code));
+  if (xb_sys(SYS_mprotect, p, XB_TRAMPOLINE_SIZE, PROT_READ | PROT_EXEC, 0, 0) != 0) {
+    xb_sys(SYS_munmap, p, XB_TRAMPOLINE_SIZE, 0, 0, 0);
+    return NULL;
+  }
+  return (xb_tramp_fn)p;
+}
+
+/* The shim's own system calls (records, probes): from the trampoline when there is one, so the
+ * filter does not report them; -errno on failure. */
+static inline long xsys(long nr, long a, long b, long c, long d, long e) {
+  return g_tramp ? g_tramp(nr, a, b, c, d, e, 0) : xb_sys6(nr, a, b, c, d, e, 0);
+}
+#define XSYS(nr, a, b, c, d, e) xsys(nr, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e))
+
+/* A raw result the libc way: -1 with errno set. */
+static inline long set_errno(long r) {
+  if (r < 0 && r > -4096) {
+    errno = (int)-r;
+    return -1;
+  }
+  return r;
+}
 
 /* ---------------------------------------------------------------- real functions */
 
@@ -80,17 +160,27 @@ int __fxstatat64(int, int, const char *, struct stat64 *, int);
   X(stat) X(lstat) X(stat64) X(lstat64) X(fstatat) X(fstatat64) X(statx)                       \
   X(__xstat) X(__lxstat) X(__fxstatat) X(__xstat64) X(__lxstat64) X(__fxstatat64)              \
   X(access) X(faccessat) X(euidaccess) X(eaccess)                                              \
-  X(readlink) X(readlinkat) X(opendir) X(scandir) X(scandir64)                                 \
+  X(statfs) X(statfs64) X(statvfs) X(statvfs64)                                                \
+  X(readlink) X(readlinkat) X(opendir) X(fdopendir) X(getdents64) X(scandir) X(scandir64)      \
   X(execve) X(execvpe) X(posix_spawn) X(posix_spawnp)                                          \
   X(rename) X(renameat) X(renameat2) X(unlink) X(unlinkat)                                     \
-  X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(truncate)
+  X(link) X(linkat) X(symlink) X(symlinkat)                                                    \
+  X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(truncate) X(truncate64)                              \
+  X(mkstemp) X(mkstemp64) X(mkostemp) X(mkostemp64)                                            \
+  X(mkstemps) X(mkstemps64) X(mkostemps) X(mkostemps64)
 #define XB_DECLARE_REAL(name) REAL(name);
 XB_INTERPOSED(XB_DECLARE_REAL)
 
 /* Hot state, defined after the real-function pointers so they share a page: on a PTI kernel
  * without PCID each page touched after a syscall costs a TLB miss. */
 static struct xb_log g_log;
-static pid_t g_pid;
+/*
+ * This process's pid, in a page of its own marked MADV_WIPEONFORK: a child made by a raw clone or
+ * _Fork (which skip pthread_atfork) reads 0 there, and its first record then takes a chunk of its
+ * own instead of writing into its parent's.
+ */
+static volatile pid_t *g_pid_page;
+static pid_t g_pid_fallback; /* when the page could not be set up: kept by pthread_atfork only */
 
 static int missing_real(void) {
   errno = ENOSYS;
@@ -159,9 +249,22 @@ static inline uint64_t path_hash(const char *path, size_t n, int op, uint32_t ar
 
 /* Appends a record for `path` (relative to dirfd) and returns its result slot, NULL if not
  * recorded, or &g_skipped for a repeat (see above; only when `may_skip`). */
+static void after_fork(void);
+
+static inline pid_t current_pid(void) {
+  if (!g_pid_page) return g_pid_fallback;
+  pid_t pid = *g_pid_page;
+  if (__builtin_expect(pid == 0, 0)) { /* a fork that skipped the atfork handler */
+    after_fork();
+    pid = *g_pid_page;
+  }
+  return pid;
+}
+
 __attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, const char *path, uint32_t arg, int may_skip) {
   if (!g_log.hdr || !path || !path[0] || t_busy) return NULL;
   t_busy = 1;
+  pid_t pid = current_pid();
   const size_t max = XB_REC_MAX - PATH_MAX - sizeof(struct xb_rec);
   size_t n = strnlen(path, max);
   struct xb_seen *seen = NULL;
@@ -178,24 +281,22 @@ __attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, co
       return &g_skipped;
     }
   }
-  struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_PRELOAD, .pid = (uint32_t)g_pid, .arg = arg,
+  struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_PRELOAD, .pid = (uint32_t)pid, .arg = arg,
                      .result = XB_RESULT_PENDING, .path_len = (uint32_t)n, .tsc = xb_now()};
   if (n == max) r.rflags |= XB_RF_TRUNCATED;
-  char base[PATH_MAX];
+  char *base = t_base;
   if (path[0] != '/') {
-    int saved = errno;
     long k;
     if (dirfd == AT_FDCWD) {
-      k = syscall(SYS_getcwd, base, sizeof base);
+      k = XSYS(SYS_getcwd, base, PATH_MAX, 0, 0, 0);
       if (k > 0) r.base_len = (uint16_t)(k - 1); /* the kernel counts the NUL */
     } else {
       char link[40];
       fmt_fd_link(link, dirfd);
-      k = syscall(SYS_readlinkat, AT_FDCWD, link, base, sizeof base);
+      k = XSYS(SYS_readlinkat, AT_FDCWD, link, base, PATH_MAX, 0);
       if (k > 0 && base[0] == '/') r.base_len = (uint16_t)k;
       r.rflags |= XB_RF_BASE_DIRFD;
     }
-    errno = saved;
   }
   int32_t *slot = xb_log_append_local(&g_log, &t_cur, &r, base, path);
   if (seen) {
@@ -237,16 +338,44 @@ static uint32_t fopen_flags(const char *mode) {
   return f;
 }
 
-/* A wrapper that records `path_expr` (relative to `dirfd_expr`) then calls the real function;
- * a negative return is a failure with errno set. */
-#define DEF_PATHCALL(ret, name, op, params, args, path_expr, dirfd_expr, arg_expr) \
-  EXPORT ret name params {                                                       \
-    int32_t *slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));     \
-    if (!RESOLVE(name)) return missing_real();                                   \
-    ret r = real_##name args;                                                    \
-    done(slot, r < 0);                                                           \
-    return r;                                                                    \
+/*
+ * A wrapper that records `path_expr` (relative to `dirfd_expr`), then makes the call: `raw` (a
+ * system call, through the trampoline) in hybrid mode, the real function otherwise. A negative
+ * return is a failure with errno set.
+ */
+#define RAW_OR_REAL(ret, r, name, args, raw)   \
+  ret r;                                         \
+  if (g_tramp) {                                 \
+    r = (ret)set_errno(raw);                     \
+  } else {                                       \
+    if (!RESOLVE(name)) return missing_real();   \
+    r = real_##name args;                        \
   }
+#define DEF_PATHCALL(ret, name, op, params, args, path_expr, dirfd_expr, arg_expr, raw) \
+  EXPORT ret name params {                                                            \
+    int32_t *slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));          \
+    RAW_OR_REAL(ret, r, name, args, raw)                                              \
+    done(slot, r < 0);                                                                \
+    return r;                                                                         \
+  }
+/* The same for calls with no single system call behind them: always the real function (in
+ * hybrid mode the supervisor also sees the calls it makes). */
+#define DEF_LIBCALL(ret, name, op, params, args, path_expr, dirfd_expr, arg_expr) \
+  EXPORT ret name params {                                                      \
+    int32_t *slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));    \
+    if (!RESOLVE(name)) return missing_real();                                  \
+    ret r = real_##name args;                                                   \
+    done(slot, r < 0);                                                          \
+    return r;                                                                   \
+  }
+#define T(nr, a, b, c, d) g_tramp(nr, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+
+/* faccessat with flags: the faccessat2 system call, or glibc's emulation on kernels without it. */
+static long faccessat2_or_libc(int d, const char *p, int m, int f) {
+  long r = T(SYS_faccessat2, d, p, m, f);
+  if (r != -ENOSYS) return r;
+  return real_faccessat(d, p, m, f) == 0 ? 0 : -errno;
+}
 
 /* ---------------------------------------------------------------- open family */
 
@@ -266,8 +395,7 @@ static uint32_t fopen_flags(const char *mode) {
     int mode = 0;                                                                \
     OPEN_MODE(flags, mode);                                                      \
     int32_t *slot = record(XB_OP_OPEN, dirfd_expr, path, (uint32_t)flags);       \
-    if (!RESOLVE(name)) return missing_real();                                   \
-    int fd = real_##name args;                                                   \
+    RAW_OR_REAL(int, fd, name, args, T(SYS_openat, dirfd_expr, path, flags, mode)) \
     done(slot, fd < 0);                                                          \
     return fd;                                                                   \
   }
@@ -277,12 +405,13 @@ DEF_OPEN_VARIADIC(openat, (int dirfd, const char *path, int flags, ...), (dirfd,
 DEF_OPEN_VARIADIC(openat64, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode), dirfd)
 
 /* The fortified (_FORTIFY_SOURCE) entry points and creat. */
-DEF_PATHCALL(int, __open_2, XB_OP_OPEN, (const char *p, int f), (p, f), p, AT_FDCWD, f)
-DEF_PATHCALL(int, __open64_2, XB_OP_OPEN, (const char *p, int f), (p, f), p, AT_FDCWD, f)
-DEF_PATHCALL(int, __openat_2, XB_OP_OPEN, (int d, const char *p, int f), (d, p, f), p, d, f)
-DEF_PATHCALL(int, __openat64_2, XB_OP_OPEN, (int d, const char *p, int f), (d, p, f), p, d, f)
-DEF_PATHCALL(int, creat, XB_OP_OPEN, (const char *p, mode_t m), (p, m), p, AT_FDCWD, O_WRONLY | O_CREAT | O_TRUNC)
-DEF_PATHCALL(int, creat64, XB_OP_OPEN, (const char *p, mode_t m), (p, m), p, AT_FDCWD, O_WRONLY | O_CREAT | O_TRUNC)
+#define CREAT_FLAGS (O_WRONLY | O_CREAT | O_TRUNC)
+DEF_PATHCALL(int, __open_2, XB_OP_OPEN, (const char *p, int f), (p, f), p, AT_FDCWD, f, T(SYS_openat, AT_FDCWD, p, f, 0))
+DEF_PATHCALL(int, __open64_2, XB_OP_OPEN, (const char *p, int f), (p, f), p, AT_FDCWD, f, T(SYS_openat, AT_FDCWD, p, f, 0))
+DEF_PATHCALL(int, __openat_2, XB_OP_OPEN, (int d, const char *p, int f), (d, p, f), p, d, f, T(SYS_openat, d, p, f, 0))
+DEF_PATHCALL(int, __openat64_2, XB_OP_OPEN, (int d, const char *p, int f), (d, p, f), p, d, f, T(SYS_openat, d, p, f, 0))
+DEF_PATHCALL(int, creat, XB_OP_OPEN, (const char *p, mode_t m), (p, m), p, AT_FDCWD, CREAT_FLAGS, T(SYS_openat, AT_FDCWD, p, CREAT_FLAGS, m))
+DEF_PATHCALL(int, creat64, XB_OP_OPEN, (const char *p, mode_t m), (p, m), p, AT_FDCWD, CREAT_FLAGS, T(SYS_openat, AT_FDCWD, p, CREAT_FLAGS, m))
 
 /* stdio opens: NULL is the failure. */
 #define DEF_FOPEN(name, params, args)                                          \
@@ -301,82 +430,171 @@ DEF_FOPEN(fopen64, (const char *path, const char *mode), (path, mode))
 DEF_FOPEN(freopen, (const char *path, const char *mode, FILE *stream), (path, mode, stream))
 DEF_FOPEN(freopen64, (const char *path, const char *mode, FILE *stream), (path, mode, stream))
 
+/* Temporary files: glibc opens them internally; record the name it chose, opened read-write. */
+#define TEMP_FLAGS (O_RDWR | O_CREAT | O_EXCL)
+#define DEF_MKSTEMP(name, params, args)                                          \
+  EXPORT int name params {                                                       \
+    if (!RESOLVE(name)) return missing_real();                                   \
+    int fd = real_##name args;                                                   \
+    if (fd >= 0) {                                                               \
+      int e = errno;                                                             \
+      xb_log_set_result(record_call(XB_OP_OPEN, AT_FDCWD, t, TEMP_FLAGS, 0), 0); \
+      errno = e;                                                                 \
+    }                                                                            \
+    return fd;                                                                   \
+  }
+DEF_MKSTEMP(mkstemp, (char *t), (t))
+DEF_MKSTEMP(mkstemp64, (char *t), (t))
+DEF_MKSTEMP(mkostemp, (char *t, int f), (t, f))
+DEF_MKSTEMP(mkostemp64, (char *t, int f), (t, f))
+DEF_MKSTEMP(mkstemps, (char *t, int s), (t, s))
+DEF_MKSTEMP(mkstemps64, (char *t, int s), (t, s))
+DEF_MKSTEMP(mkostemps, (char *t, int s, int f), (t, s, f))
+DEF_MKSTEMP(mkostemps64, (char *t, int s, int f), (t, s, f))
+
 /* ---------------------------------------------------------------- stat, access, readlink */
 
-DEF_PATHCALL(int, stat, XB_OP_STAT, (const char *p, struct stat *b), (p, b), p, AT_FDCWD, 0)
-DEF_PATHCALL(int, lstat, XB_OP_STAT, (const char *p, struct stat *b), (p, b), p, AT_FDCWD, AT_SYMLINK_NOFOLLOW)
-DEF_PATHCALL(int, stat64, XB_OP_STAT, (const char *p, struct stat64 *b), (p, b), p, AT_FDCWD, 0)
-DEF_PATHCALL(int, lstat64, XB_OP_STAT, (const char *p, struct stat64 *b), (p, b), p, AT_FDCWD, AT_SYMLINK_NOFOLLOW)
-DEF_PATHCALL(int, fstatat, XB_OP_STAT, (int d, const char *p, struct stat *b, int f), (d, p, b, f), p, d, f)
-DEF_PATHCALL(int, fstatat64, XB_OP_STAT, (int d, const char *p, struct stat64 *b, int f), (d, p, b, f), p, d, f)
-DEF_PATHCALL(int, statx, XB_OP_STAT, (int d, const char *p, int f, unsigned m, struct statx *b), (d, p, f, m, b), p, d, f)
-DEF_PATHCALL(int, __xstat, XB_OP_STAT, (int v, const char *p, struct stat *b), (v, p, b), p, AT_FDCWD, 0)
-DEF_PATHCALL(int, __lxstat, XB_OP_STAT, (int v, const char *p, struct stat *b), (v, p, b), p, AT_FDCWD, AT_SYMLINK_NOFOLLOW)
-DEF_PATHCALL(int, __xstat64, XB_OP_STAT, (int v, const char *p, struct stat64 *b), (v, p, b), p, AT_FDCWD, 0)
-DEF_PATHCALL(int, __lxstat64, XB_OP_STAT, (int v, const char *p, struct stat64 *b), (v, p, b), p, AT_FDCWD, AT_SYMLINK_NOFOLLOW)
-DEF_PATHCALL(int, __fxstatat, XB_OP_STAT, (int v, int d, const char *p, struct stat *b, int f), (v, d, p, b, f), p, d, f)
-DEF_PATHCALL(int, __fxstatat64, XB_OP_STAT, (int v, int d, const char *p, struct stat64 *b, int f), (v, d, p, b, f), p, d, f)
-DEF_PATHCALL(int, access, XB_OP_ACCESS, (const char *p, int m), (p, m), p, AT_FDCWD, m)
-DEF_PATHCALL(int, faccessat, XB_OP_ACCESS, (int d, const char *p, int m, int f), (d, p, m, f), p, d, m)
-DEF_PATHCALL(int, euidaccess, XB_OP_ACCESS, (const char *p, int m), (p, m), p, AT_FDCWD, m)
-DEF_PATHCALL(int, eaccess, XB_OP_ACCESS, (const char *p, int m), (p, m), p, AT_FDCWD, m)
-DEF_PATHCALL(ssize_t, readlink, XB_OP_READLINK, (const char *p, char *b, size_t n), (p, b, n), p, AT_FDCWD, 0)
-DEF_PATHCALL(ssize_t, readlinkat, XB_OP_READLINK, (int d, const char *p, char *b, size_t n), (d, p, b, n), p, d, 0)
-DEF_PATHCALL(int, scandir, XB_OP_OPENDIR,
-             (const char *p, struct dirent ***l, int (*s)(const struct dirent *), int (*c)(const struct dirent **, const struct dirent **)),
-             (p, l, s, c), p, AT_FDCWD, 0)
-DEF_PATHCALL(int, scandir64, XB_OP_OPENDIR,
-             (const char *p, struct dirent64 ***l, int (*s)(const struct dirent64 *), int (*c)(const struct dirent64 **, const struct dirent64 **)),
-             (p, l, s, c), p, AT_FDCWD, 0)
+#define NOFOLLOW AT_SYMLINK_NOFOLLOW
+DEF_PATHCALL(int, stat, XB_OP_STAT, (const char *p, struct stat *b), (p, b), p, AT_FDCWD, 0, T(SYS_newfstatat, AT_FDCWD, p, b, 0))
+DEF_PATHCALL(int, lstat, XB_OP_STAT, (const char *p, struct stat *b), (p, b), p, AT_FDCWD, NOFOLLOW, T(SYS_newfstatat, AT_FDCWD, p, b, NOFOLLOW))
+DEF_PATHCALL(int, stat64, XB_OP_STAT, (const char *p, struct stat64 *b), (p, b), p, AT_FDCWD, 0, T(SYS_newfstatat, AT_FDCWD, p, b, 0))
+DEF_PATHCALL(int, lstat64, XB_OP_STAT, (const char *p, struct stat64 *b), (p, b), p, AT_FDCWD, NOFOLLOW, T(SYS_newfstatat, AT_FDCWD, p, b, NOFOLLOW))
+DEF_PATHCALL(int, fstatat, XB_OP_STAT, (int d, const char *p, struct stat *b, int f), (d, p, b, f), p, d, f, T(SYS_newfstatat, d, p, b, f))
+DEF_PATHCALL(int, fstatat64, XB_OP_STAT, (int d, const char *p, struct stat64 *b, int f), (d, p, b, f), p, d, f, T(SYS_newfstatat, d, p, b, f))
+DEF_PATHCALL(int, statx, XB_OP_STAT, (int d, const char *p, int f, unsigned m, struct statx *b), (d, p, f, m, b), p, d, f,
+             g_tramp(SYS_statx, d, (long)p, f, m, (long)b, 0))
+DEF_LIBCALL(int, __xstat, XB_OP_STAT, (int v, const char *p, struct stat *b), (v, p, b), p, AT_FDCWD, 0)
+DEF_LIBCALL(int, __lxstat, XB_OP_STAT, (int v, const char *p, struct stat *b), (v, p, b), p, AT_FDCWD, NOFOLLOW)
+DEF_LIBCALL(int, __xstat64, XB_OP_STAT, (int v, const char *p, struct stat64 *b), (v, p, b), p, AT_FDCWD, 0)
+DEF_LIBCALL(int, __lxstat64, XB_OP_STAT, (int v, const char *p, struct stat64 *b), (v, p, b), p, AT_FDCWD, NOFOLLOW)
+DEF_LIBCALL(int, __fxstatat, XB_OP_STAT, (int v, int d, const char *p, struct stat *b, int f), (v, d, p, b, f), p, d, f)
+DEF_LIBCALL(int, __fxstatat64, XB_OP_STAT, (int v, int d, const char *p, struct stat64 *b, int f), (v, d, p, b, f), p, d, f)
+DEF_PATHCALL(int, statfs, XB_OP_STAT, (const char *p, struct statfs *b), (p, b), p, AT_FDCWD, 0, T(SYS_statfs, p, b, 0, 0))
+DEF_PATHCALL(int, statfs64, XB_OP_STAT, (const char *p, struct statfs64 *b), (p, b), p, AT_FDCWD, 0, T(SYS_statfs, p, b, 0, 0))
+DEF_LIBCALL(int, statvfs, XB_OP_STAT, (const char *p, struct statvfs *b), (p, b), p, AT_FDCWD, 0)
+DEF_LIBCALL(int, statvfs64, XB_OP_STAT, (const char *p, struct statvfs64 *b), (p, b), p, AT_FDCWD, 0)
+DEF_PATHCALL(int, access, XB_OP_ACCESS, (const char *p, int m), (p, m), p, AT_FDCWD, m, T(SYS_faccessat, AT_FDCWD, p, m, 0))
+/* faccessat with flags is faccessat2, which glibc emulates on kernels without it. */
+DEF_PATHCALL(int, faccessat, XB_OP_ACCESS, (int d, const char *p, int m, int f), (d, p, m, f), p, d, m,
+             f ? faccessat2_or_libc(d, p, m, f) : T(SYS_faccessat, d, p, m, 0))
+DEF_LIBCALL(int, euidaccess, XB_OP_ACCESS, (const char *p, int m), (p, m), p, AT_FDCWD, m)
+DEF_LIBCALL(int, eaccess, XB_OP_ACCESS, (const char *p, int m), (p, m), p, AT_FDCWD, m)
+DEF_PATHCALL(ssize_t, readlink, XB_OP_READLINK, (const char *p, char *b, size_t n), (p, b, n), p, AT_FDCWD, 0, T(SYS_readlinkat, AT_FDCWD, p, b, n))
+DEF_PATHCALL(ssize_t, readlinkat, XB_OP_READLINK, (int d, const char *p, char *b, size_t n), (d, p, b, n), p, d, 0, T(SYS_readlinkat, d, p, b, n))
+DEF_LIBCALL(int, scandir, XB_OP_OPENDIR,
+            (const char *p, struct dirent ***l, int (*s)(const struct dirent *), int (*c)(const struct dirent **, const struct dirent **)),
+            (p, l, s, c), p, AT_FDCWD, 0)
+DEF_LIBCALL(int, scandir64, XB_OP_OPENDIR,
+            (const char *p, struct dirent64 ***l, int (*s)(const struct dirent64 *), int (*c)(const struct dirent64 **, const struct dirent64 **)),
+            (p, l, s, c), p, AT_FDCWD, 0)
 
 /* ---------------------------------------------------------------- directories, namespace changes */
 
+/* Records a listing of the directory open as `fd` (its path read back from /proc/self/fd). */
+static int32_t *record_fd(int op, int fd) {
+  if (!g_log.hdr || t_busy) return NULL;
+  char link[40];
+  fmt_fd_link(link, fd);
+  t_busy = 1;
+  long k = XSYS(SYS_readlinkat, AT_FDCWD, link, t_base, PATH_MAX - 1, 0);
+  t_busy = 0;
+  if (k <= 0 || t_base[0] != '/') return NULL;
+  t_base[k] = 0;
+  /* record_call writes from t_base only for relative paths; this one is absolute. */
+  return record_call(op, AT_FDCWD, t_base, 0, 0);
+}
+
 EXPORT DIR *opendir(const char *path) {
   int32_t *slot = record(XB_OP_OPENDIR, AT_FDCWD, path, 0);
-  if (!RESOLVE(opendir)) {
+  if (!RESOLVE(opendir) || !RESOLVE(fdopendir)) {
     errno = ENOSYS;
     return NULL;
   }
-  DIR *d = real_opendir(path);
+  DIR *d;
+  if (g_tramp) { /* glibc's own open, from the trampoline */
+    int fd = (int)set_errno(T(SYS_openat, AT_FDCWD, path, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC, 0));
+    d = fd < 0 ? NULL : real_fdopendir(fd);
+    if (fd >= 0 && !d) {
+      int e = errno;
+      xsys(SYS_close, fd, 0, 0, 0, 0);
+      errno = e;
+    }
+  } else {
+    d = real_opendir(path);
+  }
   done(slot, d == NULL);
   return d;
 }
 
-DEF_PATHCALL(int, unlink, XB_OP_UNLINK, (const char *p), (p), p, AT_FDCWD, 0)
-DEF_PATHCALL(int, unlinkat, XB_OP_UNLINK, (int d, const char *p, int f), (d, p, f), p, d, f)
-DEF_PATHCALL(int, mkdir, XB_OP_MKDIR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, m)
-DEF_PATHCALL(int, mkdirat, XB_OP_MKDIR, (int d, const char *p, mode_t m), (d, p, m), p, d, m)
-DEF_PATHCALL(int, rmdir, XB_OP_RMDIR, (const char *p), (p), p, AT_FDCWD, 0)
-DEF_PATHCALL(int, chdir, XB_OP_CHDIR, (const char *p), (p), p, AT_FDCWD, 0)
-DEF_PATHCALL(int, truncate, XB_OP_TRUNCATE, (const char *p, off_t l), (p, l), p, AT_FDCWD, 0)
+/* A listing of an fd however it was opened (tar: O_NOFOLLOW|O_NONBLOCK, then fdopendir). */
+EXPORT DIR *fdopendir(int fd) {
+  int32_t *slot = record_fd(XB_OP_READDIR, fd);
+  if (!RESOLVE(fdopendir)) {
+    errno = ENOSYS;
+    return NULL;
+  }
+  DIR *d = real_fdopendir(fd);
+  done(slot, d == NULL);
+  return d;
+}
 
-EXPORT int rename(const char *from, const char *to) {
-  int32_t *a = record(XB_OP_RENAME_FROM, AT_FDCWD, from, 0);
-  int32_t *b = record(XB_OP_RENAME_TO, AT_FDCWD, to, 0);
-  if (!RESOLVE(rename)) return missing_real();
-  int r = real_rename(from, to);
-  done(a, r < 0);
-  done(b, r < 0);
+EXPORT ssize_t getdents64(int fd, void *buf, size_t n) {
+  int32_t *slot = record_fd(XB_OP_READDIR, fd);
+  RAW_OR_REAL(ssize_t, r, getdents64, (fd, buf, n), T(SYS_getdents64, fd, buf, n, 0))
+  done(slot, r < 0);
   return r;
 }
 
-EXPORT int renameat(int fd1, const char *from, int fd2, const char *to) {
-  int32_t *a = record(XB_OP_RENAME_FROM, fd1, from, 0);
-  int32_t *b = record(XB_OP_RENAME_TO, fd2, to, 0);
-  if (!RESOLVE(renameat)) return missing_real();
-  int r = real_renameat(fd1, from, fd2, to);
-  done(a, r < 0);
-  done(b, r < 0);
-  return r;
-}
+DEF_PATHCALL(int, unlink, XB_OP_UNLINK, (const char *p), (p), p, AT_FDCWD, 0, T(SYS_unlinkat, AT_FDCWD, p, 0, 0))
+DEF_PATHCALL(int, unlinkat, XB_OP_UNLINK, (int d, const char *p, int f), (d, p, f), p, d, f, T(SYS_unlinkat, d, p, f, 0))
+DEF_PATHCALL(int, mkdir, XB_OP_MKDIR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, m, T(SYS_mkdirat, AT_FDCWD, p, m, 0))
+DEF_PATHCALL(int, mkdirat, XB_OP_MKDIR, (int d, const char *p, mode_t m), (d, p, m), p, d, m, T(SYS_mkdirat, d, p, m, 0))
+DEF_PATHCALL(int, rmdir, XB_OP_RMDIR, (const char *p), (p), p, AT_FDCWD, 0, T(SYS_unlinkat, AT_FDCWD, p, AT_REMOVEDIR, 0))
+DEF_PATHCALL(int, chdir, XB_OP_CHDIR, (const char *p), (p), p, AT_FDCWD, 0, T(SYS_chdir, p, 0, 0, 0))
+DEF_PATHCALL(int, truncate, XB_OP_TRUNCATE, (const char *p, off_t l), (p, l), p, AT_FDCWD, 0, T(SYS_truncate, p, l, 0, 0))
+DEF_PATHCALL(int, truncate64, XB_OP_TRUNCATE, (const char *p, off64_t l), (p, l), p, AT_FDCWD, 0, T(SYS_truncate, p, l, 0, 0))
+/* Links: the new name is written; the old one (or a symlink's text) is not a write. */
+DEF_PATHCALL(int, link, XB_OP_LINK, (const char *a, const char *p), (a, p), p, AT_FDCWD, 0, T(SYS_linkat, AT_FDCWD, a, AT_FDCWD, p))
+DEF_PATHCALL(int, linkat, XB_OP_LINK, (int da, const char *a, int d, const char *p, int f), (da, a, d, p, f), p, d, 0,
+             g_tramp(SYS_linkat, da, (long)a, d, (long)p, f, 0))
+DEF_PATHCALL(int, symlink, XB_OP_LINK, (const char *a, const char *p), (a, p), p, AT_FDCWD, 0, T(SYS_symlinkat, a, AT_FDCWD, p, 0))
+DEF_PATHCALL(int, symlinkat, XB_OP_LINK, (const char *a, int d, const char *p), (a, d, p), p, d, 0, T(SYS_symlinkat, a, d, p, 0))
 
-EXPORT int renameat2(int fd1, const char *from, int fd2, const char *to, unsigned flags) {
-  int32_t *a = record(XB_OP_RENAME_FROM, fd1, from, flags);
-  int32_t *b = record(XB_OP_RENAME_TO, fd2, to, flags);
-  if (!RESOLVE(renameat2)) return missing_real();
-  int r = real_renameat2(fd1, from, fd2, to, flags);
-  done(a, r < 0);
-  done(b, r < 0);
+/* Both names of a rename, recorded before the call, results stored after. */
+#define DEF_RENAME(name, params, args, fd1, fd2, flags, raw)         \
+  EXPORT int name params {                                           \
+    int32_t *a = record(XB_OP_RENAME_FROM, fd1, from, flags);        \
+    int32_t *b = record(XB_OP_RENAME_TO, fd2, to, flags);            \
+    RAW_OR_REAL(int, r, name, args, raw)                             \
+    done(a, r < 0);                                                  \
+    done(b, r < 0);                                                  \
+    return r;                                                        \
+  }
+DEF_RENAME(rename, (const char *from, const char *to), (from, to), AT_FDCWD, AT_FDCWD, 0, T(SYS_renameat, AT_FDCWD, from, AT_FDCWD, to))
+DEF_RENAME(renameat, (int fd1, const char *from, int fd2, const char *to), (fd1, from, fd2, to), fd1, fd2, 0,
+           T(SYS_renameat, fd1, from, fd2, to))
+DEF_RENAME(renameat2, (int fd1, const char *from, int fd2, const char *to, unsigned flags), (fd1, from, fd2, to, flags), fd1, fd2,
+           flags, g_tramp(SYS_renameat2, fd1, (long)from, fd2, (long)to, flags, 0))
+
+/* syscall(2) itself: the way programs reach calls glibc has no wrapper for (openat2), or that
+ * they make raw (getdents64). */
+EXPORT long syscall(long nr, ...) {
+  va_list ap;
+  va_start(ap, nr);
+  long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+  long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+  va_end(ap);
+  int32_t *slot = NULL;
+  if (nr == SYS_openat2) {
+    uint64_t flags = 0;
+    if (c && (size_t)d >= sizeof flags) memcpy(&flags, (const void *)c, sizeof flags);
+    slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)flags);
+  } else if (nr == SYS_getdents64 || nr == SYS_getdents) {
+    slot = record_fd(XB_OP_READDIR, (int)a);
+  }
+  /* Only a call recorded here may bypass the filter; any other goes to it as from libc. */
+  long r = set_errno(slot && g_tramp ? g_tramp(nr, a, b, c, d, e, f) : xb_sys6(nr, a, b, c, d, e, f));
+  done(slot, r < 0);
   return r;
 }
 
@@ -394,66 +612,127 @@ static size_t env_count(char *const envp[]) {
 }
 
 /*
- * Copies envp into out (room for count + 6) with the tracing variables re-inserted.
- * `preload_buf` (PATH_MAX*2) holds a merged LD_PRELOAD when the program set its own.
+ * An exec's working memory, mapped for the call and unmapped if it returns: the exec wrappers may
+ * run in a signal handler on a small stack, and a program's environment can be large.
  */
-static char **traced_env(char *const envp[], char **out, char *preload_buf, size_t preload_cap) {
+struct exec_buf {
+  char **env;     /* room for the caller's environment + 4 */
+  char *found;    /* PATH_MAX: a PATH search's result */
+  char *preload;  /* 2 * PATH_MAX + 32: a merged or trimmed LD_PRELOAD */
+  size_t preload_cap;
+  void *map;
+  size_t size;
+};
+
+static int exec_buf_get(struct exec_buf *b, char *const envp[]) {
+  size_t n = env_count(envp) + 5;
+  b->preload_cap = 2 * PATH_MAX + 32;
+  b->size = (n * sizeof(char *) + PATH_MAX + b->preload_cap + 4095) & ~(size_t)4095;
+  long p = XSYS(SYS_mmap, 0, b->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+  if (p < 0 && p > -4096) return (int)-p;
+  b->map = (void *)p;
+  b->env = (char **)p;
+  b->found = (char *)p + n * sizeof(char *);
+  b->preload = b->found + PATH_MAX;
+  return 0;
+}
+
+static void exec_buf_put(struct exec_buf *b) {
+  int e = errno;
+  XSYS(SYS_munmap, b->map, b->size, 0, 0, 0);
+  errno = e;
+}
+
+/* LD_PRELOAD's value without this shim (`value` is what follows "LD_PRELOAD="), into out. */
+static void drop_self(const char *value, char *out, size_t cap) {
+  size_t k = snprintf(out, cap, "%s=", XB_ENV_PRELOAD);
+  size_t self = strlen(g_self);
+  for (const char *p = value; *p;) {
+    size_t len = strcspn(p, ": ");
+    if (len && !(len == self && strncmp(p, g_self, self) == 0) && k + len + 2 < cap) {
+      if (out[k - 1] != '=') out[k++] = ':';
+      memcpy(out + k, p, len);
+      k += len;
+    }
+    p += len;
+    if (*p) p++;
+  }
+  out[k] = 0;
+}
+
+/*
+ * Copies envp into b->env with the tracing variables re-inserted (or, where the shim cannot
+ * follow, with it taken out of LD_PRELOAD: ld.so would refuse it there, with a message on stderr).
+ */
+static char **traced_env(char *const envp[], struct exec_buf *b, int secure) {
   size_t k = 0;
-  int have_preload = 0, have_log = 0, have_mode = 0, have_sup = 0, have_sock = 0, have_base = 0;
+  int have_preload = 0, have_log = 0, have_mode = 0;
+  static const char preload_eq[] = XB_ENV_PRELOAD "=";
   for (size_t i = 0; envp && envp[i]; i++) {
     char *e = envp[i];
-    if (has_prefix(e, "LD_PRELOAD=")) {
+    if (has_prefix(e, preload_eq)) {
       have_preload = 1;
-      if (!strstr(e, g_self)) {
-        int w = snprintf(preload_buf, preload_cap, "LD_PRELOAD=%s:%s", g_self, e + 11);
-        if (w > 0 && (size_t)w < preload_cap) e = preload_buf;
+      if (secure) {
+        drop_self(e + sizeof preload_eq - 1, b->preload, b->preload_cap);
+        e = b->preload;
+      } else if (!strstr(e, g_self)) {
+        int w = snprintf(b->preload, b->preload_cap, "%s%s:%s", preload_eq, g_self, e + sizeof preload_eq - 1);
+        if (w > 0 && (size_t)w < b->preload_cap) e = b->preload;
       }
     } else if (has_prefix(e, XB_ENV_LOG "=")) {
       have_log = 1;
     } else if (has_prefix(e, XB_ENV_MODE "=")) {
       have_mode = 1;
-    } else if (has_prefix(e, XB_ENV_SUPERVISOR "=")) {
-      have_sup = 1;
-    } else if (has_prefix(e, XB_ENV_SOCK "=")) {
-      have_sock = 1;
-    } else if (has_prefix(e, "XBENCH_TRACE_BASE_FILTERS=")) {
-      have_base = 1;
     }
-    out[k++] = e;
+    b->env[k++] = e;
   }
-  if (!have_preload) out[k++] = (char *)g_env_preload;
-  if (!have_log) out[k++] = (char *)g_env_log;
-  if (!have_mode && g_env_mode[0]) out[k++] = (char *)g_env_mode;
-  if (!have_sup && g_env_sup[0]) out[k++] = (char *)g_env_sup;
-  if (!have_sock && g_env_sock[0]) out[k++] = (char *)g_env_sock;
-  if (!have_base && g_env_base[0]) out[k++] = (char *)g_env_base;
-  out[k] = NULL;
-  return out;
+  if (!have_preload && !secure) b->env[k++] = (char *)g_env_preload;
+  if (!have_log) b->env[k++] = (char *)g_env_log;
+  if (!have_mode && g_env_mode[0]) b->env[k++] = (char *)g_env_mode;
+  b->env[k] = NULL;
+  return b->env;
 }
 
-/* argv for `xbench-supervisor --attach -- PATH ARGV...` into out (room for argc + 5). */
-static char **attach_argv(const char *path, char *const argv[], char **out) {
-  size_t k = 0;
-  out[k++] = (char *)"xbench-supervisor";
-  out[k++] = (char *)"--attach";
-  out[k++] = (char *)"--";
-  out[k++] = (char *)path;
-  for (size_t i = 0; argv && argv[i]; i++) out[k++] = argv[i];
-  if (!argv || !argv[0]) out[k++] = (char *)path;
-  out[k] = NULL;
-  return out;
+/* Who this process was when the shim loaded and opened the log (so both were open to it). */
+static long g_euid = -1, g_egid = -1;
+static const char *g_logpath = "";
+
+/*
+ * 1 if the image `path` will run without a working shim: the loader runs it securely (real and
+ * effective ids differ, or without no_new_privs a setuid, setgid or file-capability program) and
+ * ignores a preload with a '/' in it; or the process changed user since the shim loaded and the
+ * shim or the log is closed to it now (ld.so would print an error on the command's stderr, or
+ * the shim could not record). Raw calls, no records.
+ */
+static int shim_cannot_follow(const char *path) {
+  long euid = xb_sys(SYS_geteuid, 0, 0, 0, 0, 0), egid = xb_sys(SYS_getegid, 0, 0, 0, 0, 0);
+  if (xb_sys(SYS_getuid, 0, 0, 0, 0, 0) != euid || xb_sys(SYS_getgid, 0, 0, 0, 0, 0) != egid) return 1;
+  if (euid != g_euid || egid != g_egid) {
+    long a = XSYS(SYS_faccessat2, AT_FDCWD, g_self, R_OK, AT_EACCESS, 0);
+    long b = XSYS(SYS_faccessat2, AT_FDCWD, g_logpath, R_OK | W_OK, AT_EACCESS, 0);
+    if ((a != 0 && a != -ENOSYS) || (b != 0 && b != -ENOSYS)) return 1;
+  }
+  if (!path || xb_sys(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1) return 0;
+  struct stat st;
+  if (XSYS(SYS_newfstatat, AT_FDCWD, path, &st, 0, 0) != 0) return 0;
+  if (st.st_mode & (S_ISUID | S_ISGID)) return 1;
+  return XSYS(SYS_getxattr, path, "security.capability", NULL, 0, 0) > 0;
 }
 
-/* Decides how `path` runs: 0 plainly, 1 through the supervisor (static program, auto mode). */
-static int route_static(const char *path) {
-  if (!g_log.hdr || t_busy) return 0;
-  if (!xb_needs_seccomp(path)) return 0;
-  if (g_auto && g_sup[0]) return 1;
-  xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
-  return 0;
+/* The shim will not be in the image `path` runs: say so when nothing else sees it (preload mode). */
+static void note_secure(void) {
+  if (!g_tramp) xb_log_flag(&g_log, XB_FLAG_SHIM_DROPPED);
 }
 
-/* Finds `file` on PATH (as execvp would) into out; 1 if found. */
+/* In preload mode, a static program runs untraced: say so. */
+static void note_static(const char *path) {
+  if (!g_tramp && !t_busy && xb_needs_seccomp(path)) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
+}
+
+/*
+ * Finds `file` on PATH (as execvp would) into out; 1 if found. Each directory that does not hold
+ * it is recorded as a missing exec: the program's outcome depends on it staying absent.
+ */
 static int search_path(const char *file, char *out, size_t cap) {
   const char *p = getenv("PATH");
   if (!p) p = "/bin:/usr/bin";
@@ -469,10 +748,10 @@ static int search_path(const char *file, char *out, size_t cap) {
       } else {
         memcpy(out, file, flen + 1);
       }
-      if (syscall(SYS_faccessat, AT_FDCWD, out, X_OK) == 0) {
-        struct stat st;
-        if (syscall(SYS_newfstatat, AT_FDCWD, out, &st, 0) == 0 && S_ISREG(st.st_mode)) return 1;
-      }
+      struct stat st;
+      long r = XSYS(SYS_newfstatat, AT_FDCWD, out, &st, 0, 0);
+      if (r == 0 && S_ISREG(st.st_mode) && XSYS(SYS_faccessat, AT_FDCWD, out, X_OK, 0, 0) == 0) return 1;
+      if (r == -ENOENT || r == -ENOTDIR) xb_log_set_result(record_call(XB_OP_EXEC, AT_FDCWD, out, 0, 0), (int32_t)-r);
     }
     if (!*end) return 0;
     p = end + 1;
@@ -480,45 +759,73 @@ static int search_path(const char *file, char *out, size_t cap) {
 }
 
 /*
- * Runs `file` traced: records the exec, re-inserts the tracing environment and sends a static
- * or Go program through the supervisor. `resolved` is its path (NULL if not found on PATH);
- * `search` says the real call does the PATH search itself (execvpe).
+ * Runs `file` traced: records the exec and re-inserts the tracing environment. `resolved` is its
+ * path (NULL if not found on PATH); `search` says the real call does the PATH search itself
+ * (execvpe), `dirfd`/`flags` are execveat's.
  */
-static int exec_traced(const char *file, const char *resolved, int search, char *const argv[], char *const envp[]) {
-  int32_t *slot = record(XB_OP_EXEC, AT_FDCWD, resolved ? resolved : file, 0);
-  size_t n = env_count(envp), argc = env_count(argv);
-  char *env[n + 9];
-  char pre[2 * PATH_MAX + 32];
-  traced_env(envp, env, pre, sizeof pre);
+static int exec_traced(int dirfd, const char *file, const char *resolved, int search, int flags, char *const argv[],
+                       char *const envp[], struct exec_buf *b) {
+  const char *shown = resolved ? resolved : file;
+  int32_t *slot = shown && shown[0] ? record(XB_OP_EXEC, dirfd, shown, 0) : record_fd(XB_OP_EXEC, dirfd);
+  int secure = shim_cannot_follow(dirfd == AT_FDCWD ? resolved : NULL);
+  if (secure) note_secure();
+  else if (resolved && dirfd == AT_FDCWD) note_static(resolved);
+  char **env = traced_env(envp, b, secure);
   int r;
-  if (resolved && route_static(resolved)) {
-    char *av[argc + 6];
-    r = real_execve(g_sup, attach_argv(resolved, argv, av), env);
-  } else {
-    r = search ? real_execvpe(file, argv, env) : real_execve(file, argv, env);
-  }
+  if (search) r = real_execvpe(file, argv, env);
+  else if (g_tramp) r = (int)set_errno(g_tramp(SYS_execveat, dirfd, (long)file, (long)argv, (long)env, flags, 0));
+  else if (dirfd == AT_FDCWD && flags == 0) r = real_execve(file, argv, env);
+  else r = (int)set_errno(xb_sys6(SYS_execveat, dirfd, (long)file, (long)argv, (long)env, flags, 0));
   done(slot, 1);
+  return r;
+}
+
+static int do_execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
+  if (!RESOLVE(execve)) return missing_real();
+  if (!g_log.hdr) return (int)set_errno(xb_sys6(SYS_execveat, dirfd, (long)path, (long)argv, (long)envp, flags, 0));
+  struct exec_buf b;
+  int err = exec_buf_get(&b, envp);
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  int r = exec_traced(dirfd, path, path, 0, flags, argv, envp, &b);
+  exec_buf_put(&b);
   return r;
 }
 
 static int do_execve(const char *path, char *const argv[], char *const envp[]) {
   if (!RESOLVE(execve)) return missing_real();
   if (!g_log.hdr) return real_execve(path, argv, envp);
-  return exec_traced(path, path, 0, argv, envp);
+  return do_execveat(AT_FDCWD, path, argv, envp, 0);
 }
 
 static int do_execvpe(const char *file, char *const argv[], char *const envp[]) {
   if (!file || !*file || strchr(file, '/')) return do_execve(file, argv, envp);
   if (!RESOLVE(execvpe) || !RESOLVE(execve)) return missing_real();
   if (!g_log.hdr) return real_execvpe(file, argv, envp);
-  char found[PATH_MAX];
-  return exec_traced(file, search_path(file, found, sizeof found) ? found : NULL, 1, argv, envp);
+  struct exec_buf b;
+  int err = exec_buf_get(&b, envp);
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  const char *found = search_path(file, b.found, PATH_MAX) ? b.found : NULL;
+  int r = exec_traced(AT_FDCWD, file, found, 1, 0, argv, envp, &b);
+  exec_buf_put(&b);
+  return r;
 }
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[]) { return do_execve(path, argv, envp); }
 EXPORT int execv(const char *path, char *const argv[]) { return do_execve(path, argv, environ); }
 EXPORT int execvp(const char *file, char *const argv[]) { return do_execvpe(file, argv, environ); }
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) { return do_execvpe(file, argv, envp); }
+EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
+  return do_execveat(dirfd, path, argv, envp, flags);
+}
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
+  return do_execveat(fd, "", argv, envp, AT_EMPTY_PATH);
+}
 
 #define COLLECT_ARGS(first, argv)            \
   size_t argc_ = 1;                          \
@@ -554,21 +861,18 @@ static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_
                     const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
   if (!RESOLVE(posix_spawn) || !RESOLVE(posix_spawnp)) return ENOSYS;
   if (!g_log.hdr) return (search ? real_posix_spawnp : real_posix_spawn)(pid, path, fa, attr, argv, envp);
-  char found[PATH_MAX];
+  struct exec_buf b;
+  int err = exec_buf_get(&b, envp);
+  if (err) return err;
   const char *target = path;
-  if (search && path && !strchr(path, '/') && search_path(path, found, sizeof found)) target = found;
-  int32_t *slot = record(XB_OP_EXEC, AT_FDCWD, target, 0);
-  size_t n = env_count(envp), argc = env_count(argv);
-  char *env[n + 9];
-  char pre[2 * PATH_MAX + 32];
-  traced_env(envp, env, pre, sizeof pre);
-  int r;
-  if (target && (!search || target == found) && route_static(target)) {
-    char *av[argc + 6];
-    r = real_posix_spawn(pid, g_sup, fa, attr, attach_argv(target, argv, av), env);
-  } else {
-    r = (search ? real_posix_spawnp : real_posix_spawn)(pid, path, fa, attr, argv, env);
-  }
+  if (search && path && !strchr(path, '/')) target = search_path(path, b.found, PATH_MAX) ? b.found : NULL;
+  int32_t *slot = target ? record(XB_OP_EXEC, AT_FDCWD, target, 0) : NULL;
+  int secure = shim_cannot_follow(target);
+  if (secure) note_secure();
+  else if (target) note_static(target);
+  char **env = traced_env(envp, &b, secure);
+  int r = (search ? real_posix_spawnp : real_posix_spawn)(pid, path, fa, attr, argv, env);
+  exec_buf_put(&b);
   if (slot) xb_log_set_result(slot, r);
   return r;
 }
@@ -626,11 +930,24 @@ EXPORT void *dlopen(const char *file, int mode) {
 /* ---------------------------------------------------------------- setup */
 
 static void after_fork(void) {
-  g_pid = (pid_t)syscall(SYS_getpid);
+  pid_t pid = (pid_t)xb_sys(SYS_getpid, 0, 0, 0, 0, 0);
+  if (g_pid_page) *g_pid_page = pid;
+  g_pid_fallback = pid;
   t_cur.pos = t_cur.end = 0; /* the parent keeps writing its chunk */
   memset(t_seen, 0, sizeof t_seen); /* this process records its own first accesses */
   t_skip.path = NULL;
   t_pending = NULL;
+}
+
+/* The wipe-on-fork page holding this process's pid (see g_pid_page). */
+static void setup_pid_page(void) {
+  long p = xb_sys6(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p < 0 && p > -4096) return;
+  if (xb_sys(SYS_madvise, p, 4096, MADV_WIPEONFORK, 0, 0) != 0) { /* before Linux 4.14 */
+    xb_sys(SYS_munmap, p, 4096, 0, 0, 0);
+    return;
+  }
+  g_pid_page = (volatile pid_t *)p;
 }
 
 /* A copy of `a` followed by `b` (either may be ""), kept for the life of the process. */
@@ -651,6 +968,15 @@ static const char *keep_env(const char *name, const char *prefix) {
 }
 #define KEEP_ENV(name) keep_env(name, name "=")
 
+/* Opens and maps the log (from the trampoline in hybrid mode: the supervisor need not see it). */
+static int attach_log(const char *path) {
+  long fd = XSYS(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC, 0, 0);
+  if (fd < 0) return (int)fd;
+  int err = xb_log_attach_fd(&g_log, (int)fd);
+  xb_sys(SYS_close, fd, 0, 0, 0, 0);
+  return err;
+}
+
 __attribute__((constructor)) static void xbench_preload_init(void) {
   const char *logpath = getenv(XB_ENV_LOG);
   if (!logpath) return;
@@ -658,44 +984,41 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
   Dl_info info;
   if (dladdr((void *)&xbench_preload_init, &info) && info.dli_fname && info.dli_fname[0] == '/')
     g_self = keep(info.dli_fname, "");
-  g_env_preload = keep("LD_PRELOAD=", g_self);
+  g_env_preload = keep(XB_ENV_PRELOAD "=", g_self);
   g_env_log = KEEP_ENV(XB_ENV_LOG);
   g_env_mode = KEEP_ENV(XB_ENV_MODE);
-  g_env_sup = KEEP_ENV(XB_ENV_SUPERVISOR);
-  g_env_sock = KEEP_ENV(XB_ENV_SOCK);
-  g_env_base = KEEP_ENV("XBENCH_TRACE_BASE_FILTERS");
-  g_auto = strcmp(g_env_mode, XB_ENV_MODE "=auto") == 0;
-  if (g_env_sup[0]) g_sup = g_env_sup + sizeof XB_ENV_SUPERVISOR "=" - 1; /* the value part */
-  g_pid = (pid_t)syscall(SYS_getpid);
+  g_logpath = g_env_log[0] ? g_env_log + sizeof XB_ENV_LOG : "";
+  g_euid = xb_sys(SYS_geteuid, 0, 0, 0, 0, 0);
+  g_egid = xb_sys(SYS_getegid, 0, 0, 0, 0, 0);
+  int hybrid = strcmp(g_env_mode, XB_ENV_MODE "=" XB_MODE_HYBRID) == 0;
+  setup_pid_page();
+  after_fork();
   /* Resolve every real function now, while no signal handler or vfork child can be inside us. */
 #define XB_RESOLVE_NOW(name) RESOLVE(name);
   XB_INTERPOSED(XB_RESOLVE_NOW)
 #undef XB_RESOLVE_NOW
-  int err = xb_log_attach(&g_log, logpath);
-  if (err == 0) {
-    if (pthread_atfork(NULL, NULL, after_fork) != 0) g_log.hdr = NULL;
-  }
+  RESOLVE(dlopen);
+  if (hybrid) g_tramp = map_trampoline();
+  if (attach_log(logpath) == 0 && !g_pid_page && pthread_atfork(NULL, NULL, after_fork) != 0) g_log.hdr = NULL;
   t_busy = 0;
   if (!g_log.hdr) return;
   xb_log_flag(&g_log, XB_FLAG_USED_PRELOAD);
-  RESOLVE(dlopen);
-  /* The loader read its cache to find our libraries (an approximation: a program whose
-   * libraries all sit in default paths or RPATHs skips it). */
-  if (syscall(SYS_faccessat, AT_FDCWD, "/etc/ld.so.cache", F_OK) == 0)
-    xb_log_set_result(record_call(XB_OP_OPEN, AT_FDCWD, "/etc/ld.so.cache", O_RDONLY, 0), 0);
-  {
+  if (!g_tramp) {
+    /* No filter sees the loader: record the objects it mapped, and its cache (an approximation:
+     * a program whose libraries all sit in default paths or RPATHs skips it). */
+    if (xb_sys(SYS_faccessat, AT_FDCWD, (long)"/etc/ld.so.cache", F_OK, 0, 0) == 0)
+      xb_log_set_result(record_call(XB_OP_OPEN, AT_FDCWD, "/etc/ld.so.cache", O_RDONLY, 0), 0);
     unsigned long long adds = 0;
     dl_iterate_phdr(note_adds, &adds);
     record_objects();
     g_seen_adds = adds;
   }
   /* The image now running (an interpreter started through #!, or a program spawned by libc
-   * internals that bypass the exec wrappers). */
-  char exe[PATH_MAX];
-  long k = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, sizeof exe - 1);
+   * internals that bypass the exec wrappers). t_base is free: nothing is being recorded. */
+  long k = XSYS(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", t_base, PATH_MAX - 1, 0);
   if (k > 0) {
-    exe[k] = 0;
-    int32_t *slot = record(XB_OP_PROC, AT_FDCWD, exe, (uint32_t)syscall(SYS_getppid));
+    t_base[k] = 0;
+    int32_t *slot = record(XB_OP_PROC, AT_FDCWD, t_base, (uint32_t)xb_sys(SYS_getppid, 0, 0, 0, 0, 0));
     xb_log_set_result(slot, 0);
   }
 }

@@ -13,9 +13,12 @@
 
 static long rd(int fd, void *buf, size_t len, long off) { return syscall(SYS_pread64, fd, buf, len, off); }
 
-/* 1 if the PT_NOTE segment at ph holds Go's build-id note (owner "Go"). */
+/* Small stack buffers throughout: this runs inside exec wrappers, which may be called from a
+ * signal handler on a small sigaltstack. */
+
+/* 1 if the PT_NOTE segment at ph holds Go's build-id note (owner "Go", first in its segment). */
 static int go_note(int fd, const Elf64_Phdr *ph) {
-  char buf[1024];
+  char buf[256];
   size_t len = ph->p_filesz < sizeof buf ? (size_t)ph->p_filesz : sizeof buf;
   long n = rd(fd, buf, len, (long)ph->p_offset);
   if (n <= 0) return 0;
@@ -53,16 +56,14 @@ static int check(const char *path, int depth) {
   if (n == (long)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
       (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) && eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum > 0 &&
       eh.e_phnum <= MAX_PHDRS) {
-    Elf64_Phdr ph[MAX_PHDRS];
-    size_t want = (size_t)eh.e_phnum * sizeof(Elf64_Phdr);
-    if (rd(fd, ph, want, (long)eh.e_phoff) == (long)want) {
-      int interp = 0, go = 0;
-      for (unsigned i = 0; i < eh.e_phnum; i++) {
-        if (ph[i].p_type == PT_INTERP) interp = 1;
-        if (ph[i].p_type == PT_NOTE && !go) go = go_note(fd, &ph[i]);
-      }
-      result = !interp || go;
+    int interp = 0, go = 0, ok = 1;
+    for (unsigned i = 0; i < eh.e_phnum && ok; i++) { /* one header at a time */
+      Elf64_Phdr ph;
+      ok = rd(fd, &ph, sizeof ph, (long)(eh.e_phoff + i * sizeof ph)) == (long)sizeof ph;
+      if (ok && ph.p_type == PT_INTERP) interp = 1;
+      if (ok && ph.p_type == PT_NOTE && !go) go = go_note(fd, &ph);
     }
+    if (ok) result = !interp || go;
   }
   syscall(SYS_close, fd);
   return result;

@@ -1,4 +1,7 @@
-/* The traced tree's keepers (see tree.h). Raw system calls only: this runs in L after the split. */
+/*
+ * The traced tree's keepers, signals and CPU (see tree.h). Rules: raw system calls only (this runs
+ * in L after the split, and in signal handlers): no errno, no libc state, stack buffers only.
+ */
 #define _GNU_SOURCE
 #include "tree.h"
 
@@ -6,18 +9,15 @@
 #include <errno.h> /* constants only: nothing here reads or writes errno */
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-long xb_sys(long nr, long a, long b, long c, long d, long e) {
-  long ret;
-  register long r10 __asm__("r10") = d;
-  register long r8 __asm__("r8") = e;
-  __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
-  return ret;
-}
+struct xb_keeper xb_launcher, xb_sup;
+uint64_t xb_orig_sigmask;
 
 #define SYS0(n) xb_sys(n, 0, 0, 0, 0, 0)
 #define SYS1(n, a) xb_sys(n, (long)(a), 0, 0, 0, 0)
@@ -117,7 +117,12 @@ void xb_exit_like(int status) {
   __builtin_unreachable();
 }
 
+void xb_signals_restore(void) { SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &xb_orig_sigmask, 0, sizeof xb_orig_sigmask); }
+
 long xb_split(void (*launcher)(long), void *stack_top) {
+  uint64_t all = ~0ull;
+  long err = SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &all, &xb_orig_sigmask, sizeof all);
+  if (err) return err;
   long ret;
   /* clone(CLONE_VM | SIGCHLD) with no new stack: the child returns here like fork's. The parent
    * touches no memory before moving to its own stack, so the child's stack stays intact. */
@@ -136,5 +141,68 @@ long xb_split(void (*launcher)(long), void *stack_top) {
       : "a"((long)SYS_clone), "D"((long)(CLONE_VM | SIGCHLD)), "S"(0L), "d"(0L), "r"(r10), "r"(r8),
         [stack] "r"(stack_top), [launcher] "r"(launcher)
       : "rcx", "r11", "memory");
+  if (ret < 0) xb_signals_restore();
   return ret;
+}
+
+/* ---------------------------------------------------------------- signals */
+
+static void on_parent_death(int sig, siginfo_t *info, void *ctx) {
+  (void)sig;
+  (void)info;
+  (void)ctx;
+  xb_sup.parent_died = 1;
+  xb_kill_children(xb_sup.self);
+}
+
+/* Installed in L before the split, so S inherits it: each relays to its own child. */
+static void forward(int sig, siginfo_t *info, void *ctx) {
+  (void)ctx;
+  /* Terminal signals reach the whole foreground group; only relay ones sent with kill(). */
+  if (info && info->si_code > 0) return;
+  pid_t to = SYS0(SYS_getpid) == xb_launcher.self ? xb_launcher.child : xb_sup.child;
+  if (to > 0) SYS2(SYS_kill, to, sig);
+}
+
+/* Installed before the split (libc is fine there); the handlers themselves are raw. */
+static int set_handler(int sig, void (*fn)(int, siginfo_t *, void *), int flags) {
+  struct sigaction sa;
+  for (unsigned i = 0; i < sizeof sa; i++) ((char *)&sa)[i] = 0;
+  sa.sa_sigaction = fn;
+  sa.sa_flags = flags | SA_SIGINFO;
+  return sigaction(sig, &sa, 0) == 0 ? 0 : -EINVAL;
+}
+
+static const int k_forwarded[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2};
+
+int xb_install_forwarding(void) {
+  for (unsigned i = 0; i < sizeof k_forwarded / sizeof k_forwarded[0]; i++) {
+    int err = set_handler(k_forwarded[i], forward, SA_RESTART);
+    if (err) return err;
+  }
+  return 0;
+}
+
+int xb_install_parent_death(void) {
+  int err = set_handler(XB_PARENT_DEATH_SIGNAL, on_parent_death, SA_RESTART);
+  if (err) return err;
+  return (int)SYS2(SYS_prctl, PR_SET_PDEATHSIG, XB_PARENT_DEATH_SIGNAL);
+}
+
+/* ---------------------------------------------------------------- CPU */
+
+static uint64_t g_orig_cpus[16]; /* 1024 CPUs */
+static int g_pinned;
+
+void xb_keep_to_this_cpu(void) {
+  if (SYS3(SYS_sched_getaffinity, 0, sizeof g_orig_cpus, g_orig_cpus) <= 0) return; /* > 1024 CPUs: leave it */
+  unsigned cpu = 0;
+  if (SYS3(SYS_getcpu, &cpu, 0, 0) != 0 || cpu >= 1024) return;
+  uint64_t one[16] = {0};
+  one[cpu / 64] = 1ull << (cpu % 64);
+  g_pinned = SYS3(SYS_sched_setaffinity, 0, sizeof one, one) == 0;
+}
+
+void xb_restore_cpus(void) {
+  if (g_pinned) SYS3(SYS_sched_setaffinity, 0, sizeof g_orig_cpus, g_orig_cpus);
 }

@@ -1,5 +1,10 @@
 /*
- * The traced tree's keepers: the launcher L and the supervisor S of xbench-supervisor.
+ * The traced tree's keepers, their signals and their CPU: the launcher L and the supervisor S of
+ * xbench-supervisor.
+ *
+ * Rules: everything here makes raw system calls only (sys.h): no errno, no thread-local storage,
+ * no libc state, no allocation. So it is async-signal-safe, and L may run it while sharing S's
+ * memory after the split.
  *
  * L is the pid the caller sees; S is its child and the tree's subreaper. If L dies, S gets a
  * parent-death signal and kills the tree; if S dies, its orphans reparent to L, which kills
@@ -12,10 +17,10 @@
 #define XBENCH_TREE_H
 
 #include <signal.h>
+#include <stdint.h>
 #include <sys/types.h>
 
-/* A system call that returns -errno instead of setting errno. */
-long xb_sys(long nr, long a, long b, long c, long d, long e);
+#include "sys.h"
 
 /* Who the calling process is in the tree, and where its forwarded signals go. */
 struct xb_keeper {
@@ -23,6 +28,9 @@ struct xb_keeper {
   volatile pid_t child;             /* S (for L) or the command (for S); 0 until known */
   volatile sig_atomic_t parent_died; /* S: L is gone, keep killing what reparents here */
 };
+
+/* L and S, each as seen by itself (they share memory: each reads its own). */
+extern struct xb_keeper xb_launcher, xb_sup;
 
 /* SIGKILLs every child of `self` (a subreaper: the tree's orphans are its children). Returns
  * how many were signalled. Raw getdents64 on /proc, stack buffers. */
@@ -43,7 +51,33 @@ __attribute__((noreturn)) void xb_exit_like(int status);
  * Splits the calling process into L and S: returns 0 in S (the new child, which continues on
  * the caller's stack), a negative errno on failure; in L it never returns but runs
  * `launcher(pid of S)` on `stack_top`. `launcher` must use only this file's functions.
+ * Every signal is blocked across the split (a handler run between the clone and L's switch of
+ * stacks would write on S's stack): both sides return with all blocked and call
+ * xb_signals_restore() when ready.
  */
 long xb_split(void (*launcher)(long), void *stack_top);
+
+/* Restores the signal mask xb_split found (the caller's). */
+void xb_signals_restore(void);
+/* The mask xb_split found, for a child to restore before exec (8 bytes: the kernel's sigset). */
+extern uint64_t xb_orig_sigmask;
+
+/*
+ * Relays TERM, HUP, INT, QUIT, USR1, USR2 sent with kill() to the keeper's child (L -> S -> the
+ * command); terminal-generated ones are not relayed (the command gets its own copy). Installed
+ * in L before the split, so S inherits it. 0 or -errno.
+ */
+int xb_install_forwarding(void);
+
+/* S's parent-death signal: L is gone, so kill the tree, and keep killing what reparents here. */
+#define XB_PARENT_DEATH_SIGNAL SIGPWR
+int xb_install_parent_death(void);
+
+/*
+ * L and S keep to the CPU L started on (every start and exit in L -> S -> CMD is then no
+ * cross-CPU wake-up); the command and the notification server get the caller's affinity back.
+ */
+void xb_keep_to_this_cpu(void);
+void xb_restore_cpus(void);
 
 #endif

@@ -1,8 +1,8 @@
-import { writeFileSync } from "node:fs";
+import { accessSync, constants, statSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "pathe";
 import { defineCommand } from "citty";
 import { afterDoubleDash } from "../cli/main.ts";
 import { usageError } from "../cli/errors.ts";
-import { log } from "../cli/log.ts";
 import { formatAccesses, summaryLine, trace, type TraceBackend, type TraceFormat } from "../tracer/index.ts";
 
 /** Signal numbers for the shell's 128+n exit status. */
@@ -15,6 +15,29 @@ const SIGNAL_NUMBERS: Record<string, number> = {
 
 /** Signals the command should decide about; xbench only waits for its verdict. */
 const PASSED_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGQUIT", "SIGTERM", "SIGHUP"];
+
+/**
+ * Fails before the command runs when `file` cannot be written: found only afterwards, the
+ * command's side effects would have happened and its whole trace would be lost.
+ */
+export function checkOutputPath(file: string): void {
+  const path = resolve(file);
+  try {
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      st = undefined;
+    }
+    if (st?.isDirectory()) throw new Error("it is a directory");
+    if (st) accessSync(path, constants.W_OK);
+    else if (!statSync(dirname(path)).isDirectory()) throw new Error(`${dirname(path)} is not a directory`);
+    else accessSync(dirname(path), constants.W_OK);
+  } catch (error) {
+    const reason = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error);
+    throw usageError(`cannot write the trace to ${file} (${reason}); the command was not run`);
+  }
+}
 
 export const traceCommand = defineCommand({
   meta: { name: "trace", description: "Run a command and record every file its process tree touches" },
@@ -29,6 +52,7 @@ export const traceCommand = defineCommand({
     if (argv.length === 0) throw usageError("trace needs a command after --, e.g. xbench trace -- make", true);
     const backend = args.backend as TraceBackend;
     const format = args.format as TraceFormat;
+    if (args.output) checkOutputPath(args.output);
     // The supervisor forwards kill()-sent signals and the terminal signals the whole group:
     // xbench stays alive to report and to exit the way the command did.
     const ignore = () => {};
@@ -39,7 +63,8 @@ export const traceCommand = defineCommand({
     } finally {
       for (const s of PASSED_SIGNALS) process.off(s, ignore);
     }
-    if (!result.complete) log.warn(`trace incomplete: ${result.incompleteReasons.join("; ")}`);
+    // A plain line, not the CLI's logger: loading that costs more start-up than tracing `true`.
+    if (!result.complete) process.stderr.write(`xbench: warning: trace incomplete: ${result.incompleteReasons.join("; ")}\n`);
     if (args.output) {
       writeFileSync(args.output, formatAccesses(result, format));
       process.stderr.write(summaryLine(result) + "\n");

@@ -7,10 +7,10 @@ import { join } from "pathe";
 import type { StdioOptions } from "node:child_process";
 import { XbenchError } from "../cli/errors.ts";
 import { helperPath } from "../helpers/index.ts";
-import { collectAccesses, type CollectOptions } from "./accesses.ts";
+import { AccessCollector, type CollectOptions } from "./accesses.ts";
 import { launch } from "./launch.ts";
 import { traceScratchRoot } from "./scratch.ts";
-import { FLAG, readLogFile, type LogHeader } from "./log.ts";
+import { FLAG, scanLogFile, type LogHeader } from "./log.ts";
 import type { Access, TraceBackend, UsedBackend } from "./types.ts";
 
 export type { Access, AccessMode, TraceBackend, UsedBackend } from "./types.ts";
@@ -67,19 +67,22 @@ export function incompleteReasons(header: LogHeader): string[] {
   if (f & FLAG.FOREIGN_ARCH) reasons.push("a 32-bit or x32 system call was made and not decoded");
   if (f & FLAG.UNREADABLE) reasons.push("some paths could not be read from the traced process");
   if (f & FLAG.LAUNCHER_ERROR) reasons.push("the supervisor hit an internal error");
+  if (f & FLAG.SHIM_DROPPED)
+    reasons.push("a program ran as another user or with changed privileges (setuid), where --backend preload cannot follow");
   if (header.dropped > 0) reasons.push(`${header.dropped} records did not fit in the log`);
   return reasons;
 }
 
 /** Parses a log written by xbench-supervisor (its --log FILE) into deduplicated accesses. */
 export function readAccessLog(file: string, options: CollectOptions = {}): AccessLog {
-  const { header, records, torn } = readLogFile(file);
+  const collector = new AccessCollector(options);
+  const { header, torn } = scanLogFile(file, (data, at, len) => collector.addFrame(data, at, len));
   const reasons = incompleteReasons(header);
   const used: UsedBackend[] = [];
   if (header.flags & FLAG.USED_PRELOAD) used.push("preload");
   if (header.flags & FLAG.USED_SECCOMP || header.notifications > 0) used.push("seccomp");
   return {
-    accesses: collectAccesses(records, options),
+    accesses: collector.finish(),
     complete: reasons.length === 0,
     incompleteReasons: reasons,
     backendsUsed: used,

@@ -1,4 +1,4 @@
-/** Spawning xbench-supervisor (native/seccomp.c documents its CLI contract). */
+/** Spawning xbench-supervisor (native/supervisor.c documents its CLI contract). */
 import { spawn, type StdioOptions } from "node:child_process";
 import type { TraceBackend } from "./types.ts";
 

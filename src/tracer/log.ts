@@ -9,7 +9,8 @@ export const HEADER_SIZE = 4096;
 /** XBENCH_LOG_VERSION in native/log.h. */
 export const LOG_VERSION = 2;
 const FRAME_COMMIT = 0x31434258;
-const REC_SIZE = 32;
+/** sizeof(struct xb_rec) */
+export const REC_SIZE = 32;
 const REC_MAX = 64 * 1024;
 
 export const OP = {
@@ -28,6 +29,7 @@ export const OP = {
   PROC: 13,
   TRUNCATE: 14,
   LINK: 15,
+  READDIR: 16,
 } as const;
 
 export const SRC_PRELOAD = 1;
@@ -48,7 +50,8 @@ export const FLAG = {
   FOREIGN_ARCH: 0x40,
   UNREADABLE: 0x80,
   LAUNCHER_ERROR: 0x100,
-  INCOMPLETE: 0x1f0,
+  SHIM_DROPPED: 0x200,
+  INCOMPLETE: 0x3f0,
 } as const;
 
 export interface LogHeader {
@@ -98,35 +101,29 @@ function readHeader(buf: Buffer): LogHeader {
   };
 }
 
-/** Parses frames in `data` (the bytes from HEADER_SIZE up to the tail). */
-export function parseFrames(data: Buffer): { records: RawRecord[]; torn: number } {
-  const records: RawRecord[] = [];
+/**
+ * Calls `visit(at, len)` for each committed frame of `data[0, end)` and returns where it
+ * stopped and how many torn frames it skipped. With `final` false it stops before a frame that
+ * runs past `end` (the next chunk completes it); with `final` true that is a torn frame.
+ */
+export function scanFrames(
+  data: Buffer,
+  end: number,
+  final: boolean,
+  visit: (at: number, len: number) => void,
+): { next: number; torn: number } {
   let torn = 0;
   let off = 0;
-  const end = data.length;
-  const plausible = (len: number, at: number) => len >= REC_SIZE && len <= REC_MAX && at + 8 + len <= end;
+  const fits = (len: number, at: number) => len >= REC_SIZE && len <= REC_MAX && at + 8 + len <= end;
+  const plausible = (len: number) => len >= REC_SIZE && len <= REC_MAX;
   while (off + 8 <= end) {
     const commit = data.readUInt32LE(off);
     const len = data.readUInt32LE(off + 4);
-    if (commit === FRAME_COMMIT && plausible(len, off)) {
+    if (!final && (commit === FRAME_COMMIT || commit === 0) && plausible(len) && off + 8 + len > end) break;
+    if (commit === FRAME_COMMIT && fits(len, off)) {
       const r = off + 8;
-      const baseLen = data.readUInt16LE(r + 2);
-      const pathLen = data.readUInt32LE(r + 16);
-      if (REC_SIZE + baseLen + pathLen === len) {
-        records.push({
-          op: data[r]!,
-          src: data[r + 1]!,
-          pid: data.readUInt32LE(r + 4),
-          arg: data.readUInt32LE(r + 8),
-          result: data.readInt32LE(r + 12),
-          rflags: data.readUInt32LE(r + 20),
-          tsc: data.readBigUInt64LE(r + 24),
-          base: data.subarray(r + REC_SIZE, r + REC_SIZE + baseLen),
-          path: data.subarray(r + REC_SIZE + baseLen, r + len),
-        });
-      } else {
-        torn++;
-      }
+      if (REC_SIZE + data.readUInt16LE(r + 2) + data.readUInt32LE(r + 16) === len) visit(r, len);
+      else torn++;
       off += (8 + len + 7) & ~7;
       continue;
     }
@@ -135,7 +132,7 @@ export function parseFrames(data: Buffer): { records: RawRecord[]; torn: number 
       continue;
     }
     torn++;
-    if (commit === 0 && plausible(len, off)) {
+    if (commit === 0 && fits(len, off)) {
       off += (8 + len + 7) & ~7; // written length, payload interrupted
       continue;
     }
@@ -144,32 +141,84 @@ export function parseFrames(data: Buffer): { records: RawRecord[]; torn: number 
     while (off + 8 <= end) {
       const c = data.readUInt32LE(off);
       const l = data.readUInt32LE(off + 4);
-      if (c === FRAME_COMMIT && plausible(l, off)) break;
+      if (c === FRAME_COMMIT && (fits(l, off) || (!final && plausible(l)))) break;
       off += 8;
     }
   }
+  return { next: off, torn };
+}
+
+/** The record at `at` as plain data (paths copied out of `data`). */
+export function recordAt(data: Buffer, at: number, len: number): RawRecord {
+  const baseLen = data.readUInt16LE(at + 2);
+  return {
+    op: data[at]!,
+    src: data[at + 1]!,
+    pid: data.readUInt32LE(at + 4),
+    arg: data.readUInt32LE(at + 8),
+    result: data.readInt32LE(at + 12),
+    rflags: data.readUInt32LE(at + 20),
+    tsc: data.readBigUInt64LE(at + 24),
+    base: Buffer.from(data.subarray(at + REC_SIZE, at + REC_SIZE + baseLen)),
+    path: Buffer.from(data.subarray(at + REC_SIZE + baseLen, at + len)),
+  };
+}
+
+/** Parses frames in `data` (the bytes from HEADER_SIZE up to the tail). */
+export function parseFrames(data: Buffer): { records: RawRecord[]; torn: number } {
+  const records: RawRecord[] = [];
+  const { torn } = scanFrames(data, data.length, true, (at, len) => records.push(recordAt(data, at, len)));
   return { records, torn };
 }
 
-/** Reads a whole log file (only up to its tail: the file itself is sparse and large). */
-export function readLogFile(file: string): ParsedLog {
+/** Bytes read from the log at a time: frames are streamed, never held whole. */
+const CHUNK = 4 << 20;
+
+/**
+ * Streams the frames of a log file (only up to its tail: the file is sparse and large) to
+ * `visit(data, at, len)`; `data` is reused between chunks, so visitors copy what they keep.
+ */
+export function scanLogFile(
+  file: string,
+  visit: (data: Buffer, at: number, len: number) => void,
+  chunkSize = CHUNK,
+): { header: LogHeader; torn: number } {
   const fd = openSync(file, "r");
   try {
     const head = Buffer.alloc(HEADER_SIZE);
     const n = readSync(fd, head, 0, HEADER_SIZE, 0);
     const header = readHeader(head.subarray(0, n));
-    const size = fstatSync(fd).size;
-    const tail = Math.min(header.tail, header.capacity, size);
-    const data = Buffer.alloc(Math.max(0, tail - HEADER_SIZE));
-    let got = 0;
-    while (got < data.length) {
-      const k = readSync(fd, data, got, data.length - got, HEADER_SIZE + got);
-      if (k <= 0) break;
-      got += k;
+    const tail = Math.min(header.tail, header.capacity, fstatSync(fd).size);
+    const buf = Buffer.alloc(Math.max(chunkSize, REC_MAX + 16));
+    let pos = HEADER_SIZE; // file offset of buf[0]
+    let have = 0; // bytes valid in buf
+    let torn = 0;
+    for (;;) {
+      const want = Math.min(buf.length - have, tail - (pos + have));
+      let got = 0;
+      while (got < want) {
+        const k = readSync(fd, buf, have + got, want - got, pos + have + got);
+        if (k <= 0) break;
+        got += k;
+      }
+      have += got;
+      const final = pos + have >= tail || got < want;
+      const scanned = scanFrames(buf, have, final, (at, len) => visit(buf, at, len));
+      torn += scanned.torn;
+      if (final) break;
+      buf.copy(buf, 0, scanned.next, have); // the frame that runs into the next chunk
+      pos += scanned.next;
+      have -= scanned.next;
     }
-    const { records, torn } = parseFrames(data.subarray(0, got));
-    return { header, records, torn };
+    return { header, torn };
   } finally {
     closeSync(fd);
   }
+}
+
+/** Reads a whole log file into records (tests and tools; trace() streams with scanLogFile). */
+export function readLogFile(file: string): ParsedLog {
+  const records: RawRecord[] = [];
+  const { header, torn } = scanLogFile(file, (data, at, len) => records.push(recordAt(data, at, len)));
+  return { header, records, torn };
 }

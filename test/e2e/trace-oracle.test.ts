@@ -1,138 +1,319 @@
 /**
- * Oracle: every path `strace -f` shows opened successfully must be in xbench's output.
- * The seccomp backend sees every syscall and must match exactly. The preload backend cannot
- * see opens that glibc makes through its internal, non-interposable aliases; those are listed
- * in PRELOAD_BLIND and must be the only misses.
+ * Oracle: `strace -f` on real programs against each backend, per path and per mode class
+ * (test/support/trace-strace.ts classifies strace's calls the way xbench's modes mean).
+ *
+ * - complete: every (path, mode) strace shows is in xbench's output. auto and seccomp: no
+ *   exception but the kernel-side ones named in KERNEL_SIDE. preload: also its named blind
+ *   spots (PRELOAD_BLIND), and static programs (go) are untraced and the trace says so.
+ * - no wrong modes: a path both saw has no mode in xbench that strace does not show.
+ *
+ * XBENCH_TRACE_DEBUG=1 prints every difference before the filters.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { isAbsolute, join, normalize } from "pathe";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "pathe";
 import { tempDir } from "../support/xbench.ts";
 import { PYTHON, have, traceRun } from "../support/trace.ts";
+import { straceModes, type Mode, type StraceView } from "../support/trace-strace.ts";
 
 const tmp = tempDir("xbench-trace-oracle-");
 const dir = realpathSync(tmp.dir);
 afterAll(tmp.cleanup);
 
+/**
+ * What the kernel does by itself inside execve, which no system call shows: it follows the
+ * program's symlinks and its #! line, and opens the ELF interpreter. The shim reports the image
+ * a process runs (/proc/self/exe) as exec; strace shows only the execve of the name given. So a
+ * path is allowed an extra "exec" when the kernel ran it for an execve strace shows.
+ */
+function kernelRan(expected: Modes): Set<string> {
+  const ran = new Set<string>();
+  for (const [p, modes] of expected) {
+    if (!modes.has("exec")) continue;
+    try {
+      const real = realpathSync(p);
+      ran.add(real);
+      const head = readFileSync(real).subarray(0, 256).toString("latin1");
+      const interp = /^#!\s*(\S+)/.exec(head)?.[1];
+      if (interp) ran.add(interp).add(realpathSync(interp));
+    } catch {
+      // gone since: nothing to allow
+    }
+  }
+  return ran;
+}
 
-/** Opens glibc makes internally (locale, iconv, NSS, /proc/self/maps for pthread stacks...). */
+/**
+ * What the shim alone cannot see (every preload tracer shares these): ld.so's own opens and
+ * probes before any library code runs, glibc-internal calls through hidden aliases (locale,
+ * gconv, NSS, /etc/localtime, realpath's readlinks, libselinux's start-up reads made before the
+ * shim's constructor), raw syscall() calls other than openat2/getdents64. auto exists to close
+ * exactly these. PRELOAD_BLIND_CALLS: misses strace shows only through these calls (realpath()
+ * reads links with glibc's hidden __readlink; strace cannot tell it from a public readlink).
+ */
+const PRELOAD_BLIND_CALLS: ReadonlySet<string> = new Set(["readlink"]);
 const PRELOAD_BLIND: RegExp[] = [
-  /^\/usr\/lib\/locale\//,
-  /^\/usr\/share\/locale\//,
-  /\/gconv\//,
-  /^\/etc\/(nsswitch\.conf|passwd|group|localtime|host\.conf|resolv\.conf|hosts)$/,
-  /^\/proc\/(self|\d+)\//,
-  /^\/sys\//,
-  /^\/dev\/(null|tty|urandom)$/,
+  /^\/etc\/ld\.so\.(preload|cache) /,
+  /\.so(\.[\d.]+)? (read|missing)$/, // ld.so: libraries and its search probes (RPATH, hwcaps)
+  /\/(tls|haswell|x86_64|avx512_1|glibc-hwcaps)(\/| )/,
+  /\/locale\/|\/gconv\/|locale-archive|\/usr\/share\/i18n\//,
+  /^\/etc\/(nsswitch\.conf|passwd|group|localtime|host\.conf|resolv\.conf|hosts|gai\.conf) /,
+  /^\/(proc|sys|dev)\//,
+  /^\/selinux |^\/etc\/selinux\//,
+  / stat$/, // realpath's readlinks, fstatat inside libc (qsort/getcwd helpers), statx via syscall()
 ];
 
-/** gcc's temporary files get a fresh random name in every run. */
+/** Names that change in every run: gcc's and git's temporary files, Go's work dir, pids. */
 function stable(p: string): string {
-  return p.replace(/\/cc[A-Za-z0-9]{6}\.(\w+)$/, "/cc??????.$1");
+  return p
+    .replace(/(.)\/+$/, "$1") // strace shows the path as given: "dir/" is "dir"
+    .replace(/\/cc[A-Za-z0-9]{6}((\.\w+)*)$/, "/cc??????$1")
+    .replace(/\/tmp_obj_[A-Za-z0-9]{6}$/, "/tmp_obj_??????")
+    .replace(/\/go-build\d+/, "/go-build?")
+    .replace(/^\/proc\/\d+\//, "/proc/PID/")
+    .replace(/^\/dev\/pts\/\d+$/, "/dev/pts/N");
 }
 
-function realOrSelf(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
+interface Case {
+  name: string;
+  cmd: string[];
+  /** Puts the tree into the same state before every run; returns the cwd. */
+  setup: () => string;
+  env?: NodeJS.ProcessEnv;
+  skip?: string;
+  /** A static program: preload cannot see it (the trace must say so). */
+  static?: boolean;
+  /** Accesses the program itself makes in some runs only, whoever watches; each with why. */
+  varies?: RegExp[];
+}
+
+function fresh(name: string): string {
+  const d = join(dir, name);
+  rmSync(d, { recursive: true, force: true });
+  mkdirSync(d, { recursive: true });
+  return d;
+}
+
+/** An hour ago: files older than git's index are not "racy" (re-read in some runs only). */
+const PAST = new Date(Date.now() - 3600_000);
+
+function tree(root: string, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const sub = join(root, `d${i % 5}`);
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, `f${i}.txt`), `${i}\n`);
+    utimesSync(join(sub, `f${i}.txt`), PAST, PAST);
   }
 }
 
-/** Paths opened successfully according to strace (-y decodes dirfds). */
-function straceOpened(cmd: string[], cwd: string): Set<string> {
-  const out = join(dir, `strace-${Math.random().toString(36).slice(2)}.txt`);
-  const r = spawnSync("strace", ["-f", "-y", "-qq", "-s", "4096", "-o", out, "-e", "trace=open,openat,openat2,creat,execve,execveat", ...cmd], {
-    cwd,
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`strace failed: ${r.stderr}`);
-  const opened = new Set<string>();
-  const re = /^(open|openat|openat2|creat|execve|execveat)\((?:(?:AT_FDCWD|\d+)(?:<([^>]*)>)?, )?"((?:[^"\\]|\\.)*)"[^=]*= (\d+)/;
-  const pending = new Map<string, string>();
-  for (const raw of readFileSync(out, "utf8").split("\n")) {
-    const sp = raw.indexOf(" ");
-    const pid = raw.slice(0, sp);
-    let line = raw.slice(sp + 1).trimStart();
-    if (line.endsWith("<unfinished ...>")) {
-      pending.set(pid, line.slice(0, -"<unfinished ...>".length));
-      continue;
-    }
-    const resumed = /^<\.\.\. \w+ resumed>/.exec(line);
-    if (resumed) {
-      line = (pending.get(pid) ?? "") + line.slice(resumed[0].length);
-      pending.delete(pid);
-    }
-    const m = re.exec(line);
-    if (!m) continue;
-    const path = JSON.parse(`"${m[3]!.replace(/\\x([0-9a-f]{2})/g, "\\u00$1")}"`) as string;
-    const base = m[2] ?? cwd;
-    opened.add(normalize(isAbsolute(path) ? path : join(base, path)));
-  }
-  return opened;
+const git = (cwd: string, ...a: string[]) => spawnSync("git", a, { cwd, stdio: "ignore", env: GIT_ENV });
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t",
+  GIT_AUTHOR_DATE: "2024-01-01T00:00:00Z", GIT_COMMITTER_DATE: "2024-01-01T00:00:00Z", GIT_CONFIG_NOSYSTEM: "1",
+  HOME: join(dir, "home"),
+};
+mkdirSync(join(dir, "home"), { recursive: true });
+
+function repo(name: string): string {
+  const d = fresh(name);
+  git(d, "init", "-q");
+  tree(d, 20);
+  git(d, "add", ".");
+  git(d, "commit", "-qm", "one");
+  writeFileSync(join(d, "d0", "f0.txt"), "changed\n");
+  writeFileSync(join(d, "new.txt"), "new\n");
+  for (const f of ["d0/f0.txt", "new.txt"]) utimesSync(join(d, f), PAST, PAST);
+  return d;
 }
 
-function missing(cmd: string[], cwd: string, backend: string): string[] {
-  const expected = straceOpened(cmd, cwd);
-  expect(expected.size).toBeGreaterThan(5);
-  const r = traceRun(cmd, ["--backend", backend], { cwd });
-  expect(r.code).toBe(0);
-  const seen = new Set<string>();
-  for (const a of r.trace.accesses) {
-    seen.add(stable(a.path));
-    seen.add(stable(realOrSelf(a.path)));
+const GO_ENV = { ...process.env, GOCACHE: join(dir, "gocache"), GOPATH: join(dir, "gopath"), GOFLAGS: "-mod=mod", GOTOOLCHAIN: "local", CGO_ENABLED: "0" };
+function goProject(): string {
+  const d = join(dir, "goproj");
+  if (!existsSync(d)) {
+    mkdirSync(d, { recursive: true });
+    writeFileSync(join(d, "go.mod"), "module example.com/hello\n\ngo 1.19\n");
+    writeFileSync(join(d, "main.go"), 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hi") }\n');
+    spawnSync("go", ["build", "-o", "hello", "."], { cwd: d, env: GO_ENV, stdio: "ignore" }); // warm the cache
   }
-  return [...expected].filter((p) => !seen.has(stable(p)) && !seen.has(stable(realOrSelf(p))));
+  return d;
 }
 
-const cases: { name: string; cmd: string[]; cwd: () => string; skip?: string }[] = [
-  { name: "python3 -c 'import json'", cmd: [PYTHON, "-c", "import json"], cwd: () => dir },
+const cases: Case[] = [
   {
-    name: "gcc -c of a small file",
+    name: "gcc compile+link",
     skip: have("gcc") ? undefined : "gcc not installed",
-    cmd: ["gcc", "-c", "-o", "small.o", "small.c"],
-    cwd: () => {
-      const d = join(dir, "gcc");
-      mkdirSync(d, { recursive: true });
-      writeFileSync(join(d, "small.c"), "#include <stdio.h>\nint main(void) { puts(\"hi\"); return 0; }\n");
+    cmd: ["gcc", "-O1", "-o", "hello", "hello.c"],
+    setup: () => {
+      const d = fresh("gcc");
+      writeFileSync(join(d, "hello.c"), '#include <stdio.h>\n#include <string.h>\nint main(void) { puts("hi"); return (int)strlen(""); }\n');
       return d;
     },
   },
   {
-    name: "git status in a small repo",
-    skip: have("git") ? undefined : "git not installed",
-    cmd: ["git", "status", "--porcelain"],
-    cwd: () => {
-      const d = join(dir, "repo");
-      if (!existsSync(d)) {
-        mkdirSync(d, { recursive: true });
-        const git = (...a: string[]) => spawnSync("git", a, { cwd: d, stdio: "ignore" });
-        git("init", "-q");
-        writeFileSync(join(d, "a.txt"), "a\n");
-        git("add", "a.txt");
-        git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "one");
-        writeFileSync(join(d, "b.txt"), "b\n");
-      }
+    name: "make",
+    skip: have("make") ? undefined : "make not installed",
+    cmd: ["make", "-s"],
+    setup: () => {
+      const d = fresh("make");
+      writeFileSync(join(d, "Makefile"), "all: out.txt\nout.txt: in.txt\n\tcp in.txt out.txt\n\tcat out.txt > /dev/null\n");
+      writeFileSync(join(d, "in.txt"), "x\n");
       return d;
     },
+  },
+  { name: "git status", skip: have("git") ? undefined : "git not installed", cmd: ["git", "status", "--porcelain"], setup: () => repo("gitstatus"), env: GIT_ENV },
+  { name: "git commit", skip: have("git") ? undefined : "git not installed", cmd: ["git", "commit", "-qam", "two"], setup: () => repo("gitcommit"), env: GIT_ENV },
+  {
+    name: "tar c",
+    cmd: ["tar", "cf", "out.tar", "src"],
+    setup: () => {
+      const d = fresh("tarc");
+      tree(join(d, "src"), 30);
+      return d;
+    },
+  },
+  {
+    name: "tar x",
+    cmd: ["tar", "xf", "../in.tar"],
+    setup: () => {
+      const src = join(dir, "tarsrc");
+      if (!existsSync(join(dir, "in.tar"))) {
+        tree(join(src, "src"), 30);
+        spawnSync("tar", ["cf", join(dir, "in.tar"), "-C", src, "src"]);
+      }
+      return fresh("tarx");
+    },
+  },
+  { name: "python3 imports", cmd: [PYTHON, "-c", "import json, email.parser, locale; locale.setlocale(locale.LC_ALL, '')"], setup: () => fresh("py") },
+  {
+    name: "node",
+    skip: have("node") ? undefined : "node not installed",
+    cmd: ["node", "-e", "const fs = require('fs'); fs.readdirSync('.'); fs.readFileSync('a.txt')"],
+    // node opens its own binary right after reading /proc/meminfo, its cgroup's memory limits
+    // and /proc/self/maps. On a busy machine some runs did not (once under all three backends
+    // in the same test run, never in 30 runs of each alone): it looks like a decision on the
+    // machine's memory state, so this one access is not held against the tracer.
+    varies: [/\/node read$/],
+    setup: () => {
+      const d = fresh("node");
+      writeFileSync(join(d, "a.txt"), "a");
+      return d;
+    },
+  },
+  { name: "go build", skip: have("go") ? undefined : "go not installed", cmd: ["go", "build", "-o", "hello", "."], setup: goProject, env: GO_ENV, static: true },
+  {
+    name: "cp -r",
+    cmd: ["cp", "-r", "src", "dst"],
+    setup: () => {
+      const d = fresh("cp");
+      tree(join(d, "src"), 40);
+      return d;
+    },
+  },
+  {
+    name: "rm -r",
+    cmd: ["rm", "-r", "victim"],
+    setup: () => {
+      const d = fresh("rm");
+      tree(join(d, "victim"), 40);
+      return d;
+    },
+  },
+  {
+    name: "find",
+    cmd: ["find", ".", "-name", "f1*"],
+    setup: () => {
+      const d = join(dir, "find");
+      if (!existsSync(d)) tree(d, 60);
+      return d;
+    },
+  },
+  {
+    name: "shell redirects and mv",
+    cmd: ["sh", "-c", "echo a > a.txt && mv a.txt b.txt && cat b.txt >> c.txt && cp c.txt d.txt 2>/dev/null; test -e nope || true"],
+    setup: () => fresh("sh"),
   },
 ];
 
-describe.skipIf(!have("strace"))("strace -f oracle", () => {
+type Modes = Map<string, Set<Mode>>;
+
+function stabilize(m: Map<string, Iterable<string>>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const [p, modes] of m) {
+    const k = stable(p);
+    const set = out.get(k) ?? new Set<string>();
+    for (const x of modes) set.add(x);
+    out.set(k, set);
+  }
+  return out;
+}
+
+/** Two strace views of the same command: what both show (modes and calls), and what either does. */
+function agree(a: StraceView, b: StraceView): { must: StraceView; may: Modes } {
+  const sb = stabilize(b.modes);
+  const must = new Map<string, Set<Mode>>();
+  const may = new Map<string, Set<Mode>>();
+  for (const [p, modes] of a.modes) {
+    const other = sb.get(stable(p));
+    const both = new Set([...modes].filter((m) => other?.has(m)));
+    if (both.size) must.set(p, both);
+  }
+  for (const view of [a, b]) for (const [p, modes] of view.modes) may.set(p, new Set([...(may.get(p) ?? []), ...modes]));
+  return { must: { modes: must, via: a.via }, may };
+}
+
+/** "path mode" pairs strace shows and xbench lacks, and modes xbench adds to a path both saw. */
+function compare(expected: Modes, traced: Map<string, string[]>): { missed: string[]; wrong: string[] } {
+  const want = stabilize(expected);
+  const got = stabilize(traced);
+  const missed: string[] = [];
+  const wrong: string[] = [];
+  for (const [p, modes] of want) {
+    const have = got.get(p);
+    for (const m of modes) if (!have?.has(m)) missed.push(`${p} ${m}`);
+    if (have) for (const m of have) if (!modes.has(m)) wrong.push(`${p} ${m}`);
+  }
+  return { missed: missed.sort(), wrong: wrong.sort() };
+}
+
+describe.skipIf(!have("strace"))("strace -f oracle, per path and mode", () => {
   for (const c of cases) {
     if (c.skip) {
       test.skip(`${c.name}: skipped because ${c.skip}`, () => {});
       continue;
     }
-    test(`${c.name}: seccomp sees every successful open`, () => {
-      expect(missing(c.cmd, c.cwd(), "seccomp")).toEqual([]);
-    });
-    test(`${c.name}: auto misses only glibc-internal opens`, () => {
-      const all = missing(c.cmd, c.cwd(), "auto");
-      if (process.env.XBENCH_TRACE_DEBUG) console.log(c.name, "auto blind spots:", all);
-      const misses = all.filter((p) => !PRELOAD_BLIND.some((re) => re.test(p)));
-      expect(misses).toEqual([]);
-    });
+    const env = c.env ?? process.env;
+    // Two strace runs: a program's own run-to-run differences (node sometimes reads its own
+    // binary) are no tracer's miss. Required: what both runs show; allowed: what either shows.
+    let oracle: { must: StraceView; may: Modes } | undefined;
+    const expected = () => (oracle ??= agree(straceModes(c.cmd, c.setup(), env, dir), straceModes(c.cmd, c.setup(), env, dir)));
+    for (const backend of ["auto", "seccomp", "preload"] as const) {
+      test(`${c.name}: ${backend}`, () => {
+        const { must: view, may } = expected();
+        const want = view.modes;
+        expect(want.size).toBeGreaterThan(3);
+        const r = traceRun(c.cmd, ["--backend", backend], { cwd: c.setup(), env });
+        expect(r.code).toBe(0);
+        const { missed } = compare(want, r.modes);
+        const { wrong } = compare(may, r.modes);
+        if (process.env.XBENCH_TRACE_DEBUG) console.log(c.name, backend, { missed, wrong });
+        const ran = kernelRan(want);
+        const kernel = (s: string) => s.endsWith(" exec") && ran.has(s.slice(0, -" exec".length));
+        if (backend === "preload" && c.static) {
+          expect(r.trace.complete).toBe(false); // go: a static program preload cannot see into
+          return;
+        }
+        const viaOnly = (s: string) => {
+          const calls = [...view.via.entries()].filter(([k]) => stable(k.slice(0, k.lastIndexOf(" "))) + k.slice(k.lastIndexOf(" ")) === s);
+          return calls.length > 0 && calls.every(([, v]) => [...v].every((c) => PRELOAD_BLIND_CALLS.has(c)));
+        };
+        const blind = (s: string) => backend === "preload" && (PRELOAD_BLIND.some((re) => re.test(s)) || viaOnly(s));
+        const varies = (s: string) => c.varies?.some((re) => re.test(s)) ?? false;
+        expect(missed.filter((s) => !kernel(s) && !blind(s) && !varies(s))).toEqual([]);
+        expect(wrong.filter((s) => !kernel(s))).toEqual([]);
+        expect(r.trace.complete).toBe(true);
+      }, 120_000);
+    }
   }
 });

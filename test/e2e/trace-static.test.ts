@@ -62,7 +62,7 @@ for (const p of programs) {
       expect(r.trace.complete).toBe(true);
     });
 
-    test("started by a dynamic parent in auto mode (shim routes it through seccomp)", () => {
+    test("started by a dynamic parent in auto mode (the tree's filter covers it)", () => {
       const r = traceRun(["sh", "-c", `${bin} ${data} && cat ${data}`], ["--backend", "auto"]);
       expect(r.code).toBe(0);
       expect(r.stdout).toBe("static data\nstatic data\n");

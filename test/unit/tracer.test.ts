@@ -1,13 +1,15 @@
 /** The tracer's pure parts: frame parsing, canonicalization, modes, formats. */
 import { describe, expect, test } from "bun:test";
-import { parseFrames, OP, RESULT_UNKNOWN } from "../../src/tracer/log.ts";
+import { parseFrames, OP, RESULT_PENDING, RESULT_UNKNOWN, readLogFile } from "../../src/tracer/log.ts";
 import { canonicalize, displayPath } from "../../src/tracer/paths.ts";
-import { collectAccesses, intendedModes } from "../../src/tracer/accesses.ts";
+import { collectAccesses, intendedModes, outcomeModes } from "../../src/tracer/accesses.ts";
 import { formatAccesses, summaryLine } from "../../src/tracer/format.ts";
-import type { TraceResult } from "../../src/tracer/index.ts";
+import { readAccessLog, type TraceResult } from "../../src/tracer/index.ts";
 import { traceScratchRoot } from "../../src/tracer/scratch.ts";
 import { tmpdir } from "node:os";
 import { tempDir } from "../support/xbench.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "pathe";
 
 const COMMIT = 0x31434258;
 
@@ -94,8 +96,30 @@ describe("modes", () => {
     expect(intendedModes(OP.OPEN, 0)).toEqual(["read"]);
     expect(intendedModes(OP.OPEN, 1 | 0x40 | 0x200)).toEqual(["write"]);
     expect(intendedModes(OP.OPEN, 2)).toEqual(["read", "write"]);
-    expect(intendedModes(OP.OPEN, 0x10000)).toEqual(["readdir"]);
+    // O_DIRECTORY alone is a lookup (a dirfd for *at calls); the listing is its getdents.
+    expect(intendedModes(OP.OPEN, 0x10000)).toEqual(["stat"]);
+    expect(intendedModes(OP.READDIR, 0)).toEqual(["readdir"]);
     expect(intendedModes(OP.OPEN, 0x200000)).toEqual(["stat"]);
+  });
+
+  test("a call that failed wrote nothing: missing on ENOENT/ENOTDIR, else stat", () => {
+    expect(outcomeModes(["write"], 2)).toEqual(["missing"]);
+    expect(outcomeModes(["write"], 20)).toEqual(["missing"]);
+    expect(outcomeModes(["write"], 17)).toEqual(["stat"]); // mkdir of an existing folder
+    expect(outcomeModes(["exec"], 13)).toEqual(["stat"]); // exec of a directory
+    expect(outcomeModes(["write"], 0)).toEqual(["write"]);
+    expect(outcomeModes(["read"], RESULT_UNKNOWN)).toEqual(["read"]);
+    expect(outcomeModes(["exec"], RESULT_PENDING)).toEqual(["exec"]);
+  });
+
+  test("a path listed is readdir, not read, however it was opened", () => {
+    const { records } = parseFrames(
+      Buffer.concat([
+        frame({ op: OP.OPEN, pid: 1, path: "/etc", arg: 0, tsc: 1 }),
+        frame({ op: OP.READDIR, pid: 1, path: "/etc", tsc: 2 }),
+      ]),
+    );
+    expect(collectAccesses(records).find((a) => a.path === "/etc")?.modes).toEqual(["readdir"]);
   });
 
   test("dedup per path, first pid, ENOENT is missing, modes ordered", () => {
@@ -165,6 +189,37 @@ describe("where trace logs go", () => {
       expect(traceScratchRoot(dir, 1)).toBe(dir);
       expect(traceScratchRoot(dir, Number.MAX_SAFE_INTEGER)).toBe(tmpdir());
       expect(traceScratchRoot(`${dir}/missing`, 1)).toBe(tmpdir());
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe("streaming the log", () => {
+  test("frames straddling read chunks, and a torn one among them, read as from one buffer", () => {
+    const { dir, cleanup } = tempDir("xbench-trace-stream-");
+    try {
+      const frames: Buffer[] = [];
+      for (let i = 0; i < 6000; i++) frames.push(frame({ op: OP.STAT, pid: i, path: `/p/${"x".repeat(i % 50)}/${i}`, tsc: i }));
+      frames[3000] = frame({ op: OP.STAT, path: "/torn" }, 0); // commit word never written
+      const body = Buffer.concat(frames);
+      const head = Buffer.alloc(4096);
+      head.writeBigUInt64LE(0x00314f4c4e525458n, 0);
+      head.writeUInt32LE(2, 8);
+      head.writeUInt32LE(4096, 12);
+      head.writeBigUInt64LE(BigInt(4096 + body.length), 16);
+      head.writeBigUInt64LE(BigInt(4096 + body.length), 24);
+      const file = join(dir, "log");
+      writeFileSync(file, Buffer.concat([head, body]));
+      const whole = parseFrames(body);
+      const streamed = readLogFile(file); // body > 5 chunks of 64 KiB
+      expect(body.length).toBeGreaterThan(5 * 65552);
+      expect(streamed.records.length).toBe(5999);
+      expect(streamed.torn).toBe(whole.torn);
+      expect(streamed.records.map((r) => r.path.toString())).toEqual(whole.records.map((r) => r.path.toString()));
+      const accesses = readAccessLog(file).accesses;
+      expect(accesses.length).toBe(5999);
+      expect(accesses.find((a) => a.path === "/p/x/1")?.pid).toBe(1);
     } finally {
       cleanup();
     }

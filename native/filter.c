@@ -1,0 +1,102 @@
+/*
+ * The seccomp filter (see filter.h). Everything reachable from xb_filter_install runs in a vfork
+ * child: async-signal-safe only, raw system calls, no errno, no writes outside its stack.
+ */
+#define _GNU_SOURCE
+#include "filter.h"
+
+#include "env.h"
+#include "fdpass.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#ifndef AT_EMPTY_PATH
+#define AT_EMPTY_PATH 0x1000
+#endif
+
+/* The calls whose paths are recorded (notify.c decodes each of them). */
+static const int k_notified[] = {
+    __NR_open, __NR_creat, __NR_openat, __NR_openat2, __NR_stat, __NR_lstat, __NR_access, __NR_faccessat,
+    __NR_faccessat2, __NR_readlink, __NR_readlinkat, __NR_execve, __NR_execveat, __NR_rename, __NR_renameat,
+    __NR_renameat2, __NR_unlink, __NR_unlinkat, __NR_mkdir, __NR_mkdirat, __NR_rmdir, __NR_chdir, __NR_truncate,
+    __NR_link, __NR_linkat, __NR_symlink, __NR_symlinkat, __NR_statfs, __NR_getdents, __NR_getdents64,
+};
+
+static struct sock_filter g_filter[160];
+static struct sock_fprog g_prog;
+
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#define IP_LO offsetof(struct seccomp_data, instruction_pointer)
+#define IP_HI (IP_LO + 4)
+
+/*
+ * Layout: arch and x32 checks; io_uring refused; per call number a jump to CHECK for notified
+ * calls, else ALLOW. Non-file calls decide on the number alone, so the kernel's per-number
+ * action cache (5.11+) skips the filter for them. CHECK: AT_EMPTY_PATH stats (glibc's fstat)
+ * pass; in hybrid mode so do calls from the trampoline page; the rest notify.
+ */
+void xb_filter_build(int hybrid) {
+  const unsigned count = sizeof k_notified / sizeof k_notified[0];
+  unsigned n = 0;
+  /* Offsets are computed from `n` before it moves on (no unsequenced n++). */
+#define STMT(c, k) do { struct sock_filter i_ = BPF_STMT(c, k); g_filter[n] = i_; n++; } while (0)
+#define JUMP(c, k, t, f) do { struct sock_filter i_ = BPF_JUMP(c, k, t, f); g_filter[n] = i_; n++; } while (0)
+  STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+  JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+  STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF); /* foreign ABI: the supervisor flags the trace */
+  STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+  JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1); /* x32 */
+  STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+  JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1);
+  STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS); /* it would bypass the filter */
+  /* Jumps below are relative: `stat3` is the block after this list and ALLOW. */
+  unsigned list_end = n + 2 + count; /* index of the ALLOW after the list */
+  unsigned stat3 = list_end + 1, stat2 = stat3 + 4, check = stat2 + 4;
+  JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_newfstatat, stat3 - n - 1, 0);
+  JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_statx, stat2 - n - 1, 0);
+  for (unsigned i = 0; i < count; i++) JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)k_notified[i], check - n - 1, 0);
+  STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  /* stat3: newfstatat(fd, "", buf, AT_EMPTY_PATH) */
+  STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(3));
+  JUMP(BPF_JMP | BPF_JSET | BPF_K, AT_EMPTY_PATH, 0, 1);
+  STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  STMT(BPF_JMP | BPF_JA, check - n - 1);
+  /* stat2: statx(fd, "", AT_EMPTY_PATH, ...) */
+  STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2));
+  JUMP(BPF_JMP | BPF_JSET | BPF_K, AT_EMPTY_PATH, 0, 1);
+  STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  STMT(BPF_JMP | BPF_JA, check - n - 1);
+  /* check */
+  if (hybrid) {
+    STMT(BPF_LD | BPF_W | BPF_ABS, IP_HI);
+    JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)(XB_TRAMPOLINE_ADDR >> 32), 0, 4);
+    STMT(BPF_LD | BPF_W | BPF_ABS, IP_LO);
+    STMT(BPF_ALU | BPF_AND | BPF_K, ~(XB_TRAMPOLINE_SIZE - 1));
+    JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)(XB_TRAMPOLINE_ADDR & 0xffffffffu), 0, 1);
+    STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  }
+  STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+#undef STMT
+#undef JUMP
+  g_prog.len = (unsigned short)n;
+  g_prog.filter = g_filter;
+}
+
+int xb_filter_install(int sock) {
+  long r = xb_sys(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  if (r != 0) return (int)-r;
+  long fd = xb_sys(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, (long)&g_prog, 0, 0);
+  if (fd < 0) return (int)-fd;
+  int e = xb_send_fd(sock, (int)fd);
+  xb_sys(SYS_close, fd, 0, 0, 0, 0);
+  /* A failed send leaves the filter without a server: its calls would fail with ENOSYS. It has
+   * not been seen to happen (the socketpair is ours and empty); the caller reports it. */
+  return e;
+}

@@ -1,0 +1,22 @@
+/*
+ * The seccomp filter of a traced tree.
+ *
+ * Rules: built by the supervisor before the command starts; installed by xb_filter_install in
+ * the command's process between vfork and exec, which shares the supervisor's memory: that
+ * function is async-signal-safe (raw system calls, stack buffers, no errno, no allocation) and
+ * writes nothing but its own stack.
+ */
+#ifndef XBENCH_FILTER_H
+#define XBENCH_FILTER_H
+
+/* Builds the filter. `hybrid`: let through calls made from the shim's trampoline (env.h). */
+void xb_filter_build(int hybrid);
+
+/*
+ * Sets no_new_privs, installs the filter with a listener and sends the listener over `sock` (a
+ * socketpair end the supervisor holds the other end of). 0 when traced, else a positive errno
+ * (EBUSY: a listener in the ancestry; EPERM/EACCES: a sandbox): the command then runs without it.
+ */
+int xb_filter_install(int sock);
+
+#endif

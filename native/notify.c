@@ -1,0 +1,381 @@
+/*
+ * The notification server (see notify.h). Rules: S's serving thread only; no allocation per
+ * notification; a notified call is always continued; errors mark the trace incomplete
+ * (XB_FLAG_LAUNCHER_ERROR) instead of stopping the tree.
+ */
+#define _GNU_SOURCE
+#include "notify.h"
+
+#include "tree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* Debian's headers lack these (Linux 6.6+). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP 1
+#endif
+
+#define PAGE 4096u
+
+static struct xb_log g_log;
+
+static uint64_t g_trimmed = XB_LOG_HEADER_SIZE; /* log bytes below this are unmapped from S */
+
+/* Keeps S's resident set bounded: drop log pages far behind the tail (they stay in the file). */
+static void trim_log(void) {
+  uint64_t tail = __atomic_load_n(&g_log.hdr->tail, __ATOMIC_RELAXED);
+  const uint64_t keep = 4u << 20;
+  if (tail > g_log.capacity) tail = g_log.capacity;
+  if (tail < keep + XB_LOG_HEADER_SIZE) return;
+  uint64_t upto = (tail - keep) & ~(uint64_t)(PAGE - 1);
+  uint64_t from = __atomic_load_n(&g_trimmed, __ATOMIC_RELAXED);
+  if (upto < from + (1u << 20)) return;
+  if (!__atomic_compare_exchange_n(&g_trimmed, &from, upto, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return;
+  if (madvise(g_log.base + from, upto - from, MADV_DONTNEED) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+}
+
+struct path_read {
+  char path[PATH_MAX + 1];
+  char base[PATH_MAX];
+  uint32_t path_len, base_len, rflags;
+  int present;
+  int32_t result; /* existence() before the call */
+};
+
+/* Reads a NUL-terminated string from the tracee, page by page (a later page may be unmapped). */
+static void read_remote(pid_t pid, uint64_t addr, struct path_read *out) {
+  size_t got = 0;
+  out->path_len = 0;
+  while (got < PATH_MAX) {
+    size_t chunk = PAGE - (size_t)((addr + got) % PAGE);
+    if (chunk > PATH_MAX - got) chunk = PATH_MAX - got;
+    struct iovec local = {.iov_base = out->path + got, .iov_len = chunk};
+    struct iovec remote = {.iov_base = (void *)(uintptr_t)(addr + got), .iov_len = chunk};
+    ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (n <= 0) {
+      if (got == 0) out->rflags |= XB_RF_UNREADABLE;
+      break;
+    }
+    char *nul = memchr(out->path + got, 0, (size_t)n);
+    if (nul) {
+      out->path_len = (uint32_t)(nul - out->path);
+      return;
+    }
+    got += (size_t)n;
+  }
+  out->path_len = (uint32_t)got;
+  if (got == PATH_MAX) out->rflags |= XB_RF_TRUNCATED;
+}
+
+static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out) {
+  out->rflags = 0;
+  out->base_len = 0;
+  out->present = 1;
+  read_remote(pid, addr, out);
+  if (out->path_len == 0 || out->path[0] == '/') return;
+  char link[64];
+  if (dirfd == AT_FDCWD) {
+    snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+  } else {
+    snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
+    out->rflags |= XB_RF_BASE_DIRFD;
+  }
+  ssize_t k = readlink(link, out->base, sizeof out->base);
+  if (k > 0 && out->base[0] == '/') out->base_len = (uint32_t)k;
+}
+
+/* Each serving thread appends into its own chunk of the log (see xb_log_append_local). */
+static __thread struct xb_cursor t_cur;
+
+/*
+ * FLAG_CONTINUE means the supervisor never sees a call's outcome, so it looks before the kernel
+ * does, where the outcome changes the modes: a call on a missing path fails (ENOENT/ENOTDIR),
+ * and so does a creating call in a missing folder; an exclusive creation (mkdir, link, O_EXCL)
+ * of a path that exists fails (EEXIST); an exec of something not a regular file fails (EACCES),
+ * and so does an unlink of a directory (EISDIR).
+ * Otherwise 0 (the path exists) or XB_RESULT_UNKNOWN (it may be created, or the look could not
+ * tell).
+ */
+static int32_t existence(int op, uint32_t arg, const struct path_read *p) {
+  if (op == XB_OP_READDIR) return 0; /* an open fd */
+  int open_creates = op == XB_OP_OPEN && (arg & O_CREAT);
+  int exclusive = op == XB_OP_MKDIR || op == XB_OP_LINK || (open_creates && (arg & O_EXCL));
+  int creates = exclusive || open_creates || op == XB_OP_RENAME_TO;
+  int needs = op == XB_OP_STAT || op == XB_OP_ACCESS || op == XB_OP_READLINK || op == XB_OP_EXEC || op == XB_OP_CHDIR ||
+              op == XB_OP_UNLINK || op == XB_OP_RMDIR || op == XB_OP_RENAME_FROM || op == XB_OP_TRUNCATE ||
+              (op == XB_OP_OPEN && !open_creates);
+  if ((!creates && !needs) || p->path_len == 0 || (p->rflags & (XB_RF_TRUNCATED | XB_RF_UNREADABLE))) return XB_RESULT_UNKNOWN;
+  char full[2 * PATH_MAX + 2];
+  char *q = full;
+  if (p->path[0] != '/') {
+    if (!p->base_len) return XB_RESULT_UNKNOWN;
+    memcpy(full, p->base, p->base_len);
+    full[p->base_len] = '/';
+    memcpy(full + p->base_len + 1, p->path, p->path_len + 1);
+  } else {
+    memcpy(full, p->path, p->path_len + 1);
+  }
+  /* Calls that act on a symlink itself, not on what it points to. */
+  int nofollow = exclusive || op == XB_OP_READLINK || op == XB_OP_UNLINK || op == XB_OP_RMDIR || op == XB_OP_RENAME_FROM ||
+                 op == XB_OP_RENAME_TO || (op == XB_OP_STAT && (arg & AT_SYMLINK_NOFOLLOW)) || (op == XB_OP_OPEN && (arg & O_NOFOLLOW));
+  struct stat st;
+  if (fstatat(AT_FDCWD, q, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
+    if (exclusive) return EEXIST;
+    if (op == XB_OP_EXEC && !S_ISREG(st.st_mode)) return EACCES;
+    if (op == XB_OP_UNLINK && S_ISDIR(st.st_mode)) return EISDIR; /* Go's RemoveAll tries this first */
+    return 0;
+  }
+  int e = errno;
+  if (e != ENOENT && e != ENOTDIR) return XB_RESULT_UNKNOWN;
+  if (!creates) return e;
+  /* A creation fails the same way when its folder is missing (git's first try of tmp_obj_*). */
+  char *slash = strrchr(q, '/');
+  if (!slash || slash == q) return XB_RESULT_UNKNOWN;
+  *slash = 0;
+  if (fstatat(AT_FDCWD, q, &st, 0) == 0) return S_ISDIR(st.st_mode) ? XB_RESULT_UNKNOWN : ENOTDIR;
+  return errno == ENOENT || errno == ENOTDIR ? errno : XB_RESULT_UNKNOWN;
+}
+
+/* The directory open as `fd` in `pid` (for getdents): an absolute path, or nothing. */
+static void read_fd_path(pid_t pid, int fd, struct path_read *out) {
+  out->rflags = 0;
+  out->base_len = 0;
+  out->present = 1;
+  out->path_len = 0;
+  char link[64];
+  snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, fd);
+  ssize_t k = readlink(link, out->path, PATH_MAX);
+  if (k > 0 && out->path[0] == '/') {
+    out->path[k] = 0;
+    out->path_len = (uint32_t)k;
+  }
+}
+
+/* A notified call, read and probed while its thread waits; recorded once the reply let it go. */
+struct call {
+  pid_t pid;
+  int op, op2;
+  uint32_t arg;
+  uint64_t tsc;
+  struct path_read a, b;
+};
+
+static void append(const struct call *c, int op, const struct path_read *p) {
+  if (!p->present) return;
+  if (p->path_len == 0 && !(p->rflags & XB_RF_UNREADABLE)) return; /* "" with AT_EMPTY_PATH: an fd op */
+  if (p->rflags & XB_RF_UNREADABLE) xb_log_flag(&g_log, XB_FLAG_UNREADABLE);
+  struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_SECCOMP, .base_len = (uint16_t)p->base_len, .pid = (uint32_t)c->pid,
+                     .arg = c->arg, .result = p->result, .path_len = p->path_len, .rflags = p->rflags, .tsc = c->tsc};
+  xb_log_append_local(&g_log, &t_cur, &r, p->base, p->path);
+}
+
+/*
+ * Decodes a notification, reads its paths and probes them while the caller waits. 1 if there
+ * is something to record once the reply succeeds: that success proves the caller was still in
+ * this call, so the memory read was its own (what SECCOMP_IOCTL_NOTIF_ID_VALID would tell,
+ * one ioctl less per call).
+ */
+static int read_call(const struct seccomp_notif *req, struct call *c) {
+  const struct seccomp_data *d = &req->data;
+  pid_t pid = (pid_t)req->pid;
+  struct path_read *a = &c->a, *b = &c->b;
+  a->present = b->present = 0;
+  if (d->arch != AUDIT_ARCH_X86_64 || d->nr >= 0x40000000) {
+    xb_log_flag(&g_log, XB_FLAG_FOREIGN_ARCH);
+    return 0;
+  }
+  c->tsc = xb_now();
+  const __u64 *x = d->args;
+  int op = 0, op2 = 0;
+  uint32_t arg = 0;
+#define FD(i) ((int)(int32_t)x[i])
+  switch (d->nr) {
+  case __NR_open: op = XB_OP_OPEN; arg = (uint32_t)x[1]; read_path(pid, AT_FDCWD, x[0], a); break;
+  case __NR_creat: op = XB_OP_OPEN; arg = O_WRONLY | O_CREAT | O_TRUNC; read_path(pid, AT_FDCWD, x[0], a); break;
+  case __NR_openat: op = XB_OP_OPEN; arg = (uint32_t)x[2]; read_path(pid, FD(0), x[1], a); break;
+  case __NR_openat2: {
+    uint64_t flags = 0;
+    struct iovec l = {.iov_base = &flags, .iov_len = sizeof flags};
+    struct iovec r = {.iov_base = (void *)(uintptr_t)x[2], .iov_len = sizeof flags};
+    if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof flags) flags = 0;
+    op = XB_OP_OPEN; arg = (uint32_t)flags; read_path(pid, FD(0), x[1], a); break;
+  }
+  case __NR_stat: op = XB_OP_STAT; read_path(pid, AT_FDCWD, x[0], a); break;
+  case __NR_lstat: op = XB_OP_STAT; arg = AT_SYMLINK_NOFOLLOW; read_path(pid, AT_FDCWD, x[0], a); break;
+  case __NR_newfstatat: op = XB_OP_STAT; arg = (uint32_t)x[3]; read_path(pid, FD(0), x[1], a); break;
+  case __NR_statx: op = XB_OP_STAT; arg = (uint32_t)x[2]; read_path(pid, FD(0), x[1], a); break;
+  case __NR_access: op = XB_OP_ACCESS; arg = (uint32_t)x[1]; read_path(pid, AT_FDCWD, x[0], a); break;
+  case __NR_faccessat: case __NR_faccessat2: op = XB_OP_ACCESS; arg = (uint32_t)x[2]; read_path(pid, FD(0), x[1], a); break;
+  case __NR_readlink: op = XB_OP_READLINK; read_path(pid, AT_FDCWD, x[0], a); break;
+  case __NR_readlinkat: op = XB_OP_READLINK; read_path(pid, FD(0), x[1], a); break;
+  case __NR_execve: op = XB_OP_EXEC; read_path(pid, AT_FDCWD, x[0], a); break;
+  case __NR_execveat: op = XB_OP_EXEC; read_path(pid, FD(0), x[1], a); break;
+  case __NR_rename:
+    op = XB_OP_RENAME_FROM; op2 = XB_OP_RENAME_TO;
+    read_path(pid, AT_FDCWD, x[0], a); read_path(pid, AT_FDCWD, x[1], b); break;
+  case __NR_renameat: case __NR_renameat2:
+    op = XB_OP_RENAME_FROM; op2 = XB_OP_RENAME_TO;
+    read_path(pid, FD(0), x[1], a); read_path(pid, FD(2), x[3], b); break;
+  case __NR_unlink: op = XB_OP_UNLINK; read_path(pid, AT_FDCWD, x[0], a); break;
+  case __NR_unlinkat:
+    op = (x[2] & AT_REMOVEDIR) ? XB_OP_RMDIR : XB_OP_UNLINK; read_path(pid, FD(0), x[1], a); break;
+  case __NR_mkdir: op = XB_OP_MKDIR; read_path(pid, AT_FDCWD, x[0], a); break;
+  case __NR_mkdirat: op = XB_OP_MKDIR; read_path(pid, FD(0), x[1], a); break;
+  case __NR_rmdir: op = XB_OP_RMDIR; read_path(pid, AT_FDCWD, x[0], a); break;
+  case __NR_chdir: op = XB_OP_CHDIR; read_path(pid, AT_FDCWD, x[0], a); break;
+  case __NR_truncate: op = XB_OP_TRUNCATE; read_path(pid, AT_FDCWD, x[0], a); break;
+  case __NR_link: case __NR_symlink: op = XB_OP_LINK; read_path(pid, AT_FDCWD, x[1], a); break;
+  case __NR_linkat: op = XB_OP_LINK; read_path(pid, FD(2), x[3], a); break;
+  case __NR_symlinkat: op = XB_OP_LINK; read_path(pid, FD(1), x[2], a); break;
+  case __NR_statfs: op = XB_OP_STAT; read_path(pid, AT_FDCWD, x[0], a); break;
+  case __NR_getdents: case __NR_getdents64: op = XB_OP_READDIR; read_fd_path(pid, FD(0), a); break;
+  default: return 0;
+  }
+#undef FD
+  c->pid = pid;
+  c->op = op;
+  c->op2 = op2;
+  c->arg = arg;
+  a->result = existence(op, arg, a);
+  b->result = op2 ? existence(op2, arg, b) : XB_RESULT_UNKNOWN;
+  return 1;
+}
+
+/* Calls answered but not yet recorded: S exits only when none is left. */
+static int g_unrecorded;
+
+/* The listener hangs up once no process is left under its filter. */
+static int listener_orphaned(int listener) {
+  struct pollfd p = {.fd = listener, .events = POLLIN};
+  return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
+}
+
+static void *serve(void *arg) {
+  xb_restore_cpus(); /* notifications come from every CPU the tree runs on */
+  int listener = (int)(intptr_t)arg;
+  __u64 flags = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
+  (void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags); /* older kernels: default wake-ups */
+  xb_log_flag(&g_log, XB_FLAG_USED_SECCOMP);
+  struct seccomp_notif_sizes sizes = {0};
+  if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) sizes.seccomp_notif = sizeof(struct seccomp_notif);
+  union {
+    struct seccomp_notif n;
+    char raw[512];
+  } req;
+  union {
+    struct seccomp_notif_resp r;
+    char raw[512];
+  } resp;
+  if (sizes.seccomp_notif > sizeof req || sizes.seccomp_notif_resp > sizeof resp) {
+    xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+    sizes.seccomp_notif = sizeof req; /* cannot happen with today's kernels; keep serving */
+  }
+  static __thread struct call call;
+  uint64_t since_trim = 0;
+  for (;;) {
+    memset(&req, 0, sizeof req);
+    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req.n) != 0) {
+      if (errno == EINTR) continue;
+      if (errno == ENOENT) {
+        /* A caller interrupted, or (Linux 6.6+ answers at once from then on) no process is
+         * left under the filter: it can never get one back, so stop instead of spinning. */
+        if (listener_orphaned(listener)) break;
+        continue;
+      }
+      xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+      break;
+    }
+    __atomic_fetch_add(&g_unrecorded, 1, __ATOMIC_SEQ_CST); /* before the reply can let the tree end */
+    int pending = read_call(&req.n, &call);
+    memset(&resp, 0, sizeof resp);
+    resp.r.id = req.n.id;
+    resp.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp.r) == 0) {
+      if (pending) {
+        append(&call, call.op, &call.a);
+        if (call.op2) append(&call, call.op2, &call.b);
+      }
+    } else if (errno != ENOENT) { /* ENOENT: the caller is gone (killed, interrupted): no record */
+      xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+    }
+    __atomic_fetch_sub(&g_unrecorded, 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&g_log.hdr->notifications, 1, __ATOMIC_RELAXED);
+    if (++since_trim >= 4096) {
+      since_trim = 0;
+      trim_log();
+    }
+  }
+  close(listener);
+  return NULL;
+}
+
+
+/* Receives the listener (one SCM_RIGHTS message; EOF if the command ran without a filter). */
+static int receive_listener(int s) {
+  char byte;
+  char cbuf[CMSG_SPACE(sizeof(int))];
+  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+  ssize_t n;
+  do n = recvmsg(s, &msg, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n < 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+  if (n <= 0) return -1;
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int))) {
+    xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+    return -1;
+  }
+  int fd;
+  memcpy(&fd, CMSG_DATA(c), sizeof fd);
+  return fd;
+}
+
+/*
+ * The server thread. S's main thread cannot take the listener itself: while it is suspended in
+ * vfork, the command's own exec already waits on its new filter. Every process of the tree
+ * inherits that one filter, so one listener serves the whole tree.
+ */
+static void *serve_top(void *arg) {
+  int s = (int)(intptr_t)arg;
+  int fd = receive_listener(s);
+  close(s);
+  if (fd >= 0) serve((void *)(intptr_t)fd);
+  return NULL;
+}
+
+int xb_notify_start(struct xb_log *log, int sock) {
+  g_log = *log;
+  pthread_t t;
+  pthread_attr_t attr;
+  int err = pthread_attr_init(&attr);
+  if (err) return err;
+  if (!(err = pthread_attr_setstacksize(&attr, 256 * 1024)) && !(err = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED)))
+    err = pthread_create(&t, &attr, serve_top, (void *)(intptr_t)sock);
+  pthread_attr_destroy(&attr);
+  return err;
+}
+
+void xb_notify_drain(void) {
+  while (__atomic_load_n(&g_unrecorded, __ATOMIC_ACQUIRE) > 0) sched_yield();
+}

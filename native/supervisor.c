@@ -1,0 +1,407 @@
+/*
+ * xbench-supervisor: the launcher (static musl, runs on any Linux x86-64). This file is the
+ * start-up and the command's launch; the other concerns live in their own files, each with its
+ * rules at the top: filter.c (the seccomp filter, installed in the command's vfork child),
+ * notify.c (the notification server), tree.c (keepers of the tree, signals, CPU), log.c.
+ *
+ * Rules here: libc is fine in S before the command starts (errors end in exit 125 with one
+ * line); after the split, L runs only tree.c; between vfork and exec the command's process
+ * shares S's memory: async-signal-safe calls only, writing nothing of S's but `env` and
+ * top_exec_errno.
+ *
+ * LAUNCHER CLI CONTRACT (stable; the tracer-overhead suite and src/tracer/ depend on it)
+ *
+ *   xbench-supervisor [--backend auto|preload|seccomp] [--preload PATH.so] --log FILE -- CMD [ARGS...]
+ *
+ *   Runs CMD (searched on PATH when it has no '/') with the caller's stdin, stdout, stderr,
+ *   environment and cwd, traces its whole process tree and writes the record log (log.h) to
+ *   FILE (created or truncated; sparse, read it only up to the header's `tail`).
+ *   --backend  auto (default): the preload shim in every dynamic program, and a seccomp filter on
+ *              the whole tree that lets the shim's own calls through (from its trampoline page,
+ *              env.h) and reports the rest: ld.so's and glibc's internal calls, static and Go
+ *              programs. preload: the shim alone. seccomp: the filter alone, every call
+ *              reported. When the kernel or a sandbox refuses seccomp, auto and seccomp fall
+ *              back to the shim alone and the log says so (XB_FLAG_SECCOMP_REFUSED).
+ *   --preload  the shim; default `libxbench-preload.so` next to this binary.
+ *   --die-with-parent  also kill the traced tree when the supervisor's parent dies, then
+ *              delete the log and its folder if that is left empty: nobody is left to read
+ *              them (xbench's own trace() passes it, with the log in a folder of its own).
+ *   Exit status: CMD's exit code; if CMD died of a signal the supervisor re-raises it (core
+ *   dumps off), so its parent sees the same signal (shells report 128+n). The supervisor waits
+ *   for the whole tree (like strace -f) before it exits. 125: the supervisor itself could not
+ *   start (bad arguments, unwritable log, missing shim); 126/127: CMD not executable / not found.
+ *   It prints nothing on success; refusals (seccomp unavailable, EBUSY, EPERM) are recorded
+ *   as header flags in the log (XB_FLAG_*), never printed, so CMD's stderr stays byte-identical.
+ *   Killing the supervisor (even with SIGKILL) kills the traced tree. Signals sent to it with
+ *   kill() (TERM, HUP, INT, QUIT, USR1, USR2) are forwarded to CMD; terminal-generated ones are
+ *   not forwarded, since CMD receives its own copy from the terminal.
+ *
+ *   Environment: XBENCH_TRACE_LOG_CAPACITY=BYTES sizes the (sparse) log, default 1 GiB, at most
+ *   what its file system has free at start (a write past a full tmpfs would be a SIGBUS in the
+ *   traced program); records that do not fit are counted in the header's `dropped` and mark the
+ *   trace incomplete. Read the log with readAccessLog() from src/tracer (or follow log.h).
+ *
+ *   xbench-supervisor --version      prints "xbench-supervisor log vN".
+ *
+ * Processes: launcher L (the pid the caller sees, a child subreaper) -> supervisor S (child
+ * subreaper, serves the seccomp listener on a thread) -> CMD. If L dies, S gets a parent-death
+ * signal and kills every descendant; if S dies, its orphans reparent to L, which kills them. CMD
+ * has PR_SET_PDEATHSIG(SIGKILL) on S. L and S share memory (tree.h: L runs raw system calls
+ * only), so the split costs no page-table copy.
+ *
+ * Seccomp: the listener travels from CMD's vfork child to S over a socketpair S made: no name
+ * anyone else could take or connect to.
+ */
+#define _GNU_SOURCE
+#include "env.h"
+#include "filter.h"
+#include "log.h"
+#include "notify.h"
+#include "progkind.h"
+#include "tree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define EXIT_LAUNCHER 125
+#define XB_RSS_REPORT_TAIL (1u << 20) /* log bytes past which S reports its peak RSS */
+
+enum backend { BACKEND_AUTO, BACKEND_PRELOAD, BACKEND_SECCOMP };
+
+static struct xb_log g_log;
+
+static void die(const char *what, int err) {
+  fprintf(stderr, "xbench-supervisor: %s: %s\n", what, strerror(err));
+  _exit(EXIT_LAUNCHER);
+}
+
+/* Peak resident set in KiB: VmHWM (getrusage's ru_maxrss reads the lazily-summed per-CPU
+ * counters and says 0 for a small forked process on recent kernels). */
+static uint64_t peak_rss_kb(void) {
+  int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[4096];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char *p = strstr(buf, "VmHWM:");
+  return p ? strtoull(p + 6, NULL, 10) : 0;
+}
+
+/* Resolves CMD like execvp; returns a malloc'd path or NULL with errno set. */
+static char *resolve_command(const char *cmd) {
+  if (strchr(cmd, '/')) return strdup(cmd);
+  const char *p = getenv("PATH");
+  if (!p) p = "/usr/local/bin:/bin:/usr/bin";
+  int err = ENOENT;
+  for (;;) {
+    const char *end = strchrnul(p, ':');
+    size_t dlen = (size_t)(end - p);
+    char *cand = malloc(dlen + strlen(cmd) + 2);
+    if (!cand) die("malloc", ENOMEM);
+    if (dlen) sprintf(cand, "%.*s/%s", (int)dlen, p, cmd);
+    else strcpy(cand, cmd);
+    struct stat st;
+    if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
+      if (access(cand, X_OK) == 0) return cand;
+      err = EACCES;
+    }
+    free(cand);
+    if (!*end) break;
+    p = end + 1;
+  }
+  errno = err;
+  return NULL;
+}
+
+static int has_name(const char *entry, const char *name) {
+  size_t n = strlen(name);
+  return strncmp(entry, name, n) == 0 && entry[n] == '=';
+}
+
+static int owned(const char *entry) {
+#define XB_OWNED_MATCH(name) if (has_name(entry, name)) return 1;
+  XB_ENV_OWNED(XB_OWNED_MATCH)
+#undef XB_OWNED_MATCH
+  return 0;
+}
+
+static char *env_pair(const char *name, const char *value) {
+  size_t len = strlen(name) + strlen(value) + 2;
+  char *s = malloc(len);
+  if (!s) die("malloc", ENOMEM);
+  snprintf(s, len, "%s=%s", name, value);
+  return s;
+}
+
+/* environ minus our variables, plus `extra` (NULL-terminated); LD_PRELOAD merged with `shim`. */
+static char **make_env(char **extra, const char *shim) {
+  size_t n = 0;
+  for (char **e = environ; *e; e++) n++;
+  size_t m = 0;
+  while (extra[m]) m++;
+  char **out = calloc(n + m + 2, sizeof *out);
+  if (!out) die("malloc", ENOMEM);
+  size_t k = 0;
+  const char *old_preload = NULL;
+  for (char **e = environ; *e; e++) {
+    if (owned(*e)) continue;
+    if (has_name(*e, XB_ENV_PRELOAD)) {
+      old_preload = *e + sizeof XB_ENV_PRELOAD;
+      continue;
+    }
+    out[k++] = *e;
+  }
+  for (size_t i = 0; i < m; i++) out[k++] = extra[i];
+  if (shim) {
+    char *v = env_pair(XB_ENV_PRELOAD, shim);
+    if (old_preload && *old_preload) {
+      free(v);
+      size_t len = strlen(shim) + strlen(old_preload) + 2;
+      char *joined = malloc(len);
+      if (!joined) die("malloc", ENOMEM);
+      snprintf(joined, len, "%s:%s", shim, old_preload);
+      v = env_pair(XB_ENV_PRELOAD, joined);
+      free(joined);
+    }
+    out[k++] = v;
+  } else if (old_preload) {
+    out[k++] = (char *)old_preload - sizeof XB_ENV_PRELOAD;
+  }
+  out[k] = NULL;
+  return out;
+}
+
+static void usage(void) {
+  fprintf(stderr,
+          "usage: xbench-supervisor [--backend auto|preload|seccomp] [--preload PATH.so] --log FILE -- CMD [ARGS...]\n");
+  _exit(EXIT_LAUNCHER);
+}
+
+/* The log and its folder, once the caller who would have read them is gone (a log in /dev/shm
+ * would hold memory until reboot). rmdir only removes a folder the log had to itself. */
+static void remove_log(const char *log) {
+  unlink(log);
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", log);
+  char *slash = strrchr(dir, '/');
+  if (slash && slash != dir) {
+    *slash = 0;
+    rmdir(dir);
+  }
+}
+
+/*
+ * The log's capacity: XBENCH_TRACE_LOG_CAPACITY or the default, but no more than the file system
+ * holding `logpath` has free now. The log is sparse; a page first written past a full tmpfs is a
+ * SIGBUS in whichever traced process wrote it, whereas a record past the capacity is only counted
+ * as dropped (the trace says it is incomplete).
+ */
+static uint64_t log_capacity(const char *logpath) {
+  uint64_t capacity = XB_LOG_DEFAULT_CAPACITY;
+  const char *cap_env = getenv(XB_ENV_CAPACITY);
+  if (cap_env) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(cap_env, &end, 0);
+    if (errno || end == cap_env || *end) {
+      fprintf(stderr, "xbench-supervisor: %s=%s: not a number of bytes\n", XB_ENV_CAPACITY, cap_env);
+      _exit(EXIT_LAUNCHER);
+    }
+    capacity = v;
+  }
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", logpath);
+  char *slash = strrchr(dir, '/');
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == dir) dir[1] = 0;
+  else *slash = 0;
+  struct statfs fs;
+  if (statfs(dir, &fs) != 0) die(dir, errno);
+  uint64_t room = (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize;
+  if (capacity > room) capacity = room & ~(uint64_t)(XB_CHUNK - 1);
+  if (capacity < 2 * XB_LOG_HEADER_SIZE) capacity = 2 * XB_LOG_HEADER_SIZE;
+  return capacity;
+}
+
+/* L after the split: shares S's memory, so raw system calls only (tree.h). */
+static char g_launcher_stack[32 * 1024] __attribute__((aligned(16)));
+static void launcher_main(long s) {
+  xb_sys(SYS_set_tid_address, 0, 0, 0, 0, 0); /* L's exit must not clear S's libc thread-list lock */
+  xb_launcher.child = (pid_t)s;
+  xb_signals_restore(); /* on L's own stack now: a forwarded signal finds its child */
+  xb_exit_like(xb_reap_all(&xb_launcher, (pid_t)s, 1));
+}
+
+int main(int argc, char **argv) {
+  static enum backend backend = BACKEND_AUTO; /* static: survives vfork (-Wclobbered) */
+  const char *logpath = NULL, *preload = NULL;
+  static int die_with_parent; /* static: read after vfork (-Wclobbered) */
+  static int top_exec_errno;  /* set by CMD if its exec fails, read by S once vfork returns */
+  int i = 1;
+  for (; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--") == 0) {
+      i++;
+      break;
+    } else if (strcmp(a, "--version") == 0) {
+      printf("xbench-supervisor log v%d\n", XBENCH_LOG_VERSION);
+      return 0;
+    } else if (strcmp(a, "--backend") == 0 && i + 1 < argc) {
+      const char *b = argv[++i];
+      if (strcmp(b, "auto") == 0) backend = BACKEND_AUTO;
+      else if (strcmp(b, "preload") == 0) backend = BACKEND_PRELOAD;
+      else if (strcmp(b, "seccomp") == 0) backend = BACKEND_SECCOMP;
+      else usage();
+    } else if (strcmp(a, "--preload") == 0 && i + 1 < argc) {
+      preload = argv[++i];
+    } else if (strcmp(a, "--die-with-parent") == 0) {
+      die_with_parent = 1;
+    } else if (strcmp(a, "--log") == 0 && i + 1 < argc) {
+      logpath = argv[++i];
+    } else {
+      usage();
+    }
+  }
+  if (!logpath || i >= argc) usage();
+  char **cmd_argv = argv + i;
+
+  xb_keep_to_this_cpu();
+  if (die_with_parent) {
+    pid_t parent = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die("PR_SET_PDEATHSIG", errno);
+    if (getppid() != parent) _exit(EXIT_LAUNCHER);
+  }
+  xb_launcher.self = getpid();
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die("PR_SET_CHILD_SUBREAPER", errno);
+  int err = xb_install_forwarding();
+  if (err) die("sigaction", -err);
+
+  /* L: split off S, wait, reproduce its status. Split before any other set-up: S's writes then
+   * land on fresh pages of their own. Signals stay blocked in S until the command exists. */
+  pid_t launcher = xb_launcher.self;
+  long split = xb_split(launcher_main, g_launcher_stack + sizeof g_launcher_stack);
+  if (split < 0) die("clone", (int)-split);
+
+  /* S */
+  xb_sup.self = getpid();
+  if ((err = xb_install_parent_death())) die("parent-death signal", -err);
+  if (getppid() != launcher) _exit(EXIT_LAUNCHER);
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die("PR_SET_CHILD_SUBREAPER", errno);
+
+  char self[PATH_MAX];
+  ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (sl <= 0) die("readlink /proc/self/exe", errno);
+  self[sl] = 0;
+  char shim_default[PATH_MAX + 32];
+  if (!preload) {
+    snprintf(shim_default, sizeof shim_default, "%.*s/libxbench-preload.so", (int)(strrchr(self, '/') - self), self);
+    preload = shim_default;
+  }
+  char shim[PATH_MAX];
+  if (!realpath(preload, shim)) {
+    if (backend != BACKEND_SECCOMP) {
+      fprintf(stderr, "xbench-supervisor: preload library %s: %s\n", preload, strerror(errno));
+      _exit(EXIT_LAUNCHER);
+    }
+    shim[0] = 0; /* seccomp: only needed as a fallback if seccomp is refused */
+  }
+
+  err = xb_log_create(&g_log, logpath, log_capacity(logpath));
+  if (err) die(logpath, -err);
+  char log_abs[PATH_MAX];
+  if (!realpath(logpath, log_abs)) die(logpath, errno);
+
+  char *path = resolve_command(cmd_argv[0]);
+  if (!path) {
+    int e = errno;
+    fprintf(stderr, "xbench-supervisor: %s: %s\n", cmd_argv[0], e == ENOENT ? "command not found" : strerror(e));
+    _exit(e == ENOENT ? 127 : 126);
+  }
+  if (backend == BACKEND_PRELOAD && xb_needs_seccomp(path)) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
+
+  /* The filter and its server, before the command exists: its own exec is already reported. */
+  int sv[2] = {-1, -1};
+  if (backend != BACKEND_PRELOAD) {
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) die("socketpair", errno);
+    xb_filter_build(backend == BACKEND_AUTO);
+    if ((err = xb_notify_start(&g_log, sv[0]))) die("pthread_create", err);
+  }
+
+  /* The environments: `env` as planned, `env_fallback` if seccomp is refused (the shim alone). */
+  char *traced[3] = {env_pair(XB_ENV_LOG, log_abs), NULL, NULL};
+  traced[1] = env_pair(XB_ENV_MODE, backend == BACKEND_AUTO ? XB_MODE_HYBRID : XB_MODE_PRELOAD);
+  char *fallback[3] = {traced[0], env_pair(XB_ENV_MODE, XB_MODE_PRELOAD), NULL};
+  char **env = backend == BACKEND_SECCOMP ? make_env(traced, NULL) : make_env(traced, shim);
+  char **env_fallback = backend == BACKEND_PRELOAD ? env : make_env(fallback, shim[0] ? shim : NULL);
+
+  uint64_t exec_tsc = xb_now(); /* before the command can record anything */
+  /* vfork: no copy of S's page tables (fork+exec is the launch cost on slow-VM kernels). */
+  pid_t c = vfork();
+  if (c < 0) die("vfork", errno);
+  if (c == 0) {
+    /* CMD, sharing S's memory until exec: async-signal-safe calls only, no writes to S's
+     * variables except `env`, which S no longer reads, and top_exec_errno. */
+    xb_sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (xb_sys(SYS_getppid, 0, 0, 0, 0, 0) != xb_sup.self) xb_sys(SYS_exit, EXIT_LAUNCHER, 0, 0, 0, 0);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(XB_PARENT_DEATH_SIGNAL, &dfl, NULL);
+    if (backend != BACKEND_PRELOAD) {
+      int e = xb_filter_install(sv[1]);
+      if (e) {
+        xb_log_flag(&g_log, XB_FLAG_SECCOMP_REFUSED);
+        __atomic_store_n(&g_log.hdr->seccomp_errno, e, __ATOMIC_RELAXED);
+        env = env_fallback; /* use what works */
+      }
+    }
+    xb_signals_restore();
+    xb_restore_cpus();
+    execve(path, cmd_argv, env);
+    int e = errno;
+    top_exec_errno = e;
+    const char *msg = strerror(e);
+    struct iovec v[5] = {{(void *)"xbench-supervisor: ", 19}, {path, strlen(path)}, {(void *)": ", 2},
+                         {(void *)msg, strlen(msg)}, {(void *)"\n", 1}};
+    (void)!writev(2, v, 5);
+    _exit(e == ENOENT ? 127 : 126);
+  }
+  xb_sup.child = c;
+  xb_signals_restore(); /* pending forwarded signals now reach the command */
+  if (sv[1] >= 0 && close(sv[1]) != 0) die("close", errno); /* the server sees EOF if no listener came */
+  /* The top command's own exec (the shim only sees the execs it makes). */
+  struct xb_rec top = {.op = XB_OP_EXEC, .src = XB_SRC_SECCOMP, .pid = (uint32_t)c, .result = top_exec_errno,
+                       .path_len = (uint32_t)strnlen(path, PATH_MAX), .tsc = exec_tsc};
+  if (path[0] != '/') {
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd)) {
+      top.base_len = (uint16_t)strlen(cwd);
+      xb_log_append(&g_log, &top, cwd, path);
+    }
+  } else {
+    xb_log_append(&g_log, &top, NULL, path);
+  }
+  int st = xb_reap_all(&xb_sup, c, 0);
+  /* The tree is gone, every call of it answered: wait for the last records to be written. */
+  xb_notify_drain();
+  if (die_with_parent && xb_sup.parent_died) remove_log(log_abs);
+  /* Only where S's memory could grow (a /proc read costs ~50 us on slow VMs). */
+  if ((g_log.hdr->flags & XB_FLAG_USED_SECCOMP) || g_log.hdr->tail > XB_RSS_REPORT_TAIL)
+    g_log.hdr->supervisor_maxrss_kb = peak_rss_kb();
+  xb_exit_like(st);
+}

@@ -1,0 +1,164 @@
+/**
+ * Modes are about outcome, the same under every backend (issue 14, wrong modes 1-7): a listing
+ * is readdir however the fd was opened, a call that failed wrote nothing, every call that
+ * names a path is seen, PATH searches made inside libc count as missing probes.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "pathe";
+import { tempDir, xbench } from "../support/xbench.ts";
+import { PYTHON, compile, fixture, have, traceRun } from "../support/trace.ts";
+
+const tmp = tempDir("xbench-trace-modes-");
+const dir = realpathSync(tmp.dir);
+afterAll(tmp.cleanup);
+
+const calls = join(dir, "calls");
+const callsStatic = join(dir, "calls-static");
+const secure = join(dir, "secure");
+beforeAll(() => {
+  compile("gcc", ["-O2", "-o", calls, fixture("calls.c")]);
+  if (have("musl-gcc")) compile("musl-gcc", ["-static", "-O2", "-o", callsStatic, fixture("calls.c")]);
+  compile("gcc", ["-O2", "-o", secure, fixture("secure.c")]);
+});
+
+/** A fresh folder per test and backend. */
+function work(name: string): string {
+  const d = join(dir, name);
+  mkdirSync(d, { recursive: true });
+  return d;
+}
+
+describe.each(["auto", "preload", "seccomp"])("backend %s", (backend) => {
+  const flags = ["--backend", backend];
+
+  test("1. a directory opened O_RDONLY and listed with getdents64 is readdir, not read", () => {
+    const d = work(`list-${backend}`);
+    writeFileSync(join(d, "x"), "");
+    const r = traceRun([calls, "listdir", d], flags);
+    expect(r.code).toBe(0);
+    expect(r.modes.get(d)).toEqual(["readdir"]);
+  });
+
+  test("1. tar c (O_NOFOLLOW|O_NONBLOCK open, then fdopendir): the folder is readdir", () => {
+    const d = work(`tar-${backend}`);
+    mkdirSync(join(d, "src"), { recursive: true });
+    writeFileSync(join(d, "src", "a"), "a");
+    const r = traceRun(["tar", "cf", join(d, "out.tar"), "-C", d, "src"], flags);
+    expect(r.code).toBe(0);
+    const src = r.modes.get(join(d, "src"));
+    expect(src).toContain("readdir");
+    expect(src).not.toContain("read"); // tar also lstat()s it: stat is true
+    expect(r.modes.get(join(d, "src", "a"))).toContain("read");
+  });
+
+  test("2. rm -f of a missing file wrote nothing: missing", () => {
+    const d = work(`rm-${backend}`);
+    const r = traceRun(["rm", "-f", join(d, "nope")], flags);
+    expect(r.code).toBe(0);
+    expect(r.modes.get(join(d, "nope"))).toEqual(["missing"]);
+  });
+
+  test("3. mkdir -p of an existing folder wrote nothing: stat", () => {
+    const d = work(`mkdir-${backend}`);
+    const r = traceRun(["mkdir", "-p", d], flags);
+    expect(r.code).toBe(0);
+    expect(r.modes.get(d)).toEqual(["stat"]);
+    const fresh = join(d, "fresh");
+    const s = traceRun(["mkdir", "-p", fresh], flags);
+    expect(s.modes.get(fresh)).toContain("write");
+  });
+
+  test("4. ln and ln -s write their new names; openat2 through syscall(2) is seen", () => {
+    const d = work(`ln-${backend}`);
+    writeFileSync(join(d, "a"), "a");
+    const r = traceRun(["sh", "-c", `ln ${d}/a ${d}/b && ln -s a ${d}/c && ${calls} openat2 ${d}/a`], flags);
+    expect(r.code).toBe(0);
+    expect(r.modes.get(join(d, "b"))).toEqual(["write"]);
+    expect(r.modes.get(join(d, "c"))).toEqual(["write"]);
+    expect(r.modes.get(join(d, "a"))).toContain("read");
+  });
+
+  test("5. a PATH search inside libc (execvp in env, posix_spawnp) records each miss", () => {
+    const d = work(`path-${backend}`);
+    const env = { ...process.env, PATH: `${d}/first:${d}/second:${process.env.PATH}` };
+    const r = traceRun(["env", "gzip", "--version"], flags, { env });
+    expect(r.code).toBe(0);
+    expect(r.modes.get(`${d}/first/gzip`)).toEqual(["missing"]);
+    expect(r.modes.get(`${d}/second/gzip`)).toEqual(["missing"]);
+    const script = "import os; os.waitpid(os.posix_spawnp('true', ['true'], os.environ), 0)";
+    const s = traceRun([PYTHON, "-c", script], flags, { env });
+    expect(s.code).toBe(0);
+    expect(s.modes.get(`${d}/first/true`)).toEqual(["missing"]);
+  });
+
+  test("6. statfs is a stat; a mkstemp file is read and written", () => {
+    const d = work(`statfs-${backend}`);
+    const r = traceRun(["stat", "-f", d], flags);
+    expect(r.code).toBe(0);
+    expect(r.modes.get(d)).toContain("stat");
+    const t = traceRun([calls, "mkstemp", d], flags);
+    expect(t.code).toBe(0);
+    const name = t.stdout.trim();
+    expect(t.modes.get(name)).toEqual(["read", "write"]);
+  });
+
+  test("6. a failed exec of a directory is no exec: 126, stat", () => {
+    const d = work(`execdir-${backend}`);
+    const out = join(dir, `execdir-${backend}.json`);
+    const run = xbench(["trace", "--format", "json", "-o", out, ...flags, "--", d]);
+    expect(run.code).toBe(126);
+    const trace = JSON.parse(readFileSync(out, "utf8")) as { accesses: { path: string; modes: string[] }[] };
+    expect(trace.accesses.find((a) => a.path === d)?.modes).toEqual(["stat"]);
+  });
+
+  // A program that drops to another user (the shim and the log are closed to it), or whose exec
+  // the loader runs securely (uid != euid): ld.so would print an error into the command's stderr.
+  test.skipIf(process.getuid?.() !== 0).each([
+    ["drops to nobody", "drop"],
+    ["makes uid != euid", "secure"],
+  ])("7. a program that %s: no ld.so message, and the trace says what it saw", (_, how) => {
+    const probe = join(dir, `nope_after_setuid-${how}-${backend}`);
+    const r = traceRun([secure, how, "sh", "-c", `test -e ${probe}; exit 0`], flags);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain("ld.so");
+    if (backend === "preload") {
+      // The shim cannot go there and nothing else looks: the trace must say so.
+      expect(r.trace.complete).toBe(false);
+      expect(r.trace.incompleteReasons.join(" ")).toContain("another user");
+    } else {
+      expect(r.modes.get(probe)).toEqual(["missing"]);
+      expect(r.trace.complete).toBe(true);
+    }
+  });
+});
+
+describe.skipIf(!have("musl-gcc"))("a static program (no shim)", () => {
+  test.each(["auto", "seccomp"])("1. its getdents64 listing is readdir (--backend %s)", (backend) => {
+    const d = work(`list-static-${backend}`);
+    const r = traceRun([callsStatic, "listdir", d], ["--backend", backend]);
+    expect(r.code).toBe(0);
+    expect(r.modes.get(d)).toEqual(["readdir"]);
+  });
+});
+
+test("each process writes its own records, even after a raw clone that skips pthread_atfork", () => {
+  const d = work("rawfork");
+  const r = traceRun([calls, "rawfork", d], ["--backend", "preload"]);
+  expect(r.code).toBe(0);
+  const pids = (who: string) =>
+    new Set(r.trace.accesses.filter((a) => a.path.startsWith(`${d}/p${who}-`)).map((a) => a.pid));
+  const mine = r.trace.accesses.filter((a) => a.path.startsWith(`${d}/p`));
+  expect(mine.length).toBe(400);
+  expect(mine.every((a) => a.modes.join() === "missing")).toBe(true);
+  const parent = pids("parent"), child = pids("child");
+  expect(parent.size).toBe(1);
+  expect(child.size).toBe(1);
+  expect([...child][0]).not.toBe([...parent][0]);
+});
+
+test("the paths recorded in these tests exist as the program left them", () => {
+  expect(existsSync(calls)).toBe(true);
+  expect(spawnSync(calls, ["bogus", "x"]).status).toBe(2);
+});

@@ -1,0 +1,232 @@
+/**
+ * `strace -f` as the oracle of `xbench trace`: runs a command under strace, decodes every call
+ * xbench traces and classifies it the way xbench's modes mean, independently of xbench's code.
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import { isAbsolute, join, normalize } from "pathe";
+
+export type Mode = "read" | "write" | "readdir" | "stat" | "exec" | "missing";
+
+/** The calls xbench traces, as strace names them, and the ones decoded only to follow cwds. */
+const TRACED = [
+  "open", "openat", "openat2", "creat", "execve", "execveat", "stat", "lstat", "newfstatat", "statx", "access",
+  "faccessat", "faccessat2", "readlink", "readlinkat", "statfs", "chdir", "getdents", "getdents64", "unlink",
+  "unlinkat", "rmdir", "mkdir", "mkdirat", "rename", "renameat", "renameat2", "link", "linkat", "symlink",
+  "symlinkat", "truncate",
+];
+const FOLLOWED = ["fchdir", "clone", "clone3", "fork", "vfork"];
+
+/**
+ * Calls strace shows under `trace=%file` that xbench does not trace, named here once: they
+ * change or read metadata of a path the program has already opened or looked up (chmod, chown,
+ * utimensat, *xattr), or are out of scope for a build tracer (mount, mknod, inotify, chroot).
+ */
+export const NOT_TRACED = [
+  "chmod", "fchmodat", "chown", "fchownat", "lchown", "utime", "utimes", "utimensat", "futimesat", "getxattr",
+  "lgetxattr", "setxattr", "lsetxattr", "listxattr", "llistxattr", "removexattr", "lremovexattr", "mknod", "mknodat",
+  "inotify_add_watch", "fanotify_mark", "name_to_handle_at", "mount", "umount2", "chroot", "pivot_root", "swapon",
+  "swapoff", "acct", "quotactl",
+];
+
+const STAT_LIKE = new Set(["stat", "lstat", "newfstatat", "statx", "access", "faccessat", "faccessat2", "readlink", "readlinkat", "statfs", "chdir"]);
+const WRITES = new Set(["unlink", "unlinkat", "rmdir", "mkdir", "mkdirat", "truncate"]);
+
+/** Splits strace's argument list at top-level commas (strings, <fd paths>, {}, [] kept whole). */
+export function splitArgs(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = "";
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < s.length && s[j] !== '"') j += s[j] === "\\" ? 2 : 1;
+      cur += s.slice(i, j + 1);
+      i = j;
+      continue;
+    }
+    if (c === "<" && /[\dD]$/.test(cur)) {
+      const j = s.indexOf(">", i);
+      cur += s.slice(i, j + 1);
+      i = j;
+      continue;
+    }
+    if (c === "{" || c === "[" || c === "(") depth++;
+    if (c === "}" || c === "]" || c === ")") depth--;
+    if (c === "," && depth === 0) {
+      out.push(cur.trim());
+      cur = "";
+      continue;
+    }
+    cur += c;
+  }
+  if (cur.trim()) out.push(cur.trim());
+  return out;
+}
+
+function unquote(arg: string | undefined): string | undefined {
+  if (!arg || arg[0] !== '"') return undefined;
+  const body = arg.slice(1, arg.lastIndexOf('"'));
+  return body.replace(/\\(x[0-9a-f]{2}|[0-7]{1,3}|.)/g, (_, e: string) => {
+    if (e[0] === "x") return String.fromCharCode(parseInt(e.slice(1), 16));
+    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
+    return ({ n: "\n", t: "\t", r: "\r", v: "\v", f: "\f" } as Record<string, string>)[e] ?? e;
+  });
+}
+
+/** The directory an fd argument names (`3</dir>`, `AT_FDCWD</cwd>`), if decoded. */
+function fdPath(arg: string | undefined): string | undefined {
+  const m = arg ? /<(.*)>$/.exec(arg) : null;
+  return m ? m[1] : undefined;
+}
+
+function openModes(flags: string): Mode[] {
+  const f = new Set(flags.split("|"));
+  if (f.has("O_PATH")) return ["stat"];
+  const modes: Mode[] = [];
+  const wr = f.has("O_WRONLY"), rdwr = f.has("O_RDWR");
+  if (!wr) modes.push("read");
+  if (wr || rdwr || f.has("O_CREAT") || f.has("O_TRUNC") || f.has("O_APPEND")) modes.push("write");
+  if (f.has("O_DIRECTORY") && !f.has("O_CREAT") && !f.has("O_TRUNC") && !wr) return ["stat"];
+  return modes;
+}
+
+export interface StraceView {
+  /** Modes per absolute path, as xbench should report them. */
+  modes: Map<string, Set<Mode>>;
+  /** "path mode" -> the system calls that showed it. */
+  via: Map<string, Set<string>>;
+}
+
+/** Classifies a strace log (see straceModes). */
+export function classify(log: string, topCwd: string): StraceView {
+  const byPath = new Map<string, Set<Mode>>();
+  const via = new Map<string, Set<string>>();
+  let call = "";
+  const cwd = new Map<string, string>();
+  const pending = new Map<string, string>();
+  const add = (path: string | undefined, base: string | undefined, modes: Mode[]) => {
+    if (path === undefined || path === "") return;
+    const abs = normalize(isAbsolute(path) ? path : join(base ?? topCwd, path));
+    let set = byPath.get(abs);
+    if (!set) byPath.set(abs, (set = new Set()));
+    for (const m of modes) {
+      set.add(m);
+      const key = `${abs} ${m}`;
+      via.set(key, (via.get(key) ?? new Set()).add(call));
+    }
+  };
+  for (const raw of log.split("\n")) {
+    const sp = raw.indexOf(" ");
+    if (sp < 0) continue;
+    const pid = raw.slice(0, sp);
+    let line = raw.slice(sp + 1).trimStart();
+    if (line.endsWith("<unfinished ...>")) {
+      pending.set(pid, line.slice(0, -"<unfinished ...>".length));
+      continue;
+    }
+    const resumed = /^<\.\.\. \w+ resumed>/.exec(line);
+    if (resumed) {
+      line = (pending.get(pid) ?? "") + line.slice(resumed[0].length);
+      pending.delete(pid);
+    }
+    const m = /^(\w+)\((.*)\)\s+= (-?\d+|\?)(?:<[^>]*>)?(?: (E\w+))?/.exec(line);
+    if (!m) continue;
+    const [, name, argText, retText, errno] = m as unknown as [string, string, string, string, string | undefined];
+    call = name;
+    const ret = retText === "?" ? 0 : Number(retText);
+    const args = splitArgs(argText);
+    const here = cwd.get(pid) ?? topCwd;
+    for (const a of args) {
+      const at = /^AT_FDCWD<(.*)>$/.exec(a);
+      if (at) cwd.set(pid, at[1]!);
+    }
+    const base = cwd.get(pid) ?? here;
+    if (name === "clone" || name === "clone3" || name === "fork" || name === "vfork") {
+      if (ret > 0) cwd.set(String(ret), base);
+      continue;
+    }
+    const failed = ret < 0;
+    const outcome = (modes: Mode[]): Mode[] =>
+      !failed ? modes : errno === "ENOENT" || errno === "ENOTDIR" ? ["missing"] : ["stat"];
+    switch (name) {
+      case "fchdir":
+        if (!failed && fdPath(args[0])) cwd.set(pid, fdPath(args[0])!);
+        break;
+      case "execve":
+        add(unquote(args[0]), base, outcome(["exec"]));
+        break;
+      case "execveat":
+        add(unquote(args[1]) || fdPath(args[0]), fdPath(args[0]) ?? base, outcome(["exec"]));
+        break;
+      case "open":
+        add(unquote(args[0]), base, outcome(openModes(args[1] ?? "")));
+        break;
+      case "creat":
+        add(unquote(args[0]), base, outcome(["write"]));
+        break;
+      case "openat":
+        add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(openModes(args[2] ?? "")));
+        break;
+      case "openat2": {
+        const flags = /flags=([\w|]+)/.exec(args[2] ?? "")?.[1] ?? "";
+        add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(openModes(flags)));
+        break;
+      }
+      case "getdents":
+      case "getdents64":
+        if (!failed) add(fdPath(args[0]), undefined, ["readdir"]);
+        break;
+      case "rename":
+      case "link":
+      case "symlink":
+        if (name === "rename") add(unquote(args[0]), base, outcome(["write"]));
+        add(unquote(args[1]), base, outcome(["write"]));
+        break;
+      case "renameat":
+      case "renameat2":
+        add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(["write"]));
+        add(unquote(args[3]), fdPath(args[2]) ?? base, outcome(["write"]));
+        break;
+      case "linkat":
+        add(unquote(args[3]), fdPath(args[2]) ?? base, outcome(["write"]));
+        break;
+      case "symlinkat":
+        add(unquote(args[2]), fdPath(args[1]) ?? base, outcome(["write"]));
+        break;
+      default: {
+        const atForm = /^(AT_FDCWD|\d+)/.test(args[0] ?? "");
+        const path = unquote(atForm ? args[1] : args[0]);
+        const dir = atForm ? fdPath(args[0]) ?? base : base;
+        if (path === "" || path === undefined) break; // AT_EMPTY_PATH: an fd operation
+        if (STAT_LIKE.has(name)) {
+          add(path, dir, outcome(["stat"]));
+          if (name === "chdir" && !failed) cwd.set(pid, normalize(isAbsolute(path) ? path : join(dir, path)));
+        } else if (WRITES.has(name)) {
+          add(path, dir, outcome(["write"]));
+        }
+      }
+    }
+  }
+  for (const set of byPath.values()) if (set.has("readdir")) set.delete("read");
+  return { modes: byPath, via };
+}
+
+/** Runs `cmd` under `strace -f` in `cwd` and classifies what it did. */
+export function straceModes(cmd: string[], cwd: string, env: NodeJS.ProcessEnv, scratch: string): StraceView {
+  const out = join(scratch, `strace-${process.pid}-${Math.random().toString(36).slice(2)}.txt`);
+  const trace = `trace=${[...TRACED, ...FOLLOWED].join(",")}`;
+  const r = spawnSync("strace", ["-f", "-y", "-qq", "-s", "8192", "-o", out, "-e", trace, "--", ...cmd], {
+    cwd,
+    env,
+    encoding: "utf8",
+    timeout: 300_000,
+  });
+  if (r.status !== 0) throw new Error(`strace ${cmd.join(" ")} failed (${r.status}): ${r.stderr}`);
+  try {
+    return classify(readFileSync(out, "latin1"), cwd);
+  } finally {
+    rmSync(out, { force: true });
+  }
+}
