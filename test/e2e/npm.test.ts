@@ -62,10 +62,10 @@ function freshProject(name: string, tarball: string, npmFlags: string[], env: Re
 }
 
 function expectCompareRuns(project: string, env: Record<string, string>): void {
-  const compare = run("npx", ["xbench", "compare", "--base", "HEAD", "--rounds", "2", "--time", "20"], { cwd: project, env });
+  const compare = run("npx", ["xbench", "compare", "--base", "HEAD", "--rounds", "6", "--time", "20"], { cwd: project, env });
   expect(compare.stderr).not.toContain("found no bun");
   expect(compare.code).toBe(0);
-  expect(compare.stdout).toContain("runtime node | rounds 2");
+  expect(compare.stdout).toContain("runtime node | rounds 6");
   expect(compare.stdout).toMatch(/sum-[0-9a-f]{8}: sum 1000 /);
 }
 

@@ -199,7 +199,9 @@ describe("action.yml", () => {
       const markdown = join(work, "action-report.md");
       const values: Record<string, string> = {
         "inputs.base": "HEAD",
-        "inputs.rounds": "2",
+        "inputs.rounds": "6",
+        "inputs.target": "",
+        "inputs.max-time": "",
         "inputs.filter": "a.bench",
         "inputs.runtime": "node",
         "inputs.markdown": markdown,
@@ -215,7 +217,7 @@ describe("action.yml", () => {
       const [stdout, stderr, status] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
       expect(stderr).toContain("PR comment created");
       expect(status).toBe(0);
-      expect(stdout).toContain("runtime node | rounds 2");
+      expect(stdout).toContain("runtime node | rounds 6");
       expect(readFileSync(markdown, "utf8")).toContain("<!-- xbench-compare -->");
       expect(api.comments.filter((c) => c.body.includes("<!-- xbench-compare -->"))).toHaveLength(1);
       expect(`${stdout}${stderr}`).not.toContain(TOKEN);
