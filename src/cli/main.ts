@@ -25,7 +25,7 @@ export async function resolveCommand(root: AnyCommand, argv: string[]): Promise<
     if (!sub) {
       const guess = closest(first, (await visibleSubCommands(command)).map(([name]) => name));
       const hint = guess ? ` (did you mean \`${[...path, guess].join(" ")}\`?)` : "";
-      throw new XbenchError(`Unknown command: ${first}${hint}`, { exitCode: EXIT_USAGE, usage: !guess, cause: { command, path } });
+      throw new XbenchError(`Unknown command: ${first}${hint}`, { kind: "usage", usage: !guess, cause: { command, path } });
     }
     command = (await value(sub)) as AnyCommand;
     path.push(first);

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
-import { usageError } from "../cli/errors.ts";
+import { usageError } from "../errors.ts";
 import { log } from "../cli/log.ts";
 import { createCleanup, exitOnSignals } from "../compare/cleanup.ts";
 import { countParsesPerSave, fixtureRoot } from "../suites/config/harness.ts";

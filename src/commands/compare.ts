@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { join, resolve } from "pathe";
-import { EXIT_FAILURE, usageError } from "../cli/errors.ts";
+import { EXIT_STATUS, usageError } from "../errors.ts";
 import { log } from "../cli/log.ts";
 import { printError } from "../cli/main.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary } from "../compare/github.ts";
@@ -165,7 +165,7 @@ export const compareCommand = defineCommand({
     for (const line of failures) printError(line);
     const empty = nothingCompared(result.rows);
     if (empty && failures.length === 0) printError(empty);
-    return failures.length > 0 || empty ? EXIT_FAILURE : 0;
+    return failures.length > 0 || empty ? EXIT_STATUS.failure : 0;
   },
 });
 

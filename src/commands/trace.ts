@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { afterDoubleDash } from "../cli/main.ts";
-import { usageError } from "../cli/errors.ts";
+import { usageError } from "../errors.ts";
 import { log } from "../cli/log.ts";
 import { formatAccesses, summaryLine, trace, type TraceBackend, type TraceFormat } from "../tracer/index.ts";
 

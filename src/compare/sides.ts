@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { dirname, join } from "pathe";
-import { XbenchError } from "../cli/errors.ts";
+import { XbenchError } from "../errors.ts";
 import { failureTail } from "../util/text.ts";
 import { log } from "../cli/log.ts";
 import { addWorktree, git, removeWorktree, submoduleCommits } from "../git/git.ts";

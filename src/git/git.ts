@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { XbenchError, EXIT_USAGE } from "../cli/errors.ts";
+import { XbenchError } from "../errors.ts";
 
 /** Runs git in `cwd` and returns trimmed stdout; a failure throws with git's own message. */
 export function git(cwd: string, args: string[], options: { allowFail?: boolean } = {}): string {
@@ -15,7 +15,7 @@ export function git(cwd: string, args: string[], options: { allowFail?: boolean 
 
 export function repoRoot(cwd: string): string {
   const root = git(cwd, ["rev-parse", "--show-toplevel"], { allowFail: true });
-  if (!root) throw new XbenchError(`not inside a git repository: ${cwd}`, { exitCode: EXIT_USAGE });
+  if (!root) throw new XbenchError(`not inside a git repository: ${cwd}`, { kind: "usage" });
   return root;
 }
 
@@ -32,7 +32,7 @@ export function tryResolveCommit(root: string, ref: string): string | undefined 
 
 export function resolveCommit(root: string, ref: string, what: string): string {
   const sha = tryResolveCommit(root, ref);
-  if (!sha) throw new XbenchError(`${what} ref not found: ${ref}`, { exitCode: EXIT_USAGE });
+  if (!sha) throw new XbenchError(`${what} ref not found: ${ref}`, { kind: "usage" });
   return sha;
 }
 
@@ -44,7 +44,7 @@ export function defaultBase(root: string): { ref: string; sha: string } {
     if (sha) return { ref: `merge-base(HEAD, ${candidate})`, sha };
   }
   throw new XbenchError("no base: none of origin/main, main, master share history with HEAD; pass --base REF", {
-    exitCode: EXIT_USAGE,
+    kind: "usage",
   });
 }
 

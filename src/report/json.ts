@@ -3,7 +3,7 @@
  * `parseResult` checks a saved file before anything renders it: malformed JSON, another schema,
  * a newer schema version or a wrong shape each give one line (exit 2), never a stack trace.
  */
-import { EXIT_USAGE, XbenchError } from "../cli/errors.ts";
+import { XbenchError } from "../errors.ts";
 import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type PairedStats } from "./model.ts";
 
 export function renderJson(result: CompareResult): string {
@@ -113,7 +113,7 @@ function firstMismatch(value: unknown, shape: Shape, path: string): string | und
 
 /** Parses and checks a saved result; `source` names the file in error messages. */
 export function parseResult(text: string, source = "result"): CompareResult {
-  const fail = (why: string) => new XbenchError(`${source}: ${why}`, { exitCode: EXIT_USAGE });
+  const fail = (why: string) => new XbenchError(`${source}: ${why}`, { kind: "usage" });
   let data: unknown;
   try {
     data = JSON.parse(text);

@@ -2,7 +2,7 @@
  * Input checks shared by the statistics. A problem names the side and round, so that a caller
  * can either throw it (one line, naming the benchmark) or mark just that row as failed.
  */
-import { XbenchError } from "../cli/errors.ts";
+import { XbenchError } from "../errors.ts";
 import type { Side } from "../report/model.ts";
 
 export interface InputProblem {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
-import { EXIT_USAGE, XbenchError } from "../../src/cli/errors.ts";
+import { EXIT_USAGE } from "../../src/cli/errors.ts";
+import { XbenchError } from "../../src/errors.ts";
 import { formatCount, formatPercent, formatTime, visible } from "../../src/report/format.ts";
 import { parseResult, renderJson } from "../../src/report/json.ts";
 import { COMMENT_MARKER, escapeMarkdown, intervalPicture, renderMarkdown } from "../../src/report/markdown.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { XbenchError } from "../../src/cli/errors.ts";
+import { XbenchError } from "../../src/errors.ts";
 import { compareExact } from "../../src/stats/exact.ts";
 import { holmAdjust, holmIntervals } from "../../src/stats/holm.ts";
 import { mdcAt, noiseFloor, readAA } from "../../src/stats/noise.ts";

@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { release, tmpdir } from "node:os";
 import { join } from "pathe";
-import { XbenchError } from "../../cli/errors.ts";
+import { XbenchError } from "../../errors.ts";
 import { createCleanup, exitOnSignals } from "../../compare/cleanup.ts";
 import { currentLoad } from "../../util/load.ts";
 import { planRounds } from "../../schedule/orderings.ts";
