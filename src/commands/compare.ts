@@ -29,7 +29,7 @@ import { renderJson } from "../report/json.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
-import type { Runtime } from "../report/model.ts";
+import type { Runtime } from "../model/result.ts";
 
 /** The first of `flags` the user typed (`--rounds 3` or `--rounds=3`); citty's defaults hide that. */
 function givenFlag(rawArgs: string[], flags: string[]): string | undefined {

@@ -5,7 +5,7 @@ import { failureTail } from "../util/text.ts";
 import { log } from "../cli/log.ts";
 import { addWorktree, git, removeWorktree, submoduleCommits } from "../git/git.ts";
 import { runToEnd } from "../runner/spawn.ts";
-import type { Side } from "../report/model.ts";
+import type { Side } from "../model/result.ts";
 import type { Cleanup } from "./cleanup.ts";
 import type { RunPlan } from "./store.ts";
 

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { XbenchError } from "../errors.ts";
-import type { LoadAvg, RevisionInfo, Runtime, Side } from "../report/model.ts";
+import type { LoadAvg, RevisionInfo, Runtime, Side } from "../model/result.ts";
 import type { ChildRow, SamplingBudget } from "../runner/protocol.ts";
 
 /** When a run stops adding rounds (see compare/sampling.ts). */

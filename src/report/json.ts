@@ -4,7 +4,7 @@
  * a newer schema version or a wrong shape each give one line (exit 2), never a stack trace.
  */
 import { XbenchError } from "../errors.ts";
-import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type PairedStats } from "./model.ts";
+import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type PairedStats } from "../model/result.ts";
 
 export function renderJson(result: CompareResult): string {
   return `${JSON.stringify(result, null, 2)}\n`;

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { dirname, join } from "pathe";
 import { XbenchError } from "../errors.ts";
-import type { Runtime } from "../report/model.ts";
+import type { Runtime } from "../model/result.ts";
 import { lastLines } from "../util/text.ts";
 import { packageFile, readAsset, type ChildAsset } from "./assets.ts";
 import { findBun } from "./bun.ts";

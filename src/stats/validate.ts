@@ -3,7 +3,7 @@
  * can either throw it (one line, naming the benchmark) or mark just that row as failed.
  */
 import { XbenchError } from "../errors.ts";
-import type { Side } from "../report/model.ts";
+import type { Side } from "../model/result.ts";
 
 export interface InputProblem {
   side?: Side;

@@ -6,7 +6,7 @@ import { XbenchError } from "../../src/errors.ts";
 import { formatCount, formatPercent, formatTime, visible } from "../../src/report/format.ts";
 import { parseResult, renderJson } from "../../src/report/json.ts";
 import { COMMENT_MARKER, escapeMarkdown, intervalPicture, renderMarkdown } from "../../src/report/markdown.ts";
-import { SCHEMA_VERSION, type CompareResult } from "../../src/report/model.ts";
+import { SCHEMA_VERSION, type CompareResult } from "../../src/model/result.ts";
 import { renderTerminal } from "../../src/report/terminal.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
 import { aaResult, HOSTILE_NAME, mixedResult } from "./report-fixtures.ts";

@@ -9,7 +9,7 @@ import { median, quantile, spread } from "../../src/stats/quantile.ts";
 import { hodgesLehmannInterval, hodgesLehmannP, verdictOf, walshSummary } from "../../src/stats/signed-rank.ts";
 import { intervalAt, pairedP, summarize, tInterval } from "../../src/stats/t-interval.ts";
 import { pairUp } from "../../src/stats/validate.ts";
-import type { CompareResult } from "../../src/report/model.ts";
+import type { CompareResult } from "../../src/model/result.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
 
 const pct = (x: number) => Number((x * 100).toFixed(2));
