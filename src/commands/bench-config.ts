@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { usageError } from "../errors.ts";
 import { log } from "../cli/log.ts";
-import { createCleanup, exitOnSignals } from "../compare/cleanup.ts";
+import { withCleanup } from "../util/scope.ts";
 import { countParsesPerSave, fixtureRoot } from "../suites/config/harness.ts";
 import { renderConfigSuite, type ConfigSuiteResult } from "../suites/config/report.ts";
 import { PARSES_PER_EDIT, type SnapshotPolicy } from "../suites/config/store.ts";
@@ -40,11 +40,9 @@ export const benchConfigCommand = defineCommand({
     const policy: SnapshotPolicy = "publish-written";
 
     // Fixtures go to a temp folder removed on every exit path: return, throw, Ctrl-C, SIGTERM.
-    const cleanup = createCleanup();
     const fixtures = fixtureRoot("xbench-bench-config-");
-    cleanup.add(fixtures.remove);
-    const offSignals = exitOnSignals(cleanup, (signal) => log.warn(`${signal}: stopping, removing ${fixtures.root}`));
-    try {
+    return withCleanup((signal) => log.warn(`${signal}: stopping, removing ${fixtures.root}`), async (cleanup) => {
+      cleanup.add(fixtures.remove);
       log.info(`writing fixtures (${sizes.join(", ")} workspaces) to ${fixtures.root}`);
       // Metrics are measured below, beside the designs' counts: nothing to register globally.
       const suite = defineConfigSuite({ sizes, root: fixtures.root, policy }, { bench: mitata.bench, metric: () => {} });
@@ -85,9 +83,6 @@ export const benchConfigCommand = defineCommand({
         if (jsonTarget) writeFileSync(jsonTarget, `${JSON.stringify(result, null, 2)}\n`);
       }
       return rows.some((r) => r.error) ? 1 : 0;
-    } finally {
-      offSignals();
-      cleanup.run();
-    }
+    });
   },
 });

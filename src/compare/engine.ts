@@ -12,7 +12,7 @@ import { killRunningChildren, runBenchProcess, runtimeArgv, type BenchOutcome } 
 import { orderAt } from "../schedule/orderings.ts";
 import { currentLoad } from "../util/load.ts";
 import { VERSION } from "../version.ts";
-import { createCleanup, exitOnSignals, type Cleanup } from "./cleanup.ts";
+import { createCleanup, exitOnSignals, type Cleanup } from "../util/scope.ts";
 import { jobsFor, planFile, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
 import { createProgress } from "./progress.ts";
 import { makeRunTemp, ownPath } from "./reclaim.ts";

@@ -10,7 +10,7 @@ import { dirname, join } from "pathe";
 import { log } from "../cli/log.ts";
 import { git } from "../git/git.ts";
 import { pidSpace, processStart } from "../util/proc.ts";
-import type { Cleanup } from "./cleanup.ts";
+import type { Cleanup } from "../util/scope.ts";
 
 /** Temp folders of runs that hold worktrees; only these are ever reclaimed. */
 export const RUN_TEMP_PREFIXES = ["xbench-compare-", "xbench-tracer-compare-"] as const;

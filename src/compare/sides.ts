@@ -6,7 +6,7 @@ import { log } from "../cli/log.ts";
 import { addWorktree, git, removeWorktree, submoduleCommits } from "../git/git.ts";
 import { runToEnd } from "../runner/spawn.ts";
 import type { Side } from "../model/result.ts";
-import type { Cleanup } from "./cleanup.ts";
+import type { Cleanup } from "../util/scope.ts";
 import type { RunPlan } from "./store.ts";
 
 /** One side of a compare, ready to bundle and run. */

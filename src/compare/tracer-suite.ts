@@ -2,7 +2,7 @@ import { join } from "pathe";
 import { log } from "../cli/log.ts";
 import { killRunningChildren } from "../runner/spawn.ts";
 import { buildBaseHelpers } from "../suites/tracer/index.ts";
-import { createCleanup, exitOnSignals } from "./cleanup.ts";
+import { withCleanup } from "../util/scope.ts";
 import { makeRunTemp } from "./reclaim.ts";
 import type { resolveRevisions } from "./plan.ts";
 import { checkoutHead, checkoutSide, linkDependencies } from "./sides.ts";
@@ -21,12 +21,11 @@ export interface SideHelpers {
 export async function withSideHelpers<T>(
   sides: ReturnType<typeof resolveRevisions> & { headRef?: string },
   measure: (helpers: SideHelpers) => T | Promise<T>): Promise<T> {
-  const cleanup = createCleanup();
-  const offSignals = exitOnSignals(cleanup, (signal) => {
+  const onSignal = (signal: string) => {
     killRunningChildren(); // a helper build in flight (its own process group)
     log.warn(`${signal}: stopped`);
-  });
-  try {
+  };
+  return withCleanup(onSignal, async (cleanup) => {
     const tmp = makeRunTemp("xbench-tracer-compare-", sides.repo, cleanup);
     const base = checkoutSide(sides.repo, tmp, "base", sides.base.sha, cleanup);
     const head = checkoutHead(sides.repo, tmp, sides.head.sha, sides.headRef, cleanup);
@@ -36,8 +35,5 @@ export async function withSideHelpers<T>(
     log.info(`building head's helpers (${sides.head.sha.slice(0, 12)})`);
     const headHelpers = await buildBaseHelpers(head.root, join(tmp, "helpers-head"));
     return await measure({ head: headHelpers, base: baseHelpers });
-  } finally {
-    offSignals();
-    cleanup.run();
-  }
+  });
 }
