@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { usageError } from "../errors.ts";
-import { log } from "../cli/log.ts";
+import { log } from "../output/log.ts";
 import { withCleanup } from "../util/scope.ts";
 import { countParsesPerSave, fixtureRoot } from "../suites/config/harness.ts";
 import { renderConfigSuite, type ConfigSuiteResult } from "../suites/config/report.ts";

@@ -2,7 +2,7 @@ import { existsSync, statSync, writeFileSync } from "node:fs";
 import { resolve } from "pathe";
 import { defineCommand } from "citty";
 import { usageError } from "../errors.ts";
-import { log } from "../cli/log.ts";
+import { log } from "../output/log.ts";
 import { BACKENDS, DEFAULT_ITERATIONS, renderMarkdown, renderTerminal, runTracerBench, type Backend, type TracerBenchOptions, type TracerResult } from "../suites/tracer/index.ts";
 
 /** `--iterations`: a whole number >= 1. */

@@ -2,8 +2,10 @@ import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { join, resolve } from "pathe";
 import { EXIT_STATUS, usageError } from "../errors.ts";
-import { log } from "../cli/log.ts";
-import { printError } from "../cli/main.ts";
+import { log } from "../output/log.ts";
+import { renderCompareEvents } from "../output/compare-events.ts";
+import { printError } from "../output/errors.ts";
+import { flagValues, givenFlag, parsePositiveInt, parsePositiveNumber } from "./flags.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary } from "../compare/github.ts";
 import {
   DEFAULT_MAX_TIME_S,
@@ -14,8 +16,6 @@ import {
   headLabel,
   makePlan,
   newRunDir,
-  parsePositiveInt,
-  parsePositiveNumber,
   resolveRevisions,
 } from "../compare/plan.ts";
 import type { SamplingRule } from "../compare/store.ts";
@@ -30,23 +30,6 @@ import { requireBundler } from "../runner/bundle.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
 import type { Runtime } from "../model/result.ts";
-
-/** The first of `flags` the user typed (`--rounds 3` or `--rounds=3`); citty's defaults hide that. */
-function givenFlag(rawArgs: string[], flags: string[]): string | undefined {
-  return rawArgs.map((a) => a.split("=")[0]!).find((name) => flags.includes(name));
-}
-
-/** Every value of a repeatable flag (`--bench a --bench=b`), up to `--`; citty keeps only the last. */
-export function flagValues(rawArgs: string[], flag: string): string[] {
-  const values: string[] = [];
-  for (let i = 0; i < rawArgs.length; i++) {
-    const arg = rawArgs[i]!;
-    if (arg === "--") break;
-    if (arg === flag && i + 1 < rawArgs.length) values.push(rawArgs[++i]!);
-    else if (arg.startsWith(`${flag}=`)) values.push(arg.slice(flag.length + 1));
-  }
-  return values;
-}
 
 function parseRounds(value: unknown): number {
   const rounds = parsePositiveInt("rounds", value, MIN_ROUNDS);
@@ -142,7 +125,8 @@ export const compareCommand = defineCommand({
     log.info(`base ${plan.base.sha.slice(0, 12)} (${plan.base.ref}) · head ${plan.head.sha.slice(0, 12)} (${headLabel(plan.head)})`);
     log.info(`${plan.files.length} bench file(s) · ${describeSampling(plan.sampling)} · runtime ${plan.runtime} · run folder ${store.dir}`);
 
-    const { result, timing } = await runCompare(store);
+    const events = renderCompareEvents();
+    const { result, timing } = await runCompare(store, events.onEvent).finally(events.done);
     const json = renderJson(result);
     writeFileSync(join(store.dir, "result.json"), json);
     const markdown = renderMarkdown(result);
@@ -192,8 +176,11 @@ async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string
   const roundsGiven = givenFlag(rawArgs, ["--rounds"]) !== undefined;
   const iterations = roundsGiven ? parsePositiveInt("rounds", args.rounds, 1) : DEFAULT_ITERATIONS;
   log.info(`base ${sides.base.sha.slice(0, 12)} (${sides.base.ref}) · head ${sides.head.sha.slice(0, 12)} (${headLabel(sides.head)})`);
-  const result = await withSideHelpers({ ...sides, headRef: args.head ? String(args.head) : undefined }, (helpers) =>
-    runTracerBenchWithProgress({ headHelperDir: helpers.head, baseHelperDir: helpers.base, iterations }),
+  const events = renderCompareEvents();
+  const result = await withSideHelpers(
+    { ...sides, headRef: args.head ? String(args.head) : undefined },
+    (helpers) => runTracerBenchWithProgress({ headHelperDir: helpers.head, baseHelperDir: helpers.base, iterations }),
+    events.onEvent,
   );
   writeTracerReport(result, { json: args.json ? String(args.json) : undefined });
   // The markdown file, the job summary and the comment are one text, naming both commits.

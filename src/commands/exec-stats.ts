@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
-import { afterDoubleDash } from "../cli/main.ts";
+import { afterDoubleDash } from "./flags.ts";
 import { XbenchError, usageError } from "../errors.ts";
 
 interface SpawnSyncResult {

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, relative } from "pathe";
-import { XbenchError, usageError } from "../errors.ts";
+import { XbenchError } from "../errors.ts";
 import { defaultBase, dirtyPaths, fileAtCommit, git, gitCommonDir, listFiles, repoRoot, resolveCommit, untrackedFiles, type DirtyPaths } from "../git/git.ts";
 import type { SamplingBudget } from "../runner/protocol.ts";
 import { filterFiles, isBenchFile, NAMING_HINT, repoRelativePattern, selectBenchFiles, selectNamedFiles } from "./discover.ts";
@@ -60,18 +60,6 @@ export function samplingRule(request: Pick<CompareRequest, "rounds" | "targetHal
 export function samplingBudget(sideTimeMs = DEFAULT_SIDE_TIME_MS): SamplingBudget {
   const sideNs = Math.round(sideTimeMs * 1e6);
   return { batchNs: Math.min(1e6, sideNs / 8), sideNs, warmupNs: Math.max(sideNs / 4, 5e6), minBatches: 8 };
-}
-
-export function parsePositiveInt(flag: string, value: unknown, min: number): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw usageError(`--${flag} must be an integer of at least ${min} (got ${String(value)})`);
-  return n;
-}
-
-export function parsePositiveNumber(flag: string, value: unknown): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw usageError(`--${flag} must be a positive number (got ${String(value)})`);
-  return n;
 }
 
 function filesAtRef(root: string, sha: string): string[] {
