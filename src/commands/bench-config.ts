@@ -1,7 +1,7 @@
-import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { usageError } from "../errors.ts";
 import { log } from "../output/log.ts";
+import { checkOutputTargets, prettyJson, writeReport } from "../output/writer.ts";
 import { withCleanup } from "../util/scope.ts";
 import { countParsesPerSave, fixtureRoot } from "../suites/config/harness.ts";
 import { renderConfigSuite, type ConfigSuiteResult } from "../suites/config/report.ts";
@@ -36,7 +36,8 @@ export const benchConfigCommand = defineCommand({
   },
   async run({ args }) {
     const sizes = parseSizes(String(args.sizes));
-    const jsonTarget = typeof args.json === "string" && args.json !== "" ? args.json : null;
+    const targets = { json: args.json };
+    checkOutputTargets(targets);
     const policy: SnapshotPolicy = "publish-written";
 
     // Fixtures go to a temp folder removed on every exit path: return, throw, Ctrl-C, SIGTERM.
@@ -74,14 +75,7 @@ export const benchConfigCommand = defineCommand({
         designs,
         readerOverhead,
       };
-      const table = renderConfigSuite(result);
-      if (jsonTarget === "-") {
-        process.stderr.write(table);
-        process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      } else {
-        process.stdout.write(table);
-        if (jsonTarget) writeFileSync(jsonTarget, `${JSON.stringify(result, null, 2)}\n`);
-      }
+      writeReport({ table: renderConfigSuite(result), json: prettyJson(result) }, targets);
       return rows.some((r) => r.error) ? 1 : 0;
     });
   },

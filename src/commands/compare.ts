@@ -20,8 +20,14 @@ import {
 } from "../compare/plan.ts";
 import type { SamplingRule } from "../compare/store.ts";
 import { withSideHelpers } from "../compare/tracer-suite.ts";
-import { DEFAULT_ITERATIONS, MARKDOWN_MARKER as TRACER_COMMENT_MARKER, renderMarkdown as renderTracerMarkdown } from "../suites/tracer/index.ts";
-import { runTracerBenchWithProgress, writeTracerReport } from "./bench-tracer.ts";
+import {
+  DEFAULT_ITERATIONS,
+  MARKDOWN_MARKER as TRACER_COMMENT_MARKER,
+  renderMarkdown as renderTracerMarkdown,
+  renderTerminal as renderTracerTerminal,
+} from "../suites/tracer/index.ts";
+import { runTracerBenchWithProgress } from "../output/tracer-progress.ts";
+import { checkOutputTargets, jsonTakesStdout, prettyJson, writeReport, type OutputTargets } from "../output/writer.ts";
 import { runCompare } from "../compare/engine.ts";
 import { createStore, openStore, type RunStore } from "../compare/store.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
@@ -41,6 +47,11 @@ function parseRounds(value: unknown): number {
 function describeSampling(rule: SamplingRule): string {
   if (rule.targetHalfWidth === undefined) return `${rule.minRounds} rounds`;
   return `${rule.minRounds}+ rounds until every interval is within ±${(rule.targetHalfWidth * 100).toFixed(1)}% or ${rule.maxTimeS} s of bench processes`;
+}
+
+/** `--json` and `--markdown` as given (citty leaves unset strings undefined). */
+function outputTargets(args: { json?: unknown; markdown?: unknown }): OutputTargets {
+  return { json: args.json ? String(args.json) : undefined, markdown: args.markdown ? String(args.markdown) : undefined };
 }
 
 /** Flags that shape a run; a resumed run keeps its own. */
@@ -92,7 +103,9 @@ export const compareCommand = defineCommand({
   async run({ args, rawArgs }) {
     if (args.suite === "tracer") return compareTracerSuite(args, rawArgs);
     requireBundler();
-    // Fail before measuring anything when the comment could never be posted.
+    // Fail before measuring anything when a report could never be written or the comment posted.
+    const targets = outputTargets(args);
+    checkOutputTargets(targets);
     const commentTarget = args.comment ? pullRequestTarget() : undefined;
     let store: RunStore;
     if (args.resume) {
@@ -130,14 +143,8 @@ export const compareCommand = defineCommand({
     const json = renderJson(result);
     writeFileSync(join(store.dir, "result.json"), json);
     const markdown = renderMarkdown(result);
-    const jsonToStdout = args.json === "-";
-    const table = renderTerminal(result, { color: !jsonToStdout && !!process.stdout.isTTY, dirtyStated: true });
-    (jsonToStdout ? process.stderr : process.stdout).write(`${table}\n`);
-    if (args.json) {
-      if (jsonToStdout) process.stdout.write(json.endsWith("\n") ? json : `${json}\n`);
-      else writeFileSync(String(args.json), json);
-    }
-    if (args.markdown) writeFileSync(String(args.markdown), markdown);
+    const table = renderTerminal(result, { color: !jsonTakesStdout(targets) && !!process.stdout.isTTY, dirtyStated: true });
+    writeReport({ table: `${table}\n`, json, markdown }, targets);
     if (writeJobSummary(markdown)) log.info("report added to the job summary");
     if (commentTarget) {
       const how = await upsertComment(commentTarget, COMMENT_MARKER, markdown);
@@ -166,7 +173,9 @@ async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string
   const clash = givenFlag(rawArgs, BENCH_FILE_FLAGS);
   if (clash) throw usageError(`--suite tracer does not take ${clash}`);
   if (args.filter) throw usageError("--suite tracer runs its own rows; drop the filter");
-  // Fail before measuring anything when the comment could never be posted.
+  // Fail before measuring anything when a report could never be written or the comment posted.
+  const targets = outputTargets(args);
+  checkOutputTargets(targets);
   const commentTarget = args.comment ? pullRequestTarget() : undefined;
   const sides = resolveRevisions({
     cwd: process.cwd(),
@@ -182,13 +191,12 @@ async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string
     (helpers) => runTracerBenchWithProgress({ headHelperDir: helpers.head, baseHelperDir: helpers.base, iterations }),
     events.onEvent,
   );
-  writeTracerReport(result, { json: args.json ? String(args.json) : undefined });
   // The markdown file, the job summary and the comment are one text, naming both commits.
   const markdown = renderTracerMarkdown([result], {
     base: sides.base.sha.slice(0, 12),
     head: `${sides.head.sha.slice(0, 12)}${sides.head.dirty ? " (dirty)" : ""}`,
   });
-  if (args.markdown) writeFileSync(String(args.markdown), markdown);
+  writeReport({ table: renderTracerTerminal(result), json: prettyJson(result), markdown }, targets);
   if (writeJobSummary(markdown)) log.info("report added to the job summary");
   if (commentTarget) log.info(`PR comment ${await upsertComment(commentTarget, TRACER_COMMENT_MARKER, markdown)}`);
   return 0;
