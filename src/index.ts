@@ -7,3 +7,5 @@ export type { Unit } from "./model/result.ts";
 export type { Unit as MetricUnit } from "./model/result.ts";
 export { trace, readAccessLog } from "./tracer/index.ts";
 export type { Access, AccessMode, TraceBackend, TraceOptions, TraceResult, AccessLog } from "./tracer/index.ts";
+export { XbenchError } from "./errors.ts";
+export type { ErrorKind } from "./errors.ts";

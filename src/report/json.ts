@@ -6,6 +6,11 @@
 import { XbenchError } from "../errors.ts";
 import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type PairedStats } from "../model/result.ts";
 
+/** A saved result that cannot be read back: not JSON, another schema, or a field out of shape. */
+export class ResultFileError extends XbenchError {
+  override name = "ResultFileError";
+}
+
 export function renderJson(result: CompareResult): string {
   return `${JSON.stringify(result, null, 2)}\n`;
 }
@@ -113,7 +118,7 @@ function firstMismatch(value: unknown, shape: Shape, path: string): string | und
 
 /** Parses and checks a saved result; `source` names the file in error messages. */
 export function parseResult(text: string, source = "result"): CompareResult {
-  const fail = (why: string) => new XbenchError(`${source}: ${why}`, { kind: "usage" });
+  const fail = (why: string) => new ResultFileError(`${source}: ${why}`, { kind: "usage" });
   let data: unknown;
   try {
     data = JSON.parse(text);
