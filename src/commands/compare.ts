@@ -35,7 +35,7 @@ import { renderJson } from "../report/json.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
-import type { Runtime } from "../model/result.ts";
+import { RUNTIMES, type Runtime } from "../model/result.ts";
 
 function parseRounds(value: unknown): number {
   const rounds = parsePositiveInt("rounds", value, MIN_ROUNDS);
@@ -84,7 +84,7 @@ export const compareCommand = defineCommand({
       description: `Stop adding rounds after S seconds of bench processes, however wide (default: ${DEFAULT_MAX_TIME_S})`,
     },
     isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one process" },
-    runtime: { type: "enum", options: ["node", "bun", "deno"], description: "Runtime for the bench processes", default: "node" },
+    runtime: { type: "enum", options: [...RUNTIMES], description: "Runtime for the bench processes", default: "node" },
     build: { type: "string", valueHint: "CMD", description: "Command run once per side before any timing" },
     install: { type: "boolean", description: "Install dependencies per side instead of linking head's node_modules" },
     timeout: { type: "string", valueHint: "S", description: "Seconds one bench process may run before it is killed", default: "600" },

@@ -4,7 +4,7 @@
  * a newer schema version or a wrong shape each give one line (exit 2), never a stack trace.
  */
 import { XbenchError } from "../errors.ts";
-import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type PairedStats } from "../model/result.ts";
+import { RUNTIMES, SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type PairedStats } from "../model/result.ts";
 
 /** A saved result that cannot be read back: not JSON, another schema, or a field out of shape. */
 export class ResultFileError extends XbenchError {
@@ -83,7 +83,7 @@ const ROW: Shape = {
 };
 const RESULT: Shape = {
   xbenchVersion: isString,
-  runtime: oneOf("node", "bun", "deno"),
+  runtime: oneOf(...RUNTIMES),
   rounds: shaped({
     requested: isNumber,
     planned: isNumber,

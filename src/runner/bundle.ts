@@ -6,6 +6,7 @@ import type { Runtime } from "../model/result.ts";
 import { lastLines } from "../util/text.ts";
 import { packageFile, readAsset, type ChildAsset } from "./assets.ts";
 import { findBun } from "./bun.ts";
+import { bundleTarget } from "./runtimes.ts";
 import { runToEnd } from "./spawn.ts";
 
 /** A bench file or the driver could not be compiled (or no bun to compile with). */
@@ -152,7 +153,7 @@ async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<stri
     entrypoints: [entry],
     outdir: request.outDir,
     naming: `${request.kind}.[ext]`,
-    target: request.runtime === "bun" ? "bun" : "node",
+    target: bundleTarget(request.runtime),
     format: "esm",
     packages: "external",
     external: ["@mitata/counters", "bun:jsc"],
