@@ -3,7 +3,7 @@
  * `--json FILE`, `--markdown FILE`. The targets are checked before a run starts, so a typo in
  * a path fails at once rather than after minutes of measuring.
  */
-import { existsSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "pathe";
 import { usageError } from "../errors.ts";
 
@@ -25,13 +25,19 @@ export function jsonTakesStdout(targets: OutputTargets): boolean {
   return targets.json === "-";
 }
 
-/** Fails with a usage error when a target file could not be written: no such folder, or a folder in its place. */
+/** Fails with a usage error when a target file could not be written: no such folder, a folder in its place, no permission. */
 export function checkOutputTargets(targets: OutputTargets): void {
   for (const [flag, path] of Object.entries(targets) as Array<[string, string | undefined]>) {
     if (!path || path === "-") continue;
-    const folder = dirname(resolve(path));
+    const file = resolve(path);
+    const folder = dirname(file);
     if (!existsSync(folder) || !statSync(folder).isDirectory()) throw usageError(`--${flag} ${path}: no folder ${folder}`);
-    if (existsSync(path) && statSync(path).isDirectory()) throw usageError(`--${flag} ${path} is a folder`);
+    if (existsSync(file) && statSync(file).isDirectory()) throw usageError(`--${flag} ${path} is a folder`);
+    try {
+      accessSync(existsSync(file) ? file : folder, constants.W_OK);
+    } catch {
+      throw usageError(`--${flag} ${path}: not writable`);
+    }
   }
 }
 
