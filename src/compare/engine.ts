@@ -13,7 +13,7 @@ import { orderAt } from "../schedule/orderings.ts";
 import { currentLoad } from "../util/load.ts";
 import { VERSION } from "../version.ts";
 import { withCleanup, type Cleanup } from "../util/scope.ts";
-import { ignoreEvents, type CompareEvent, type OnCompareEvent } from "./events.ts";
+import { ignoreEvents, type OnCompareEvent, type WidestInterval } from "./events.ts";
 import { jobsFor, planFile, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
 import { makeRunTemp, ownPath } from "./reclaim.ts";
 import { collectRows } from "./rows.ts";
@@ -165,7 +165,7 @@ function recordFailedSides(store: RunStore, plan: FilePlan, outcome: InventoryOu
 }
 
 /** For a run that samples until narrow, after whole cycles: the widest interval so far and the target. */
-function widestInterval(rule: SamplingRule, rounds: number, rows: () => Row[]): Extract<CompareEvent, { type: "round" }>["widest"] {
+function widestInterval(rule: SamplingRule, rounds: number, rows: () => Row[]): WidestInterval | undefined {
   if (rule.targetHalfWidth === undefined || rounds < rule.minRounds || rounds % CYCLE !== 0) return undefined;
   const widths = intervalRows(rows()).map(halfWidth);
   if (widths.length === 0) return undefined;

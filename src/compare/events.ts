@@ -1,6 +1,12 @@
 import type { Side } from "../model/result.ts";
 import type { StopReason } from "./sampling.ts";
 
+/** The widest interval of a run that samples until narrow, and the half-width it is to reach (0.01 = ±1%). */
+export interface WidestInterval {
+  halfWidth: number;
+  target: number;
+}
+
 /**
  * What a compare reports while it runs, as plain data: the command renders these on the
  * terminal (output/compare-events.ts); a library user may log, draw or ignore them.
@@ -14,7 +20,7 @@ export type CompareEvent =
    * `round` rounds are done. `rounds`: the fixed number planned, when it is fixed. `widest`:
    * for runs that sample until narrow, the widest interval so far (after whole cycles).
    */
-  | { type: "round"; round: number; rounds?: number; elapsedS: number; widest?: { halfWidth: number; target: number } }
+  | { type: "round"; round: number; rounds?: number; elapsedS: number; widest?: WidestInterval }
   /** The sampling rule stopped the run after `rounds` rounds. */
   | { type: "stopped"; by: StopReason; rounds: number }
   /** A signal stopped the run; `runDir`, when there is one, is where `--resume` continues. */
