@@ -9,7 +9,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "pathe";
-import type { CompareResult } from "../src/report/model.ts";
+import type { CompareResult } from "../src/model/result.ts";
 import { createRepo, workFiles } from "../test/support/repo.ts";
 
 const repo = createRepo();

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { analyzeRows } from "../src/report/analyze.ts";
 import { renderMarkdown } from "../src/report/markdown.ts";
-import type { CompareResult } from "../src/report/model.ts";
+import type { CompareResult } from "../src/model/result.ts";
 import { planRounds } from "../src/schedule/orderings.ts";
 import { pairedStats, studentT975 } from "../src/stats/paired.ts";
 

@@ -20,7 +20,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "pathe";
 import mri from "mri";
-import type { CompareResult } from "../src/report/model.ts";
+import type { CompareResult } from "../src/model/result.ts";
 import { logRatios, pairedStats } from "../src/stats/paired.ts";
 import { tInterval } from "../src/stats/t-interval.ts";
 import { median } from "../src/stats/quantile.ts";

@@ -8,11 +8,11 @@
  * A metric is measured once per bench process (so once per arm per round); `count` and
  * `bytes` metrics are compared exactly, `ns` metrics get a paired interval like timings.
  */
-export type MetricUnit = "ns" | "count" | "bytes";
+import type { Unit } from "../model/result.ts";
 
 export interface MetricDefinition {
   label: string;
-  unit: MetricUnit;
+  unit: Unit;
   measure: () => number | Promise<number>;
 }
 
@@ -64,7 +64,7 @@ export function isolate(): void {
   registry().isolate = true;
 }
 
-export function metric(label: string, measure: () => number | Promise<number>, options: { unit?: MetricUnit } = {}): void {
+export function metric(label: string, measure: () => number | Promise<number>, options: { unit?: Unit } = {}): void {
   registry().metrics.push({ label, unit: options.unit ?? "count", measure });
 }
 

@@ -1,6 +1,7 @@
 import { parseArgs, type ArgsDef, type CommandDef } from "citty";
 import { verboseVersion } from "../version.ts";
 import { EXIT_FAILURE, EXIT_USAGE, XbenchError, usageError } from "./errors.ts";
+import { forStream, printError } from "../output/errors.ts";
 import { closest, renderHelp, value, visibleSubCommands } from "./usage.ts";
 
 type AnyCommand = CommandDef<ArgsDef>;
@@ -25,7 +26,7 @@ export async function resolveCommand(root: AnyCommand, argv: string[]): Promise<
     if (!sub) {
       const guess = closest(first, (await visibleSubCommands(command)).map(([name]) => name));
       const hint = guess ? ` (did you mean \`${[...path, guess].join(" ")}\`?)` : "";
-      throw new XbenchError(`Unknown command: ${first}${hint}`, { exitCode: EXIT_USAGE, usage: !guess, cause: { command, path } });
+      throw new XbenchError(`Unknown command: ${first}${hint}`, { kind: "usage", usage: !guess, cause: { command, path } });
     }
     command = (await value(sub)) as AnyCommand;
     path.push(first);
@@ -76,23 +77,15 @@ export async function checkArgs(command: AnyCommand, args: string[]): Promise<vo
   }
 }
 
-/** The command line after `--` (`xbench trace -- make -j4` → `make -j4`); empty without one. */
-export function afterDoubleDash(args: string[]): string[] {
-  const dash = args.indexOf("--");
-  return dash === -1 ? [] : args.slice(dash + 1);
-}
-
 function wantsHelp(args: string[]): boolean {
   const end = args.indexOf("--");
   return (end === -1 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");
 }
 
-const ANSI = /\u001B\[[0-9;]*m/g;
-
 async function usageText(resolved: { command: AnyCommand; path?: string[] }, tty: boolean, version?: string): Promise<string> {
   const path = resolved.path ?? [];
   const text = await renderHelp(resolved.command, path, path.length === 0 ? version : undefined);
-  return tty ? text : text.replace(ANSI, "");
+  return forStream(text, tty);
 }
 
 /** `--version` / `-v` alone, or with `--verbose` (either order). */
@@ -153,9 +146,3 @@ async function reportError(error: unknown, resolved: ResolvedCommand | undefined
   return EXIT_FAILURE;
 }
 
-/** Errors are one plain line so scripts and tests can match them. */
-export function printError(message: string): void {
-  // citty colours its own messages; keep escapes off pipes and files.
-  const text = process.stderr.isTTY ? message : message.replace(ANSI, "");
-  process.stderr.write(`xbench: ${text}\n`);
-}

@@ -1,8 +1,8 @@
-import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
-import { usageError } from "../cli/errors.ts";
-import { log } from "../cli/log.ts";
-import { createCleanup, exitOnSignals } from "../compare/cleanup.ts";
+import { usageError } from "../errors.ts";
+import { log } from "../output/log.ts";
+import { checkOutputTargets, prettyJson, writeReport } from "../output/writer.ts";
+import { withCleanup } from "../util/scope.ts";
 import { countParsesPerSave, fixtureRoot } from "../suites/config/harness.ts";
 import { renderConfigSuite, type ConfigSuiteResult } from "../suites/config/report.ts";
 import { PARSES_PER_EDIT, type SnapshotPolicy } from "../suites/config/store.ts";
@@ -36,15 +36,14 @@ export const benchConfigCommand = defineCommand({
   },
   async run({ args }) {
     const sizes = parseSizes(String(args.sizes));
-    const jsonTarget = typeof args.json === "string" && args.json !== "" ? args.json : null;
+    const targets = { json: args.json };
+    checkOutputTargets(targets);
     const policy: SnapshotPolicy = "publish-written";
 
     // Fixtures go to a temp folder removed on every exit path: return, throw, Ctrl-C, SIGTERM.
-    const cleanup = createCleanup();
     const fixtures = fixtureRoot("xbench-bench-config-");
-    cleanup.add(fixtures.remove);
-    const offSignals = exitOnSignals(cleanup, (signal) => log.warn(`${signal}: stopping, removing ${fixtures.root}`));
-    try {
+    return withCleanup((signal) => log.warn(`${signal}: stopping, removing ${fixtures.root}`), async (cleanup) => {
+      cleanup.add(fixtures.remove);
       log.info(`writing fixtures (${sizes.join(", ")} workspaces) to ${fixtures.root}`);
       // Metrics are measured below, beside the designs' counts: nothing to register globally.
       const suite = defineConfigSuite({ sizes, root: fixtures.root, policy }, { bench: mitata.bench, metric: () => {} });
@@ -76,18 +75,8 @@ export const benchConfigCommand = defineCommand({
         designs,
         readerOverhead,
       };
-      const table = renderConfigSuite(result);
-      if (jsonTarget === "-") {
-        process.stderr.write(table);
-        process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      } else {
-        process.stdout.write(table);
-        if (jsonTarget) writeFileSync(jsonTarget, `${JSON.stringify(result, null, 2)}\n`);
-      }
+      writeReport({ table: renderConfigSuite(result), json: prettyJson(result) }, targets);
       return rows.some((r) => r.error) ? 1 : 0;
-    } finally {
-      offSignals();
-      cleanup.run();
-    }
+    });
   },
 });

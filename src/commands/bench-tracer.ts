@@ -1,9 +1,10 @@
-import { existsSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "pathe";
 import { defineCommand } from "citty";
-import { usageError } from "../cli/errors.ts";
-import { log } from "../cli/log.ts";
-import { BACKENDS, DEFAULT_ITERATIONS, renderMarkdown, renderTerminal, runTracerBench, type Backend, type TracerBenchOptions, type TracerResult } from "../suites/tracer/index.ts";
+import { usageError } from "../errors.ts";
+import { runTracerBenchWithProgress } from "../output/tracer-progress.ts";
+import { checkOutputTargets, prettyJson, writeReport } from "../output/writer.ts";
+import { BACKENDS, DEFAULT_ITERATIONS, renderMarkdown, renderTerminal, type Backend } from "../suites/tracer/index.ts";
 
 /** `--iterations`: a whole number >= 1. */
 export function parseIterations(value: string | undefined): number {
@@ -29,33 +30,6 @@ function parseBaseHelper(value: string | undefined): string | undefined {
   return dir;
 }
 
-/** The suite with its steps and every sixth iteration said on stderr. */
-export async function runTracerBenchWithProgress(options: TracerBenchOptions): Promise<TracerResult> {
-  const started = Date.now();
-  const result = await runTracerBench({
-    ...options,
-    onStep: (message) => log.info(message),
-    onIteration: (done, total) => {
-      if (done === total || done % 6 === 0) log.info(`iteration ${done}/${total}`);
-    },
-  });
-  log.info(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return result;
-}
-
-/** The table on stdout (stderr when `--json -` takes stdout), `--json FILE`, `--markdown FILE`. */
-export function writeTracerReport(result: TracerResult, outputs: { json?: string; markdown?: string }): void {
-  const table = renderTerminal(result);
-  if (outputs.json === "-") {
-    process.stderr.write(table);
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  } else {
-    process.stdout.write(table);
-    if (outputs.json) writeFileSync(outputs.json, `${JSON.stringify(result, null, 2)}\n`);
-  }
-  if (outputs.markdown) writeFileSync(outputs.markdown, renderMarkdown([result]));
-}
-
 export const benchTracerCommand = defineCommand({
   meta: { name: "tracer", description: "Tracking overhead of the tracer: launch and access rows per backend" },
   args: {
@@ -69,7 +43,9 @@ export const benchTracerCommand = defineCommand({
     const iterations = parseIterations(args.iterations);
     const backends = parseBackends(args.backends);
     const baseHelperDir = parseBaseHelper(args["base-helper"]);
+    const targets = { json: args.json, markdown: args.markdown };
+    checkOutputTargets(targets);
     const result = await runTracerBenchWithProgress({ baseHelperDir, iterations, backends });
-    writeTracerReport(result, { json: args.json, markdown: args.markdown });
+    writeReport({ table: renderTerminal(result), json: prettyJson(result), markdown: renderMarkdown([result]) }, targets);
   },
 });

@@ -1,9 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { join, resolve } from "pathe";
-import { EXIT_FAILURE, usageError } from "../cli/errors.ts";
-import { log } from "../cli/log.ts";
-import { printError } from "../cli/main.ts";
+import { EXIT_STATUS, usageError } from "../errors.ts";
+import { log } from "../output/log.ts";
+import { renderCompareEvents } from "../output/compare-events.ts";
+import { printError } from "../output/errors.ts";
+import { flagValues, givenFlag, parsePositiveInt, parsePositiveNumber } from "./flags.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary } from "../compare/github.ts";
 import {
   DEFAULT_MAX_TIME_S,
@@ -14,14 +16,18 @@ import {
   headLabel,
   makePlan,
   newRunDir,
-  parsePositiveInt,
-  parsePositiveNumber,
   resolveRevisions,
 } from "../compare/plan.ts";
 import type { SamplingRule } from "../compare/store.ts";
 import { withSideHelpers } from "../compare/tracer-suite.ts";
-import { DEFAULT_ITERATIONS, MARKDOWN_MARKER as TRACER_COMMENT_MARKER, renderMarkdown as renderTracerMarkdown } from "../suites/tracer/index.ts";
-import { runTracerBenchWithProgress, writeTracerReport } from "./bench-tracer.ts";
+import {
+  DEFAULT_ITERATIONS,
+  MARKDOWN_MARKER as TRACER_COMMENT_MARKER,
+  renderMarkdown as renderTracerMarkdown,
+  renderTerminal as renderTracerTerminal,
+} from "../suites/tracer/index.ts";
+import { runTracerBenchWithProgress } from "../output/tracer-progress.ts";
+import { checkOutputTargets, jsonTakesStdout, prettyJson, writeReport, type OutputTargets } from "../output/writer.ts";
 import { runCompare } from "../compare/engine.ts";
 import { createStore, openStore, type RunStore } from "../compare/store.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
@@ -29,24 +35,7 @@ import { renderJson } from "../report/json.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
-import type { Runtime } from "../report/model.ts";
-
-/** The first of `flags` the user typed (`--rounds 3` or `--rounds=3`); citty's defaults hide that. */
-function givenFlag(rawArgs: string[], flags: string[]): string | undefined {
-  return rawArgs.map((a) => a.split("=")[0]!).find((name) => flags.includes(name));
-}
-
-/** Every value of a repeatable flag (`--bench a --bench=b`), up to `--`; citty keeps only the last. */
-export function flagValues(rawArgs: string[], flag: string): string[] {
-  const values: string[] = [];
-  for (let i = 0; i < rawArgs.length; i++) {
-    const arg = rawArgs[i]!;
-    if (arg === "--") break;
-    if (arg === flag && i + 1 < rawArgs.length) values.push(rawArgs[++i]!);
-    else if (arg.startsWith(`${flag}=`)) values.push(arg.slice(flag.length + 1));
-  }
-  return values;
-}
+import { RUNTIMES, type Runtime } from "../model/result.ts";
 
 function parseRounds(value: unknown): number {
   const rounds = parsePositiveInt("rounds", value, MIN_ROUNDS);
@@ -58,6 +47,11 @@ function parseRounds(value: unknown): number {
 function describeSampling(rule: SamplingRule): string {
   if (rule.targetHalfWidth === undefined) return `${rule.minRounds} rounds`;
   return `${rule.minRounds}+ rounds until every interval is within ±${(rule.targetHalfWidth * 100).toFixed(1)}% or ${rule.maxTimeS} s of bench processes`;
+}
+
+/** `--json` and `--markdown` as given (citty leaves unset strings undefined). */
+function outputTargets(args: { json?: unknown; markdown?: unknown }): OutputTargets {
+  return { json: args.json ? String(args.json) : undefined, markdown: args.markdown ? String(args.markdown) : undefined };
 }
 
 /** Flags that shape a run; a resumed run keeps its own. */
@@ -90,7 +84,7 @@ export const compareCommand = defineCommand({
       description: `Stop adding rounds after S seconds of bench processes, however wide (default: ${DEFAULT_MAX_TIME_S})`,
     },
     isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one process" },
-    runtime: { type: "enum", options: ["node", "bun", "deno"], description: "Runtime for the bench processes", default: "node" },
+    runtime: { type: "enum", options: [...RUNTIMES], description: "Runtime for the bench processes", default: "node" },
     build: { type: "string", valueHint: "CMD", description: "Command run once per side before any timing" },
     install: { type: "boolean", description: "Install dependencies per side instead of linking head's node_modules" },
     timeout: { type: "string", valueHint: "S", description: "Seconds one bench process may run before it is killed", default: "600" },
@@ -109,7 +103,9 @@ export const compareCommand = defineCommand({
   async run({ args, rawArgs }) {
     if (args.suite === "tracer") return compareTracerSuite(args, rawArgs);
     requireBundler();
-    // Fail before measuring anything when the comment could never be posted.
+    // Fail before measuring anything when a report could never be written or the comment posted.
+    const targets = outputTargets(args);
+    checkOutputTargets(targets);
     const commentTarget = args.comment ? pullRequestTarget() : undefined;
     let store: RunStore;
     if (args.resume) {
@@ -142,18 +138,13 @@ export const compareCommand = defineCommand({
     log.info(`base ${plan.base.sha.slice(0, 12)} (${plan.base.ref}) · head ${plan.head.sha.slice(0, 12)} (${headLabel(plan.head)})`);
     log.info(`${plan.files.length} bench file(s) · ${describeSampling(plan.sampling)} · runtime ${plan.runtime} · run folder ${store.dir}`);
 
-    const { result, timing } = await runCompare(store);
+    const events = renderCompareEvents();
+    const { result, timing } = await runCompare(store, events.onEvent).finally(events.done);
     const json = renderJson(result);
     writeFileSync(join(store.dir, "result.json"), json);
     const markdown = renderMarkdown(result);
-    const jsonToStdout = args.json === "-";
-    const table = renderTerminal(result, { color: !jsonToStdout && !!process.stdout.isTTY, dirtyStated: true });
-    (jsonToStdout ? process.stderr : process.stdout).write(`${table}\n`);
-    if (args.json) {
-      if (jsonToStdout) process.stdout.write(json.endsWith("\n") ? json : `${json}\n`);
-      else writeFileSync(String(args.json), json);
-    }
-    if (args.markdown) writeFileSync(String(args.markdown), markdown);
+    const table = renderTerminal(result, { color: !jsonTakesStdout(targets) && !!process.stdout.isTTY, dirtyStated: true });
+    writeReport({ table: `${table}\n`, json, markdown }, targets);
     if (writeJobSummary(markdown)) log.info("report added to the job summary");
     if (commentTarget) {
       const how = await upsertComment(commentTarget, COMMENT_MARKER, markdown);
@@ -165,7 +156,7 @@ export const compareCommand = defineCommand({
     for (const line of failures) printError(line);
     const empty = nothingCompared(result.rows);
     if (empty && failures.length === 0) printError(empty);
-    return failures.length > 0 || empty ? EXIT_FAILURE : 0;
+    return failures.length > 0 || empty ? EXIT_STATUS.failure : 0;
   },
 });
 
@@ -182,7 +173,9 @@ async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string
   const clash = givenFlag(rawArgs, BENCH_FILE_FLAGS);
   if (clash) throw usageError(`--suite tracer does not take ${clash}`);
   if (args.filter) throw usageError("--suite tracer runs its own rows; drop the filter");
-  // Fail before measuring anything when the comment could never be posted.
+  // Fail before measuring anything when a report could never be written or the comment posted.
+  const targets = outputTargets(args);
+  checkOutputTargets(targets);
   const commentTarget = args.comment ? pullRequestTarget() : undefined;
   const sides = resolveRevisions({
     cwd: process.cwd(),
@@ -192,16 +185,18 @@ async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string
   const roundsGiven = givenFlag(rawArgs, ["--rounds"]) !== undefined;
   const iterations = roundsGiven ? parsePositiveInt("rounds", args.rounds, 1) : DEFAULT_ITERATIONS;
   log.info(`base ${sides.base.sha.slice(0, 12)} (${sides.base.ref}) · head ${sides.head.sha.slice(0, 12)} (${headLabel(sides.head)})`);
-  const result = await withSideHelpers({ ...sides, headRef: args.head ? String(args.head) : undefined }, (helpers) =>
-    runTracerBenchWithProgress({ headHelperDir: helpers.head, baseHelperDir: helpers.base, iterations }),
+  const events = renderCompareEvents();
+  const result = await withSideHelpers(
+    { ...sides, headRef: args.head ? String(args.head) : undefined },
+    (helpers) => runTracerBenchWithProgress({ headHelperDir: helpers.head, baseHelperDir: helpers.base, iterations }),
+    events.onEvent,
   );
-  writeTracerReport(result, { json: args.json ? String(args.json) : undefined });
   // The markdown file, the job summary and the comment are one text, naming both commits.
   const markdown = renderTracerMarkdown([result], {
     base: sides.base.sha.slice(0, 12),
     head: `${sides.head.sha.slice(0, 12)}${sides.head.dirty ? " (dirty)" : ""}`,
   });
-  if (args.markdown) writeFileSync(String(args.markdown), markdown);
+  writeReport({ table: renderTracerTerminal(result), json: prettyJson(result), markdown }, targets);
   if (writeJobSummary(markdown)) log.info("report added to the job summary");
   if (commentTarget) log.info(`PR comment ${await upsertComment(commentTarget, TRACER_COMMENT_MARKER, markdown)}`);
   return 0;

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
-import { afterDoubleDash } from "../cli/main.ts";
-import { XbenchError, usageError } from "../cli/errors.ts";
+import { afterDoubleDash } from "./flags.ts";
+import { XbenchError, usageError } from "../errors.ts";
 
 interface SpawnSyncResult {
   exitCode: number | null;

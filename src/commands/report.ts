@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
-import { usageError } from "../cli/errors.ts";
+import { usageError } from "../errors.ts";
 import { parseResult, renderJson } from "../report/json.ts";
 import { renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";

@@ -1,8 +1,9 @@
 import { accessSync, constants, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "pathe";
 import { defineCommand } from "citty";
-import { afterDoubleDash } from "../cli/main.ts";
-import { usageError } from "../cli/errors.ts";
+import { afterDoubleDash } from "./flags.ts";
+import { usageError } from "../errors.ts";
+import { log } from "../output/log.ts";
 import { formatAccesses, summaryLine, trace, type TraceBackend, type TraceFormat } from "../tracer/index.ts";
 
 /** Signal numbers for the shell's 128+n exit status. */

@@ -1,20 +1,20 @@
 import { availableParallelism } from "node:os";
 import { join } from "pathe";
-import { log } from "../cli/log.ts";
 import { embeddedHelpers } from "../helpers/cache.ts";
 import { optionalHelper } from "../helpers/index.ts";
-import type { CompareResult, Row, Side } from "../report/model.ts";
-import { SCHEMA_ID, SCHEMA_VERSION } from "../report/model.ts";
+import type { CompareResult, Row, Side } from "../model/result.ts";
+import { SCHEMA_ID, SCHEMA_VERSION } from "../model/result.ts";
 import { analyzeRows, halfWidth, intervalRows } from "../report/analyze.ts";
 import { bundle } from "../runner/bundle.ts";
 import { CHILD_ENV, CHILD_PROTOCOL, type Job, type JobSide } from "../runner/protocol.ts";
-import { killRunningChildren, runBenchProcess, runtimeArgv, type BenchOutcome } from "../runner/spawn.ts";
+import { runtimeArgv } from "../runner/runtimes.ts";
+import { killRunningChildren, runBenchProcess, type BenchOutcome } from "../runner/spawn.ts";
 import { orderAt } from "../schedule/orderings.ts";
 import { currentLoad } from "../util/load.ts";
 import { VERSION } from "../version.ts";
-import { createCleanup, exitOnSignals, type Cleanup } from "./cleanup.ts";
+import { withCleanup, type Cleanup } from "../util/scope.ts";
+import { ignoreEvents, type OnCompareEvent, type WidestInterval } from "./events.ts";
 import { jobsFor, planFile, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
-import { createProgress } from "./progress.ts";
 import { makeRunTemp, ownPath } from "./reclaim.ts";
 import { collectRows } from "./rows.ts";
 import { stopReason, type StopReason } from "./sampling.ts";
@@ -56,10 +56,10 @@ interface Bundles {
 }
 
 /** Sets both sides up: worktrees, head's bench files on base, dependencies, builds. */
-async function prepareSides(store: RunStore, tmp: string, cleanup: Cleanup): Promise<Record<Side, SideTree>> {
+async function prepareSides(store: RunStore, tmp: string, cleanup: Cleanup, onEvent: OnCompareEvent): Promise<Record<Side, SideTree>> {
   const { plan } = store;
-  const base = checkoutSide(plan.repo, tmp, "base", plan.base.sha, cleanup);
-  const head = checkoutHead(plan.repo, tmp, plan.head.sha, plan.head.headRef, cleanup);
+  const base = checkoutSide(plan.repo, tmp, "base", plan.base.sha, cleanup, onEvent);
+  const head = checkoutHead(plan.repo, tmp, plan.head.sha, plan.head.headRef, cleanup, onEvent);
   copyBenchFiles(plan, head.root, base.root);
   for (const side of [base, head]) {
     if (side.root === plan.repo) continue;
@@ -164,33 +164,30 @@ function recordFailedSides(store: RunStore, plan: FilePlan, outcome: InventoryOu
   }
 }
 
-/** For the progress line of a run that samples until narrow: the widest interval so far. */
-function widthNote(rule: SamplingRule, rounds: number, rows: () => Row[]): string | undefined {
+/** For a run that samples until narrow, after whole cycles: the widest interval so far and the target. */
+function widestInterval(rule: SamplingRule, rounds: number, rows: () => Row[]): WidestInterval | undefined {
   if (rule.targetHalfWidth === undefined || rounds < rule.minRounds || rounds % CYCLE !== 0) return undefined;
   const widths = intervalRows(rows()).map(halfWidth);
   if (widths.length === 0) return undefined;
-  const pct = (x: number) => (Number.isFinite(x) ? `±${(x * 100).toFixed(1)}%` : "±∞");
-  return `widest ${pct(Math.max(...widths))} (target ${pct(rule.targetHalfWidth)})`;
+  return { halfWidth: Math.max(...widths), target: rule.targetHalfWidth };
 }
 
 /**
  * Runs (or continues) a compare: inventories, then rounds of bench processes, each outcome
- * appended to the run folder the moment it arrives, until the sampling rule says stop.
+ * appended to the run folder the moment it arrives, until the sampling rule says stop. What
+ * happens along the way goes to `onEvent`; the engine itself never writes to the terminal.
  */
-export async function runCompare(store: RunStore): Promise<CompareOutcome> {
+export async function runCompare(store: RunStore, onEvent: OnCompareEvent = ignoreEvents): Promise<CompareOutcome> {
   const started = performance.now();
   const { plan } = store;
-  const cleanup = createCleanup();
-  const progress = createProgress();
-  const offSignals = exitOnSignals(cleanup, (signal) => {
+  const onSignal = (signal: string) => {
     killRunningChildren();
-    progress.done();
-    log.warn(`${signal}: stopped. Measured rounds are saved; continue with: xbench compare --resume ${store.dir}`);
-  });
+    onEvent({ type: "interrupted", signal, runDir: store.dir });
+  };
   let childMs = 0;
-  try {
-    const tmp = makeRunTemp("xbench-compare-", plan.repo, cleanup);
-    const sides = await prepareSides(store, tmp, cleanup);
+  return withCleanup(onSignal, async (cleanup) => {
+    const tmp = makeRunTemp("xbench-compare-", plan.repo, cleanup, onEvent);
+    const sides = await prepareSides(store, tmp, cleanup, onEvent);
     const bundles = await bundleAll(store, sides, tmp, cleanup);
     const run = processRunner(store, sides, bundles);
     const done = new Set(store.records.map((r) => recordKey(r.round, r.file, r.job)));
@@ -199,7 +196,8 @@ export async function runCompare(store: RunStore): Promise<CompareOutcome> {
       const outcome = await takeInventory(file, bundles, run);
       const filePlan = planFile(file, outcome, { isolate: plan.isolate });
       recordFailedSides(store, filePlan, outcome, done);
-      if (filePlan.isolatedBecause && !plan.isolate) log.info(`${file}: one side per process (${filePlan.isolatedBecause})`);
+      onEvent({ type: "inventoried", file, loaded: SIDES.filter((side) => outcome.inventories[side] !== undefined) });
+      if (filePlan.isolatedBecause && !plan.isolate) onEvent({ type: "isolated", file, because: filePlan.isolatedBecause });
       files.push({ plan: filePlan, outcome });
     }
     const benchMs = () => store.records.reduce((sum, r) => sum + r.wallMs, 0);
@@ -210,7 +208,10 @@ export async function runCompare(store: RunStore): Promise<CompareOutcome> {
       let rows: Row[] | undefined;
       const rowsNow = () => (rows ??= analyze(round));
       stoppedBy = stopReason(plan.sampling, { rounds: round, cycle: CYCLE, benchSeconds: benchMs() / 1000, rows: rowsNow });
-      if (stoppedBy) break;
+      if (stoppedBy) {
+        onEvent({ type: "stopped", by: stoppedBy, rounds: round });
+        break;
+      }
       if (!plan.loadavgStart) {
         plan.loadavgStart = currentLoad();
         store.savePlan();
@@ -226,14 +227,15 @@ export async function runCompare(store: RunStore): Promise<CompareOutcome> {
           done.add(recordKey(round, filePlan.file, job.name));
         }
       }
-      progress.update({
+      const widest = widestInterval(plan.sampling, round + 1, () => analyze(round + 1));
+      onEvent({
+        type: "round",
         round: round + 1,
         elapsedS: (performance.now() - started) / 1000,
         ...(plan.sampling.minRounds === plan.sampling.maxRounds ? { rounds: plan.sampling.maxRounds } : {}),
-        note: widthNote(plan.sampling, round + 1, () => analyze(round + 1)),
+        ...(widest ? { widest } : {}),
       });
     }
-    progress.done();
     const loadEnd = currentLoad();
     const rows = analyze(round);
     const result: CompareResult = {
@@ -261,10 +263,6 @@ export async function runCompare(store: RunStore): Promise<CompareOutcome> {
     };
     const timing = { wallMs: performance.now() - started, childMs };
     return { result: { ...result, timing }, timing };
-  } finally {
-    progress.done();
-    offSignals();
-    cleanup.run();
-  }
+  });
 }
 

@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync } from "node:fs";
 import { ofetch } from "ofetch";
-import { XbenchError } from "../cli/errors.ts";
+import { XbenchError } from "../errors.ts";
 
 /** What the sticky comment needs from a GitHub Actions job. */
 export interface PullRequestTarget {

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, relative } from "pathe";
-import { EXIT_USAGE, XbenchError, usageError } from "../cli/errors.ts";
+import { XbenchError } from "../errors.ts";
 import { defaultBase, dirtyPaths, fileAtCommit, git, gitCommonDir, listFiles, repoRoot, resolveCommit, untrackedFiles, type DirtyPaths } from "../git/git.ts";
 import type { SamplingBudget } from "../runner/protocol.ts";
 import { filterFiles, isBenchFile, NAMING_HINT, repoRelativePattern, selectBenchFiles, selectNamedFiles } from "./discover.ts";
@@ -62,18 +62,6 @@ export function samplingBudget(sideTimeMs = DEFAULT_SIDE_TIME_MS): SamplingBudge
   return { batchNs: Math.min(1e6, sideNs / 8), sideNs, warmupNs: Math.max(sideNs / 4, 5e6), minBatches: 8 };
 }
 
-export function parsePositiveInt(flag: string, value: unknown, min: number): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw usageError(`--${flag} must be an integer of at least ${min} (got ${String(value)})`);
-  return n;
-}
-
-export function parsePositiveNumber(flag: string, value: unknown): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw usageError(`--${flag} must be a positive number (got ${String(value)})`);
-  return n;
-}
-
 function filesAtRef(root: string, sha: string): string[] {
   return git(root, ["ls-tree", "-r", "-z", "--name-only", sha]).split("\0").filter(Boolean);
 }
@@ -120,7 +108,7 @@ export function packageBenchList(text: string | undefined, where: string): strin
   if (list === undefined) return undefined;
   const patterns = typeof list === "string" ? [list] : list;
   if (!Array.isArray(patterns) || patterns.length === 0 || !patterns.every((p) => typeof p === "string" && p.length > 0)) {
-    throw new XbenchError(`${where}: "xbench.bench" must be a path or glob, or a non-empty list of them`, { exitCode: EXIT_USAGE });
+    throw new XbenchError(`${where}: "xbench.bench" must be a path or glob, or a non-empty list of them`, { kind: "usage" });
   }
   return patterns.map((p) => repoRelativePattern(p, ""));
 }
@@ -157,7 +145,7 @@ export function chooseBenchFiles(
       all.length === 0
         ? `no bench files (*.bench.ts, *.bench.js) ${where}; ${NAMING_HINT}`
         : `no bench file matches "${request.filter}"; bench files ${where}: ${all.join(", ")}`,
-      { exitCode: EXIT_USAGE },
+      { kind: "usage" },
     );
   }
 
@@ -174,11 +162,11 @@ export function chooseBenchFiles(
     // Named as the user wrote it (`./bench/x.ts` from a subfolder), not as resolved.
     const typed = flags.length > 0 ? request.bench![flags.indexOf(unmatched[0]!)] : unmatched[0];
     const source = flags.length > 0 ? "--bench" : `package.json "xbench.bench" entry`;
-    throw new XbenchError(`${source} "${typed}" matches no file ${where}`, { exitCode: EXIT_USAGE });
+    throw new XbenchError(`${source} "${typed}" matches no file ${where}`, { kind: "usage" });
   }
   const files = filterFiles(picked, request.filter);
   if (files.length === 0) {
-    throw new XbenchError(`no bench file matches "${request.filter}"; bench files ${where}: ${picked.join(", ")}`, { exitCode: EXIT_USAGE });
+    throw new XbenchError(`no bench file matches "${request.filter}"; bench files ${where}: ${picked.join(", ")}`, { kind: "usage" });
   }
   // Only a `--head REF` side needs them copied: the working tree already is head.
   const fromWorkingTree = request.head ? files.filter((f) => !onHeadSet.has(f)) : [];

@@ -7,10 +7,10 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "pathe";
-import { log } from "../cli/log.ts";
 import { git } from "../git/git.ts";
 import { pidSpace, processStart } from "../util/proc.ts";
-import type { Cleanup } from "./cleanup.ts";
+import type { Cleanup } from "../util/scope.ts";
+import { ignoreEvents, type OnCompareEvent } from "./events.ts";
 
 /** Temp folders of runs that hold worktrees; only these are ever reclaimed. */
 export const RUN_TEMP_PREFIXES = ["xbench-compare-", "xbench-tracer-compare-"] as const;
@@ -110,8 +110,8 @@ function reclaimRun(dir: string, owner: RunOwner): number {
   return worktrees;
 }
 
-/** Reclaims every run whose owner is gone, and says so in one line. */
-export function reclaimDeadRuns(root = tmpdir()): { runs: number; worktrees: number } {
+/** Reclaims every run whose owner is gone, and reports what it removed. */
+export function reclaimDeadRuns(root = tmpdir(), onEvent: OnCompareEvent = ignoreEvents): { runs: number; worktrees: number } {
   let entries: string[];
   try {
     entries = readdirSync(root);
@@ -128,10 +128,7 @@ export function reclaimDeadRuns(root = tmpdir()): { runs: number; worktrees: num
     worktrees += reclaimRun(dir, owner);
     pids.push(owner.pid);
   }
-  if (pids.length > 0) {
-    const what = `${worktrees} worktree${worktrees === 1 ? "" : "s"} and ${pids.length} temp folder${pids.length === 1 ? "" : "s"}`;
-    log.info(`reclaimed ${what} left by dead xbench run${pids.length === 1 ? "" : "s"} (pid ${pids.join(", ")})`);
-  }
+  if (pids.length > 0) onEvent({ type: "reclaimed", pids, worktrees });
   return { runs: pids.length, worktrees };
 }
 
@@ -139,8 +136,8 @@ export function reclaimDeadRuns(root = tmpdir()): { runs: number; worktrees: num
  * The temp folder of a new run (outside the repository), owned by this process and removed on
  * every exit path; first reclaims what dead runs left behind.
  */
-export function makeRunTemp(prefix: (typeof RUN_TEMP_PREFIXES)[number], repo: string, cleanup: Cleanup): string {
-  reclaimDeadRuns();
+export function makeRunTemp(prefix: (typeof RUN_TEMP_PREFIXES)[number], repo: string, cleanup: Cleanup, onEvent: OnCompareEvent): string {
+  reclaimDeadRuns(tmpdir(), onEvent);
   const tmp = mkdtempSync(join(tmpdir(), prefix));
   cleanup.add(() => rmSync(tmp, { recursive: true, force: true }));
   const owner: RunOwner = { pid: process.pid, start: processStart(process.pid), space: pidSpace(hostname()), repo };

@@ -1,5 +1,5 @@
 import type { RawRow } from "../report/analyze.ts";
-import type { MeasureMode, Side, Unit } from "../report/model.ts";
+import type { MeasureMode, Side, Unit } from "../model/result.ts";
 import type { RoundRecord } from "./store.ts";
 import { rowId } from "./identity.ts";
 

@@ -10,7 +10,7 @@
  * depend on the sign of the change, so stopping on it keeps the interval's level.
  */
 import { halfWidth, intervalRows } from "../report/analyze.ts";
-import type { Row } from "../report/model.ts";
+import type { Row } from "../model/result.ts";
 import type { SamplingRule } from "./store.ts";
 
 export type StopReason = "rounds" | "target" | "time";

@@ -1,12 +1,12 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { dirname, join } from "pathe";
-import { XbenchError } from "../cli/errors.ts";
+import { XbenchError } from "../errors.ts";
 import { failureTail } from "../util/text.ts";
-import { log } from "../cli/log.ts";
 import { addWorktree, git, removeWorktree, submoduleCommits } from "../git/git.ts";
 import { runToEnd } from "../runner/spawn.ts";
-import type { Side } from "../report/model.ts";
-import type { Cleanup } from "./cleanup.ts";
+import type { Side } from "../model/result.ts";
+import type { Cleanup } from "../util/scope.ts";
+import type { OnCompareEvent } from "./events.ts";
 import type { RunPlan } from "./store.ts";
 
 /** One side of a compare, ready to bundle and run. */
@@ -21,11 +21,11 @@ export interface SideTree {
  * Checks `sha` out into `<tmp>/<side>` as a detached worktree and registers its removal.
  * The temp folder sits outside the repository so tools that walk the repo never see it.
  */
-export function checkoutSide(repo: string, tmp: string, side: Side, sha: string, cleanup: Cleanup): SideTree {
+export function checkoutSide(repo: string, tmp: string, side: Side, sha: string, cleanup: Cleanup, onEvent: OnCompareEvent): SideTree {
   const root = join(tmp, side);
   cleanup.add(() => removeWorktree(repo, root));
   addWorktree(repo, root, sha);
-  initSubmodules(repo, root, side);
+  initSubmodules(repo, root, side, onEvent);
   return { side, root, sha };
 }
 
@@ -34,32 +34,32 @@ export function checkoutSide(repo: string, tmp: string, side: Side, sha: string,
  * clone the repository already has at that path: a shared clone (objects borrowed, nothing
  * copied, no network; the URL in .gitmodules is never used), then the pinned commit checked
  * out, nested submodules likewise. A submodule the repository never checked out, or whose
- * clone lacks the pinned commit, stays empty with a warning: a bench file that needs it then
+ * clone lacks the pinned commit, stays empty and is reported: a bench file that needs it then
  * fails with its own error, and one that does not still runs.
  */
-export function initSubmodules(source: string, target: string, side: Side, prefix = ""): void {
+export function initSubmodules(source: string, target: string, side: Side, onEvent: OnCompareEvent, prefix = ""): void {
   for (const { path, sha } of submoduleCommits(target)) {
     const from = join(source, path);
     const to = join(target, path);
     const name = `${prefix}${path}`;
     if (!existsSync(join(from, ".git"))) {
-      log.warn(`submodule ${name} is not checked out in this repository, so it is empty on ${side} (git submodule update --init fixes that)`);
+      onEvent({ type: "submodule-empty", side, path: name, why: "not-checked-out", sha });
       continue;
     }
     try {
       git(target, ["clone", "--quiet", "--shared", "--no-checkout", from, to]);
       git(to, ["checkout", "--quiet", "--detach", sha]);
     } catch {
-      log.warn(`submodule ${name}: its clone here lacks commit ${sha.slice(0, 12)}, so it is empty on ${side} (git -C ${name} fetch fixes that)`);
+      onEvent({ type: "submodule-empty", side, path: name, why: "commit-missing", sha });
       continue;
     }
-    initSubmodules(from, to, side, `${name}/`);
+    initSubmodules(from, to, side, onEvent, `${name}/`);
   }
 }
 
 /** Head: a worktree of `--head REF`, or the repository itself (working tree, edits included). */
-export function checkoutHead(repo: string, tmp: string, sha: string, headRef: string | undefined, cleanup: Cleanup): SideTree {
-  return headRef ? checkoutSide(repo, tmp, "head", sha, cleanup) : { side: "head", root: repo, sha };
+export function checkoutHead(repo: string, tmp: string, sha: string, headRef: string | undefined, cleanup: Cleanup, onEvent: OnCompareEvent): SideTree {
+  return headRef ? checkoutSide(repo, tmp, "head", sha, cleanup, onEvent) : { side: "head", root: repo, sha };
 }
 
 /**

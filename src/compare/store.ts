@@ -1,8 +1,13 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
-import { XbenchError, EXIT_USAGE } from "../cli/errors.ts";
-import type { LoadAvg, RevisionInfo, Runtime, Side } from "../report/model.ts";
+import { XbenchError } from "../errors.ts";
+import type { LoadAvg, RevisionInfo, Runtime, Side } from "../model/result.ts";
 import type { ChildRow, SamplingBudget } from "../runner/protocol.ts";
+
+/** A folder given to `--resume` that is not a run this version of xbench can continue. */
+export class RunFolderError extends XbenchError {
+  override name = "RunFolderError";
+}
 
 /** When a run stops adding rounds (see compare/sampling.ts). */
 export interface SamplingRule {
@@ -102,15 +107,15 @@ function openStoreAt(dir: string, plan: RunPlan, records: RoundRecord[]): RunSto
 /** Reopens a run folder; a torn last line (the run died mid-write) is dropped. */
 export function openStore(dir: string): RunStore {
   const planFile = join(dir, PLAN);
-  if (!existsSync(planFile)) throw new XbenchError(`not a compare run folder (no ${PLAN}): ${dir}`, { exitCode: EXIT_USAGE });
+  if (!existsSync(planFile)) throw new RunFolderError(`not a compare run folder (no ${PLAN}): ${dir}`, { kind: "usage" });
   let plan: RunPlan;
   try {
     plan = JSON.parse(readFileSync(planFile, "utf8")) as RunPlan;
   } catch {
-    throw new XbenchError(`unreadable ${planFile}`, { exitCode: EXIT_USAGE });
+    throw new RunFolderError(`unreadable ${planFile}`, { kind: "usage" });
   }
   if (plan.version !== PLAN_VERSION) {
-    throw new XbenchError(`run folder ${dir} was written by another xbench version (plan version ${plan.version}, expected ${PLAN_VERSION}); start a new run`, { exitCode: EXIT_USAGE });
+    throw new RunFolderError(`run folder ${dir} was written by another xbench version (plan version ${plan.version}, expected ${PLAN_VERSION}); start a new run`, { kind: "usage" });
   }
   const records: RoundRecord[] = [];
   const roundsFile = join(dir, ROUNDS);

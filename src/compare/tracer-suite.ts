@@ -1,8 +1,8 @@
 import { join } from "pathe";
-import { log } from "../cli/log.ts";
 import { killRunningChildren } from "../runner/spawn.ts";
 import { buildBaseHelpers } from "../suites/tracer/index.ts";
-import { createCleanup, exitOnSignals } from "./cleanup.ts";
+import { withCleanup } from "../util/scope.ts";
+import { ignoreEvents, type OnCompareEvent } from "./events.ts";
 import { makeRunTemp } from "./reclaim.ts";
 import type { resolveRevisions } from "./plan.ts";
 import { checkoutHead, checkoutSide, linkDependencies } from "./sides.ts";
@@ -20,24 +20,22 @@ export interface SideHelpers {
  */
 export async function withSideHelpers<T>(
   sides: ReturnType<typeof resolveRevisions> & { headRef?: string },
-  measure: (helpers: SideHelpers) => T | Promise<T>): Promise<T> {
-  const cleanup = createCleanup();
-  const offSignals = exitOnSignals(cleanup, (signal) => {
+  measure: (helpers: SideHelpers) => T | Promise<T>,
+  onEvent: OnCompareEvent = ignoreEvents,
+): Promise<T> {
+  const onSignal = (signal: string) => {
     killRunningChildren(); // a helper build in flight (its own process group)
-    log.warn(`${signal}: stopped`);
-  });
-  try {
-    const tmp = makeRunTemp("xbench-tracer-compare-", sides.repo, cleanup);
-    const base = checkoutSide(sides.repo, tmp, "base", sides.base.sha, cleanup);
-    const head = checkoutHead(sides.repo, tmp, sides.head.sha, sides.headRef, cleanup);
+    onEvent({ type: "interrupted", signal });
+  };
+  return withCleanup(onSignal, async (cleanup) => {
+    const tmp = makeRunTemp("xbench-tracer-compare-", sides.repo, cleanup, onEvent);
+    const base = checkoutSide(sides.repo, tmp, "base", sides.base.sha, cleanup, onEvent);
+    const head = checkoutHead(sides.repo, tmp, sides.head.sha, sides.headRef, cleanup, onEvent);
     for (const side of [base, head]) linkDependencies(sides.repo, side);
-    log.info(`building base's helpers (${sides.base.sha.slice(0, 12)})`);
+    onEvent({ type: "building-helpers", side: "base", sha: sides.base.sha });
     const baseHelpers = await buildBaseHelpers(base.root, join(tmp, "helpers-base"));
-    log.info(`building head's helpers (${sides.head.sha.slice(0, 12)})`);
+    onEvent({ type: "building-helpers", side: "head", sha: sides.head.sha });
     const headHelpers = await buildBaseHelpers(head.root, join(tmp, "helpers-head"));
     return await measure({ head: headHelpers, base: baseHelpers });
-  } finally {
-    offSignals();
-    cleanup.run();
-  }
+  });
 }

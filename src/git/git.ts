@@ -1,21 +1,26 @@
 import { spawnSync } from "node:child_process";
-import { XbenchError, EXIT_USAGE } from "../cli/errors.ts";
+import { XbenchError } from "../errors.ts";
+
+/** A git command failed, or the repository lacks what was asked of it (a ref, a base). */
+export class GitError extends XbenchError {
+  override name = "GitError";
+}
 
 /** Runs git in `cwd` and returns trimmed stdout; a failure throws with git's own message. */
 export function git(cwd: string, args: string[], options: { allowFail?: boolean } = {}): string {
   const result = spawnSync("git", args, { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
-  if (result.error) throw new XbenchError(`git: ${result.error.message}`);
+  if (result.error) throw new GitError(`git: ${result.error.message}`);
   if (result.status !== 0) {
     if (options.allowFail) return "";
     const message = (result.stderr || result.stdout || "").trim().split("\n").pop() ?? "";
-    throw new XbenchError(`git ${args[0]} failed: ${message}`);
+    throw new GitError(`git ${args[0]} failed: ${message}`);
   }
   return result.stdout.replace(/\n$/, "");
 }
 
 export function repoRoot(cwd: string): string {
   const root = git(cwd, ["rev-parse", "--show-toplevel"], { allowFail: true });
-  if (!root) throw new XbenchError(`not inside a git repository: ${cwd}`, { exitCode: EXIT_USAGE });
+  if (!root) throw new GitError(`not inside a git repository: ${cwd}`, { kind: "usage" });
   return root;
 }
 
@@ -32,7 +37,7 @@ export function tryResolveCommit(root: string, ref: string): string | undefined 
 
 export function resolveCommit(root: string, ref: string, what: string): string {
   const sha = tryResolveCommit(root, ref);
-  if (!sha) throw new XbenchError(`${what} ref not found: ${ref}`, { exitCode: EXIT_USAGE });
+  if (!sha) throw new GitError(`${what} ref not found: ${ref}`, { kind: "usage" });
   return sha;
 }
 
@@ -43,8 +48,8 @@ export function defaultBase(root: string): { ref: string; sha: string } {
     const sha = git(root, ["merge-base", "HEAD", candidate], { allowFail: true });
     if (sha) return { ref: `merge-base(HEAD, ${candidate})`, sha };
   }
-  throw new XbenchError("no base: none of origin/main, main, master share history with HEAD; pass --base REF", {
-    exitCode: EXIT_USAGE,
+  throw new GitError("no base: none of origin/main, main, master share history with HEAD; pass --base REF", {
+    kind: "usage",
   });
 }
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "pathe";
-import { XbenchError } from "../cli/errors.ts";
+import { XbenchError } from "../errors.ts";
 import { embeddedHelpers, extractEmbedded, findHelperDir } from "./cache.ts";
 
 export { cacheRoot, extractEmbedded } from "./cache.ts";
@@ -27,7 +27,7 @@ export function helperDir(): string {
   const remember = (dir: string) => (resolved = { platform, dir }).dir;
   if (process.env.XBENCH_HELPER_DIR) return remember(process.env.XBENCH_HELPER_DIR);
   if (!TRACED_PLATFORMS.has(platform)) {
-    throw new XbenchError(`tracing is not available on ${platform} yet`, { exitCode: 2 });
+    throw new XbenchError(`tracing is not available on ${platform} yet`, { kind: "usage" });
   }
   const embedded = embeddedHelpers();
   if (embedded?.platform) return remember(extractEmbedded({ ...embedded, platform: embedded.platform }));

@@ -8,7 +8,7 @@ import { holmIntervals, withHolm } from "../stats/holm.ts";
 import { pairedAnalysis, TIMED_RULES } from "../stats/paired.ts";
 import type { WalshSummary } from "../stats/signed-rank.ts";
 import { findProblem, pairUp } from "../stats/validate.ts";
-import type { MeasureMode, Rounds, Row, Side, Unit } from "./model.ts";
+import type { MeasureMode, Rounds, Row, Side, Unit } from "../model/result.ts";
 
 export interface RawRow {
   /** `<file basename>-<8 hex of sha256(repo-relative path)>: <label>` */

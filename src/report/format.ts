@@ -7,7 +7,7 @@ import { readAA } from "../stats/noise.ts";
 import { halfWidth, intervalRows } from "./analyze.ts";
 import { median } from "../stats/quantile.ts";
 import { formatLoad } from "../util/load.ts";
-import type { CompareResult, Row, Unit } from "./model.ts";
+import type { CompareResult, Row, Unit } from "../model/result.ts";
 
 export const NONE = "—";
 

@@ -3,8 +3,13 @@
  * `parseResult` checks a saved file before anything renders it: malformed JSON, another schema,
  * a newer schema version or a wrong shape each give one line (exit 2), never a stack trace.
  */
-import { EXIT_USAGE, XbenchError } from "../cli/errors.ts";
-import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type PairedStats } from "./model.ts";
+import { XbenchError } from "../errors.ts";
+import { RUNTIMES, SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type PairedStats } from "../model/result.ts";
+
+/** A saved result that cannot be read back: not JSON, another schema, or a field out of shape. */
+export class ResultFileError extends XbenchError {
+  override name = "ResultFileError";
+}
 
 export function renderJson(result: CompareResult): string {
   return `${JSON.stringify(result, null, 2)}\n`;
@@ -78,7 +83,7 @@ const ROW: Shape = {
 };
 const RESULT: Shape = {
   xbenchVersion: isString,
-  runtime: oneOf("node", "bun", "deno"),
+  runtime: oneOf(...RUNTIMES),
   rounds: shaped({
     requested: isNumber,
     planned: isNumber,
@@ -113,7 +118,7 @@ function firstMismatch(value: unknown, shape: Shape, path: string): string | und
 
 /** Parses and checks a saved result; `source` names the file in error messages. */
 export function parseResult(text: string, source = "result"): CompareResult {
-  const fail = (why: string) => new XbenchError(`${source}: ${why}`, { exitCode: EXIT_USAGE });
+  const fail = (why: string) => new ResultFileError(`${source}: ${why}`, { kind: "usage" });
   let data: unknown;
   try {
     data = JSON.parse(text);

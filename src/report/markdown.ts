@@ -6,7 +6,7 @@
  * `escapeMarkdown`, so a name cannot break the table or inject markup or HTML.
  */
 import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible } from "./format.ts";
-import type { CompareResult, Row } from "./model.ts";
+import type { CompareResult, Row } from "../model/result.ts";
 
 export const COMMENT_MARKER = "<!-- xbench-compare -->";
 

@@ -4,7 +4,7 @@
  * right-aligned, then notes. Colour (ANSI) only when asked: the caller knows whether stdout is a TTY.
  */
 import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible } from "./format.ts";
-import type { CompareResult, Row } from "./model.ts";
+import type { CompareResult, Row } from "../model/result.ts";
 
 const HEADER = ["benchmark", "base", "head", "delta", "95% CI", "verdict"];
 const GAP = "  ";

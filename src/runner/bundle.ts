@@ -1,12 +1,18 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { dirname, join } from "pathe";
-import { XbenchError } from "../cli/errors.ts";
-import type { Runtime } from "../report/model.ts";
+import { XbenchError } from "../errors.ts";
+import type { Runtime } from "../model/result.ts";
 import { lastLines } from "../util/text.ts";
 import { packageFile, readAsset, type ChildAsset } from "./assets.ts";
 import { findBun } from "./bun.ts";
+import { bundleTarget } from "./runtimes.ts";
 import { runToEnd } from "./spawn.ts";
+
+/** A bench file or the driver could not be compiled (or no bun to compile with). */
+export class BundleError extends XbenchError {
+  override name = "BundleError";
+}
 
 /** Virtual modules a bundle is built from: bare names a bench file imports, mapped to assets. */
 const VIRTUAL: Record<string, ChildAsset> = {
@@ -31,7 +37,7 @@ const NO_BUN =
 
 /** Throws the one-line error up front when bench files cannot be compiled (node or deno, and no bun to call). */
 export function requireBundler(): void {
-  if (!bunHere() && !findBun(process.cwd())) throw new XbenchError(NO_BUN);
+  if (!bunHere() && !findBun(process.cwd())) throw new BundleError(NO_BUN);
 }
 
 /**
@@ -112,12 +118,12 @@ export async function bundle(request: BundleRequest): Promise<string> {
 /** Under node or deno: the same bundler, in a Bun process (runner/bundle-main). */
 async function bundleInBunProcess(request: BundleRequest): Promise<string> {
   const bun = findBun(process.cwd());
-  if (!bun) throw new XbenchError(NO_BUN);
+  if (!bun) throw new BundleError(NO_BUN);
   const main = packageFile("runner/bundle-main.mjs", "runner/bundle-main.ts");
   const done = await runToEnd([bun.file, main, JSON.stringify(request)], { env: bun.env });
   if (done.code === 0) return done.stdout.trimEnd().split("\n").pop()!;
   const why = done.error ?? (lastLines(done.stderr, 1) || `${bun.file} ${done.signal ? `killed by ${done.signal}` : `exited ${done.code}`}`);
-  throw new XbenchError(why.startsWith("cannot compile") ? why : `cannot compile ${describe(request)}: ${why}`);
+  throw new BundleError(why.startsWith("cannot compile") ? why : `cannot compile ${describe(request)}: ${why}`);
 }
 
 function describe(request: BundleRequest): string {
@@ -147,7 +153,7 @@ async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<stri
     entrypoints: [entry],
     outdir: request.outDir,
     naming: `${request.kind}.[ext]`,
-    target: request.runtime === "bun" ? "bun" : "node",
+    target: bundleTarget(request.runtime),
     format: "esm",
     packages: "external",
     external: ["@mitata/counters", "bun:jsc"],
@@ -157,7 +163,7 @@ async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<stri
   } as Parameters<BunRuntime["build"]>[0]);
   if (!result.success) {
     const first = result.logs.map((l) => (typeof l === "string" ? l : (l.message ?? String(l)))).find(Boolean);
-    throw new XbenchError(`cannot compile ${describe(request)}: ${first ?? "unknown error"}`);
+    throw new BundleError(`cannot compile ${describe(request)}: ${first ?? "unknown error"}`);
   }
   return join(request.outDir, `${request.kind}.js`);
 }

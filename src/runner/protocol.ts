@@ -3,7 +3,7 @@
  * JSON lines appended to a file, one the moment each row is measured, so whatever a process
  * measured before it crashed or timed out is kept. Never scraped from human output.
  */
-import type { Side, Unit } from "../report/model.ts";
+import type { Side, Unit } from "../model/result.ts";
 
 export const CHILD_PROTOCOL = 2;
 

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
-import { join } from "pathe";
 import { optionalHelper } from "../helpers/index.ts";
 import { hasExited } from "../util/proc.ts";
 import { lastLines } from "../util/text.ts";
@@ -196,15 +195,4 @@ export function runBenchProcess(job: BenchProcess): Promise<BenchOutcome> {
       finish(`${how}${tail ? `: ${tail}` : ""}`);
     });
   });
-}
-
-/** The runtime's command line for a bundle, preferring the side's own installed copy. */
-export function runtimeArgv(runtime: "node" | "bun" | "deno", sideRoot: string, bundle: string): string[] {
-  const local = (name: string) => {
-    const bin = join(sideRoot, "node_modules", ".bin", name);
-    return existsSync(bin) ? bin : name;
-  };
-  if (runtime === "node") return [process.env.XBENCH_NODE || "node", bundle];
-  if (runtime === "bun") return [process.env.XBENCH_BUN || local("bun"), bundle];
-  return [process.env.XBENCH_DENO || local("deno"), "run", "-A", "--quiet", bundle];
 }

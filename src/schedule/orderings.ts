@@ -17,7 +17,7 @@
  * The seed picks which circuit each cycle walks (shuffled adjacency in Hierholzer's algorithm);
  * later cycles start where the previous one ended, so the property holds across cycles as well.
  */
-import { usageError } from "../cli/errors.ts";
+import { usageError } from "../errors.ts";
 import { mulberry32, shuffled } from "./prng.ts";
 
 export const MAX_ARMS = 5;

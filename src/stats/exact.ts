@@ -5,7 +5,7 @@
  * disagree (a count that depends on timing, say), the side's median over rounds (type 7) is
  * compared instead and the result is marked `varies`, so the report can say so.
  */
-import type { ExactComparison } from "../report/model.ts";
+import type { ExactComparison } from "../model/result.ts";
 import { median } from "./quantile.ts";
 import { checkInput } from "./validate.ts";
 

@@ -17,7 +17,7 @@
  * These intervals are wider than the plain 95% ones but are not simultaneous intervals for every
  * row (that would take Bonferroni's 1 - α / m for all rows).
  */
-import type { PairedStats, Verdict } from "../report/model.ts";
+import type { PairedStats, Verdict } from "../model/result.ts";
 import { halfWidthOf, ratioInterval } from "./paired.ts";
 import { hodgesLehmannInterval, hodgesLehmannP, verdictOf, type WalshSummary } from "./signed-rank.ts";
 

@@ -23,7 +23,7 @@
  *     median is fragile and the projection can land on either side: read it as a regime, not a
  *     number.
  */
-import type { CompareResult, Verdict } from "../report/model.ts";
+import type { CompareResult, Verdict } from "../model/result.ts";
 import { mulberry32 } from "../schedule/prng.ts";
 import { LEVEL, logRatios, pairedAnalysis } from "./paired.ts";
 import { median } from "./quantile.ts";

@@ -16,7 +16,7 @@
  * The base and head medians are context only: delta does not come from them.
  * The old t-interval stays available in t-interval.ts.
  */
-import type { PairedStats } from "../report/model.ts";
+import type { PairedStats } from "../model/result.ts";
 import { median, spread, type Spread } from "./quantile.ts";
 import { hodgesLehmannInterval, signedRankTest, verdictOf, walshSummary, type WalshSummary } from "./signed-rank.ts";
 import { checkInput } from "./validate.ts";

@@ -43,7 +43,7 @@
  * Verdict from the interval: `slower` if the lower bound > 0, `faster` if the upper bound < 0,
  * else `~`.
  */
-import type { Verdict } from "../report/model.ts";
+import type { Verdict } from "../model/result.ts";
 import { normalCdf } from "./normal.ts";
 import { walshCount, walshOrderStatistic, walshSample, type WalshSample } from "./walsh.ts";
 

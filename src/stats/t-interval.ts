@@ -10,7 +10,7 @@
  * It assumes near-normal d_i; with heavy tails or whole-process slow modes its width is driven by
  * the outliers and it misses changes the signed-rank method sees (test/unit/signed-rank.test.ts).
  */
-import type { Verdict } from "../report/model.ts";
+import type { Verdict } from "../model/result.ts";
 import { verdictOf } from "./signed-rank.ts";
 import { regularizedBeta, studentT975, studentTQuantile } from "./student-t.ts";
 

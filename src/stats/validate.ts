@@ -2,8 +2,8 @@
  * Input checks shared by the statistics. A problem names the side and round, so that a caller
  * can either throw it (one line, naming the benchmark) or mark just that row as failed.
  */
-import { XbenchError } from "../cli/errors.ts";
-import type { Side } from "../report/model.ts";
+import { XbenchError } from "../errors.ts";
+import type { Side } from "../model/result.ts";
 
 export interface InputProblem {
   side?: Side;

@@ -1,5 +1,5 @@
 import { loadavg } from "node:os";
-import type { LoadAvg } from "../report/model.ts";
+import type { LoadAvg } from "../model/result.ts";
 
 /** One-, five- and fifteen-minute load now (zeros where the OS has none, as on Windows). */
 export function currentLoad(): LoadAvg {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "pathe";
-import type { CompareResult } from "../../src/report/model.ts";
+import type { CompareResult } from "../../src/model/result.ts";
 import { COMPARE_ENV, compareIn, processesWithEnv, repoPerTest, rowOf } from "../support/compare.ts";
 import { workFiles, type TestRepo } from "../support/repo.ts";
 import { requireBinary, tempDir, xbench } from "../support/xbench.ts";

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "pathe";
-import type { CompareResult } from "../../src/report/model.ts";
+import type { CompareResult } from "../../src/model/result.ts";
 import { createRepo, workFiles, type TestRepo } from "../support/repo.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { ROOT } from "../support/xbench.ts";

@@ -1,7 +1,7 @@
 import { afterEach } from "bun:test";
 import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "pathe";
-import type { CompareResult, Row } from "../../src/report/model.ts";
+import type { CompareResult, Row } from "../../src/model/result.ts";
 import { createRepo, type TestRepo } from "./repo.ts";
 import { ROOT, xbench } from "./xbench.ts";
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { jobsFor, planFile, type InventoryOutcome } from "../../src/compare/jobs.ts";
 import { samplingBudget, samplingRule } from "../../src/compare/plan.ts";
 import { stopReason } from "../../src/compare/sampling.ts";
-import type { Row } from "../../src/report/model.ts";
+import type { Row } from "../../src/model/result.ts";
 import type { SideInventory } from "../../src/runner/protocol.ts";
 import { orderAt, permutations } from "../../src/schedule/orderings.ts";
 

@@ -10,7 +10,7 @@ import { analyzeRows, failureLines, nothingCompared, type RawRow } from "../../s
 import { formatBound, formatInterval, rowCells } from "../../src/report/format.ts";
 import { renderJson } from "../../src/report/json.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
-import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type Row } from "../../src/report/model.ts";
+import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type Row } from "../../src/model/result.ts";
 import { renderTerminal } from "../../src/report/terminal.ts";
 import { failureTail } from "../../src/util/text.ts";
 

@@ -5,7 +5,7 @@ import { join } from "pathe";
 import { globToRegExp, selectBenchFiles } from "../../src/compare/discover.ts";
 import { pullRequestTarget } from "../../src/compare/github.ts";
 import { benchBasename, rowId } from "../../src/compare/identity.ts";
-import { clock, progressLine } from "../../src/compare/progress.ts";
+import { clock, progressLine } from "../../src/output/progress.ts";
 import { collectRows, WHOLE_FILE } from "../../src/compare/rows.ts";
 import { createStore, openStore, type RoundRecord, type RunPlan } from "../../src/compare/store.ts";
 import type { ChildRow } from "../../src/runner/protocol.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { planRounds, permutations } from "../../src/schedule/orderings.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
-import { XbenchError } from "../../src/cli/errors.ts";
+import { XbenchError } from "../../src/errors.ts";
 
 const ARMS = ["head", "base", "control", "d", "e"];
 

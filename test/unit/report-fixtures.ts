@@ -5,7 +5,7 @@
  */
 import seedRows from "../fixtures/seed-aa-rows.json" with { type: "json" };
 import { analyzeRows, type RawRow } from "../../src/report/analyze.ts";
-import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type Rounds } from "../../src/report/model.ts";
+import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type Rounds } from "../../src/model/result.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
 
 /** Rounds around `center` with a shared drift per round and `noise` relative spread. */

@@ -1,11 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
-import { EXIT_USAGE, XbenchError } from "../../src/cli/errors.ts";
+import { EXIT_USAGE } from "../../src/cli/errors.ts";
+import { XbenchError } from "../../src/errors.ts";
 import { formatCount, formatPercent, formatTime, visible } from "../../src/report/format.ts";
 import { parseResult, renderJson } from "../../src/report/json.ts";
 import { COMMENT_MARKER, escapeMarkdown, intervalPicture, renderMarkdown } from "../../src/report/markdown.ts";
-import { SCHEMA_VERSION, type CompareResult } from "../../src/report/model.ts";
+import { SCHEMA_VERSION, type CompareResult } from "../../src/model/result.ts";
 import { renderTerminal } from "../../src/report/terminal.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
 import { aaResult, HOSTILE_NAME, mixedResult } from "./report-fixtures.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { XbenchError } from "../../src/cli/errors.ts";
+import { XbenchError } from "../../src/errors.ts";
 import { compareExact } from "../../src/stats/exact.ts";
 import { holmAdjust, holmIntervals } from "../../src/stats/holm.ts";
 import { mdcAt, noiseFloor, readAA } from "../../src/stats/noise.ts";
@@ -9,7 +9,7 @@ import { median, quantile, spread } from "../../src/stats/quantile.ts";
 import { hodgesLehmannInterval, hodgesLehmannP, verdictOf, walshSummary } from "../../src/stats/signed-rank.ts";
 import { intervalAt, pairedP, summarize, tInterval } from "../../src/stats/t-interval.ts";
 import { pairUp } from "../../src/stats/validate.ts";
-import type { CompareResult } from "../../src/report/model.ts";
+import type { CompareResult } from "../../src/model/result.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
 
 const pct = (x: number) => Number((x * 100).toFixed(2));

@@ -1,6 +1,6 @@
 /** Off Linux x64, tracing says so in one line and exits 2 (no helper exists for that OS yet). */
 import { afterEach, expect, test } from "bun:test";
-import { XbenchError } from "../../src/cli/errors.ts";
+import { XbenchError } from "../../src/errors.ts";
 import { trace } from "../../src/tracer/index.ts";
 
 const realPlatform = process.platform;

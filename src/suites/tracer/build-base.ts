@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "pathe";
-import { XbenchError } from "../../cli/errors.ts";
+import { XbenchError } from "../../errors.ts";
 import { lastLines } from "../../util/text.ts";
 import { findBun } from "../../runner/bun.ts";
 import { runToEnd } from "../../runner/spawn.ts";

@@ -1,6 +1,6 @@
 /** Starting one arm's process, timing it wall clock, and reading the target's answer. */
 import { spawnSync } from "node:child_process";
-import { XbenchError } from "../../cli/errors.ts";
+import { XbenchError } from "../../errors.ts";
 import type { Launch } from "./arms.ts";
 
 /** One finished launch: its wall clock in ns (spawn to exit) and what it printed. */
@@ -30,7 +30,7 @@ export function runTimed(launch: Launch, what: string): LaunchResult {
   const wallNs = Number(process.hrtime.bigint() - start);
   if (result.error) throw new XbenchError(`${what}: could not run ${launch.file}: ${result.error.message}`);
   // Ctrl-C reaches the whole foreground process group: the launch dies of it and so do we.
-  if (result.signal === "SIGINT") throw new XbenchError("interrupted", { exitCode: 130 });
+  if (result.signal === "SIGINT") throw new XbenchError("interrupted", { kind: "interrupted" });
   if (result.signal) throw new XbenchError(`${what}: ${launch.file} was killed by ${result.signal}`);
   if (result.status !== 0) {
     const detail = firstLine(String(result.stderr ?? ""));

@@ -3,7 +3,7 @@
  * reads. Written as JSON with `--json`. Bump TRACER_SCHEMA_VERSION on any breaking change.
  * Every time is in nanoseconds.
  */
-import type { LoadAvg } from "../../report/model.ts";
+import type { LoadAvg } from "../../model/result.ts";
 import type { Spread } from "../../stats/quantile.ts";
 
 export type { Spread } from "../../stats/quantile.ts";

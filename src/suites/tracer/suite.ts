@@ -6,8 +6,8 @@
 import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { release, tmpdir } from "node:os";
 import { join } from "pathe";
-import { XbenchError } from "../../cli/errors.ts";
-import { createCleanup, exitOnSignals } from "../../compare/cleanup.ts";
+import { XbenchError } from "../../errors.ts";
+import { withCleanup } from "../../util/scope.ts";
 import { currentLoad } from "../../util/load.ts";
 import { planRounds } from "../../schedule/orderings.ts";
 import { VERSION } from "../../version.ts";
@@ -82,10 +82,8 @@ export async function runTracerSuite(options: TracerSuiteOptions): Promise<Trace
   // The suite keeps its logs in the temp folder, as calibrated: with them in /dev/shm the
   // seccomp launch row's A/A spread doubled here (quartiles about ±13%, medians to -5%).
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), "xbench-tracer-")));
-  const cleanup = createCleanup();
-  cleanup.add(() => rmSync(scratch, { recursive: true, force: true }));
-  const closeScope = exitOnSignals(cleanup, (signal) => step(`${signal}: stopped`));
-  try {
+  return withCleanup((signal) => step(`${signal}: stopped`), async (cleanup) => {
+    cleanup.add(() => rmSync(scratch, { recursive: true, force: true }));
     const paths = (arm: ArmName) => ({
       targetDir: options.headHelperDir,
       missingPath: join(scratch, "missing"),
@@ -141,8 +139,5 @@ export async function runTracerSuite(options: TracerSuiteOptions): Promise<Trace
       finishedAt: end.at,
       rows: samples.map(({ cell, samples: values }) => summarizeRow(cell, WORKLOADS[cell.row], values)),
     };
-  } finally {
-    closeScope();
-    cleanup.run();
-  }
+  });
 }

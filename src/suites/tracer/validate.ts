@@ -5,7 +5,7 @@
  */
 import { closeSync, existsSync, openSync, readSync, rmSync } from "node:fs";
 import { join } from "pathe";
-import { XbenchError } from "../../cli/errors.ts";
+import { XbenchError } from "../../errors.ts";
 import { SUPERVISOR, VALIDATION_WORKLOAD, launchFor, threadPath, type Arm } from "./arms.ts";
 import { runTimed } from "./launch.ts";
 import type { Backend } from "./model.ts";

@@ -1,5 +1,5 @@
 /**
- * Everything a compare must undo (worktrees, temp folders, child processes), run once on
+ * Everything a run must undo (worktrees, temp folders, child processes), run once on
  * every exit path: normal return, thrown error, SIGINT, SIGTERM.
  */
 export interface Cleanup {
@@ -67,4 +67,19 @@ export function exitOnSignals(cleanup: Cleanup, onSignal: (signal: string) => vo
     if (i !== -1) scopes.splice(i, 1);
     if (scopes.length === 0) for (const [signal, handler] of Object.entries(handlers)) process.off(signal, handler);
   };
+}
+
+/**
+ * Runs `body` in a cleanup scope: what it registers is undone on return, on a throw, and on
+ * SIGINT/SIGTERM/SIGHUP (after `onSignal`, which says what happened, before the exit).
+ */
+export async function withCleanup<T>(onSignal: (signal: string) => void, body: (cleanup: Cleanup) => T | Promise<T>): Promise<T> {
+  const cleanup = createCleanup();
+  const closeScope = exitOnSignals(cleanup, onSignal);
+  try {
+    return await body(cleanup);
+  } finally {
+    closeScope();
+    cleanup.run();
+  }
 }

@@ -5,7 +5,9 @@
 export const SCHEMA_ID = "xbench/compare";
 export const SCHEMA_VERSION = 2;
 
-export type Runtime = "node" | "bun" | "deno";
+/** Runtimes a compare can run bench processes under (runner/runtimes.ts says how). */
+export const RUNTIMES = ["node", "bun", "deno"] as const;
+export type Runtime = (typeof RUNTIMES)[number];
 export type Verdict = "slower" | "faster" | "~";
 export type ExactVerdict = "same" | "more" | "fewer";
 export type Side = "base" | "head";

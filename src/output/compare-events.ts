@@ -1,0 +1,59 @@
+import type { CompareEvent } from "../compare/events.ts";
+import { log } from "./log.ts";
+import { createProgress } from "./progress.ts";
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const percent = (x: number) => (Number.isFinite(x) ? `±${(x * 100).toFixed(1)}%` : "±∞");
+
+/** The one-line message an event gets on stderr, if any (rounds draw the progress line instead). */
+export function eventMessage(event: CompareEvent): { level: "info" | "warn"; text: string } | undefined {
+  switch (event.type) {
+    case "isolated":
+      return { level: "info", text: `${event.file}: one side per process (${event.because})` };
+    case "interrupted":
+      return {
+        level: "warn",
+        text: event.runDir
+          ? `${event.signal}: stopped. Measured rounds are saved; continue with: xbench compare --resume ${event.runDir}`
+          : `${event.signal}: stopped`,
+      };
+    case "reclaimed": {
+      const what = `${plural(event.worktrees, "worktree")} and ${plural(event.pids.length, "temp folder")}`;
+      return { level: "info", text: `reclaimed ${what} left by dead xbench run${event.pids.length === 1 ? "" : "s"} (pid ${event.pids.join(", ")})` };
+    }
+    case "submodule-empty":
+      return {
+        level: "warn",
+        text:
+          event.why === "not-checked-out"
+            ? `submodule ${event.path} is not checked out in this repository, so it is empty on ${event.side} (git submodule update --init fixes that)`
+            : `submodule ${event.path}: its clone here lacks commit ${event.sha.slice(0, 12)}, so it is empty on ${event.side} (git -C ${event.path} fetch fixes that)`,
+      };
+    case "building-helpers":
+      return { level: "info", text: `building ${event.side}'s helpers (${event.sha.slice(0, 12)})` };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Renders a compare's events on stderr: a progress line per round, one line for each notice.
+ * `done` clears the progress line; call it however the run ends.
+ */
+export function renderCompareEvents(stream: NodeJS.WriteStream = process.stderr) {
+  const progress = createProgress(stream);
+  return {
+    onEvent(event: CompareEvent): void {
+      if (event.type === "round") {
+        const { round, rounds, elapsedS, widest } = event;
+        const note = widest ? `widest ${percent(widest.halfWidth)} (target ${percent(widest.target)})` : undefined;
+        progress.update({ round, elapsedS, ...(rounds !== undefined ? { rounds } : {}), note });
+        return;
+      }
+      if (event.type === "stopped" || event.type === "interrupted") progress.done();
+      const message = eventMessage(event);
+      if (message) log[message.level](message.text);
+    },
+    done: () => progress.done(),
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Where a command's report goes: the table on stdout (on stderr when `--json -` takes stdout),
+ * `--json FILE`, `--markdown FILE`. The targets are checked before a run starts, so a typo in
+ * a path fails at once rather than after minutes of measuring.
+ */
+import { accessSync, constants, existsSync, statSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "pathe";
+import { usageError } from "../errors.ts";
+
+/** Output flags as given; `json: "-"` means stdout, an empty string means not given. */
+export interface OutputTargets {
+  json?: string;
+  markdown?: string;
+}
+
+/** The texts of one report, ready to write. */
+export interface ReportTexts {
+  table: string;
+  json: string;
+  markdown?: string;
+}
+
+/** `--json -`: the JSON takes stdout and everything human goes to stderr. */
+export function jsonTakesStdout(targets: OutputTargets): boolean {
+  return targets.json === "-";
+}
+
+/** Fails with a usage error when a target file could not be written: no such folder, a folder in its place, no permission. */
+export function checkOutputTargets(targets: OutputTargets): void {
+  for (const [flag, path] of Object.entries(targets) as Array<[string, string | undefined]>) {
+    if (!path || path === "-") continue;
+    const file = resolve(path);
+    const folder = dirname(file);
+    if (!existsSync(folder) || !statSync(folder).isDirectory()) throw usageError(`--${flag} ${path}: no folder ${folder}`);
+    if (existsSync(file) && statSync(file).isDirectory()) throw usageError(`--${flag} ${path} is a folder`);
+    try {
+      accessSync(existsSync(file) ? file : folder, constants.W_OK);
+    } catch {
+      throw usageError(`--${flag} ${path}: not writable`);
+    }
+  }
+}
+
+/** Writes the table, then the JSON and the markdown where the targets say. */
+export function writeReport(texts: ReportTexts, targets: OutputTargets): void {
+  const toStdout = jsonTakesStdout(targets);
+  (toStdout ? process.stderr : process.stdout).write(texts.table);
+  if (toStdout) process.stdout.write(texts.json.endsWith("\n") ? texts.json : `${texts.json}\n`);
+  else if (targets.json) writeFileSync(targets.json, texts.json);
+  if (targets.markdown && texts.markdown !== undefined) writeFileSync(targets.markdown, texts.markdown);
+}
+
+/** A result as indented JSON with a final newline, as the suites write it. */
+export function prettyJson(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}

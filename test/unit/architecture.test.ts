@@ -1,0 +1,111 @@
+/**
+ * The layering of src/ (ARCHITECTURE.md): no import cycle between folders, and nothing outside
+ * src/cli imports from it. A folder is a directory under src/ (nested ones count apart, as
+ * runner/child); a file directly in src/ (errors.ts, version.ts, index.ts) is a node of its own.
+ */
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "pathe";
+
+const SRC = resolve(import.meta.dir, "../../src");
+
+/**
+ * Imports from src/cli by modules outside it that are allowed for now, by importing file.
+ * Each also leaves the folder graph: cli → commands → tracer → cli would otherwise be a cycle.
+ */
+const KNOWN_CLI_IMPORTS: Record<string, string[]> = {
+  // tracer: moved when the tracer branch lands
+  "tracer/index.ts": ["cli/errors.ts"],
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.(m?ts|tsx)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** Relative specifiers of static imports and re-exports (type-only ones too) and dynamic imports. */
+function relativeImports(source: string): string[] {
+  const patterns = [
+    /^\s*(?:import|export)\b[^;]*?\bfrom\s*["'](\.[^"']*)["']/gm,
+    /^\s*import\s*["'](\.[^"']*)["']/gm,
+    /\bimport\(\s*["'](\.[^"']*)["']\s*\)/g,
+  ];
+  return patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((m) => m[1]!));
+}
+
+/** Every import between two files of src/, as paths relative to src/. */
+function importEdges(): Array<{ from: string; to: string }> {
+  return sourceFiles(SRC).flatMap((file) =>
+    relativeImports(readFileSync(file, "utf8"))
+      .map((specifier) => relative(SRC, resolve(dirname(file), specifier)))
+      .filter((to) => !to.startsWith(".."))
+      .map((to) => ({ from: relative(SRC, file), to })),
+  );
+}
+
+const folderOf = (path: string) => (dirname(path) === "." ? path : dirname(path));
+const isKnown = (edge: { from: string; to: string }) => KNOWN_CLI_IMPORTS[edge.from]?.includes(edge.to) ?? false;
+
+/** A cycle in the graph as the list of its nodes, first repeated at the end; undefined when there is none. */
+function findCycle(graph: Map<string, Set<string>>): string[] | undefined {
+  const state = new Map<string, "open" | "done">();
+  const path: string[] = [];
+  const visit = (node: string): string[] | undefined => {
+    if (state.get(node) === "done") return undefined;
+    if (state.get(node) === "open") return [...path.slice(path.indexOf(node)), node];
+    state.set(node, "open");
+    path.push(node);
+    for (const next of graph.get(node) ?? []) {
+      const cycle = visit(next);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    state.set(node, "done");
+    return undefined;
+  };
+  for (const node of [...graph.keys()].sort()) {
+    const cycle = visit(node);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+
+describe("layering of src/", () => {
+  const edges = importEdges();
+
+  test("the scan sees the imports (a guard against a pattern that matches nothing)", () => {
+    expect(edges).toContainEqual({ from: "cli/index.ts", to: "commands/root.ts" });
+    expect(edges).toContainEqual({ from: "commands/root.ts", to: "commands/compare.ts" }); // dynamic import
+  });
+
+  test("no module outside src/cli imports from it, but the known exceptions", () => {
+    const intoCli = edges.filter((e) => !e.from.startsWith("cli/") && e.to.startsWith("cli/") && !isKnown(e));
+    expect(intoCli.map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
+  });
+
+  test("the known exceptions still exist (drop them from the list once they are gone)", () => {
+    for (const [from, targets] of Object.entries(KNOWN_CLI_IMPORTS)) {
+      for (const to of targets) expect(edges).toContainEqual({ from, to });
+    }
+  });
+
+  test("no import cycle between folders", () => {
+    const graph = new Map<string, Set<string>>();
+    for (const edge of edges) {
+      const [a, b] = [folderOf(edge.from), folderOf(edge.to)];
+      if (a === b || isKnown(edge)) continue;
+      if (!graph.has(a)) graph.set(a, new Set());
+      graph.get(a)!.add(b);
+    }
+    const cycle = findCycle(graph);
+    const why = cycle?.slice(1).map((to, i) => {
+      const from = cycle[i]!;
+      const files = edges.filter((e) => folderOf(e.from) === from && folderOf(e.to) === to).map((e) => `${e.from} -> ${e.to}`);
+      return `${from} -> ${to} (${files.join(", ")})`;
+    });
+    expect(why).toBeUndefined();
+  });
+});
