@@ -1,7 +1,4 @@
-/**
- * Exit statuses of the CLI and, for src/tracer/index.ts until the tracer branch lands, the
- * error type it still imports from here. Everything else imports errors from src/errors.ts.
- */
+/** Exit statuses of the CLI; errors themselves live in src/errors.ts. */
 import { EXIT_STATUS } from "../errors.ts";
 
 export { XbenchError, usageError } from "../errors.ts";

@@ -5,7 +5,7 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import type { StdioOptions } from "node:child_process";
-import { XbenchError } from "../cli/errors.ts";
+import { XbenchError } from "../errors.ts";
 import { helperPath } from "../helpers/index.ts";
 import { AccessCollector, type CollectOptions } from "./accesses.ts";
 import { launch } from "./launch.ts";

@@ -9,15 +9,6 @@ import { dirname, join, relative, resolve } from "pathe";
 
 const SRC = resolve(import.meta.dir, "../../src");
 
-/**
- * Imports from src/cli by modules outside it that are allowed for now, by importing file.
- * Each also leaves the folder graph: cli → commands → tracer → cli would otherwise be a cycle.
- */
-const KNOWN_CLI_IMPORTS: Record<string, string[]> = {
-  // tracer: moved when the tracer branch lands
-  "tracer/index.ts": ["cli/errors.ts"],
-};
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
@@ -47,7 +38,6 @@ function importEdges(): Array<{ from: string; to: string }> {
 }
 
 const folderOf = (path: string) => (dirname(path) === "." ? path : dirname(path));
-const isKnown = (edge: { from: string; to: string }) => KNOWN_CLI_IMPORTS[edge.from]?.includes(edge.to) ?? false;
 
 /** A cycle in the graph as the list of its nodes, first repeated at the end; undefined when there is none. */
 function findCycle(graph: Map<string, Set<string>>): string[] | undefined {
@@ -81,22 +71,16 @@ describe("layering of src/", () => {
     expect(edges).toContainEqual({ from: "commands/root.ts", to: "commands/compare.ts" }); // dynamic import
   });
 
-  test("no module outside src/cli imports from it, but the known exceptions", () => {
-    const intoCli = edges.filter((e) => !e.from.startsWith("cli/") && e.to.startsWith("cli/") && !isKnown(e));
+  test("no module outside src/cli imports from it", () => {
+    const intoCli = edges.filter((e) => !e.from.startsWith("cli/") && e.to.startsWith("cli/"));
     expect(intoCli.map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
-  });
-
-  test("the known exceptions still exist (drop them from the list once they are gone)", () => {
-    for (const [from, targets] of Object.entries(KNOWN_CLI_IMPORTS)) {
-      for (const to of targets) expect(edges).toContainEqual({ from, to });
-    }
   });
 
   test("no import cycle between folders", () => {
     const graph = new Map<string, Set<string>>();
     for (const edge of edges) {
       const [a, b] = [folderOf(edge.from), folderOf(edge.to)];
-      if (a === b || isKnown(edge)) continue;
+      if (a === b) continue;
       if (!graph.has(a)) graph.set(a, new Set());
       graph.get(a)!.add(b);
     }
