@@ -213,8 +213,14 @@ export async function sample(subjects: Subject[], budget: SamplingBudget): Promi
   for (const t of times) t.length = 0;
   i = 0;
   const maxBatches = 100_000;
+  const rewarm = Math.max(1, Math.ceil(n / 4));
+  let previous = -1;
   while (spent.some((t, s) => t < budget.sideNs || times[s].length < budget.minBatches) && i < maxBatches) {
     const s = abbaIndex(i++, k);
+    // After the other side ran, its data fills the caches: a short unmeasured batch brings this
+    // side's back, else every switch adds the same refill to both sides and shrinks their ratio.
+    if (s !== previous && previous !== -1) await subjects[s].batch(rewarm);
+    previous = s;
     const elapsed = await subjects[s].batch(n);
     spent[s] += elapsed;
     times[s].push(elapsed / n);
