@@ -109,7 +109,8 @@ export const NATIVE_UNITS: NativeUnit[] = [
 function buildNative(outDir: string): string[] {
   if (process.platform !== "linux") fail("native helpers build on Linux only");
   if (!which("gcc")) fail("gcc not found; install it: apt-get install gcc");
-  if (!which("musl-gcc")) fail("musl-gcc not found; the seccomp supervisor is a static musl program. Install it: apt-get install musl-tools");
+  if (!which("musl-gcc"))
+    fail("musl-gcc not found; the seccomp supervisor is a static musl program. Install it: apt-get install musl-tools");
   mkdirSync(outDir, { recursive: true });
   const headers = muslKernelHeaders();
   const extra = (process.env.XBENCH_CFLAGS ?? "").split(/\s+/).filter(Boolean);
@@ -204,7 +205,18 @@ function writeCompileEntry(helpers: string[], platform: string | undefined, targ
 
 function compile(entry: string, bunTarget: string | undefined, outfile: string): void {
   // Bytecode and split chunks: start-up parses only what a command needs (--version: ~40 ms, not ~65).
-  const args = ["build", "--compile", "--minify", "--splitting", "--bytecode", "--format=esm", "--sourcemap=none", entry, "--outfile", outfile];
+  const args = [
+    "build",
+    "--compile",
+    "--minify",
+    "--splitting",
+    "--bytecode",
+    "--format=esm",
+    "--sourcemap=none",
+    entry,
+    "--outfile",
+    outfile,
+  ];
   if (bunTarget) args.splice(2, 0, `--target=${bunTarget}`);
   run(process.execPath, args, `bun build --compile ${bunTarget ?? "(host)"}`);
 }
@@ -239,7 +251,7 @@ function parseTargets(value: string | undefined, release: boolean): Target[] {
 
 function main(): void {
   if (argv.help) {
-    process.stdout.write(readFileSync(import.meta.path, "utf8").split("*/")[0] + "*/\n");
+    process.stdout.write(`${readFileSync(import.meta.path, "utf8").split("*/")[0]}*/\n`);
     return;
   }
   const targets = parseTargets(argv.target, argv.release);

@@ -14,11 +14,13 @@ import { createRepo, workFiles } from "../test/support/repo.ts";
 
 const repo = createRepo();
 try {
-  repo.write(workFiles("harness.bench.ts", [
-    { label: "small", work: 1_000 },
-    { label: "medium", work: 20_000 },
-    { label: "large", work: 200_000 },
-  ]));
+  repo.write(
+    workFiles("harness.bench.ts", [
+      { label: "small", work: 1_000 },
+      { label: "medium", work: 20_000 },
+      { label: "large", work: 200_000 },
+    ]),
+  );
   repo.commit("bench");
   const out = join(repo.dir, ".git", "harness-result.json");
   const start = performance.now();
@@ -34,7 +36,9 @@ try {
   console.log(`rounds ${result.rounds.completed}, bench processes ${result.rounds.completed + 1}`);
   console.log(`compare wall ${(outerMs / 1000).toFixed(1)} s (process start to exit)`);
   console.log(`bench processes ${(childMs / 1000).toFixed(1)} s`);
-  console.log(`harness share ${((1 - childMs / outerMs) * 100).toFixed(1)}% of the whole run (${((1 - childMs / wallMs) * 100).toFixed(1)}% inside the engine)`);
+  console.log(
+    `harness share ${((1 - childMs / outerMs) * 100).toFixed(1)}% of the whole run (${((1 - childMs / wallMs) * 100).toFixed(1)}% inside the engine)`,
+  );
 } finally {
   repo.cleanup();
 }

@@ -14,9 +14,7 @@ import { pairedStats, studentT975 } from "../src/stats/paired.ts";
 const rounds = 1000;
 const base = Array.from({ length: rounds }, (_, i) => 1000 + ((i * 7919) % 97));
 const head = base.map((v, i) => v * (1.05 + ((i * 104729) % 13) / 1000));
-const seedTable = JSON.parse(
-  readFileSync(join(import.meta.dirname, "..", "test", "fixtures", "aa-result.json"), "utf8"),
-) as CompareResult;
+const seedTable = JSON.parse(readFileSync(join(import.meta.dirname, "..", "test", "fixtures", "aa-result.json"), "utf8")) as CompareResult;
 
 bench("pairedStats (1000 rounds)", () => pairedStats("bench", base, head));
 bench("studentT975 (df $df)", function* (state: { get(name: string): number }) {

@@ -49,10 +49,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 function interleave(arms: Record<string, () => number>, rounds: number): Record<string, number[]> {
   const names = Object.keys(arms);
   const out: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
-  for (let r = 0; r < rounds; r++) for (let i = 0; i < names.length; i++) {
-    const name = names[(i + r) % names.length]!;
-    out[name]!.push(arms[name]!());
-  }
+  for (let r = 0; r < rounds; r++)
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + r) % names.length]!;
+      out[name]!.push(arms[name]!());
+    }
   return out;
 }
 
@@ -92,11 +93,20 @@ if (!argv["skip-programs"]) {
   programs.gcc = { cmd: ["gcc", "-O1", "-o", "hello", "hello.c"], cwd: gcc };
   const repo = join(work, "repo");
   tree(repo, 2000);
-  for (const a of [["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]]) sh(["git", ...a], repo);
+  for (const a of [
+    ["init", "-q"],
+    ["add", "."],
+    ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
+  ])
+    sh(["git", ...a], repo);
   programs["git status"] = { cmd: ["git", "status", "--porcelain"], cwd: repo };
   sh(["tar", "cf", join(work, "tree.tar"), "-C", repo, "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"]);
   const tarx = join(work, "tarx");
-  programs["tar x"] = { cmd: ["tar", "xf", join(work, "tree.tar")], cwd: tarx, before: () => (rmSync(tarx, { recursive: true, force: true }), mkdirSync(tarx)) };
+  programs["tar x"] = {
+    cmd: ["tar", "xf", join(work, "tree.tar")],
+    cwd: tarx,
+    before: () => (rmSync(tarx, { recursive: true, force: true }), mkdirSync(tarx)),
+  };
   programs.find = { cmd: ["find", "/usr/include", "-name", "x"], cwd: work };
 }
 const traced = (backend: string, cmd: string[]) => [XBENCH, "trace", "--backend", backend, "-o", "/dev/null", "--", ...cmd];
@@ -157,7 +167,8 @@ const msOf = (f: () => void, cpu: number[]) => () => {
   cpu.push((d.user + d.system) / 1000);
   return performance.now() - t;
 };
-const readCpu: number[] = [], floorCpu: number[] = [];
+const readCpu: number[] = [],
+  floorCpu: number[] = [];
 const reading = interleave(
   {
     "readAccessLog, 1M records": msOf(() => readAccessLog(synth), readCpu),
@@ -169,7 +180,9 @@ rmSync(work, { recursive: true, force: true });
 
 // ---------------------------------------------------------------- report
 const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-const cpus = readFileSync("/proc/cpuinfo", "utf8").split("\n").filter((l) => l.startsWith("processor")).length;
+const cpus = readFileSync("/proc/cpuinfo", "utf8")
+  .split("\n")
+  .filter((l) => l.startsWith("processor")).length;
 const f1 = (x: number) => x.toFixed(1);
 console.log(`load average at the end: ${load} (${cpus} CPUs); medians of interleaved rounds, wall ms`);
 const m = (xs: Record<string, number[]>) => Object.fromEntries(Object.entries(xs).map(([k, v]) => [k, median(v)]));
@@ -178,12 +191,19 @@ const floor = s["bun-compiled hello"]! + s["supervisor alone"]!;
 console.log(`start (${argv.rounds * 3} rounds):`);
 for (const [k, v] of Object.entries(s)) console.log(`  ${k.padEnd(22)} ${f1(v).padStart(7)} ms`);
 console.log(`  floor of xbench trace -- true (hello + supervisor alone): ${f1(floor)} ms`);
-console.log(`  xbench trace -- true / floor: ${(s["xbench trace -- true"]! / floor).toFixed(2)}x (target <= 1.3x); / strace -f: ${(s["xbench trace -- true"]! / s["strace -f true"]!).toFixed(2)}x`);
-if (Object.keys(programResults).length) console.log(`programs through xbench trace (${argv.rounds} rounds), ratio to untraced; auto / preload is the target (<= 1.3x):`);
+console.log(
+  `  xbench trace -- true / floor: ${(s["xbench trace -- true"]! / floor).toFixed(2)}x (target <= 1.3x); / strace -f: ${(s["xbench trace -- true"]! / s["strace -f true"]!).toFixed(2)}x`,
+);
+if (Object.keys(programResults).length)
+  console.log(`programs through xbench trace (${argv.rounds} rounds), ratio to untraced; auto / preload is the target (<= 1.3x):`);
 for (const [name, r] of Object.entries(programResults)) {
   const p = m(r);
   const cols = ["preload", "auto", "seccomp"].map((b) => `${b} ${f1(p[b]!)} ms (${(p[b]! / p.untraced!).toFixed(2)}x)`);
-  console.log(`  ${name.padEnd(10)} untraced ${f1(p.untraced!)} ms; ${cols.join("; ")}; auto/preload ${(p.auto! / p.preload!).toFixed(2)}x`);
+  console.log(
+    `  ${name.padEnd(10)} untraced ${f1(p.untraced!)} ms; ${cols.join("; ")}; auto/preload ${(p.auto! / p.preload!).toFixed(2)}x`,
+  );
 }
 const rd = m(reading);
-console.log(`reading (${argv.rounds} rounds): readAccessLog of 1M records ${f1(rd["readAccessLog, 1M records"]!)} ms wall, ${f1(median(readCpu))} ms CPU (target <= 500 ms), ${(rd["readAccessLog, 1M records"]! / rd["floor: stream the frames"]!).toFixed(2)}x the floor of streaming its frames (${f1(rd["floor: stream the frames"]!)} ms wall, ${f1(median(floorCpu))} ms CPU)`);
+console.log(
+  `reading (${argv.rounds} rounds): readAccessLog of 1M records ${f1(rd["readAccessLog, 1M records"]!)} ms wall, ${f1(median(readCpu))} ms CPU (target <= 500 ms), ${(rd["readAccessLog, 1M records"]! / rd["floor: stream the frames"]!).toFixed(2)}x the floor of streaming its frames (${f1(rd["floor: stream the frames"]!)} ms wall, ${f1(median(floorCpu))} ms CPU)`,
+);

@@ -32,7 +32,9 @@ const argv = mri(process.argv.slice(2), { default: { rounds: 7, opens: 200_000, 
 
 const work = mkdtempSync(join(tmpdir(), "xbench-tracer-bench-"));
 function cc(src: string, out: string, compiler = "gcc", flags: string[] = []): string {
-  const r = spawnSync(compiler, ["-O2", ...flags, "-o", join(work, out), join(ROOT, "bench", "tracer-overhead", src)], { encoding: "utf8" });
+  const r = spawnSync(compiler, ["-O2", ...flags, "-o", join(work, out), join(ROOT, "bench", "tracer-overhead", src)], {
+    encoding: "utf8",
+  });
   if (r.status !== 0) throw new Error(r.stderr);
   return join(work, out);
 }
@@ -66,7 +68,12 @@ const min = (xs: number[]) => Math.min(...xs);
 
 type Sample = { wall: number[]; cpu: number[] };
 const sample = (): Sample => ({ wall: [], cpu: [] });
-const opens: Record<string, Sample> = { untraced: sample(), preload: sample(), seccomp: sample(), ...(haveStrace ? { strace: sample() } : {}) };
+const opens: Record<string, Sample> = {
+  untraced: sample(),
+  preload: sample(),
+  seccomp: sample(),
+  ...(haveStrace ? { strace: sample() } : {}),
+};
 const launches: Record<string, number[]> = { untraced: [], preload: [], seccomp: [], auto: [] };
 const floors = { seccomp: sample(), record: [] as number[], wrapper: [] as number[], wrapperPreload: [] as number[] };
 const ab: Record<"untraced" | "preload" | "untracedCycle" | "preloadCycle", number[]> = {
@@ -105,14 +112,16 @@ const fmt = (ns: number) => (Math.abs(ns) >= 1000 ? `${(ns / 1000).toFixed(2)} Â
 const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 console.log(`load average during the run: ${load}`);
 console.log(`per open+close of an absolute path, ${argv.rounds} interleaved rounds; overhead = variant - untraced`);
-console.log(`  ${"".padEnd(9)} ${"wall median".padStart(12)} ${"overhead".padStart(10)} ${"wall min".padStart(10)} ${"overhead".padStart(10)} ${"cpu median".padStart(11)} ${"overhead".padStart(10)}`);
+console.log(
+  `  ${"".padEnd(9)} ${"wall median".padStart(12)} ${"overhead".padStart(10)} ${"wall min".padStart(10)} ${"overhead".padStart(10)} ${"cpu median".padStart(11)} ${"overhead".padStart(10)}`,
+);
 const b = opens.untraced!;
 for (const [name, s] of Object.entries(opens)) {
   const cols = [
     [median(s.wall), median(b.wall)],
     [min(s.wall), min(b.wall)],
     [median(s.cpu), median(b.cpu)],
-  ].map(([v, base]) => `${fmt(v!).padStart(name === "x" ? 0 : 11)} ${(name === "untraced" ? "" : "+" + fmt(v! - base!)).padStart(10)}`);
+  ].map(([v, base]) => `${fmt(v!).padStart(name === "x" ? 0 : 11)} ${(name === "untraced" ? "" : `+${fmt(v! - base!)}`).padStart(10)}`);
   console.log(`  ${name.padEnd(9)} ${cols.join(" ")}`);
 }
 const shim = (u: number[], p: number[]) =>
@@ -124,7 +133,9 @@ const lb = launches.untraced!;
 console.log(`launch of /bin/true (fork+exec+wait), ${argv.rounds} rounds x ${argv.launches}; overhead = variant - untraced`);
 for (const [name, xs] of Object.entries(launches)) {
   const over = (v: number, base: number) => (name === "untraced" ? "" : `+${((v - base) / 1000).toFixed(2)} ms`);
-  console.log(`  ${name.padEnd(9)} median ${(median(xs) / 1000).toFixed(2).padStart(7)} ms ${over(median(xs), median(lb)).padStart(10)}   min ${(min(xs) / 1000).toFixed(2).padStart(7)} ms ${over(min(xs), min(lb)).padStart(10)}`);
+  console.log(
+    `  ${name.padEnd(9)} median ${(median(xs) / 1000).toFixed(2).padStart(7)} ms ${over(median(xs), median(lb)).padStart(10)}   min ${(min(xs) / 1000).toFixed(2).padStart(7)} ms ${over(min(xs), min(lb)).padStart(10)}`,
+  );
 }
 const ms = (us: number) => `${(us / 1000).toFixed(2)} ms`;
 /** `v` against a floor: the ratio and the difference, printed by `show`. */
@@ -135,13 +146,19 @@ const seccompOver = median(opens.seccomp!.wall) - median(b.wall);
 const recordFloorNs = median(floors.record);
 const shimRecord = median(ab.preloadCycle) - median(ab.untracedCycle);
 console.log("floors, same rounds: the least a tracer of each kind costs on this machine (medians)");
-console.log(`  seccomp, bare notification round trip per open: +${fmt(seccompFloor)} wall, +${fmt(median(floors.seccomp.cpu) - median(b.cpu))} cpu`);
-console.log(`    xbench seccomp +${fmt(seccompOver)}: ${againstFloor(seccompOver, seccompFloor, fmt)} (path read, existence probe, record)`);
+console.log(
+  `  seccomp, bare notification round trip per open: +${fmt(seccompFloor)} wall, +${fmt(median(floors.seccomp.cpu) - median(b.cpu))} cpu`,
+);
+console.log(
+  `    xbench seccomp +${fmt(seccompOver)}: ${againstFloor(seccompOver, seccompFloor, fmt)} (path read, existence probe, record)`,
+);
 console.log(`  preload, atomic add + memcpy per record into fresh shared memory: ${fmt(recordFloorNs)} per record`);
 console.log(`    xbench shim, a record per open +${fmt(shimRecord)}: ${againstFloor(shimRecord, recordFloorNs, fmt)}`);
 const wrapperFloor = median(floors.wrapper) - median(lb);
 const preloadFloor = median(floors.wrapperPreload) - median(lb);
-console.log(`  launch, a static wrapper that only vforks and execs: +${ms(wrapperFloor)}; with an empty LD_PRELOAD object: +${ms(preloadFloor)}`);
+console.log(
+  `  launch, a static wrapper that only vforks and execs: +${ms(wrapperFloor)}; with an empty LD_PRELOAD object: +${ms(preloadFloor)}`,
+);
 for (const [name, floor, what] of [
   ["preload", preloadFloor, "the preload floor"],
   ["auto", preloadFloor, "the preload floor"],

@@ -26,7 +26,17 @@ import { tInterval } from "../src/stats/t-interval.ts";
 import { median } from "../src/stats/quantile.ts";
 import { pairUp } from "../src/stats/validate.ts";
 import { createRepo } from "../test/support/repo.ts";
-import { benchFile, CALIBRATE_JS, calibrationCopy, FILES, KINDS, padsJs, WORKLOADS_JS, type Kind, type LabFile } from "./truth-lab/fixture.ts";
+import {
+  benchFile,
+  CALIBRATE_JS,
+  calibrationCopy,
+  FILES,
+  KINDS,
+  padsJs,
+  WORKLOADS_JS,
+  type Kind,
+  type LabFile,
+} from "./truth-lab/fixture.ts";
 
 const args = mri(process.argv.slice(2), { string: ["runs", "rounds", "max-time", "target", "modes", "json"] });
 const runs = Number(args.runs ?? 4);
@@ -86,7 +96,9 @@ try {
   }
   repo.write({ "src/pads.js": padsJs(pads) });
   repo.commit("head: slower");
-  console.log(`workload cost (ns): ${KINDS.map((k) => `${k} ${cost[k]!.toFixed(0)}`).join(", ")}; spin step ${cost.spinStepNs!.toFixed(2)} ns`);
+  console.log(
+    `workload cost (ns): ${KINDS.map((k) => `${k} ${cost[k]!.toFixed(0)}`).join(", ")}; spin step ${cost.spinStepNs!.toFixed(2)} ns`,
+  );
   for (const f of ["slow2", "slow5"] as const) {
     console.log(`true change ${f}: ${KINDS.map((k) => `${k} ${(truth[f][k] * 100).toFixed(2)}%`).join(", ")}`);
   }
@@ -109,14 +121,32 @@ try {
     for (const mode of r % 2 === 0 ? modes : [...modes].reverse()) {
       const loadStart = loadavg()[0]!;
       const start = performance.now();
-      const argv = ["compare", "--base", "HEAD~1", "--head", "HEAD", "--json", out, ...settings, ...(mode === "isolated" ? ["--isolate"] : [])];
+      const argv = [
+        "compare",
+        "--base",
+        "HEAD~1",
+        "--head",
+        "HEAD",
+        "--json",
+        out,
+        ...settings,
+        ...(mode === "isolated" ? ["--isolate"] : []),
+      ];
       const p = spawnSync(BIN, argv, { cwd: repo.dir, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
       if (p.status !== 0) throw new Error(`compare (${mode}) exited ${p.status}: ${p.stderr.slice(-2000)}`);
       const result = JSON.parse(readFileSync(out, "utf8")) as CompareResult;
       rmSync(out, { force: true });
-      const run = { mode, wallS: (performance.now() - start) / 1000, rounds: result.rounds.completed, load: [loadStart, loadavg()[0]!] as [number, number], result };
+      const run = {
+        mode,
+        wallS: (performance.now() - start) / 1000,
+        rounds: result.rounds.completed,
+        load: [loadStart, loadavg()[0]!] as [number, number],
+        result,
+      };
       done.push(run);
-      console.log(`run ${r + 1}/${runs} ${mode}: ${run.rounds} rounds, ${run.wallS.toFixed(0)} s, load ${run.load.map((l) => l.toFixed(1)).join(" -> ")}`);
+      console.log(
+        `run ${r + 1}/${runs} ${mode}: ${run.rounds} rounds, ${run.wallS.toFixed(0)} s, load ${run.load.map((l) => l.toFixed(1)).join(" -> ")}`,
+      );
     }
   }
 
@@ -137,7 +167,15 @@ try {
       const kind = row.label as Kind;
       const pairs = pairUp(row.base, row.head);
       for (const [inference, interval] of Object.entries(INFERENCES)) {
-        readings.push({ mode: run.mode, inference, file, kind, truth: truth[file][kind], ci: interval(pairs.base, pairs.head), wallS: run.wallS });
+        readings.push({
+          mode: run.mode,
+          inference,
+          file,
+          kind,
+          truth: truth[file][kind],
+          ci: interval(pairs.base, pairs.head),
+          wallS: run.wallS,
+        });
       }
     }
   }
@@ -175,12 +213,19 @@ try {
     const scale = Math.sqrt(wall("isolated") / wall("duet"));
     console.log(`\nsigned-rank half-width per workload, isolated projected to duet's wall time (x${scale.toFixed(2)}):`);
     for (const kind of KINDS) {
-      const hw = (mode: string) => median(readings.filter((r) => r.mode === mode && r.inference === "signed-rank" && r.kind === kind).map(halfWidth));
+      const hw = (mode: string) =>
+        median(readings.filter((r) => r.mode === mode && r.inference === "signed-rank" && r.kind === kind).map(halfWidth));
       const isolated = hw("isolated") * scale;
-      console.log(`  ${kind.padEnd(6)} duet ±${pct(hw("duet"))}  isolated ±${pct(isolated)}  ratio 1/${(isolated / hw("duet")).toFixed(1)}`);
+      console.log(
+        `  ${kind.padEnd(6)} duet ±${pct(hw("duet"))}  isolated ±${pct(isolated)}  ratio 1/${(isolated / hw("duet")).toFixed(1)}`,
+      );
     }
   }
-  if (args.json) writeFileSync(String(args.json), JSON.stringify({ cost, pads, truth, runs: done.map(({ result, ...run }) => ({ ...run, rows: result.rows })) }, null, 2));
+  if (args.json)
+    writeFileSync(
+      String(args.json),
+      JSON.stringify({ cost, pads, truth, runs: done.map(({ result, ...run }) => ({ ...run, rows: result.rows })) }, null, 2),
+    );
 } finally {
   repo.cleanup();
 }

@@ -7,8 +7,8 @@
 #define XBENCH_ENV_H
 
 /* Set by the supervisor for the command; re-inserted by the shim at exec (env -i). */
-#define XB_ENV_LOG "XBENCH_TRACE_LOG"         /* absolute path of the record log */
-#define XB_ENV_MODE "XBENCH_TRACE_MODE"       /* XB_MODE_HYBRID or XB_MODE_PRELOAD */
+#define XB_ENV_LOG "XBENCH_TRACE_LOG" /* absolute path of the record log */
+#define XB_ENV_MODE "XBENCH_TRACE_MODE" /* XB_MODE_HYBRID or XB_MODE_PRELOAD */
 #define XB_ENV_PRELOAD "LD_PRELOAD"
 /* Read by the supervisor only. */
 #define XB_ENV_CAPACITY "XBENCH_TRACE_LOG_CAPACITY" /* log size in bytes */

@@ -26,13 +26,13 @@
 extern char **environ;
 
 static const char *const k_signals[] = {
-    [SIGHUP] = "SIGHUP",   [SIGINT] = "SIGINT",       [SIGQUIT] = "SIGQUIT",   [SIGILL] = "SIGILL",
-    [SIGTRAP] = "SIGTRAP", [SIGABRT] = "SIGABRT",     [SIGBUS] = "SIGBUS",     [SIGFPE] = "SIGFPE",
-    [SIGKILL] = "SIGKILL", [SIGUSR1] = "SIGUSR1",     [SIGSEGV] = "SIGSEGV",   [SIGUSR2] = "SIGUSR2",
-    [SIGPIPE] = "SIGPIPE", [SIGALRM] = "SIGALRM",     [SIGTERM] = "SIGTERM",   [SIGSTKFLT] = "SIGSTKFLT",
-    [SIGCHLD] = "SIGCHLD", [SIGCONT] = "SIGCONT",     [SIGSTOP] = "SIGSTOP",   [SIGTSTP] = "SIGTSTP",
-    [SIGTTIN] = "SIGTTIN", [SIGTTOU] = "SIGTTOU",     [SIGURG] = "SIGURG",     [SIGXCPU] = "SIGXCPU",
-    [SIGXFSZ] = "SIGXFSZ", [SIGVTALRM] = "SIGVTALRM", [SIGPROF] = "SIGPROF",   [SIGWINCH] = "SIGWINCH",
+    [SIGHUP] = "SIGHUP",   [SIGINT] = "SIGINT",       [SIGQUIT] = "SIGQUIT", [SIGILL] = "SIGILL",
+    [SIGTRAP] = "SIGTRAP", [SIGABRT] = "SIGABRT",     [SIGBUS] = "SIGBUS",   [SIGFPE] = "SIGFPE",
+    [SIGKILL] = "SIGKILL", [SIGUSR1] = "SIGUSR1",     [SIGSEGV] = "SIGSEGV", [SIGUSR2] = "SIGUSR2",
+    [SIGPIPE] = "SIGPIPE", [SIGALRM] = "SIGALRM",     [SIGTERM] = "SIGTERM", [SIGSTKFLT] = "SIGSTKFLT",
+    [SIGCHLD] = "SIGCHLD", [SIGCONT] = "SIGCONT",     [SIGSTOP] = "SIGSTOP", [SIGTSTP] = "SIGTSTP",
+    [SIGTTIN] = "SIGTTIN", [SIGTTOU] = "SIGTTOU",     [SIGURG] = "SIGURG",   [SIGXCPU] = "SIGXCPU",
+    [SIGXFSZ] = "SIGXFSZ", [SIGVTALRM] = "SIGVTALRM", [SIGPROF] = "SIGPROF", [SIGWINCH] = "SIGWINCH",
     [SIGIO] = "SIGIO",     [SIGPWR] = "SIGPWR",       [SIGSYS] = "SIGSYS",
 };
 
@@ -97,7 +97,8 @@ int main(int argc, char **argv) {
     char name[4096];
     json_escape(name, sizeof name, cmd[0]);
     const char *why = err == ENOENT ? "command not found" : strerror(err);
-    return finish(out, json, snprintf(json, sizeof json, "{\"error\":\"%s: %s\"}\n", name, why), err == ENOENT ? 127 : 126);
+    return finish(out, json, snprintf(json, sizeof json, "{\"error\":\"%s: %s\"}\n", name, why),
+                  err == ENOENT ? 127 : 126);
   }
   int status;
   struct rusage usage;
@@ -114,11 +115,15 @@ int main(int argc, char **argv) {
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     const char *name = sig > 0 && sig < (int)(sizeof k_signals / sizeof k_signals[0]) ? k_signals[sig] : NULL;
-    n = name ? snprintf(json, sizeof json, "{\"wallNs\":%lld,\"maxRssBytes\":%lld,\"exitCode\":null,\"signal\":\"%s\"}\n", wall_ns, rss, name)
-             : snprintf(json, sizeof json, "{\"wallNs\":%lld,\"maxRssBytes\":%lld,\"exitCode\":null,\"signal\":\"SIG%d\"}\n", wall_ns, rss, sig);
+    n = name ? snprintf(json, sizeof json,
+                        "{\"wallNs\":%lld,\"maxRssBytes\":%lld,\"exitCode\":null,\"signal\":\"%s\"}\n", wall_ns, rss,
+                        name)
+             : snprintf(json, sizeof json,
+                        "{\"wallNs\":%lld,\"maxRssBytes\":%lld,\"exitCode\":null,\"signal\":\"SIG%d\"}\n", wall_ns, rss,
+                        sig);
   } else {
-    n = snprintf(json, sizeof json, "{\"wallNs\":%lld,\"maxRssBytes\":%lld,\"exitCode\":%d,\"signal\":null}\n", wall_ns, rss,
-                 WEXITSTATUS(status));
+    n = snprintf(json, sizeof json, "{\"wallNs\":%lld,\"maxRssBytes\":%lld,\"exitCode\":%d,\"signal\":null}\n", wall_ns,
+                 rss, WEXITSTATUS(status));
   }
   return finish(out, json, n, 0);
 }

@@ -23,10 +23,11 @@
 
 /* The calls whose paths are recorded (notify.c decodes each of them). */
 static const int k_notified[] = {
-    __NR_open, __NR_creat, __NR_openat, __NR_openat2, __NR_stat, __NR_lstat, __NR_access, __NR_faccessat,
-    __NR_faccessat2, __NR_readlink, __NR_readlinkat, __NR_execve, __NR_execveat, __NR_rename, __NR_renameat,
-    __NR_renameat2, __NR_unlink, __NR_unlinkat, __NR_mkdir, __NR_mkdirat, __NR_rmdir, __NR_chdir, __NR_truncate,
-    __NR_link, __NR_linkat, __NR_symlink, __NR_symlinkat, __NR_statfs, __NR_getdents, __NR_getdents64,
+    __NR_open,     __NR_creat,     __NR_openat,     __NR_openat2,   __NR_stat,       __NR_lstat,
+    __NR_access,   __NR_faccessat, __NR_faccessat2, __NR_readlink,  __NR_readlinkat, __NR_execve,
+    __NR_execveat, __NR_rename,    __NR_renameat,   __NR_renameat2, __NR_unlink,     __NR_unlinkat,
+    __NR_mkdir,    __NR_mkdirat,   __NR_rmdir,      __NR_chdir,     __NR_truncate,   __NR_link,
+    __NR_linkat,   __NR_symlink,   __NR_symlinkat,  __NR_statfs,    __NR_getdents,   __NR_getdents64,
 };
 
 static struct sock_filter g_filter[160];
@@ -46,8 +47,18 @@ void xb_filter_build(int hybrid) {
   const unsigned count = sizeof k_notified / sizeof k_notified[0];
   unsigned n = 0;
   /* Offsets are computed from `n` before it moves on (no unsequenced n++). */
-#define STMT(c, k) do { struct sock_filter i_ = BPF_STMT(c, k); g_filter[n] = i_; n++; } while (0)
-#define JUMP(c, k, t, f) do { struct sock_filter i_ = BPF_JUMP(c, k, t, f); g_filter[n] = i_; n++; } while (0)
+#define STMT(c, k)                                                                                                     \
+  do {                                                                                                                 \
+    struct sock_filter i_ = BPF_STMT(c, k);                                                                            \
+    g_filter[n] = i_;                                                                                                  \
+    n++;                                                                                                               \
+  } while (0)
+#define JUMP(c, k, t, f)                                                                                               \
+  do {                                                                                                                 \
+    struct sock_filter i_ = BPF_JUMP(c, k, t, f);                                                                      \
+    g_filter[n] = i_;                                                                                                  \
+    n++;                                                                                                               \
+  } while (0)
   STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
   JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
   STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF); /* foreign ABI: the supervisor flags the trace */

@@ -65,4 +65,3 @@ int32_t *xb_log_append(struct xb_log *log, const struct xb_rec *rec, const char 
   }
   return xb_frame_write(log->base + off, len, rec, base, path);
 }
-

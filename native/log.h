@@ -31,18 +31,18 @@
 #define XB_LOG_MAGIC 0x00314f4c4e525458ULL /* "XTRNLO1\0" */
 #define XB_LOG_HEADER_SIZE 4096u
 #define XB_LOG_DEFAULT_CAPACITY (1ULL << 30) /* sparse: only written pages cost anything */
-#define XB_FRAME_COMMIT 0x31434258u          /* "XBC1" */
-#define XB_REC_MAX (64u * 1024u)             /* longest payload; longer paths are truncated */
+#define XB_FRAME_COMMIT 0x31434258u /* "XBC1" */
+#define XB_REC_MAX (64u * 1024u) /* longest payload; longer paths are truncated */
 
 /* Header flags (atomic OR). Any of the INCOMPLETE ones marks the trace incomplete. */
 #define XB_FLAG_USED_PRELOAD 0x1u
 #define XB_FLAG_USED_SECCOMP 0x2u
-#define XB_FLAG_SECCOMP_REFUSED 0x10u   /* seccomp unavailable: static programs untraced */
-#define XB_FLAG_STATIC_UNTRACED 0x20u   /* preload-only mode ran a static program */
-#define XB_FLAG_FOREIGN_ARCH 0x40u      /* a non-x86-64 syscall ABI was used */
-#define XB_FLAG_UNREADABLE 0x80u        /* a path could not be read from a tracee */
-#define XB_FLAG_LAUNCHER_ERROR 0x100u   /* the supervisor hit an internal error */
-#define XB_FLAG_SHIM_DROPPED 0x200u     /* preload mode: an exec the shim could not follow (setuid, user change) */
+#define XB_FLAG_SECCOMP_REFUSED 0x10u /* seccomp unavailable: static programs untraced */
+#define XB_FLAG_STATIC_UNTRACED 0x20u /* preload-only mode ran a static program */
+#define XB_FLAG_FOREIGN_ARCH 0x40u /* a non-x86-64 syscall ABI was used */
+#define XB_FLAG_UNREADABLE 0x80u /* a path could not be read from a tracee */
+#define XB_FLAG_LAUNCHER_ERROR 0x100u /* the supervisor hit an internal error */
+#define XB_FLAG_SHIM_DROPPED 0x200u /* preload mode: an exec the shim could not follow (setuid, user change) */
 #define XB_FLAGS_INCOMPLETE 0x3f0u
 
 struct xb_log_header {
@@ -50,9 +50,9 @@ struct xb_log_header {
   uint32_t version;
   uint32_t header_size;
   uint64_t capacity;
-  uint64_t tail;      /* atomic: offset of the next free byte */
-  uint64_t dropped;   /* atomic: frames that did not fit */
-  uint64_t flags;     /* atomic OR of XB_FLAG_* */
+  uint64_t tail; /* atomic: offset of the next free byte */
+  uint64_t dropped; /* atomic: frames that did not fit */
+  uint64_t flags; /* atomic OR of XB_FLAG_* */
   int32_t seccomp_errno; /* why seccomp was refused, 0 if it was not */
   uint32_t reserved0;
   uint64_t supervisor_maxrss_kb; /* the supervisor's peak RSS, written at exit when it served
@@ -62,21 +62,21 @@ struct xb_log_header {
 
 /* Operations. The reader maps op + arg + result to modes. */
 enum xb_op {
-  XB_OP_OPEN = 1,     /* arg = open flags */
-  XB_OP_STAT = 2,     /* stat family, statx, statfs */
+  XB_OP_OPEN = 1, /* arg = open flags */
+  XB_OP_STAT = 2, /* stat family, statx, statfs */
   XB_OP_ACCESS = 3,
   XB_OP_READLINK = 4,
-  XB_OP_OPENDIR = 5,  /* opendir, scandir */
-  XB_OP_EXEC = 6,     /* exec family, posix_spawn, or the running image at process start */
+  XB_OP_OPENDIR = 5, /* opendir, scandir */
+  XB_OP_EXEC = 6, /* exec family, posix_spawn, or the running image at process start */
   XB_OP_RENAME_FROM = 7,
   XB_OP_RENAME_TO = 8,
   XB_OP_UNLINK = 9,
   XB_OP_MKDIR = 10,
   XB_OP_RMDIR = 11,
   XB_OP_CHDIR = 12,
-  XB_OP_PROC = 13,    /* process start: path = /proc/self/exe target, arg = ppid */
+  XB_OP_PROC = 13, /* process start: path = /proc/self/exe target, arg = ppid */
   XB_OP_TRUNCATE = 14,
-  XB_OP_LINK = 15,    /* new name of link/symlink */
+  XB_OP_LINK = 15, /* new name of link/symlink */
   XB_OP_READDIR = 16, /* getdents on an fd, fdopendir: path = the fd's directory (absolute) */
 };
 
@@ -89,7 +89,7 @@ enum xb_src { XB_SRC_PRELOAD = 1, XB_SRC_SECCOMP = 2 };
  * a path that exists, EACCES for an exec of something not a regular file, else 0 (the path
  * exists) or XB_RESULT_UNKNOWN. */
 
-#define XB_RF_TRUNCATED 0x1u  /* path longer than recorded */
+#define XB_RF_TRUNCATED 0x1u /* path longer than recorded */
 #define XB_RF_UNREADABLE 0x2u /* path could not be read */
 #define XB_RF_BASE_DIRFD 0x4u /* base is the directory of a dirfd, not the cwd */
 
@@ -106,11 +106,13 @@ struct xb_rec {
 };
 
 /* The time stamp counter (invariant on current x86-64): ~10 ns, no syscall, no vDSO page. */
-static inline uint64_t xb_now(void) { return __builtin_ia32_rdtsc(); }
+static inline uint64_t xb_now(void) {
+  return __builtin_ia32_rdtsc();
+}
 
 struct xb_log {
   struct xb_log_header *hdr;
-  char *base;        /* mapping start (== hdr) */
+  char *base; /* mapping start (== hdr) */
   uint64_t capacity; /* mapped bytes */
 };
 
@@ -149,8 +151,8 @@ static inline void xb_slow(void) {
 static inline __attribute__((always_inline)) void xb_slow(void) {}
 #endif
 
-static inline __attribute__((always_inline)) int32_t *xb_frame_write(char *frame, uint32_t len, const struct xb_rec *rec,
-                                                                      const char *base, const char *path) {
+static inline __attribute__((always_inline)) int32_t *
+xb_frame_write(char *frame, uint32_t len, const struct xb_rec *rec, const char *base, const char *path) {
   xb_slow();
   __atomic_store_n((uint32_t *)(frame + 4), len, __ATOMIC_RELAXED);
   struct xb_rec *out = (struct xb_rec *)(frame + 8);
@@ -167,8 +169,8 @@ static inline __attribute__((always_inline)) int32_t *xb_frame_write(char *frame
  * inline, touching only the chunk's page in the common case.
  */
 static inline __attribute__((always_inline)) int32_t *xb_log_append_local(struct xb_log *log, struct xb_cursor *cur,
-                                                                           const struct xb_rec *rec, const char *base,
-                                                                           const char *path) {
+                                                                          const struct xb_rec *rec, const char *base,
+                                                                          const char *path) {
   uint32_t len = (uint32_t)sizeof *rec + rec->base_len + rec->path_len;
   uint64_t size = (8u + (uint64_t)len + 7u) & ~7ull;
   if (size > XB_CHUNK / 4) return xb_log_append(log, rec, base, path);

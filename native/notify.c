@@ -124,7 +124,8 @@ static int32_t existence(int op, uint32_t arg, const struct path_read *p) {
   int needs = op == XB_OP_STAT || op == XB_OP_ACCESS || op == XB_OP_READLINK || op == XB_OP_EXEC || op == XB_OP_CHDIR ||
               op == XB_OP_UNLINK || op == XB_OP_RMDIR || op == XB_OP_RENAME_FROM || op == XB_OP_TRUNCATE ||
               (op == XB_OP_OPEN && !open_creates);
-  if ((!creates && !needs) || p->path_len == 0 || (p->rflags & (XB_RF_TRUNCATED | XB_RF_UNREADABLE))) return XB_RESULT_UNKNOWN;
+  if ((!creates && !needs) || p->path_len == 0 || (p->rflags & (XB_RF_TRUNCATED | XB_RF_UNREADABLE)))
+    return XB_RESULT_UNKNOWN;
   char full[2 * PATH_MAX + 2];
   char *q = full;
   if (p->path[0] != '/') {
@@ -136,8 +137,9 @@ static int32_t existence(int op, uint32_t arg, const struct path_read *p) {
     memcpy(full, p->path, p->path_len + 1);
   }
   /* Calls that act on a symlink itself, not on what it points to. */
-  int nofollow = exclusive || op == XB_OP_READLINK || op == XB_OP_UNLINK || op == XB_OP_RMDIR || op == XB_OP_RENAME_FROM ||
-                 op == XB_OP_RENAME_TO || (op == XB_OP_STAT && (arg & AT_SYMLINK_NOFOLLOW)) || (op == XB_OP_OPEN && (arg & O_NOFOLLOW));
+  int nofollow = exclusive || op == XB_OP_READLINK || op == XB_OP_UNLINK || op == XB_OP_RMDIR ||
+                 op == XB_OP_RENAME_FROM || op == XB_OP_RENAME_TO ||
+                 (op == XB_OP_STAT && (arg & AT_SYMLINK_NOFOLLOW)) || (op == XB_OP_OPEN && (arg & O_NOFOLLOW));
   struct stat st;
   if (fstatat(AT_FDCWD, q, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
     if (exclusive) return EEXIST;
@@ -184,8 +186,15 @@ static void append(const struct call *c, int op, const struct path_read *p) {
   if (!p->present) return;
   if (p->path_len == 0 && !(p->rflags & XB_RF_UNREADABLE)) return; /* "" with AT_EMPTY_PATH: an fd op */
   if (p->rflags & XB_RF_UNREADABLE) xb_log_flag(&g_log, XB_FLAG_UNREADABLE);
-  struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_SECCOMP, .base_len = (uint16_t)p->base_len, .pid = (uint32_t)c->pid,
-                     .arg = c->arg, .result = p->result, .path_len = p->path_len, .rflags = p->rflags, .tsc = c->tsc};
+  struct xb_rec r = {.op = (uint8_t)op,
+                     .src = XB_SRC_SECCOMP,
+                     .base_len = (uint16_t)p->base_len,
+                     .pid = (uint32_t)c->pid,
+                     .arg = c->arg,
+                     .result = p->result,
+                     .path_len = p->path_len,
+                     .rflags = p->rflags,
+                     .tsc = c->tsc};
   xb_log_append_local(&g_log, &t_cur, &r, p->base, p->path);
 }
 
@@ -210,46 +219,142 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   uint32_t arg = 0;
 #define FD(i) ((int)(int32_t)x[i])
   switch (d->nr) {
-  case __NR_open: op = XB_OP_OPEN; arg = (uint32_t)x[1]; read_path(pid, AT_FDCWD, x[0], a); break;
-  case __NR_creat: op = XB_OP_OPEN; arg = O_WRONLY | O_CREAT | O_TRUNC; read_path(pid, AT_FDCWD, x[0], a); break;
-  case __NR_openat: op = XB_OP_OPEN; arg = (uint32_t)x[2]; read_path(pid, FD(0), x[1], a); break;
+  case __NR_open:
+    op = XB_OP_OPEN;
+    arg = (uint32_t)x[1];
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_creat:
+    op = XB_OP_OPEN;
+    arg = O_WRONLY | O_CREAT | O_TRUNC;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_openat:
+    op = XB_OP_OPEN;
+    arg = (uint32_t)x[2];
+    read_path(pid, FD(0), x[1], a);
+    break;
   case __NR_openat2: {
     uint64_t flags = 0;
     struct iovec l = {.iov_base = &flags, .iov_len = sizeof flags};
     struct iovec r = {.iov_base = (void *)(uintptr_t)x[2], .iov_len = sizeof flags};
     if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof flags) flags = 0;
-    op = XB_OP_OPEN; arg = (uint32_t)flags; read_path(pid, FD(0), x[1], a); break;
+    op = XB_OP_OPEN;
+    arg = (uint32_t)flags;
+    read_path(pid, FD(0), x[1], a);
+    break;
   }
-  case __NR_stat: op = XB_OP_STAT; read_path(pid, AT_FDCWD, x[0], a); break;
-  case __NR_lstat: op = XB_OP_STAT; arg = AT_SYMLINK_NOFOLLOW; read_path(pid, AT_FDCWD, x[0], a); break;
-  case __NR_newfstatat: op = XB_OP_STAT; arg = (uint32_t)x[3]; read_path(pid, FD(0), x[1], a); break;
-  case __NR_statx: op = XB_OP_STAT; arg = (uint32_t)x[2]; read_path(pid, FD(0), x[1], a); break;
-  case __NR_access: op = XB_OP_ACCESS; arg = (uint32_t)x[1]; read_path(pid, AT_FDCWD, x[0], a); break;
-  case __NR_faccessat: case __NR_faccessat2: op = XB_OP_ACCESS; arg = (uint32_t)x[2]; read_path(pid, FD(0), x[1], a); break;
-  case __NR_readlink: op = XB_OP_READLINK; read_path(pid, AT_FDCWD, x[0], a); break;
-  case __NR_readlinkat: op = XB_OP_READLINK; read_path(pid, FD(0), x[1], a); break;
-  case __NR_execve: op = XB_OP_EXEC; read_path(pid, AT_FDCWD, x[0], a); break;
-  case __NR_execveat: op = XB_OP_EXEC; read_path(pid, FD(0), x[1], a); break;
+  case __NR_stat:
+    op = XB_OP_STAT;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_lstat:
+    op = XB_OP_STAT;
+    arg = AT_SYMLINK_NOFOLLOW;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_newfstatat:
+    op = XB_OP_STAT;
+    arg = (uint32_t)x[3];
+    read_path(pid, FD(0), x[1], a);
+    break;
+  case __NR_statx:
+    op = XB_OP_STAT;
+    arg = (uint32_t)x[2];
+    read_path(pid, FD(0), x[1], a);
+    break;
+  case __NR_access:
+    op = XB_OP_ACCESS;
+    arg = (uint32_t)x[1];
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_faccessat:
+  case __NR_faccessat2:
+    op = XB_OP_ACCESS;
+    arg = (uint32_t)x[2];
+    read_path(pid, FD(0), x[1], a);
+    break;
+  case __NR_readlink:
+    op = XB_OP_READLINK;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_readlinkat:
+    op = XB_OP_READLINK;
+    read_path(pid, FD(0), x[1], a);
+    break;
+  case __NR_execve:
+    op = XB_OP_EXEC;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_execveat:
+    op = XB_OP_EXEC;
+    read_path(pid, FD(0), x[1], a);
+    break;
   case __NR_rename:
-    op = XB_OP_RENAME_FROM; op2 = XB_OP_RENAME_TO;
-    read_path(pid, AT_FDCWD, x[0], a); read_path(pid, AT_FDCWD, x[1], b); break;
-  case __NR_renameat: case __NR_renameat2:
-    op = XB_OP_RENAME_FROM; op2 = XB_OP_RENAME_TO;
-    read_path(pid, FD(0), x[1], a); read_path(pid, FD(2), x[3], b); break;
-  case __NR_unlink: op = XB_OP_UNLINK; read_path(pid, AT_FDCWD, x[0], a); break;
+    op = XB_OP_RENAME_FROM;
+    op2 = XB_OP_RENAME_TO;
+    read_path(pid, AT_FDCWD, x[0], a);
+    read_path(pid, AT_FDCWD, x[1], b);
+    break;
+  case __NR_renameat:
+  case __NR_renameat2:
+    op = XB_OP_RENAME_FROM;
+    op2 = XB_OP_RENAME_TO;
+    read_path(pid, FD(0), x[1], a);
+    read_path(pid, FD(2), x[3], b);
+    break;
+  case __NR_unlink:
+    op = XB_OP_UNLINK;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
   case __NR_unlinkat:
-    op = (x[2] & AT_REMOVEDIR) ? XB_OP_RMDIR : XB_OP_UNLINK; read_path(pid, FD(0), x[1], a); break;
-  case __NR_mkdir: op = XB_OP_MKDIR; read_path(pid, AT_FDCWD, x[0], a); break;
-  case __NR_mkdirat: op = XB_OP_MKDIR; read_path(pid, FD(0), x[1], a); break;
-  case __NR_rmdir: op = XB_OP_RMDIR; read_path(pid, AT_FDCWD, x[0], a); break;
-  case __NR_chdir: op = XB_OP_CHDIR; read_path(pid, AT_FDCWD, x[0], a); break;
-  case __NR_truncate: op = XB_OP_TRUNCATE; read_path(pid, AT_FDCWD, x[0], a); break;
-  case __NR_link: case __NR_symlink: op = XB_OP_LINK; read_path(pid, AT_FDCWD, x[1], a); break;
-  case __NR_linkat: op = XB_OP_LINK; read_path(pid, FD(2), x[3], a); break;
-  case __NR_symlinkat: op = XB_OP_LINK; read_path(pid, FD(1), x[2], a); break;
-  case __NR_statfs: op = XB_OP_STAT; read_path(pid, AT_FDCWD, x[0], a); break;
-  case __NR_getdents: case __NR_getdents64: op = XB_OP_READDIR; read_fd_path(pid, FD(0), a); break;
-  default: return 0;
+    op = (x[2] & AT_REMOVEDIR) ? XB_OP_RMDIR : XB_OP_UNLINK;
+    read_path(pid, FD(0), x[1], a);
+    break;
+  case __NR_mkdir:
+    op = XB_OP_MKDIR;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_mkdirat:
+    op = XB_OP_MKDIR;
+    read_path(pid, FD(0), x[1], a);
+    break;
+  case __NR_rmdir:
+    op = XB_OP_RMDIR;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_chdir:
+    op = XB_OP_CHDIR;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_truncate:
+    op = XB_OP_TRUNCATE;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_link:
+  case __NR_symlink:
+    op = XB_OP_LINK;
+    read_path(pid, AT_FDCWD, x[1], a);
+    break;
+  case __NR_linkat:
+    op = XB_OP_LINK;
+    read_path(pid, FD(2), x[3], a);
+    break;
+  case __NR_symlinkat:
+    op = XB_OP_LINK;
+    read_path(pid, FD(1), x[2], a);
+    break;
+  case __NR_statfs:
+    op = XB_OP_STAT;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_getdents:
+  case __NR_getdents64:
+    op = XB_OP_READDIR;
+    read_fd_path(pid, FD(0), a);
+    break;
+  default:
+    return 0;
   }
 #undef FD
   c->pid = pid;
@@ -329,7 +434,6 @@ static void *serve(void *arg) {
   return NULL;
 }
 
-
 /* Receives the listener (one SCM_RIGHTS message; EOF if the command ran without a filter). */
 static int receive_listener(int s) {
   char byte;
@@ -370,7 +474,8 @@ int xb_notify_start(struct xb_log *log, int sock) {
   pthread_attr_t attr;
   int err = pthread_attr_init(&attr);
   if (err) return err;
-  if (!(err = pthread_attr_setstacksize(&attr, 256 * 1024)) && !(err = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED)))
+  if (!(err = pthread_attr_setstacksize(&attr, 256 * 1024)) &&
+      !(err = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED)))
     err = pthread_create(&t, &attr, serve_top, (void *)(intptr_t)sock);
   pthread_attr_destroy(&attr);
   return err;

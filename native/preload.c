@@ -57,7 +57,7 @@ extern char **environ;
 #define XB_KEPT_MAX (PATH_MAX + 32)
 static char g_kept[8 * XB_KEPT_MAX];
 static size_t g_kept_used;
-static const char *g_self = "";        /* this shim's path */
+static const char *g_self = ""; /* this shim's path */
 /* "NAME=value" strings re-inserted at exec ("" when absent). */
 static const char *g_env_preload = "";
 static const char *g_env_log = "";
@@ -76,7 +76,10 @@ static inline long xb_sys6(long nr, long a, long b, long c, long d, long e, long
   register long r10 __asm__("r10") = d;
   register long r8 __asm__("r8") = e;
   register long r9 __asm__("r9") = f;
-  __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
+  __asm__ volatile("syscall"
+                   : "=a"(ret)
+                   : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                   : "rcx", "r11", "memory");
   return ret;
 }
 
@@ -153,21 +156,19 @@ int __lxstat64(int, const char *, struct stat64 *);
 int __fxstatat64(int, int, const char *, struct stat64 *, int);
 
 /* Every libc entry point the shim interposes, listed once: declared here, resolved at load. */
-#define XB_INTERPOSED(X)                                                                       \
-  X(open) X(open64) X(openat) X(openat64) X(creat) X(creat64)                                  \
-  X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2)                                      \
-  X(fopen) X(fopen64) X(freopen) X(freopen64)                                                  \
-  X(stat) X(lstat) X(stat64) X(lstat64) X(fstatat) X(fstatat64) X(statx)                       \
-  X(__xstat) X(__lxstat) X(__fxstatat) X(__xstat64) X(__lxstat64) X(__fxstatat64)              \
-  X(access) X(faccessat) X(euidaccess) X(eaccess)                                              \
-  X(statfs) X(statfs64) X(statvfs) X(statvfs64)                                                \
-  X(readlink) X(readlinkat) X(opendir) X(fdopendir) X(getdents64) X(scandir) X(scandir64)      \
-  X(execve) X(execvpe) X(posix_spawn) X(posix_spawnp)                                          \
-  X(rename) X(renameat) X(renameat2) X(unlink) X(unlinkat)                                     \
-  X(link) X(linkat) X(symlink) X(symlinkat)                                                    \
-  X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(truncate) X(truncate64)                              \
-  X(mkstemp) X(mkstemp64) X(mkostemp) X(mkostemp64)                                            \
-  X(mkstemps) X(mkstemps64) X(mkostemps) X(mkostemps64)
+// clang-format off
+#define XB_INTERPOSED(X) \
+  X(open) X(open64) X(openat) X(openat64) X(creat) X(creat64) X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2) \
+  X(fopen) X(fopen64) X(freopen) X(freopen64) \
+  X(stat) X(lstat) X(stat64) X(lstat64) X(fstatat) X(fstatat64) X(statx) \
+  X(__xstat) X(__lxstat) X(__fxstatat) X(__xstat64) X(__lxstat64) X(__fxstatat64) \
+  X(access) X(faccessat) X(euidaccess) X(eaccess) X(statfs) X(statfs64) X(statvfs) X(statvfs64) \
+  X(readlink) X(readlinkat) X(opendir) X(fdopendir) X(getdents64) X(scandir) X(scandir64) \
+  X(execve) X(execvpe) X(posix_spawn) X(posix_spawnp) \
+  X(rename) X(renameat) X(renameat2) X(unlink) X(unlinkat) X(link) X(linkat) X(symlink) X(symlinkat) \
+  X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(truncate) X(truncate64) \
+  X(mkstemp) X(mkstemp64) X(mkostemp) X(mkostemp64) X(mkstemps) X(mkstemps64) X(mkostemps) X(mkostemps64)
+// clang-format on
 #define XB_DECLARE_REAL(name) REAL(name);
 XB_INTERPOSED(XB_DECLARE_REAL)
 
@@ -195,7 +196,8 @@ static size_t fmt_fd_link(char *out, int fd) {
   char digits[12];
   size_t n = 0;
   unsigned v = (unsigned)fd;
-  do digits[n++] = (char)('0' + v % 10); while ((v /= 10) && n < sizeof digits);
+  do digits[n++] = (char)('0' + v % 10);
+  while ((v /= 10) && n < sizeof digits);
   size_t len = sizeof prefix - 1;
   while (n) out[len++] = digits[--n];
   out[len] = 0;
@@ -213,7 +215,7 @@ static size_t fmt_fd_link(char *out, int fd) {
 struct xb_seen {
   uint64_t hash;
   int32_t *slot; /* the first record's result */
-  int ok;        /* that call succeeded (kept here: the log page would be one more TLB miss) */
+  int ok; /* that call succeeded (kept here: the log page would be one more TLB miss) */
 };
 static __thread struct xb_seen t_seen[XB_SEEN] __attribute__((tls_model("initial-exec")));
 static __thread struct {
@@ -261,7 +263,8 @@ static inline pid_t current_pid(void) {
   return pid;
 }
 
-__attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, const char *path, uint32_t arg, int may_skip) {
+__attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, const char *path, uint32_t arg,
+                                                           int may_skip) {
   if (!g_log.hdr || !path || !path[0] || t_busy) return NULL;
   t_busy = 1;
   pid_t pid = current_pid();
@@ -281,8 +284,13 @@ __attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, co
       return &g_skipped;
     }
   }
-  struct xb_rec r = {.op = (uint8_t)op, .src = XB_SRC_PRELOAD, .pid = (uint32_t)pid, .arg = arg,
-                     .result = XB_RESULT_PENDING, .path_len = (uint32_t)n, .tsc = xb_now()};
+  struct xb_rec r = {.op = (uint8_t)op,
+                     .src = XB_SRC_PRELOAD,
+                     .pid = (uint32_t)pid,
+                     .arg = arg,
+                     .result = XB_RESULT_PENDING,
+                     .path_len = (uint32_t)n,
+                     .tsc = xb_now()};
   if (n == max) r.rflags |= XB_RF_TRUNCATED;
   char *base = t_base;
   if (path[0] != '/') {
@@ -343,30 +351,30 @@ static uint32_t fopen_flags(const char *mode) {
  * system call, through the trampoline) in hybrid mode, the real function otherwise. A negative
  * return is a failure with errno set.
  */
-#define RAW_OR_REAL(ret, r, name, args, raw)   \
-  ret r;                                         \
-  if (g_tramp) {                                 \
-    r = (ret)set_errno(raw);                     \
-  } else {                                       \
-    if (!RESOLVE(name)) return missing_real();   \
-    r = real_##name args;                        \
+#define RAW_OR_REAL(ret, r, name, args, raw)                                                                           \
+  ret r;                                                                                                               \
+  if (g_tramp) {                                                                                                       \
+    r = (ret)set_errno(raw);                                                                                           \
+  } else {                                                                                                             \
+    if (!RESOLVE(name)) return missing_real();                                                                         \
+    r = real_##name args;                                                                                              \
   }
-#define DEF_PATHCALL(ret, name, op, params, args, path_expr, dirfd_expr, arg_expr, raw) \
-  EXPORT ret name params {                                                            \
-    int32_t *slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));          \
-    RAW_OR_REAL(ret, r, name, args, raw)                                              \
-    done(slot, r < 0);                                                                \
-    return r;                                                                         \
+#define DEF_PATHCALL(ret, name, op, params, args, path_expr, dirfd_expr, arg_expr, raw)                                \
+  EXPORT ret name params {                                                                                             \
+    int32_t *slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));                                           \
+    RAW_OR_REAL(ret, r, name, args, raw)                                                                               \
+    done(slot, r < 0);                                                                                                 \
+    return r;                                                                                                          \
   }
 /* The same for calls with no single system call behind them: always the real function (in
  * hybrid mode the supervisor also sees the calls it makes). */
-#define DEF_LIBCALL(ret, name, op, params, args, path_expr, dirfd_expr, arg_expr) \
-  EXPORT ret name params {                                                      \
-    int32_t *slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));    \
-    if (!RESOLVE(name)) return missing_real();                                  \
-    ret r = real_##name args;                                                   \
-    done(slot, r < 0);                                                          \
-    return r;                                                                   \
+#define DEF_LIBCALL(ret, name, op, params, args, path_expr, dirfd_expr, arg_expr)                                      \
+  EXPORT ret name params {                                                                                             \
+    int32_t *slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));                                           \
+    if (!RESOLVE(name)) return missing_real();                                                                         \
+    ret r = real_##name args;                                                                                          \
+    done(slot, r < 0);                                                                                                 \
+    return r;                                                                                                          \
   }
 #define T(nr, a, b, c, d) g_tramp(nr, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
 
@@ -379,25 +387,25 @@ static long faccessat2_or_libc(int d, const char *p, int m, int f) {
 
 /* ---------------------------------------------------------------- open family */
 
-#define OPEN_MODE(flags, mode)                                  \
-  do {                                                          \
-    if ((flags) & (O_CREAT | __O_TMPFILE)) {                    \
-      va_list ap;                                               \
-      va_start(ap, flags);                                      \
-      mode = va_arg(ap, int);                                   \
-      va_end(ap);                                               \
-    }                                                           \
+#define OPEN_MODE(flags, mode)                                                                                         \
+  do {                                                                                                                 \
+    if ((flags) & (O_CREAT | __O_TMPFILE)) {                                                                           \
+      va_list ap;                                                                                                      \
+      va_start(ap, flags);                                                                                             \
+      mode = va_arg(ap, int);                                                                                          \
+      va_end(ap);                                                                                                      \
+    }                                                                                                                  \
   } while (0)
 
 /* open and openat: the mode argument exists only with O_CREAT or O_TMPFILE. */
-#define DEF_OPEN_VARIADIC(name, params, args, dirfd_expr)                       \
-  EXPORT int name params {                                                       \
-    int mode = 0;                                                                \
-    OPEN_MODE(flags, mode);                                                      \
-    int32_t *slot = record(XB_OP_OPEN, dirfd_expr, path, (uint32_t)flags);       \
-    RAW_OR_REAL(int, fd, name, args, T(SYS_openat, dirfd_expr, path, flags, mode)) \
-    done(slot, fd < 0);                                                          \
-    return fd;                                                                   \
+#define DEF_OPEN_VARIADIC(name, params, args, dirfd_expr)                                                              \
+  EXPORT int name params {                                                                                             \
+    int mode = 0;                                                                                                      \
+    OPEN_MODE(flags, mode);                                                                                            \
+    int32_t *slot = record(XB_OP_OPEN, dirfd_expr, path, (uint32_t)flags);                                             \
+    RAW_OR_REAL(int, fd, name, args, T(SYS_openat, dirfd_expr, path, flags, mode))                                     \
+    done(slot, fd < 0);                                                                                                \
+    return fd;                                                                                                         \
   }
 DEF_OPEN_VARIADIC(open, (const char *path, int flags, ...), (path, flags, mode), AT_FDCWD)
 DEF_OPEN_VARIADIC(open64, (const char *path, int flags, ...), (path, flags, mode), AT_FDCWD)
@@ -406,24 +414,29 @@ DEF_OPEN_VARIADIC(openat64, (int dirfd, const char *path, int flags, ...), (dirf
 
 /* The fortified (_FORTIFY_SOURCE) entry points and creat. */
 #define CREAT_FLAGS (O_WRONLY | O_CREAT | O_TRUNC)
-DEF_PATHCALL(int, __open_2, XB_OP_OPEN, (const char *p, int f), (p, f), p, AT_FDCWD, f, T(SYS_openat, AT_FDCWD, p, f, 0))
-DEF_PATHCALL(int, __open64_2, XB_OP_OPEN, (const char *p, int f), (p, f), p, AT_FDCWD, f, T(SYS_openat, AT_FDCWD, p, f, 0))
+DEF_PATHCALL(int, __open_2, XB_OP_OPEN, (const char *p, int f), (p, f), p, AT_FDCWD, f,
+             T(SYS_openat, AT_FDCWD, p, f, 0))
+DEF_PATHCALL(int, __open64_2, XB_OP_OPEN, (const char *p, int f), (p, f), p, AT_FDCWD, f,
+             T(SYS_openat, AT_FDCWD, p, f, 0))
 DEF_PATHCALL(int, __openat_2, XB_OP_OPEN, (int d, const char *p, int f), (d, p, f), p, d, f, T(SYS_openat, d, p, f, 0))
-DEF_PATHCALL(int, __openat64_2, XB_OP_OPEN, (int d, const char *p, int f), (d, p, f), p, d, f, T(SYS_openat, d, p, f, 0))
-DEF_PATHCALL(int, creat, XB_OP_OPEN, (const char *p, mode_t m), (p, m), p, AT_FDCWD, CREAT_FLAGS, T(SYS_openat, AT_FDCWD, p, CREAT_FLAGS, m))
-DEF_PATHCALL(int, creat64, XB_OP_OPEN, (const char *p, mode_t m), (p, m), p, AT_FDCWD, CREAT_FLAGS, T(SYS_openat, AT_FDCWD, p, CREAT_FLAGS, m))
+DEF_PATHCALL(int, __openat64_2, XB_OP_OPEN, (int d, const char *p, int f), (d, p, f), p, d, f,
+             T(SYS_openat, d, p, f, 0))
+DEF_PATHCALL(int, creat, XB_OP_OPEN, (const char *p, mode_t m), (p, m), p, AT_FDCWD, CREAT_FLAGS,
+             T(SYS_openat, AT_FDCWD, p, CREAT_FLAGS, m))
+DEF_PATHCALL(int, creat64, XB_OP_OPEN, (const char *p, mode_t m), (p, m), p, AT_FDCWD, CREAT_FLAGS,
+             T(SYS_openat, AT_FDCWD, p, CREAT_FLAGS, m))
 
 /* stdio opens: NULL is the failure. */
-#define DEF_FOPEN(name, params, args)                                          \
-  EXPORT FILE *name params {                                                   \
-    int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, fopen_flags(mode));     \
-    if (!RESOLVE(name)) {                                                      \
-      errno = ENOSYS;                                                          \
-      return NULL;                                                             \
-    }                                                                          \
-    FILE *f = real_##name args;                                                \
-    done(slot, f == NULL);                                                     \
-    return f;                                                                  \
+#define DEF_FOPEN(name, params, args)                                                                                  \
+  EXPORT FILE *name params {                                                                                           \
+    int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, fopen_flags(mode));                                             \
+    if (!RESOLVE(name)) {                                                                                              \
+      errno = ENOSYS;                                                                                                  \
+      return NULL;                                                                                                     \
+    }                                                                                                                  \
+    FILE *f = real_##name args;                                                                                        \
+    done(slot, f == NULL);                                                                                             \
+    return f;                                                                                                          \
   }
 DEF_FOPEN(fopen, (const char *path, const char *mode), (path, mode))
 DEF_FOPEN(fopen64, (const char *path, const char *mode), (path, mode))
@@ -432,16 +445,16 @@ DEF_FOPEN(freopen64, (const char *path, const char *mode, FILE *stream), (path, 
 
 /* Temporary files: glibc opens them internally; record the name it chose, opened read-write. */
 #define TEMP_FLAGS (O_RDWR | O_CREAT | O_EXCL)
-#define DEF_MKSTEMP(name, params, args)                                          \
-  EXPORT int name params {                                                       \
-    if (!RESOLVE(name)) return missing_real();                                   \
-    int fd = real_##name args;                                                   \
-    if (fd >= 0) {                                                               \
-      int e = errno;                                                             \
-      xb_log_set_result(record_call(XB_OP_OPEN, AT_FDCWD, t, TEMP_FLAGS, 0), 0); \
-      errno = e;                                                                 \
-    }                                                                            \
-    return fd;                                                                   \
+#define DEF_MKSTEMP(name, params, args)                                                                                \
+  EXPORT int name params {                                                                                             \
+    if (!RESOLVE(name)) return missing_real();                                                                         \
+    int fd = real_##name args;                                                                                         \
+    if (fd >= 0) {                                                                                                     \
+      int e = errno;                                                                                                   \
+      xb_log_set_result(record_call(XB_OP_OPEN, AT_FDCWD, t, TEMP_FLAGS, 0), 0);                                       \
+      errno = e;                                                                                                       \
+    }                                                                                                                  \
+    return fd;                                                                                                         \
   }
 DEF_MKSTEMP(mkstemp, (char *t), (t))
 DEF_MKSTEMP(mkstemp64, (char *t), (t))
@@ -455,37 +468,51 @@ DEF_MKSTEMP(mkostemps64, (char *t, int s, int f), (t, s, f))
 /* ---------------------------------------------------------------- stat, access, readlink */
 
 #define NOFOLLOW AT_SYMLINK_NOFOLLOW
-DEF_PATHCALL(int, stat, XB_OP_STAT, (const char *p, struct stat *b), (p, b), p, AT_FDCWD, 0, T(SYS_newfstatat, AT_FDCWD, p, b, 0))
-DEF_PATHCALL(int, lstat, XB_OP_STAT, (const char *p, struct stat *b), (p, b), p, AT_FDCWD, NOFOLLOW, T(SYS_newfstatat, AT_FDCWD, p, b, NOFOLLOW))
-DEF_PATHCALL(int, stat64, XB_OP_STAT, (const char *p, struct stat64 *b), (p, b), p, AT_FDCWD, 0, T(SYS_newfstatat, AT_FDCWD, p, b, 0))
-DEF_PATHCALL(int, lstat64, XB_OP_STAT, (const char *p, struct stat64 *b), (p, b), p, AT_FDCWD, NOFOLLOW, T(SYS_newfstatat, AT_FDCWD, p, b, NOFOLLOW))
-DEF_PATHCALL(int, fstatat, XB_OP_STAT, (int d, const char *p, struct stat *b, int f), (d, p, b, f), p, d, f, T(SYS_newfstatat, d, p, b, f))
-DEF_PATHCALL(int, fstatat64, XB_OP_STAT, (int d, const char *p, struct stat64 *b, int f), (d, p, b, f), p, d, f, T(SYS_newfstatat, d, p, b, f))
-DEF_PATHCALL(int, statx, XB_OP_STAT, (int d, const char *p, int f, unsigned m, struct statx *b), (d, p, f, m, b), p, d, f,
-             g_tramp(SYS_statx, d, (long)p, f, m, (long)b, 0))
+DEF_PATHCALL(int, stat, XB_OP_STAT, (const char *p, struct stat *b), (p, b), p, AT_FDCWD, 0,
+             T(SYS_newfstatat, AT_FDCWD, p, b, 0))
+DEF_PATHCALL(int, lstat, XB_OP_STAT, (const char *p, struct stat *b), (p, b), p, AT_FDCWD, NOFOLLOW,
+             T(SYS_newfstatat, AT_FDCWD, p, b, NOFOLLOW))
+DEF_PATHCALL(int, stat64, XB_OP_STAT, (const char *p, struct stat64 *b), (p, b), p, AT_FDCWD, 0,
+             T(SYS_newfstatat, AT_FDCWD, p, b, 0))
+DEF_PATHCALL(int, lstat64, XB_OP_STAT, (const char *p, struct stat64 *b), (p, b), p, AT_FDCWD, NOFOLLOW,
+             T(SYS_newfstatat, AT_FDCWD, p, b, NOFOLLOW))
+DEF_PATHCALL(int, fstatat, XB_OP_STAT, (int d, const char *p, struct stat *b, int f), (d, p, b, f), p, d, f,
+             T(SYS_newfstatat, d, p, b, f))
+DEF_PATHCALL(int, fstatat64, XB_OP_STAT, (int d, const char *p, struct stat64 *b, int f), (d, p, b, f), p, d, f,
+             T(SYS_newfstatat, d, p, b, f))
+DEF_PATHCALL(int, statx, XB_OP_STAT, (int d, const char *p, int f, unsigned m, struct statx *b), (d, p, f, m, b), p, d,
+             f, g_tramp(SYS_statx, d, (long)p, f, m, (long)b, 0))
 DEF_LIBCALL(int, __xstat, XB_OP_STAT, (int v, const char *p, struct stat *b), (v, p, b), p, AT_FDCWD, 0)
 DEF_LIBCALL(int, __lxstat, XB_OP_STAT, (int v, const char *p, struct stat *b), (v, p, b), p, AT_FDCWD, NOFOLLOW)
 DEF_LIBCALL(int, __xstat64, XB_OP_STAT, (int v, const char *p, struct stat64 *b), (v, p, b), p, AT_FDCWD, 0)
 DEF_LIBCALL(int, __lxstat64, XB_OP_STAT, (int v, const char *p, struct stat64 *b), (v, p, b), p, AT_FDCWD, NOFOLLOW)
 DEF_LIBCALL(int, __fxstatat, XB_OP_STAT, (int v, int d, const char *p, struct stat *b, int f), (v, d, p, b, f), p, d, f)
-DEF_LIBCALL(int, __fxstatat64, XB_OP_STAT, (int v, int d, const char *p, struct stat64 *b, int f), (v, d, p, b, f), p, d, f)
-DEF_PATHCALL(int, statfs, XB_OP_STAT, (const char *p, struct statfs *b), (p, b), p, AT_FDCWD, 0, T(SYS_statfs, p, b, 0, 0))
-DEF_PATHCALL(int, statfs64, XB_OP_STAT, (const char *p, struct statfs64 *b), (p, b), p, AT_FDCWD, 0, T(SYS_statfs, p, b, 0, 0))
+DEF_LIBCALL(int, __fxstatat64, XB_OP_STAT, (int v, int d, const char *p, struct stat64 *b, int f), (v, d, p, b, f), p,
+            d, f)
+DEF_PATHCALL(int, statfs, XB_OP_STAT, (const char *p, struct statfs *b), (p, b), p, AT_FDCWD, 0,
+             T(SYS_statfs, p, b, 0, 0))
+DEF_PATHCALL(int, statfs64, XB_OP_STAT, (const char *p, struct statfs64 *b), (p, b), p, AT_FDCWD, 0,
+             T(SYS_statfs, p, b, 0, 0))
 DEF_LIBCALL(int, statvfs, XB_OP_STAT, (const char *p, struct statvfs *b), (p, b), p, AT_FDCWD, 0)
 DEF_LIBCALL(int, statvfs64, XB_OP_STAT, (const char *p, struct statvfs64 *b), (p, b), p, AT_FDCWD, 0)
-DEF_PATHCALL(int, access, XB_OP_ACCESS, (const char *p, int m), (p, m), p, AT_FDCWD, m, T(SYS_faccessat, AT_FDCWD, p, m, 0))
+DEF_PATHCALL(int, access, XB_OP_ACCESS, (const char *p, int m), (p, m), p, AT_FDCWD, m,
+             T(SYS_faccessat, AT_FDCWD, p, m, 0))
 /* faccessat with flags is faccessat2, which glibc emulates on kernels without it. */
 DEF_PATHCALL(int, faccessat, XB_OP_ACCESS, (int d, const char *p, int m, int f), (d, p, m, f), p, d, m,
              f ? faccessat2_or_libc(d, p, m, f) : T(SYS_faccessat, d, p, m, 0))
 DEF_LIBCALL(int, euidaccess, XB_OP_ACCESS, (const char *p, int m), (p, m), p, AT_FDCWD, m)
 DEF_LIBCALL(int, eaccess, XB_OP_ACCESS, (const char *p, int m), (p, m), p, AT_FDCWD, m)
-DEF_PATHCALL(ssize_t, readlink, XB_OP_READLINK, (const char *p, char *b, size_t n), (p, b, n), p, AT_FDCWD, 0, T(SYS_readlinkat, AT_FDCWD, p, b, n))
-DEF_PATHCALL(ssize_t, readlinkat, XB_OP_READLINK, (int d, const char *p, char *b, size_t n), (d, p, b, n), p, d, 0, T(SYS_readlinkat, d, p, b, n))
+DEF_PATHCALL(ssize_t, readlink, XB_OP_READLINK, (const char *p, char *b, size_t n), (p, b, n), p, AT_FDCWD, 0,
+             T(SYS_readlinkat, AT_FDCWD, p, b, n))
+DEF_PATHCALL(ssize_t, readlinkat, XB_OP_READLINK, (int d, const char *p, char *b, size_t n), (d, p, b, n), p, d, 0,
+             T(SYS_readlinkat, d, p, b, n))
 DEF_LIBCALL(int, scandir, XB_OP_OPENDIR,
-            (const char *p, struct dirent ***l, int (*s)(const struct dirent *), int (*c)(const struct dirent **, const struct dirent **)),
+            (const char *p, struct dirent ***l, int (*s)(const struct dirent *),
+             int (*c)(const struct dirent **, const struct dirent **)),
             (p, l, s, c), p, AT_FDCWD, 0)
 DEF_LIBCALL(int, scandir64, XB_OP_OPENDIR,
-            (const char *p, struct dirent64 ***l, int (*s)(const struct dirent64 *), int (*c)(const struct dirent64 **, const struct dirent64 **)),
+            (const char *p, struct dirent64 ***l, int (*s)(const struct dirent64 *),
+             int (*c)(const struct dirent64 **, const struct dirent64 **)),
             (p, l, s, c), p, AT_FDCWD, 0)
 
 /* ---------------------------------------------------------------- directories, namespace changes */
@@ -546,35 +573,45 @@ EXPORT ssize_t getdents64(int fd, void *buf, size_t n) {
 }
 
 DEF_PATHCALL(int, unlink, XB_OP_UNLINK, (const char *p), (p), p, AT_FDCWD, 0, T(SYS_unlinkat, AT_FDCWD, p, 0, 0))
-DEF_PATHCALL(int, unlinkat, XB_OP_UNLINK, (int d, const char *p, int f), (d, p, f), p, d, f, T(SYS_unlinkat, d, p, f, 0))
-DEF_PATHCALL(int, mkdir, XB_OP_MKDIR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, m, T(SYS_mkdirat, AT_FDCWD, p, m, 0))
-DEF_PATHCALL(int, mkdirat, XB_OP_MKDIR, (int d, const char *p, mode_t m), (d, p, m), p, d, m, T(SYS_mkdirat, d, p, m, 0))
-DEF_PATHCALL(int, rmdir, XB_OP_RMDIR, (const char *p), (p), p, AT_FDCWD, 0, T(SYS_unlinkat, AT_FDCWD, p, AT_REMOVEDIR, 0))
+DEF_PATHCALL(int, unlinkat, XB_OP_UNLINK, (int d, const char *p, int f), (d, p, f), p, d, f,
+             T(SYS_unlinkat, d, p, f, 0))
+DEF_PATHCALL(int, mkdir, XB_OP_MKDIR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, m,
+             T(SYS_mkdirat, AT_FDCWD, p, m, 0))
+DEF_PATHCALL(int, mkdirat, XB_OP_MKDIR, (int d, const char *p, mode_t m), (d, p, m), p, d, m,
+             T(SYS_mkdirat, d, p, m, 0))
+DEF_PATHCALL(int, rmdir, XB_OP_RMDIR, (const char *p), (p), p, AT_FDCWD, 0,
+             T(SYS_unlinkat, AT_FDCWD, p, AT_REMOVEDIR, 0))
 DEF_PATHCALL(int, chdir, XB_OP_CHDIR, (const char *p), (p), p, AT_FDCWD, 0, T(SYS_chdir, p, 0, 0, 0))
-DEF_PATHCALL(int, truncate, XB_OP_TRUNCATE, (const char *p, off_t l), (p, l), p, AT_FDCWD, 0, T(SYS_truncate, p, l, 0, 0))
-DEF_PATHCALL(int, truncate64, XB_OP_TRUNCATE, (const char *p, off64_t l), (p, l), p, AT_FDCWD, 0, T(SYS_truncate, p, l, 0, 0))
+DEF_PATHCALL(int, truncate, XB_OP_TRUNCATE, (const char *p, off_t l), (p, l), p, AT_FDCWD, 0,
+             T(SYS_truncate, p, l, 0, 0))
+DEF_PATHCALL(int, truncate64, XB_OP_TRUNCATE, (const char *p, off64_t l), (p, l), p, AT_FDCWD, 0,
+             T(SYS_truncate, p, l, 0, 0))
 /* Links: the new name is written; the old one (or a symlink's text) is not a write. */
-DEF_PATHCALL(int, link, XB_OP_LINK, (const char *a, const char *p), (a, p), p, AT_FDCWD, 0, T(SYS_linkat, AT_FDCWD, a, AT_FDCWD, p))
+DEF_PATHCALL(int, link, XB_OP_LINK, (const char *a, const char *p), (a, p), p, AT_FDCWD, 0,
+             T(SYS_linkat, AT_FDCWD, a, AT_FDCWD, p))
 DEF_PATHCALL(int, linkat, XB_OP_LINK, (int da, const char *a, int d, const char *p, int f), (da, a, d, p, f), p, d, 0,
              g_tramp(SYS_linkat, da, (long)a, d, (long)p, f, 0))
-DEF_PATHCALL(int, symlink, XB_OP_LINK, (const char *a, const char *p), (a, p), p, AT_FDCWD, 0, T(SYS_symlinkat, a, AT_FDCWD, p, 0))
-DEF_PATHCALL(int, symlinkat, XB_OP_LINK, (const char *a, int d, const char *p), (a, d, p), p, d, 0, T(SYS_symlinkat, a, d, p, 0))
+DEF_PATHCALL(int, symlink, XB_OP_LINK, (const char *a, const char *p), (a, p), p, AT_FDCWD, 0,
+             T(SYS_symlinkat, a, AT_FDCWD, p, 0))
+DEF_PATHCALL(int, symlinkat, XB_OP_LINK, (const char *a, int d, const char *p), (a, d, p), p, d, 0,
+             T(SYS_symlinkat, a, d, p, 0))
 
 /* Both names of a rename, recorded before the call, results stored after. */
-#define DEF_RENAME(name, params, args, fd1, fd2, flags, raw)         \
-  EXPORT int name params {                                           \
-    int32_t *a = record(XB_OP_RENAME_FROM, fd1, from, flags);        \
-    int32_t *b = record(XB_OP_RENAME_TO, fd2, to, flags);            \
-    RAW_OR_REAL(int, r, name, args, raw)                             \
-    done(a, r < 0);                                                  \
-    done(b, r < 0);                                                  \
-    return r;                                                        \
+#define DEF_RENAME(name, params, args, fd1, fd2, flags, raw)                                                           \
+  EXPORT int name params {                                                                                             \
+    int32_t *a = record(XB_OP_RENAME_FROM, fd1, from, flags);                                                          \
+    int32_t *b = record(XB_OP_RENAME_TO, fd2, to, flags);                                                              \
+    RAW_OR_REAL(int, r, name, args, raw)                                                                               \
+    done(a, r < 0);                                                                                                    \
+    done(b, r < 0);                                                                                                    \
+    return r;                                                                                                          \
   }
-DEF_RENAME(rename, (const char *from, const char *to), (from, to), AT_FDCWD, AT_FDCWD, 0, T(SYS_renameat, AT_FDCWD, from, AT_FDCWD, to))
+DEF_RENAME(rename, (const char *from, const char *to), (from, to), AT_FDCWD, AT_FDCWD, 0,
+           T(SYS_renameat, AT_FDCWD, from, AT_FDCWD, to))
 DEF_RENAME(renameat, (int fd1, const char *from, int fd2, const char *to), (fd1, from, fd2, to), fd1, fd2, 0,
            T(SYS_renameat, fd1, from, fd2, to))
-DEF_RENAME(renameat2, (int fd1, const char *from, int fd2, const char *to, unsigned flags), (fd1, from, fd2, to, flags), fd1, fd2,
-           flags, g_tramp(SYS_renameat2, fd1, (long)from, fd2, (long)to, flags, 0))
+DEF_RENAME(renameat2, (int fd1, const char *from, int fd2, const char *to, unsigned flags), (fd1, from, fd2, to, flags),
+           fd1, fd2, flags, g_tramp(SYS_renameat2, fd1, (long)from, fd2, (long)to, flags, 0))
 
 /* syscall(2) itself: the way programs reach calls glibc has no wrapper for (openat2), or that
  * they make raw (getdents64). */
@@ -616,9 +653,9 @@ static size_t env_count(char *const envp[]) {
  * run in a signal handler on a small stack, and a program's environment can be large.
  */
 struct exec_buf {
-  char **env;     /* room for the caller's environment + 4 */
-  char *found;    /* PATH_MAX: a PATH search's result */
-  char *preload;  /* 2 * PATH_MAX + 32: a merged or trimmed LD_PRELOAD */
+  char **env; /* room for the caller's environment + 4 */
+  char *found; /* PATH_MAX: a PATH search's result */
+  char *preload; /* 2 * PATH_MAX + 32: a merged or trimmed LD_PRELOAD */
   size_t preload_cap;
   void *map;
   size_t size;
@@ -768,14 +805,20 @@ static int exec_traced(int dirfd, const char *file, const char *resolved, int se
   const char *shown = resolved ? resolved : file;
   int32_t *slot = shown && shown[0] ? record(XB_OP_EXEC, dirfd, shown, 0) : record_fd(XB_OP_EXEC, dirfd);
   int secure = shim_cannot_follow(dirfd == AT_FDCWD ? resolved : NULL);
-  if (secure) note_secure();
-  else if (resolved && dirfd == AT_FDCWD) note_static(resolved);
+  if (secure)
+    note_secure();
+  else if (resolved && dirfd == AT_FDCWD)
+    note_static(resolved);
   char **env = traced_env(envp, b, secure);
   int r;
-  if (search) r = real_execvpe(file, argv, env);
-  else if (g_tramp) r = (int)set_errno(g_tramp(SYS_execveat, dirfd, (long)file, (long)argv, (long)env, flags, 0));
-  else if (dirfd == AT_FDCWD && flags == 0) r = real_execve(file, argv, env);
-  else r = (int)set_errno(xb_sys6(SYS_execveat, dirfd, (long)file, (long)argv, (long)env, flags, 0));
+  if (search)
+    r = real_execvpe(file, argv, env);
+  else if (g_tramp)
+    r = (int)set_errno(g_tramp(SYS_execveat, dirfd, (long)file, (long)argv, (long)env, flags, 0));
+  else if (dirfd == AT_FDCWD && flags == 0)
+    r = real_execve(file, argv, env);
+  else
+    r = (int)set_errno(xb_sys6(SYS_execveat, dirfd, (long)file, (long)argv, (long)env, flags, 0));
   done(slot, 1);
   return r;
 }
@@ -816,10 +859,18 @@ static int do_execvpe(const char *file, char *const argv[], char *const envp[]) 
   return r;
 }
 
-EXPORT int execve(const char *path, char *const argv[], char *const envp[]) { return do_execve(path, argv, envp); }
-EXPORT int execv(const char *path, char *const argv[]) { return do_execve(path, argv, environ); }
-EXPORT int execvp(const char *file, char *const argv[]) { return do_execvpe(file, argv, environ); }
-EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) { return do_execvpe(file, argv, envp); }
+EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
+  return do_execve(path, argv, envp);
+}
+EXPORT int execv(const char *path, char *const argv[]) {
+  return do_execve(path, argv, environ);
+}
+EXPORT int execvp(const char *file, char *const argv[]) {
+  return do_execvpe(file, argv, environ);
+}
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
+  return do_execvpe(file, argv, envp);
+}
 EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
   return do_execveat(dirfd, path, argv, envp, flags);
 }
@@ -827,15 +878,15 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
   return do_execveat(fd, "", argv, envp, AT_EMPTY_PATH);
 }
 
-#define COLLECT_ARGS(first, argv)            \
-  size_t argc_ = 1;                          \
-  va_list ap_;                               \
-  va_start(ap_, first);                      \
-  while (va_arg(ap_, char *)) argc_++;       \
-  va_end(ap_);                               \
-  char *argv[argc_ + 1];                     \
-  argv[0] = (char *)(first);                 \
-  va_start(ap_, first);                      \
+#define COLLECT_ARGS(first, argv)                                                                                      \
+  size_t argc_ = 1;                                                                                                    \
+  va_list ap_;                                                                                                         \
+  va_start(ap_, first);                                                                                                \
+  while (va_arg(ap_, char *)) argc_++;                                                                                 \
+  va_end(ap_);                                                                                                         \
+  char *argv[argc_ + 1];                                                                                               \
+  argv[0] = (char *)(first);                                                                                           \
+  va_start(ap_, first);                                                                                                \
   for (size_t i_ = 1; i_ <= argc_; i_++) argv[i_] = va_arg(ap_, char *);
 
 EXPORT int execl(const char *path, const char *arg, ...) {
@@ -868,8 +919,10 @@ static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_
   if (search && path && !strchr(path, '/')) target = search_path(path, b.found, PATH_MAX) ? b.found : NULL;
   int32_t *slot = target ? record(XB_OP_EXEC, AT_FDCWD, target, 0) : NULL;
   int secure = shim_cannot_follow(target);
-  if (secure) note_secure();
-  else if (target) note_static(target);
+  if (secure)
+    note_secure();
+  else if (target)
+    note_static(target);
   char **env = traced_env(envp, &b, secure);
   int r = (search ? real_posix_spawnp : real_posix_spawn)(pid, path, fa, attr, argv, env);
   exec_buf_put(&b);
@@ -877,13 +930,13 @@ static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_
   return r;
 }
 
-EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
-                       char *const argv[], char *const envp[]) {
+EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                       const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
   return do_spawn(pid, path, 0, fa, attr, argv, envp);
 }
 
-EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
-                        char *const argv[], char *const envp[]) {
+EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                        const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
   return do_spawn(pid, file, 1, fa, attr, argv, envp);
 }
 
@@ -901,7 +954,9 @@ static int record_object(struct dl_phdr_info *info, size_t size, void *data) {
   return 0;
 }
 
-static void record_objects(void) { dl_iterate_phdr(record_object, NULL); }
+static void record_objects(void) {
+  dl_iterate_phdr(record_object, NULL);
+}
 
 REAL(dlopen);
 

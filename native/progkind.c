@@ -11,7 +11,9 @@
 #define MAX_PHDRS 64
 #define NOTE_GO_BUILDID 4
 
-static long rd(int fd, void *buf, size_t len, long off) { return syscall(SYS_pread64, fd, buf, len, off); }
+static long rd(int fd, void *buf, size_t len, long off) {
+  return syscall(SYS_pread64, fd, buf, len, off);
+}
 
 /* Small stack buffers throughout: this runs inside exec wrappers, which may be called from a
  * signal handler on a small sigaltstack. */
@@ -69,4 +71,6 @@ static int check(const char *path, int depth) {
   return result;
 }
 
-int xb_needs_seccomp(const char *path) { return check(path, 0); }
+int xb_needs_seccomp(const char *path) {
+  return check(path, 0);
+}

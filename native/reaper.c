@@ -139,9 +139,12 @@ int main(int argc, char **argv) {
   if (child < 0) die("fork", errno);
   if (child == 0) {
     int err = 0;
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) err = errno;
-    else if (getppid() != self) _exit(EXIT_REAPER);
-    else if (sigprocmask(SIG_SETMASK, &original, NULL) != 0) err = errno;
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+      err = errno;
+    else if (getppid() != self)
+      _exit(EXIT_REAPER);
+    else if (sigprocmask(SIG_SETMASK, &original, NULL) != 0)
+      err = errno;
     else {
       execvp(cmd[0], cmd);
       err = errno;

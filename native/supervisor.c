@@ -113,8 +113,10 @@ static char *resolve_command(const char *cmd) {
     size_t dlen = (size_t)(end - p);
     char *cand = malloc(dlen + strlen(cmd) + 2);
     if (!cand) die("malloc", ENOMEM);
-    if (dlen) sprintf(cand, "%.*s/%s", (int)dlen, p, cmd);
-    else strcpy(cand, cmd);
+    if (dlen)
+      sprintf(cand, "%.*s/%s", (int)dlen, p, cmd);
+    else
+      strcpy(cand, cmd);
     struct stat st;
     if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
       if (access(cand, X_OK) == 0) return cand;
@@ -134,7 +136,8 @@ static int has_name(const char *entry, const char *name) {
 }
 
 static int owned(const char *entry) {
-#define XB_OWNED_MATCH(name) if (has_name(entry, name)) return 1;
+#define XB_OWNED_MATCH(name)                                                                                           \
+  if (has_name(entry, name)) return 1;
   XB_ENV_OWNED(XB_OWNED_MATCH)
 #undef XB_OWNED_MATCH
   return 0;
@@ -187,8 +190,9 @@ static char **make_env(char **extra, const char *shim) {
 }
 
 static void usage(void) {
-  fprintf(stderr,
-          "usage: xbench-supervisor [--backend auto|preload|seccomp] [--preload PATH.so] --log FILE -- CMD [ARGS...]\n");
+  fprintf(
+      stderr,
+      "usage: xbench-supervisor [--backend auto|preload|seccomp] [--preload PATH.so] --log FILE -- CMD [ARGS...]\n");
   _exit(EXIT_LAUNCHER);
 }
 
@@ -227,9 +231,12 @@ static uint64_t log_capacity(const char *logpath) {
   char dir[PATH_MAX];
   snprintf(dir, sizeof dir, "%s", logpath);
   char *slash = strrchr(dir, '/');
-  if (!slash) snprintf(dir, sizeof dir, ".");
-  else if (slash == dir) dir[1] = 0;
-  else *slash = 0;
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == dir)
+    dir[1] = 0;
+  else
+    *slash = 0;
   struct statfs fs;
   if (statfs(dir, &fs) != 0) die(dir, errno);
   uint64_t room = (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize;
@@ -251,7 +258,7 @@ int main(int argc, char **argv) {
   static enum backend backend = BACKEND_AUTO; /* static: survives vfork (-Wclobbered) */
   const char *logpath = NULL, *preload = NULL;
   static int die_with_parent; /* static: read after vfork (-Wclobbered) */
-  static int top_exec_errno;  /* set by CMD if its exec fails, read by S once vfork returns */
+  static int top_exec_errno; /* set by CMD if its exec fails, read by S once vfork returns */
   int i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i];
@@ -263,10 +270,14 @@ int main(int argc, char **argv) {
       return 0;
     } else if (strcmp(a, "--backend") == 0 && i + 1 < argc) {
       const char *b = argv[++i];
-      if (strcmp(b, "auto") == 0) backend = BACKEND_AUTO;
-      else if (strcmp(b, "preload") == 0) backend = BACKEND_PRELOAD;
-      else if (strcmp(b, "seccomp") == 0) backend = BACKEND_SECCOMP;
-      else usage();
+      if (strcmp(b, "auto") == 0)
+        backend = BACKEND_AUTO;
+      else if (strcmp(b, "preload") == 0)
+        backend = BACKEND_PRELOAD;
+      else if (strcmp(b, "seccomp") == 0)
+        backend = BACKEND_SECCOMP;
+      else
+        usage();
     } else if (strcmp(a, "--preload") == 0 && i + 1 < argc) {
       preload = argv[++i];
     } else if (strcmp(a, "--die-with-parent") == 0) {
@@ -376,8 +387,11 @@ int main(int argc, char **argv) {
     int e = errno;
     top_exec_errno = e;
     const char *msg = strerror(e);
-    struct iovec v[5] = {{(void *)"xbench-supervisor: ", 19}, {path, strlen(path)}, {(void *)": ", 2},
-                         {(void *)msg, strlen(msg)}, {(void *)"\n", 1}};
+    struct iovec v[5] = {{(void *)"xbench-supervisor: ", 19},
+                         {path, strlen(path)},
+                         {(void *)": ", 2},
+                         {(void *)msg, strlen(msg)},
+                         {(void *)"\n", 1}};
     (void)!writev(2, v, 5);
     _exit(e == ENOENT ? 127 : 126);
   }
@@ -385,8 +399,12 @@ int main(int argc, char **argv) {
   xb_signals_restore(); /* pending forwarded signals now reach the command */
   if (sv[1] >= 0 && close(sv[1]) != 0) die("close", errno); /* the server sees EOF if no listener came */
   /* The top command's own exec (the shim only sees the execs it makes). */
-  struct xb_rec top = {.op = XB_OP_EXEC, .src = XB_SRC_SECCOMP, .pid = (uint32_t)c, .result = top_exec_errno,
-                       .path_len = (uint32_t)strnlen(path, PATH_MAX), .tsc = exec_tsc};
+  struct xb_rec top = {.op = XB_OP_EXEC,
+                       .src = XB_SRC_SECCOMP,
+                       .pid = (uint32_t)c,
+                       .result = top_exec_errno,
+                       .path_len = (uint32_t)strnlen(path, PATH_MAX),
+                       .tsc = exec_tsc};
   if (path[0] != '/') {
     char cwd[PATH_MAX];
     if (getcwd(cwd, sizeof cwd)) {

@@ -117,7 +117,9 @@ void xb_exit_like(int status) {
   __builtin_unreachable();
 }
 
-void xb_signals_restore(void) { SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &xb_orig_sigmask, 0, sizeof xb_orig_sigmask); }
+void xb_signals_restore(void) {
+  SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &xb_orig_sigmask, 0, sizeof xb_orig_sigmask);
+}
 
 long xb_split(void (*launcher)(long), void *stack_top) {
   uint64_t all = ~0ull;
@@ -128,19 +130,18 @@ long xb_split(void (*launcher)(long), void *stack_top) {
    * touches no memory before moving to its own stack, so the child's stack stays intact. */
   register long r10 __asm__("r10") = 0;
   register long r8 __asm__("r8") = 0;
-  __asm__ volatile(
-      "syscall\n\t"
-      "test %%rax, %%rax\n\t"
-      "jle 1f\n\t"
-      "mov %[stack], %%rsp\n\t"
-      "mov %%rax, %%rdi\n\t"
-      "call *%[launcher]\n\t"
-      "ud2\n"
-      "1:"
-      : "=a"(ret)
-      : "a"((long)SYS_clone), "D"((long)(CLONE_VM | SIGCHLD)), "S"(0L), "d"(0L), "r"(r10), "r"(r8),
-        [stack] "r"(stack_top), [launcher] "r"(launcher)
-      : "rcx", "r11", "memory");
+  __asm__ volatile("syscall\n\t"
+                   "test %%rax, %%rax\n\t"
+                   "jle 1f\n\t"
+                   "mov %[stack], %%rsp\n\t"
+                   "mov %%rax, %%rdi\n\t"
+                   "call *%[launcher]\n\t"
+                   "ud2\n"
+                   "1:"
+                   : "=a"(ret)
+                   : "a"((long)SYS_clone), "D"((long)(CLONE_VM | SIGCHLD)), "S"(0L), "d"(0L), "r"(r10),
+                     "r"(r8), [stack] "r"(stack_top), [launcher] "r"(launcher)
+                   : "rcx", "r11", "memory");
   if (ret < 0) xb_signals_restore();
   return ret;
 }

@@ -25,7 +25,7 @@
 /* Who the calling process is in the tree, and where its forwarded signals go. */
 struct xb_keeper {
   pid_t self;
-  volatile pid_t child;             /* S (for L) or the command (for S); 0 until known */
+  volatile pid_t child; /* S (for L) or the command (for S); 0 until known */
   volatile sig_atomic_t parent_died; /* S: L is gone, keep killing what reparents here */
 };
 

@@ -16,7 +16,10 @@ int main(int argc, char **argv) {
     if (p < 0) return 1;
     if (p == 0) {
       int fd = open("/dev/null", 1);
-      if (fd >= 0) { dup2(fd, 1); dup2(fd, 2); }
+      if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+      }
       execv(argv[2], argv + 2);
       _exit(127);
     }

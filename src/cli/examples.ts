@@ -13,7 +13,7 @@ export const EXAMPLES: Record<string, string[]> = {
     "xbench compare --base HEAD --rounds 20          # A/A: the noise floor of this machine",
     "xbench compare --bench test/bench/index.ts      # a suite not named *.bench.ts",
     "xbench compare --base v1.2.0 --head v1.3.0 --markdown report.md",
-    "xbench compare parse --json result.json         # bench files whose path has \"parse\"",
+    'xbench compare parse --json result.json         # bench files whose path has "parse"',
   ],
   trace: [
     "xbench trace -- make -j4",

@@ -24,7 +24,10 @@ export async function resolveCommand(root: AnyCommand, argv: string[]): Promise<
     if (!subs || first === undefined || first.startsWith("-")) break;
     const sub = subs[first];
     if (!sub) {
-      const guess = closest(first, (await visibleSubCommands(command)).map(([name]) => name));
+      const guess = closest(
+        first,
+        (await visibleSubCommands(command)).map(([name]) => name),
+      );
       const hint = guess ? ` (did you mean \`${[...path, guess].join(" ")}\`?)` : "";
       throw new XbenchError(`Unknown command: ${first}${hint}`, { kind: "usage", usage: !guess, cause: { command, path } });
     }
@@ -59,7 +62,13 @@ export async function checkArgs(command: AnyCommand, args: string[]): Promise<vo
       const name = known.has(bare) ? bare : bare.replace(/^no-/, "");
       const type = known.get(name);
       if (!type) {
-        const guess = bare.length > 1 ? closest(bare, [...known.keys()].filter((k) => k.length > 1)) : undefined;
+        const guess =
+          bare.length > 1
+            ? closest(
+                bare,
+                [...known.keys()].filter((k) => k.length > 1),
+              )
+            : undefined;
         if (guess) throw usageError(`Unknown option: ${arg.split("=")[0]} (did you mean --${guess}?)`);
         throw usageError(`Unknown option: ${arg.split("=")[0]}`, true);
       }
@@ -145,4 +154,3 @@ async function reportError(error: unknown, resolved: ResolvedCommand | undefined
   else process.stderr.write("  (set XBENCH_DEBUG=1 for details)\n");
   return EXIT_FAILURE;
 }
-

@@ -35,7 +35,10 @@ function optionName(name: string, def: ArgLike): string {
   const short = aliases.find((a) => a.length === 1);
   const flag = `${short ? `-${short}, ` : "    "}--${name}`;
   if (def.type === "boolean") return flag;
-  const hint = def.type === "enum" && def.options ? def.options.join("|") : (def.valueHint ?? (/\bFILE\b/.test(def.description ?? "") ? "FILE" : name.toUpperCase().replace(/-/g, "_")));
+  const hint =
+    def.type === "enum" && def.options
+      ? def.options.join("|")
+      : (def.valueHint ?? (/\bFILE\b/.test(def.description ?? "") ? "FILE" : name.toUpperCase().replace(/-/g, "_")));
   return `${flag} <${hint}>`;
 }
 
@@ -89,7 +92,10 @@ export async function renderHelp(command: AnyCommand, path: string[], version?: 
   }
   const examples = EXAMPLES[path.join(" ")];
   if (examples) out.push("EXAMPLES", "", ...examples.map((e) => `  ${e}`), "");
-  return out.map((line) => line.trimEnd()).join("\n").trimEnd();
+  return out
+    .map((line) => line.trimEnd())
+    .join("\n")
+    .trimEnd();
 }
 
 /** Edit distance, for "did you mean": small words only, so the quadratic table is fine. */

@@ -42,41 +42,44 @@ export const benchConfigCommand = defineCommand({
 
     // Fixtures go to a temp folder removed on every exit path: return, throw, Ctrl-C, SIGTERM.
     const fixtures = fixtureRoot("xbench-bench-config-");
-    return withCleanup((signal) => log.warn(`${signal}: stopping, removing ${fixtures.root}`), async (cleanup) => {
-      cleanup.add(fixtures.remove);
-      log.info(`writing fixtures (${sizes.join(", ")} workspaces) to ${fixtures.root}`);
-      // Metrics are measured below, beside the designs' counts: nothing to register globally.
-      const suite = defineConfigSuite({ sizes, root: fixtures.root, policy }, { bench: mitata.bench, metric: () => {} });
-      log.info("timing rows (mitata, in-process)");
-      const rows = await runRegistered(mitata.run);
-      log.info("counting parses per save");
-      const metrics: ConfigSuiteResult["metrics"] = [];
-      for (const m of suite.metrics) metrics.push({ label: m.label, unit: "count", value: await m.measure() });
-      const designs: ConfigSuiteResult["designs"] = [];
-      for (const fx of suite.fixtures) {
-        const parsesPerSave = {} as Record<SnapshotPolicy, number>;
-        for (const design of Object.keys(PARSES_PER_EDIT) as SnapshotPolicy[]) {
-          parsesPerSave[design] = (await countParsesPerSave(fx.path, fx.lastId, design, 2)).parsesPerSave;
+    return withCleanup(
+      (signal) => log.warn(`${signal}: stopping, removing ${fixtures.root}`),
+      async (cleanup) => {
+        cleanup.add(fixtures.remove);
+        log.info(`writing fixtures (${sizes.join(", ")} workspaces) to ${fixtures.root}`);
+        // Metrics are measured below, beside the designs' counts: nothing to register globally.
+        const suite = defineConfigSuite({ sizes, root: fixtures.root, policy }, { bench: mitata.bench, metric: () => {} });
+        log.info("timing rows (mitata, in-process)");
+        const rows = await runRegistered(mitata.run);
+        log.info("counting parses per save");
+        const metrics: ConfigSuiteResult["metrics"] = [];
+        for (const m of suite.metrics) metrics.push({ label: m.label, unit: "count", value: await m.measure() });
+        const designs: ConfigSuiteResult["designs"] = [];
+        for (const fx of suite.fixtures) {
+          const parsesPerSave = {} as Record<SnapshotPolicy, number>;
+          for (const design of Object.keys(PARSES_PER_EDIT) as SnapshotPolicy[]) {
+            parsesPerSave[design] = (await countParsesPerSave(fx.path, fx.lastId, design, 2)).parsesPerSave;
+          }
+          designs.push({ size: fx.size, parsesPerSave });
         }
-        designs.push({ size: fx.size, parsesPerSave });
-      }
-      const largest = suite.fixtures.find((f) => f.size === 4712) ?? suite.fixtures.reduce((a, b) => (b.size > a.size ? b : a));
-      log.info(`reader overhead at ${largest.size} workspaces (interleaved pairs)`);
-      const readerOverhead = await measureReaderOverhead(largest, 16, policy);
+        const largest = suite.fixtures.find((f) => f.size === 4712) ?? suite.fixtures.reduce((a, b) => (b.size > a.size ? b : a));
+        log.info(`reader overhead at ${largest.size} workspaces (interleaved pairs)`);
+        const readerOverhead = await measureReaderOverhead(largest, 16, policy);
 
-      const result: ConfigSuiteResult = {
-        schema: "xbench.bench-config/1",
-        runtime: runtimeName(),
-        policy,
-        sizes,
-        fixtures: suite.fixtures.map((f) => ({ size: f.size, bytes: f.bytes })),
-        rows,
-        metrics,
-        designs,
-        readerOverhead,
-      };
-      writeReport({ table: renderConfigSuite(result), json: prettyJson(result) }, targets);
-      return rows.some((r) => r.error) ? 1 : 0;
-    });
+        const result: ConfigSuiteResult = {
+          schema: "xbench.bench-config/1",
+          runtime: runtimeName(),
+          policy,
+          sizes,
+          fixtures: suite.fixtures.map((f) => ({ size: f.size, bytes: f.bytes })),
+          rows,
+          metrics,
+          designs,
+          readerOverhead,
+        };
+        writeReport({ table: renderConfigSuite(result), json: prettyJson(result) }, targets);
+        return rows.some((r) => r.error) ? 1 : 0;
+      },
+    );
   },
 });

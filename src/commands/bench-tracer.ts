@@ -15,7 +15,10 @@ export function parseIterations(value: string | undefined): number {
 
 /** `--backends preload,seccomp`: known names, no repeats, at least one. */
 export function parseBackends(value: string): Backend[] {
-  const names = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0) throw usageError(`--backends needs at least one of ${BACKENDS.join(", ")}`);
   for (const name of names) {
     if (!BACKENDS.includes(name as Backend)) throw usageError(`unknown backend ${name}; one of ${BACKENDS.join(", ")}`);
@@ -34,7 +37,11 @@ export const benchTracerCommand = defineCommand({
   meta: { name: "tracer", description: "Tracking overhead of the tracer: launch and access rows per backend" },
   args: {
     "base-helper": { type: "string", valueHint: "DIR", description: "Folder with another build of the helpers (the base arm)" },
-    iterations: { type: "string", valueHint: "N", description: `Iterations, rounded up to whole cycles of orderings (default: ${DEFAULT_ITERATIONS})` },
+    iterations: {
+      type: "string",
+      valueHint: "N",
+      description: `Iterations, rounded up to whole cycles of orderings (default: ${DEFAULT_ITERATIONS})`,
+    },
     backends: { type: "string", description: "Backends to measure", default: "preload,seccomp" },
     json: { type: "string", description: "Write results as JSON to FILE, - for stdout" },
     markdown: { type: "string", description: "Write the markdown report to FILE" },

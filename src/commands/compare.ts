@@ -55,10 +55,28 @@ function outputTargets(args: { json?: unknown; markdown?: unknown }): OutputTarg
 }
 
 /** Flags that shape a run; a resumed run keeps its own. */
-const PLAN_FLAGS = ["--bench", "--base", "--head", "--rounds", "--target", "--max-time", "--isolate", "--runtime", "--build", "--install", "--timeout", "--time", "--holm"];
+const PLAN_FLAGS = [
+  "--bench",
+  "--base",
+  "--head",
+  "--rounds",
+  "--target",
+  "--max-time",
+  "--isolate",
+  "--runtime",
+  "--build",
+  "--install",
+  "--timeout",
+  "--time",
+  "--holm",
+];
 
 export const compareCommand = defineCommand({
-  meta: { name: "compare", description: "Benchmark the merge-base against the working tree, both sides alternating in each bench process, with a paired 95% CI per row" },
+  meta: {
+    name: "compare",
+    description:
+      "Benchmark the merge-base against the working tree, both sides alternating in each bench process, with a paired 95% CI per row",
+  },
   args: {
     filter: { type: "positional", required: false, description: "Substring or glob that narrows the bench files" },
     bench: {
@@ -88,7 +106,11 @@ export const compareCommand = defineCommand({
     build: { type: "string", valueHint: "CMD", description: "Command run once per side before any timing" },
     install: { type: "boolean", description: "Install dependencies per side instead of linking head's node_modules" },
     timeout: { type: "string", valueHint: "S", description: "Seconds one bench process may run before it is killed", default: "600" },
-    time: { type: "string", valueHint: "MS", description: `Sampling time per benchmark and side in each bench process, in ms (default: ${DEFAULT_SIDE_TIME_MS})` },
+    time: {
+      type: "string",
+      valueHint: "MS",
+      description: `Sampling time per benchmark and side in each bench process, in ms (default: ${DEFAULT_SIDE_TIME_MS})`,
+    },
     json: { type: "string", valueHint: "FILE", description: "Write the result (JSON schema with raw rounds) to FILE, - for stdout" },
     markdown: { type: "string", valueHint: "FILE", description: "Write the markdown report to FILE" },
     comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
@@ -161,7 +183,19 @@ export const compareCommand = defineCommand({
 });
 
 /** Flags of a bench-file compare that mean nothing to a suite. */
-const BENCH_FILE_FLAGS = ["--bench", "--runtime", "--build", "--install", "--timeout", "--time", "--holm", "--resume", "--target", "--max-time", "--isolate"];
+const BENCH_FILE_FLAGS = [
+  "--bench",
+  "--runtime",
+  "--build",
+  "--install",
+  "--timeout",
+  "--time",
+  "--holm",
+  "--resume",
+  "--target",
+  "--max-time",
+  "--isolate",
+];
 
 /**
  * `compare --suite tracer`: base's and head's helpers, each built from its own side, as the

@@ -3,15 +3,41 @@ import { dirname, resolve } from "pathe";
 import { defineCommand } from "citty";
 import { afterDoubleDash } from "./flags.ts";
 import { usageError } from "../errors.ts";
-import { log } from "../output/log.ts";
 import { formatAccesses, summaryLine, trace, type TraceBackend, type TraceFormat } from "../tracer/index.ts";
 
 /** Signal numbers for the shell's 128+n exit status. */
 const SIGNAL_NUMBERS: Record<string, number> = {
-  SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGILL: 4, SIGTRAP: 5, SIGABRT: 6, SIGBUS: 7, SIGFPE: 8, SIGKILL: 9, SIGUSR1: 10,
-  SIGSEGV: 11, SIGUSR2: 12, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15, SIGSTKFLT: 16, SIGCHLD: 17, SIGCONT: 18, SIGSTOP: 19,
-  SIGTSTP: 20, SIGTTIN: 21, SIGTTOU: 22, SIGURG: 23, SIGXCPU: 24, SIGXFSZ: 25, SIGVTALRM: 26, SIGPROF: 27, SIGWINCH: 28,
-  SIGIO: 29, SIGPWR: 30, SIGSYS: 31,
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGILL: 4,
+  SIGTRAP: 5,
+  SIGABRT: 6,
+  SIGBUS: 7,
+  SIGFPE: 8,
+  SIGKILL: 9,
+  SIGUSR1: 10,
+  SIGSEGV: 11,
+  SIGUSR2: 12,
+  SIGPIPE: 13,
+  SIGALRM: 14,
+  SIGTERM: 15,
+  SIGSTKFLT: 16,
+  SIGCHLD: 17,
+  SIGCONT: 18,
+  SIGSTOP: 19,
+  SIGTSTP: 20,
+  SIGTTIN: 21,
+  SIGTTOU: 22,
+  SIGURG: 23,
+  SIGXCPU: 24,
+  SIGXFSZ: 25,
+  SIGVTALRM: 26,
+  SIGPROF: 27,
+  SIGWINCH: 28,
+  SIGIO: 29,
+  SIGPWR: 30,
+  SIGSYS: 31,
 };
 
 /** Signals the command should decide about; xbench only waits for its verdict. */
@@ -45,7 +71,11 @@ export const traceCommand = defineCommand({
   args: {
     backend: { type: "enum", options: ["auto", "preload", "seccomp"], description: "Tracing backend", default: "auto" },
     format: { type: "enum", options: ["summary", "json", "ndjson"], description: "Output format", default: "summary" },
-    output: { type: "string", alias: "o", description: "Write the access list to FILE (else json/ndjson go to stderr; summary is counts only)" },
+    output: {
+      type: "string",
+      alias: "o",
+      description: "Write the access list to FILE (else json/ndjson go to stderr; summary is counts only)",
+    },
     command: { type: "positional", required: false, description: "-- CMD [ARGS...]" },
   },
   async run({ rawArgs, args }) {
@@ -68,9 +98,9 @@ export const traceCommand = defineCommand({
     if (!result.complete) process.stderr.write(`xbench: warning: trace incomplete: ${result.incompleteReasons.join("; ")}\n`);
     if (args.output) {
       writeFileSync(args.output, formatAccesses(result, format));
-      process.stderr.write(summaryLine(result) + "\n");
+      process.stderr.write(`${summaryLine(result)}\n`);
     } else if (format === "summary") {
-      process.stderr.write(summaryLine(result) + "\n");
+      process.stderr.write(`${summaryLine(result)}\n`);
     } else {
       process.stderr.write(formatAccesses(result, format));
     }

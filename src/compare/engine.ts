@@ -19,7 +19,16 @@ import { makeRunTemp, ownPath } from "./reclaim.ts";
 import { collectRows } from "./rows.ts";
 import { stopReason, type StopReason } from "./sampling.ts";
 import type { SamplingRule } from "./store.ts";
-import { buildSide, checkoutHead, checkoutSide, copyBenchFiles, installDependencies, linkDependencies, nearestNodeModules, type SideTree } from "./sides.ts";
+import {
+  buildSide,
+  checkoutHead,
+  checkoutSide,
+  copyBenchFiles,
+  installDependencies,
+  linkDependencies,
+  nearestNodeModules,
+  type SideTree,
+} from "./sides.ts";
 import { recordKey, type RoundRecord, type RunStore } from "./store.ts";
 
 /** Wall time of this invocation and the part of it spent inside bench processes. */
@@ -86,7 +95,9 @@ async function bundleAll(store: RunStore, sides: Record<Side, SideTree>, tmp: st
       const outDir = modules ? join(modules, ".cache", "xbench", `${runId}-${side}-${i}`) : join(tmp, "bundles", side, String(i));
       ownPath(tmp, outDir, cleanup);
       try {
-        bundles.sides[side].set(file, { path: await bundle({ kind: "side", benchFile: join(tree.root, file), outDir, runtime: store.plan.runtime }) });
+        bundles.sides[side].set(file, {
+          path: await bundle({ kind: "side", benchFile: join(tree.root, file), outDir, runtime: store.plan.runtime }),
+        });
       } catch (error) {
         bundles.sides[side].set(file, { error: (error as Error).message });
       }
@@ -148,7 +159,8 @@ function expectedLabels(outcome: InventoryOutcome, job: FileJob): string[] {
     const inventory = outcome.inventories[side];
     if (!inventory) return [];
     const timed = job.parts === "extras" ? [] : inventory.benchmarks;
-    const extras = job.parts === "timed" ? [] : [...inventory.metrics.map((m) => m.label), ...inventory.commands.flatMap((c) => [c, `${c} (peak RSS)`])];
+    const extras =
+      job.parts === "timed" ? [] : [...inventory.metrics.map((m) => m.label), ...inventory.commands.flatMap((c) => [c, `${c} (peak RSS)`])];
     return [...timed, ...extras];
   });
 }
@@ -222,7 +234,14 @@ export async function runCompare(store: RunStore, onEvent: OnCompareEvent = igno
           if (done.has(recordKey(round, filePlan.file, job.name))) continue;
           const result = await run(filePlan.file, job.kind, job.sides, job.parts);
           childMs += result.wallMs;
-          const record: RoundRecord = { round, file: filePlan.file, job: job.name, sides: job.sides, wallMs: result.wallMs, rows: result.report.rows };
+          const record: RoundRecord = {
+            round,
+            file: filePlan.file,
+            job: job.name,
+            sides: job.sides,
+            wallMs: result.wallMs,
+            rows: result.report.rows,
+          };
           store.append(result.error === undefined ? record : { ...record, error: result.error, expected: expectedLabels(outcome, job) });
           done.add(recordKey(round, filePlan.file, job.name));
         }
@@ -265,4 +284,3 @@ export async function runCompare(store: RunStore, onEvent: OnCompareEvent = igno
     return { result: { ...result, timing }, timing };
   });
 }
-

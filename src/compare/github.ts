@@ -40,9 +40,18 @@ export function pullRequestTarget(env: NodeJS.ProcessEnv = process.env): PullReq
   const token = env.GITHUB_TOKEN || env.GH_TOKEN;
   const repository = env.GITHUB_REPOSITORY;
   const number = pullNumber(env);
-  const missing = [!token && "GITHUB_TOKEN", !repository && "GITHUB_REPOSITORY", !number && "a pull request (GITHUB_EVENT_PATH or GITHUB_REF refs/pull/N/merge)"].filter(Boolean);
+  const missing = [
+    !token && "GITHUB_TOKEN",
+    !repository && "GITHUB_REPOSITORY",
+    !number && "a pull request (GITHUB_EVENT_PATH or GITHUB_REF refs/pull/N/merge)",
+  ].filter(Boolean);
   if (missing.length > 0) throw new XbenchError(`--comment needs ${missing.join(", ")}; it runs on pull-request jobs of GitHub Actions`);
-  return { api: (env.GITHUB_API_URL || "https://api.github.com").replace(/\/$/, ""), repository: repository!, number: number!, token: token! };
+  return {
+    api: (env.GITHUB_API_URL || "https://api.github.com").replace(/\/$/, ""),
+    repository: repository!,
+    number: number!,
+    token: token!,
+  };
 }
 
 /** Error text without the token, whatever the server echoed back. */
@@ -64,10 +73,12 @@ class NotJsonError extends Error {}
  */
 function commentList(value: unknown, what: string): IssueComment[] {
   if (Array.isArray(value) && value.every((c) => typeof c === "object" && c !== null && typeof c.id === "number")) return value;
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
   const shown = text.replace(/\s+/g, " ").trim();
   const quoted = JSON.stringify(shown.length > 40 ? `${shown.slice(0, 40)}…` : shown);
-  throw new NotJsonError(`GitHub answered ${what} with ${quoted} (${typeof value === "string" ? "not JSON" : "JSON, but not a list of comments"})`);
+  throw new NotJsonError(
+    `GitHub answered ${what} with ${quoted} (${typeof value === "string" ? "not JSON" : "JSON, but not a list of comments"})`,
+  );
 }
 
 /**

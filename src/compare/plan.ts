@@ -2,7 +2,18 @@ import { randomInt } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, relative } from "pathe";
 import { XbenchError } from "../errors.ts";
-import { defaultBase, dirtyPaths, fileAtCommit, git, gitCommonDir, listFiles, repoRoot, resolveCommit, untrackedFiles, type DirtyPaths } from "../git/git.ts";
+import {
+  defaultBase,
+  dirtyPaths,
+  fileAtCommit,
+  git,
+  gitCommonDir,
+  listFiles,
+  repoRoot,
+  resolveCommit,
+  untrackedFiles,
+  type DirtyPaths,
+} from "../git/git.ts";
 import type { SamplingBudget } from "../runner/protocol.ts";
 import { filterFiles, isBenchFile, NAMING_HINT, repoRelativePattern, selectBenchFiles, selectNamedFiles } from "./discover.ts";
 import { wholeCycles } from "./sampling.ts";
@@ -78,9 +89,7 @@ export function describeDirty(paths: DirtyPaths): string | undefined {
 /** The repository and both sides' commits: --base (or the merge-base default) and --head (or the working tree). */
 export function resolveRevisions(request: Pick<CompareRequest, "cwd" | "base" | "head">) {
   const repo = repoRoot(request.cwd);
-  const base = request.base
-    ? { ref: request.base, sha: resolveCommit(repo, request.base, "--base") }
-    : defaultBase(repo);
+  const base = request.base ? { ref: request.base, sha: resolveCommit(repo, request.base, "--base") } : defaultBase(repo);
   if (request.head) {
     return { repo, base, head: { ref: request.head, sha: resolveCommit(repo, request.head, "--head"), dirty: false } };
   }
@@ -134,7 +143,8 @@ export function chooseBenchFiles(
   const cwdInRepo = relative(repo, request.cwd);
   const flags = (request.bench ?? []).map((p) => repoRelativePattern(isAbsolute(p) ? relative(repo, p) : p, cwdInRepo));
   const pkgText = request.head ? fileAtCommit(repo, headSha, "package.json") : readIfExists(join(repo, "package.json"));
-  const fromPackage = flags.length === 0 ? packageBenchList(pkgText, request.head ? `package.json at ${request.head}` : "package.json") : undefined;
+  const fromPackage =
+    flags.length === 0 ? packageBenchList(pkgText, request.head ? `package.json at ${request.head}` : "package.json") : undefined;
   const named = flags.length > 0 ? flags : fromPackage;
 
   if (!named) {

@@ -58,7 +58,14 @@ export function initSubmodules(source: string, target: string, side: Side, onEve
 }
 
 /** Head: a worktree of `--head REF`, or the repository itself (working tree, edits included). */
-export function checkoutHead(repo: string, tmp: string, sha: string, headRef: string | undefined, cleanup: Cleanup, onEvent: OnCompareEvent): SideTree {
+export function checkoutHead(
+  repo: string,
+  tmp: string,
+  sha: string,
+  headRef: string | undefined,
+  cleanup: Cleanup,
+  onEvent: OnCompareEvent,
+): SideTree {
   return headRef ? checkoutSide(repo, tmp, "head", sha, cleanup, onEvent) : { side: "head", root: repo, sha };
 }
 

@@ -115,7 +115,10 @@ export function openStore(dir: string): RunStore {
     throw new RunFolderError(`unreadable ${planFile}`, { kind: "usage" });
   }
   if (plan.version !== PLAN_VERSION) {
-    throw new RunFolderError(`run folder ${dir} was written by another xbench version (plan version ${plan.version}, expected ${PLAN_VERSION}); start a new run`, { kind: "usage" });
+    throw new RunFolderError(
+      `run folder ${dir} was written by another xbench version (plan version ${plan.version}, expected ${PLAN_VERSION}); start a new run`,
+      { kind: "usage" },
+    );
   }
   const records: RoundRecord[] = [];
   const roundsFile = join(dir, ROUNDS);

@@ -19,7 +19,10 @@ export function eventMessage(event: CompareEvent): { level: "info" | "warn"; tex
       };
     case "reclaimed": {
       const what = `${plural(event.worktrees, "worktree")} and ${plural(event.pids.length, "temp folder")}`;
-      return { level: "info", text: `reclaimed ${what} left by dead xbench run${event.pids.length === 1 ? "" : "s"} (pid ${event.pids.join(", ")})` };
+      return {
+        level: "info",
+        text: `reclaimed ${what} left by dead xbench run${event.pids.length === 1 ? "" : "s"} (pid ${event.pids.join(", ")})`,
+      };
     }
     case "submodule-empty":
       return {

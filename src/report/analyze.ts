@@ -121,7 +121,13 @@ export function failureLines(rows: readonly Row[]): string[] {
   }
   return [...groups.values()].map(({ file, side, message, labels }) => {
     const ofFile = rows.filter((row) => row.file === file).length;
-    const which = labels.length === ofFile ? "" : ` (${labels.slice(0, 3).map((l) => JSON.stringify(l)).join(", ")}${labels.length > 3 ? ", …" : ""})`;
+    const which =
+      labels.length === ofFile
+        ? ""
+        : ` (${labels
+            .slice(0, 3)
+            .map((l) => JSON.stringify(l))
+            .join(", ")}${labels.length > 3 ? ", …" : ""})`;
     return `${file} on ${side === "both" ? "both sides" : side}${which}: ${message.split("\n")[0]}`;
   });
 }

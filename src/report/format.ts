@@ -30,7 +30,11 @@ export function formatTime(ns: number): string {
 
 /** A whole number with thousands separators; other numbers with up to two decimals. */
 export function formatCount(value: number): string {
-  const text = Number.isInteger(value) ? String(Math.abs(value)) : Math.abs(value).toFixed(2).replace(/\.?0+$/, "");
+  const text = Number.isInteger(value)
+    ? String(Math.abs(value))
+    : Math.abs(value)
+        .toFixed(2)
+        .replace(/\.?0+$/, "");
   const [whole, fraction] = text.split(".");
   const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return `${value < 0 ? "-" : ""}${grouped}${fraction ? `.${fraction}` : ""}`;
@@ -94,9 +98,7 @@ export function runNotes(result: CompareResult): string[] {
   const sampling = samplingNote(result);
   if (sampling) notes.push(sampling);
   else if (rounds.planned > rounds.requested) {
-    notes.push(
-      `${rounds.requested} rounds asked for, rounded up to ${rounds.planned} (whole cycles of ${rounds.cycle} orderings)`,
-    );
+    notes.push(`${rounds.requested} rounds asked for, rounded up to ${rounds.planned} (whole cycles of ${rounds.cycle} orderings)`);
   }
   if (rounds.completed < rounds.planned) notes.push(`only ${rounds.completed} of ${rounds.planned} rounds completed`);
   const isolated = result.rows.filter((row) => row.mode === "isolated" || row.mode === "mixed").length;
@@ -125,7 +127,10 @@ export function samplingNote(result: CompareResult): string | undefined {
   const wide = widths.filter((w) => w > target);
   const widest = widths.length > 0 ? `; widest ${pct1(Math.max(...widths))}` : "";
   if (wide.length === 0) return `sampled until every interval was within ${pct1(target)}: ${rounds.completed} rounds${widest}`;
-  const why = rounds.stoppedBy === "time" ? `the ${rounds.maxTimeS} s budget of bench-process time was spent` : "the most rounds a run may have were reached";
+  const why =
+    rounds.stoppedBy === "time"
+      ? `the ${rounds.maxTimeS} s budget of bench-process time was spent`
+      : "the most rounds a run may have were reached";
   return `stopped at ${rounds.completed} rounds because ${why}: ${wide.length} of ${widths.length} intervals wider than ${pct1(target)}${widest}; --max-time gives them more rounds`;
 }
 
@@ -165,7 +170,11 @@ export interface RowNote {
 export function rowNotes(rows: readonly Row[]): RowNote[] {
   const notes: RowNote[] = [];
   for (const row of rows) {
-    if (row.status === "failed" && row.error) notes.push({ id: row.id, text: `failed ${row.error.side === "both" ? "in a process holding both sides" : `on ${row.error.side}`}: ${row.error.message}` });
+    if (row.status === "failed" && row.error)
+      notes.push({
+        id: row.id,
+        text: `failed ${row.error.side === "both" ? "in a process holding both sides" : `on ${row.error.side}`}: ${row.error.message}`,
+      });
     if (row.exact?.varies) notes.push({ id: row.id, text: "values differed between rounds; medians compared" });
   }
   return notes;

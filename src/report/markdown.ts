@@ -69,10 +69,7 @@ function verdictCell(row: Row, text: string): string {
 }
 
 function resultTable(rows: readonly Row[]): string[] {
-  const out = [
-    tableRow(["benchmark", "base", "head", "delta", "95% CI", "verdict", "interval vs 0"]),
-    "|:--|--:|--:|--:|--:|:--|:--|",
-  ];
+  const out = [tableRow(["benchmark", "base", "head", "delta", "95% CI", "verdict", "interval vs 0"]), "|:--|--:|--:|--:|--:|:--|:--|"];
   for (const row of rows) {
     const c = rowCells(row);
     const picture = row.stats ? `\`${intervalPicture(row.stats.ci, row.stats.delta)}\`` : "";
@@ -103,10 +100,7 @@ export function renderMarkdown(result: CompareResult): string {
   const out = [COMMENT_MARKER, "", `**xbench compare**: ${summaryLine(result.rows)}`, ""];
   out.push(runLine(result), "", loadLine(result), "");
   out.push(...resultTable(result.rows), "");
-  const notes = [
-    ...runNotes(result),
-    ...rowNotes(result.rows).map((n) => `${escapeMarkdown(n.id)}: ${escapeMarkdown(n.text)}`),
-  ];
+  const notes = [...runNotes(result), ...rowNotes(result.rows).map((n) => `${escapeMarkdown(n.id)}: ${escapeMarkdown(n.text)}`)];
   for (const note of notes) out.push(`- ${note}`);
   if (notes.length > 0) out.push("");
   out.push(`<sub>${FOOTNOTE}</sub>`, "");

@@ -42,8 +42,7 @@ export function renderTerminal(result: CompareResult, options: { color: boolean;
   });
   const widths = HEADER.map((h, col) => Math.max(h.length, ...lines.map((cells) => cells[col]!.length)));
   // Pad first, colour after, so escape codes never count toward the width.
-  const layout = (cells: string[]) =>
-    cells.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!)));
+  const layout = (cells: string[]) => cells.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!)));
 
   const out = [paint("2", runLine(result, { markDirty: !options.dirtyStated })), paint("2", loadLine(result)), ""];
   out.push(paint("1", layout(HEADER).join(GAP)));

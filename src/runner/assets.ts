@@ -47,7 +47,5 @@ export function readAsset(asset: ChildAsset): string {
 
 /** Where each asset lives on disk, for build.ts to embed (and to ship beside the npm build). */
 export function assetSources(): Record<string, string> {
-  return Object.fromEntries(
-    (Object.keys(CHILD_ASSETS) as ChildAsset[]).map((asset) => [CHILD_ASSETS[asset], diskPath(asset)]),
-  );
+  return Object.fromEntries((Object.keys(CHILD_ASSETS) as ChildAsset[]).map((asset) => [CHILD_ASSETS[asset], diskPath(asset)]));
 }

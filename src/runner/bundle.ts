@@ -53,9 +53,7 @@ const virtualModules: import("bun").BunPlugin = {
     }));
     // mitata's main imports its sibling lib by relative path.
     build.onResolve({ filter: /^\.\/lib\.mjs$/ }, (args) =>
-      args.importer === "mitataMain" || args.importer.endsWith(":mitataMain")
-        ? { path: "mitataLib", namespace: "xbench" }
-        : undefined,
+      args.importer === "mitataMain" || args.importer.endsWith(":mitataMain") ? { path: "mitataLib", namespace: "xbench" } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "xbench" }, (args) => {
       const asset = args.path as ChildAsset;
@@ -64,7 +62,16 @@ const virtualModules: import("bun").BunPlugin = {
   },
 };
 
-const LOADERS: Record<string, "ts" | "tsx" | "js" | "jsx"> = { ts: "ts", mts: "ts", cts: "ts", tsx: "tsx", js: "js", mjs: "js", cjs: "js", jsx: "jsx" };
+const LOADERS: Record<string, "ts" | "tsx" | "js" | "jsx"> = {
+  ts: "ts",
+  mts: "ts",
+  cts: "ts",
+  tsx: "tsx",
+  js: "js",
+  mjs: "js",
+  cjs: "js",
+  jsx: "jsx",
+};
 
 /**
  * Inlines each source file's own location, so `import.meta.dirname` and friends still point
@@ -122,7 +129,8 @@ async function bundleInBunProcess(request: BundleRequest): Promise<string> {
   const main = packageFile("runner/bundle-main.mjs", "runner/bundle-main.ts");
   const done = await runToEnd([bun.file, main, JSON.stringify(request)], { env: bun.env });
   if (done.code === 0) return done.stdout.trimEnd().split("\n").pop()!;
-  const why = done.error ?? (lastLines(done.stderr, 1) || `${bun.file} ${done.signal ? `killed by ${done.signal}` : `exited ${done.code}`}`);
+  const why =
+    done.error ?? (lastLines(done.stderr, 1) || `${bun.file} ${done.signal ? `killed by ${done.signal}` : `exited ${done.code}`}`);
   throw new BundleError(why.startsWith("cannot compile") ? why : `cannot compile ${describe(request)}: ${why}`);
 }
 

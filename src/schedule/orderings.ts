@@ -63,7 +63,9 @@ function factorial(k: number): number {
  */
 function eulerianCycle(perms: number[][], k: number, start: number, random: () => number): number[][] {
   const outgoing: number[][] = Array.from({ length: k }, () => []);
-  perms.forEach((perm, edge) => outgoing[perm[0]!]!.push(edge));
+  perms.forEach((perm, edge) => {
+    outgoing[perm[0]!]!.push(edge);
+  });
   for (let arm = 0; arm < k; arm++) outgoing[arm] = shuffled(outgoing[arm]!, random);
 
   const stack: Array<{ arm: number; edge: number }> = [{ arm: start, edge: -1 }];

@@ -102,9 +102,7 @@ export function readAA(result: CompareResult): AAReading {
     const pairs = pairUp(row.base, row.head);
     try {
       rows.push(noiseFloor(row.id, pairs.base, pairs.head));
-    } catch {
-      continue;
-    }
+    } catch {}
   }
   return {
     sameCommit: result.base.sha === result.head.sha && !result.head.dirty,

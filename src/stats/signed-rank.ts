@@ -155,9 +155,7 @@ export function signedRankTest(d: readonly number[]): SignedRankTest {
   const total2 = n * (n + 1);
   if (n <= EXACT_LIMIT) {
     const tail = Math.min(w2, total2 - w2);
-    const p = ties
-      ? 2 * cumulative(subsetSumCounts(doubled), n)[tail]!
-      : 2 * untiedCdf(n)[tail / 2]!;
+    const p = ties ? 2 * cumulative(subsetSumCounts(doubled), n)[tail]! : 2 * untiedCdf(n)[tail / 2]!;
     return { n, zeros, wPlus, ties, p: Math.min(1, p), method: "exact" };
   }
   const mean = (n * (n + 1)) / 4;

@@ -10,8 +10,8 @@
  */
 
 const LANCZOS = [
-  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-  12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905,
+  -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
 ];
 
 /** ln Γ(x) for x > 0 (Lanczos, g = 7; relative error around 1e-15). */
@@ -60,9 +60,7 @@ export function regularizedBeta(x: number, a: number, b: number): number {
   if (x >= 1) return 1;
   const front = Math.exp(lnGamma(a + b) - lnGamma(a) - lnGamma(b) + a * Math.log(x) + b * Math.log1p(-x));
   // Use the symmetry I_x(a, b) = 1 - I_{1-x}(b, a) where the fraction would converge slowly.
-  return x < (a + 1) / (a + b + 2)
-    ? (front * betaContinuedFraction(x, a, b)) / a
-    : 1 - (front * betaContinuedFraction(1 - x, b, a)) / b;
+  return x < (a + 1) / (a + b + 2) ? (front * betaContinuedFraction(x, a, b)) / a : 1 - (front * betaContinuedFraction(1 - x, b, a)) / b;
 }
 
 function checkDf(df: number): void {

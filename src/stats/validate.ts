@@ -65,10 +65,7 @@ export function quoteName(name: string): string {
 }
 
 /** Keeps the rounds where both sides have a value (a round missing on one side pairs with nothing). */
-export function pairUp(
-  base: ReadonlyArray<number | null>,
-  head: ReadonlyArray<number | null>,
-): { base: number[]; head: number[] } {
+export function pairUp(base: ReadonlyArray<number | null>, head: ReadonlyArray<number | null>): { base: number[]; head: number[] } {
   const out = { base: [] as number[], head: [] as number[] };
   for (let i = 0; i < Math.min(base.length, head.length); i++) {
     const b = base[i];

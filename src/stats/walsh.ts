@@ -77,7 +77,6 @@ function firstNotBefore(sorted: Float64Array, x: number, strict: boolean): numbe
   return lo;
 }
 
-
 /**
  * For each row i, the first column (>= i) whose average is not before x, where "before" is < x
  * (`strict`) or <= x; and how many averages are before x in all.
@@ -105,7 +104,8 @@ export function walshCount(w: WalshSample, x: number, strict = false): number {
 export function walshOrderStatistic(w: WalshSample, k: number): number {
   const { n, sorted } = w;
   const m = (n * (n + 1)) / 2;
-  if (!Number.isInteger(k) || k < 1 || k > m) throw new RangeError(`Walsh order statistic: k must be a whole number in [1, ${m}], got ${k}`);
+  if (!Number.isInteger(k) || k < 1 || k > m)
+    throw new RangeError(`Walsh order statistic: k must be a whole number in [1, ${m}], got ${k}`);
   if (w.all) return w.all[k - 1]!;
   // Candidates of row i: columns lo[i] .. hi[i] - 1.
   const lo = Int32Array.from({ length: n }, (_, i) => i);

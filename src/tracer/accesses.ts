@@ -117,20 +117,56 @@ export class AccessCollector {
     if (len === REC_SIZE + baseLen) return; // empty path
     // Keyed by base+path bytes; the base length is checked on a hit (see add).
     const key = data.toString("latin1", from, at + len);
-    this.add(key, data, from, baseLen, at + len, data[at]!, data.readUInt32LE(at + 8), data.readInt32LE(at + 12),
-      data.readUInt32LE(at + 20), data.readUInt32LE(at + 4), data.readUInt32LE(at + 28), data.readUInt32LE(at + 24));
+    this.add(
+      key,
+      data,
+      from,
+      baseLen,
+      at + len,
+      data[at]!,
+      data.readUInt32LE(at + 8),
+      data.readInt32LE(at + 12),
+      data.readUInt32LE(at + 20),
+      data.readUInt32LE(at + 4),
+      data.readUInt32LE(at + 28),
+      data.readUInt32LE(at + 24),
+    );
   }
 
   addRecord(rec: RawRecord): void {
     if (rec.path.length === 0) return;
     const bytes = Buffer.concat([rec.base, rec.path]);
     const key = bytes.toString("latin1");
-    this.add(key, bytes, 0, rec.base.length, bytes.length, rec.op, rec.arg, rec.result, rec.rflags, rec.pid,
-      Number(rec.tsc >> 32n), Number(rec.tsc & 0xffffffffn));
+    this.add(
+      key,
+      bytes,
+      0,
+      rec.base.length,
+      bytes.length,
+      rec.op,
+      rec.arg,
+      rec.result,
+      rec.rflags,
+      rec.pid,
+      Number(rec.tsc >> 32n),
+      Number(rec.tsc & 0xffffffffn),
+    );
   }
 
-  private add(bytesKey: string, data: Buffer, from: number, baseLen: number, end: number, op: number, arg: number,
-    result: number, rflags: number, pid: number, tscHi: number, tscLo: number): void {
+  private add(
+    bytesKey: string,
+    data: Buffer,
+    from: number,
+    baseLen: number,
+    end: number,
+    op: number,
+    arg: number,
+    result: number,
+    rflags: number,
+    pid: number,
+    tscHi: number,
+    tscLo: number,
+  ): void {
     if (rflags & RF_UNREADABLE) return;
     let intended = op === OP.OPEN ? this.byOpenFlags.get(arg) : this.byOp[op];
     if (intended === undefined) {
@@ -139,7 +175,8 @@ export class AccessCollector {
       else this.byOp[op] = intended;
     }
     if (intended === 0) return;
-    let sure = 0, probe = 0;
+    let sure = 0,
+      probe = 0;
     const unobserved = result === RESULT_UNKNOWN || result === RESULT_PENDING;
     if (unobserved && !(intended & BIT.write) && (this.options.probeUnknown ?? true)) probe = intended;
     else sure = outcomeMask(intended, result);

@@ -22,7 +22,13 @@ export function summaryLine(result: TraceResult): string {
 }
 
 function accessJson(a: Access): Record<string, unknown> {
-  return { path: a.path, ...(a.pathHex ? { pathHex: a.pathHex } : {}), modes: a.modes, pid: a.pid, ...(a.truncated ? { truncated: true } : {}) };
+  return {
+    path: a.path,
+    ...(a.pathHex ? { pathHex: a.pathHex } : {}),
+    modes: a.modes,
+    pid: a.pid,
+    ...(a.truncated ? { truncated: true } : {}),
+  };
 }
 
 /** The accesses in `format`, ending with a newline. */
@@ -30,23 +36,21 @@ export function formatAccesses(result: TraceResult, format: TraceFormat): string
   const sorted = [...result.accesses].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   if (format === "ndjson") return sorted.map((a) => JSON.stringify(accessJson(a))).join("\n") + (sorted.length ? "\n" : "");
   if (format === "json") {
-    return (
-      JSON.stringify(
-        {
-          backend: result.backend,
-          backendsUsed: result.backendsUsed,
-          complete: result.complete,
-          incompleteReasons: result.incompleteReasons,
-          exitCode: result.exitCode,
-          ...(result.signal ? { signal: result.signal } : {}),
-          accesses: sorted.map(accessJson),
-        },
-        null,
-        2,
-      ) + "\n"
-    );
+    return `${JSON.stringify(
+      {
+        backend: result.backend,
+        backendsUsed: result.backendsUsed,
+        complete: result.complete,
+        incompleteReasons: result.incompleteReasons,
+        exitCode: result.exitCode,
+        ...(result.signal ? { signal: result.signal } : {}),
+        accesses: sorted.map(accessJson),
+      },
+      null,
+      2,
+    )}\n`;
   }
   const width = ACCESS_MODES.join(",").length;
   const lines = sorted.map((a) => `${a.modes.join(",").padEnd(width)}  ${a.path}`);
-  return [...lines, summaryLine(result)].join("\n") + "\n";
+  return `${[...lines, summaryLine(result)].join("\n")}\n`;
 }

@@ -13,7 +13,11 @@ const row = rowOf;
 /** A small router library as its authors would lay it out: ESM, "sideEffects": false, a radix-ish matcher. */
 function routerLibrary(staticCost: number): Record<string, string> {
   return {
-    "package.json": JSON.stringify({ name: "tiny-router", version: "1.2.0", type: "module", sideEffects: false, exports: "./src/index.ts" }, null, 2),
+    "package.json": JSON.stringify(
+      { name: "tiny-router", version: "1.2.0", type: "module", sideEffects: false, exports: "./src/index.ts" },
+      null,
+      2,
+    ),
     "src/index.ts": 'export { createRouter, addRoute, findRoute } from "./router.ts";\n',
     "src/router.ts": [
       "export interface Router { static: Map<string, string>; dynamic: Array<[RegExp, string]> }",
@@ -133,7 +137,8 @@ describe("both sides in one bench process (duet)", () => {
 
   test("the same name twice in one group is a clear error naming it, not a merged row", () => {
     const repo = repoWith({
-      "dup.bench.ts": 'import { bench, group } from "mitata";\ngroup("g", () => { bench("x", () => 1); bench("x", () => 2); });\nbench("y", () => 3);\n',
+      "dup.bench.ts":
+        'import { bench, group } from "mitata";\ngroup("g", () => { bench("x", () => 1); bench("x", () => 2); });\nbench("y", () => 3);\n',
     });
     const r = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
     expect(r.code).toBe(1);
@@ -164,7 +169,10 @@ describe("both sides in one bench process (duet)", () => {
     try {
       const r = compare(repo, ["--base", "HEAD", "--rounds", "6"], { ...ENV, PROBE_FILE: probe });
       expect(r.code).toBe(0);
-      const lines = readFileSync(probe, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { side: string; pkg: number; own: number });
+      const lines = readFileSync(probe, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { side: string; pkg: number; own: number });
       // Every process loads both sides: the second side finds the package already loaded,
       // but loads its own copy of the project's module.
       const seconds = lines.filter((l) => l.own === 2);
@@ -178,7 +186,8 @@ describe("both sides in one bench process (duet)", () => {
 
   test("isolate() in a file, or --isolate: one side per process, and the report says so", () => {
     const repo = repoWith({
-      "iso.bench.ts": 'import { bench } from "mitata";\nimport { isolate } from "xbench";\nisolate();\nbench("alone", () => Math.sqrt(2));\n',
+      "iso.bench.ts":
+        'import { bench } from "mitata";\nimport { isolate } from "xbench";\nisolate();\nbench("alone", () => Math.sqrt(2));\n',
       "duo.bench.ts": 'import { bench } from "mitata";\nbench("together", () => Math.sqrt(3));\n',
     });
     const r = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
@@ -212,7 +221,10 @@ describe("both sides in one bench process (duet)", () => {
   });
 
   test("sampling until narrow: stops on the width target at a whole cycle, or on the time budget, and says which", () => {
-    const repo = repoWith({ "w.bench.ts": 'import { bench } from "mitata";\nconst doc = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ i, s: String(i) })));\nbench("w", () => JSON.parse(doc).length);\n' });
+    const repo = repoWith({
+      "w.bench.ts":
+        'import { bench } from "mitata";\nconst doc = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ i, s: String(i) })));\nbench("w", () => JSON.parse(doc).length);\n',
+    });
     const easy = compare(repo, ["--base", "HEAD", "--target", "50"]);
     expect(easy.code).toBe(0);
     expect(easy.result!.rounds).toMatchObject({ completed: 6, stoppedBy: "target", targetHalfWidth: 0.5 });
@@ -221,6 +233,8 @@ describe("both sides in one bench process (duet)", () => {
     expect(tight.code).toBe(0);
     expect(tight.result!.rounds.stoppedBy).toBe("time");
     expect(tight.result!.rounds.completed % 2).toBe(0);
-    expect(tight.stdout).toMatch(/stopped at \d+ rounds because the 2 s budget of bench-process time was spent: 1 of 1 intervals wider than ±0\.0%/);
+    expect(tight.stdout).toMatch(
+      /stopped at \d+ rounds because the 2 s budget of bench-process time was spent: 1 of 1 intervals wider than ±0\.0%/,
+    );
   });
 });

@@ -30,7 +30,6 @@ function setup(files: Record<string, string>): { repo: TestRepo; dir: string; tm
   return { repo, dir, tmp: own.dir };
 }
 
-
 /** Polls until `ready` holds or the bound (a hang guard, not a timing claim) passes. */
 async function waitFor(ready: () => boolean, boundMs = 60_000): Promise<boolean> {
   const deadline = Date.now() + boundMs;
@@ -58,7 +57,11 @@ function killAtEnd(file: string): void {
   });
 }
 
-function start(args: string[], cwd: string, env: Record<string, string>): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
+function start(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
   // Its own process group, so a signal to the group reaches xbench as a terminal's Ctrl-C would.
   const child = spawn(requireBinary(), args, { cwd, env: { ...ENV, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let stderr = "";
@@ -99,7 +102,11 @@ describe("compare under faults", () => {
       ].join("\n"),
     });
     killAtEnd(join(dir, "pids"));
-    const r = xbench(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20"], { cwd: repo.dir, env: { ...ENV, FAULT_DIR: dir }, timeout: 240_000 });
+    const r = xbench(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20"], {
+      cwd: repo.dir,
+      env: { ...ENV, FAULT_DIR: dir },
+      timeout: 240_000,
+    });
     expect(`${r.stdout}${r.stderr}`).not.toContain("failed");
     expect(r.code).toBe(0);
     const started = pids(join(dir, "pids"));
@@ -146,7 +153,11 @@ describe("compare under faults", () => {
     expect(await waitFor(() => !alive(bench) && !alive(grandchild), 30_000)).toBe(true);
     expect(existsSync(join(repo.dir, "node_modules", ".cache", "xbench"))).toBe(true); // left by the killed run
 
-    const resumed = xbench(["compare", "--resume", runDir], { cwd: repo.dir, env: { ...ENV, FAULT_DIR: dir, TMPDIR: tmp }, timeout: 240_000 });
+    const resumed = xbench(["compare", "--resume", runDir], {
+      cwd: repo.dir,
+      env: { ...ENV, FAULT_DIR: dir, TMPDIR: tmp },
+      timeout: 240_000,
+    });
     expect(resumed.code).toBe(0);
     const reclaimed = resumed.stderr.split("\n").filter((l) => l.includes("reclaimed"));
     expect(reclaimed).toHaveLength(1);

@@ -111,8 +111,16 @@ describe("compare on GitHub Actions", () => {
   // A proxy's login page or a truncated body: ofetch hands back the text, and list methods on
   // it used to surface minified internals (`q.find is not a function`).
   test.each([
-    ["invalid JSON", () => new Response(`[{"id": 1, "body": "cut off by ${TOKEN}`, { headers: { "content-type": "application/json" } }), /\(not JSON\)$/],
-    ["an HTML page", () => new Response("<html><body>Sign in</body></html>", { headers: { "content-type": "text/html" } }), /\(not JSON\)$/],
+    [
+      "invalid JSON",
+      () => new Response(`[{"id": 1, "body": "cut off by ${TOKEN}`, { headers: { "content-type": "application/json" } }),
+      /\(not JSON\)$/,
+    ],
+    [
+      "an HTML page",
+      () => new Response("<html><body>Sign in</body></html>", { headers: { "content-type": "text/html" } }),
+      /\(not JSON\)$/,
+    ],
     ["JSON that is not a list", () => Response.json({ message: "ok" }), /\(JSON, but not a list of comments\)$/],
   ] as const)("GitHub answering %s: one line naming the call, no token, no internals", async (_, answer, ending) => {
     const gh = fakeGitHub({ answer });
@@ -124,7 +132,9 @@ describe("compare on GitHub Actions", () => {
       expect(r.code).toBe(1);
       const lines = r.stderr.split("\n").filter((l) => l.startsWith("xbench: "));
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^xbench: could not post the PR comment: GitHub answered GET \/repos\/acme\/widgets\/issues\/7\/comments with ".*"/);
+      expect(lines[0]).toMatch(
+        /^xbench: could not post the PR comment: GitHub answered GET \/repos\/acme\/widgets\/issues\/7\/comments with ".*"/,
+      );
       expect(lines[0]).toMatch(ending);
       expect(r.stderr).not.toContain("is not a function");
       expect(r.stderr).not.toContain("    at ");

@@ -16,17 +16,17 @@ const QS = {
   "src/index.ts": [
     "export function parse(query: string): Record<string, string> {",
     "  const out: Record<string, string> = {};",
-    "  for (const pair of query.replace(/^\\?/, \"\").split(\"&\")) {",
+    '  for (const pair of query.replace(/^\\?/, "").split("&")) {',
     "    if (!pair) continue;",
-    "    const at = pair.indexOf(\"=\");",
+    '    const at = pair.indexOf("=");',
     "    const key = decodeURIComponent(at === -1 ? pair : pair.slice(0, at));",
-    "    out[key] = at === -1 ? \"\" : decodeURIComponent(pair.slice(at + 1));",
+    '    out[key] = at === -1 ? "" : decodeURIComponent(pair.slice(at + 1));',
     "  }",
     "  return out;",
     "}",
     "",
     "export function stringify(params: Record<string, string>): string {",
-    "  return Object.entries(params).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join(\"&\");",
+    '  return Object.entries(params).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&");',
     "}",
     "",
   ].join("\n"),
@@ -85,7 +85,11 @@ describe("naming the bench files", () => {
     expect(r.stderr.trim()).toBe('xbench: --bench "test/bench/missing.ts" matches no file in the working tree');
     const inSubfolder = xbench(["compare", "--base", "HEAD", "--bench", "./missing.ts"], { cwd: join(repo.dir, "test"), env: COMPARE_ENV });
     expect(inSubfolder.stderr.trim()).toBe('xbench: --bench "./missing.ts" matches no file in the working tree');
-    const found = xbench(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20", "--bench", "./bench/index.ts"], { cwd: join(repo.dir, "test"), env: COMPARE_ENV, timeout: 300_000 });
+    const found = xbench(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20", "--bench", "./bench/index.ts"], {
+      cwd: join(repo.dir, "test"),
+      env: COMPARE_ENV,
+      timeout: 300_000,
+    });
     expect(found.code).toBe(0); // a path relative to where xbench runs
     expect(found.stdout).toMatch(/^index-[0-9a-f]{8}: parse /m);
     const pkg = { ...JSON.parse(QS["package.json"]), xbench: { bench: ["bench/**/*.ts"] } };
@@ -101,7 +105,10 @@ describe("naming the bench files", () => {
     repo.write({ "src/index.ts": `${QS["src/index.ts"]}export const VERSION = "2.2.0";\n` });
     repo.commit("2.2.0");
     // Not committed, not ignored: a wrapper written just to measure the two releases.
-    repo.write({ "bench-wrap.ts": 'import { bench } from "mitata";\nimport { parse } from "./src/index.ts";\nbench("parse (wrapper)", () => parse("a=1&b=2"));\n' });
+    repo.write({
+      "bench-wrap.ts":
+        'import { bench } from "mitata";\nimport { parse } from "./src/index.ts";\nbench("parse (wrapper)", () => parse("a=1&b=2"));\n',
+    });
     const r = compareIn(repo, ["--base", v1, "--head", "HEAD", "--rounds", "6", "--bench", "bench-wrap.ts"]);
     expect(r.stderr).not.toContain("failed");
     expect(r.code).toBe(0);
@@ -126,10 +133,12 @@ describe("naming the bench files", () => {
 describe("empty results fail loudly", () => {
   /** A library whose benchmarks are generated from the cases it exports: none yet on base. */
   function casesRepo(baseCases: string[], headCases: string[]) {
-    const lib = (cases: string[]) => `export const CASES: string[] = ${JSON.stringify(cases)};\nexport function parse(s: string) { return s.split("&").map((p) => p.split("=")); }\n`;
+    const lib = (cases: string[]) =>
+      `export const CASES: string[] = ${JSON.stringify(cases)};\nexport function parse(s: string) { return s.split("&").map((p) => p.split("=")); }\n`;
     const repo = repoWith({
       "src/cases.ts": lib(baseCases),
-      "bench/cases.bench.ts": 'import { bench } from "mitata";\nimport { CASES, parse } from "../src/cases.ts";\nfor (const c of CASES) bench(c, () => parse(c));\n',
+      "bench/cases.bench.ts":
+        'import { bench } from "mitata";\nimport { CASES, parse } from "../src/cases.ts";\nfor (const c of CASES) bench(c, () => parse(c));\n',
     });
     repo.write({ "src/cases.ts": lib(headCases) });
     return repo;
@@ -154,12 +163,15 @@ describe("empty results fail loudly", () => {
 
 describe("submodules", () => {
   test("a bench file importing from a submodule runs on base, filled from the local clone (no network)", () => {
-    const lib = repoWith({ "index.ts": "export function slugify(s: string) { return s.toLowerCase().replace(/[^a-z0-9]+/g, \"-\"); }\n" });
+    const lib = repoWith({ "index.ts": 'export function slugify(s: string) { return s.toLowerCase().replace(/[^a-z0-9]+/g, "-"); }\n' });
     const repo = repoWith({ "README.md": "# site\n\nSlugs come from vendor/slug, a submodule.\n" });
     repo.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "vendor/slug");
     // A URL that cannot be fetched: the worktree must be filled from what is already here.
     repo.git("config", "-f", ".gitmodules", "submodule.vendor/slug.url", "https://git.invalid/slug.git");
-    repo.write({ "bench/slug.bench.ts": 'import { bench } from "mitata";\nimport { slugify } from "../vendor/slug/index.ts";\nbench("slugify", () => slugify("Hello World, again"));\n' });
+    repo.write({
+      "bench/slug.bench.ts":
+        'import { bench } from "mitata";\nimport { slugify } from "../vendor/slug/index.ts";\nbench("slugify", () => slugify("Hello World, again"));\n',
+    });
     repo.commit("bench slugify");
     const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6"]);
     expect(r.stderr).not.toContain("failed");
@@ -178,12 +190,21 @@ describe("--install failures", () => {
       "test/bench/index.ts": QS["test/bench/index.ts"],
     });
     // PATH without pnpm (node_modules/.bin has none, nor does this machine).
-    const path = (COMPARE_ENV.PATH ?? "").split(":").filter((dir) => !existsSync(join(dir, "pnpm"))).join(":");
-    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--install", "--bench", "test/bench/index.ts"], { env: { ...COMPARE_ENV, PATH: path } });
+    const path = (COMPARE_ENV.PATH ?? "")
+      .split(":")
+      .filter((dir) => !existsSync(join(dir, "pnpm")))
+      .join(":");
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--install", "--bench", "test/bench/index.ts"], {
+      env: { ...COMPARE_ENV, PATH: path },
+    });
     expect(r.code).toBe(1);
     const lines = r.stderr.trim().split("\n");
-    expect(lines).toContain(`xbench: install (pnpm install --frozen-lockfile) failed on base (${repo.git("rev-parse", "HEAD").slice(0, 12)}): pnpm: command not found`);
-    expect(lines).toContain("hint: package.json pins pnpm@9.15.0; run `corepack enable` so `pnpm` on PATH is that version, or drop --install to link head's node_modules");
+    expect(lines).toContain(
+      `xbench: install (pnpm install --frozen-lockfile) failed on base (${repo.git("rev-parse", "HEAD").slice(0, 12)}): pnpm: command not found`,
+    );
+    expect(lines).toContain(
+      "hint: package.json pins pnpm@9.15.0; run `corepack enable` so `pnpm` on PATH is that version, or drop --install to link head's node_modules",
+    );
     expect(repo.worktrees()).toHaveLength(1);
   });
 
@@ -198,7 +219,7 @@ describe("--install failures", () => {
     expect(r.stderr).toMatch(/^xbench: install \(npm ci --no-audit --no-fund\) failed on base \([0-9a-f]{12}, exit \d+\):$/m);
     // npm states why first, then prints its usage: the reason is kept ahead of the tail.
     expect(r.stderr).toContain("npm error Missing: left-pad@1.3.0 from lock file");
-    expect(r.stderr).toContain("npm error Run \"npm help ci\" for more info");
+    expect(r.stderr).toContain('npm error Run "npm help ci" for more info');
     expect(r.stderr).not.toContain("hint:");
   });
 });

@@ -39,7 +39,10 @@ describe("compare --suite tracer --comment", () => {
       expect(first.stderr).toContain("PR comment created");
       expect(first.code).toBe(0);
 
-      const bench = await xbenchAsync(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20", "--comment"], { cwd: project.dir, env });
+      const bench = await xbenchAsync(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20", "--comment"], {
+        cwd: project.dir,
+        env,
+      });
       expect(bench.code).toBe(0);
       expect(bench.stderr).toContain("PR comment created");
       const benchComment = gh.comments.find((c) => c.body.includes(COMPARE_MARKER))!.body;

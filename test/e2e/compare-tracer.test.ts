@@ -15,7 +15,9 @@ symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"));
 afterAll(cleanup);
 
 function worktrees(dir: string): number {
-  return spawnSync("git", ["worktree", "list", "--porcelain"], { cwd: dir, encoding: "utf8" }).stdout.split("\n").filter((l) => l.startsWith("worktree ")).length;
+  return spawnSync("git", ["worktree", "list", "--porcelain"], { cwd: dir, encoding: "utf8" })
+    .stdout.split("\n")
+    .filter((l) => l.startsWith("worktree ")).length;
 }
 
 /**
@@ -39,12 +41,21 @@ describe("compare --suite tracer", () => {
   test("builds each side's helpers from its own sources and reports both backends' rows", () => {
     const before = tempFolders();
     const json = join(work, "tracer.json");
-    const r = xbench(["compare", "--base", "HEAD", "--suite", "tracer", "--rounds", "6", "--json", json], { cwd: clone, env: ENV, timeout: 300_000 });
+    const r = xbench(["compare", "--base", "HEAD", "--suite", "tracer", "--rounds", "6", "--json", json], {
+      cwd: clone,
+      env: ENV,
+      timeout: 300_000,
+    });
     expect(r.stderr).toContain("building base's helpers");
     expect(r.code).toBe(0);
     const result = JSON.parse(readFileSync(json, "utf8")) as TracerResult;
     expect(result.arms).toEqual(["head", "base", "untracked"]);
-    expect(result.rows.map((row) => `${row.backend} ${row.row}`)).toEqual(["preload launch", "preload access", "seccomp launch", "seccomp access"]);
+    expect(result.rows.map((row) => `${row.backend} ${row.row}`)).toEqual([
+      "preload launch",
+      "preload access",
+      "seccomp launch",
+      "seccomp access",
+    ]);
     for (const row of result.rows) expect(Number.isFinite(row.change!.median)).toBe(true);
     expect(result.helpers.base).not.toBe(result.helpers.head);
     expect(r.stdout).toContain("seccomp  access");
@@ -54,7 +65,11 @@ describe("compare --suite tracer", () => {
 
   test("SIGINT mid-run exits 130 promptly with no worktree or temporary folder left", async () => {
     const before = tempFolders();
-    const child = spawn(requireBinary(), ["compare", "--base", "HEAD", "--suite", "tracer", "--rounds", "600"], { cwd: clone, env: ENV, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(requireBinary(), ["compare", "--base", "HEAD", "--suite", "tracer", "--rounds", "600"], {
+      cwd: clone,
+      env: ENV,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));

@@ -17,8 +17,18 @@ describe("xbench compare on a real git repository", () => {
   // An untouched row's verdict is ~ in only 95% of runs, so no single run can require it: the
   // rate itself is checked by simulation in stats.test.ts. Here the row must stay near zero.
   test("head doing 25% more work is slower with a CI that excludes 0; an untouched row stays near 0", () => {
-    const repo = repoWith(workFiles("bench/work.bench.ts", [{ label: "changed", work: 20000 }, { label: "same", work: 20000 }]));
-    repo.write(workFiles("bench/work.bench.ts", [{ label: "changed", work: 25000 }, { label: "same", work: 20000 }]));
+    const repo = repoWith(
+      workFiles("bench/work.bench.ts", [
+        { label: "changed", work: 20000 },
+        { label: "same", work: 20000 },
+      ]),
+    );
+    repo.write(
+      workFiles("bench/work.bench.ts", [
+        { label: "changed", work: 25000 },
+        { label: "same", work: 20000 },
+      ]),
+    );
     const r = compare(repo, ["--base", "main", "--rounds", "10"]);
     expect(r.code).toBe(0);
     const changed = row(r.result, "changed");
@@ -68,7 +78,10 @@ describe("xbench compare on a real git repository", () => {
   test("a bench file added on head runs on base too", () => {
     const repo = repoWith({ "src/lib.ts": "export const n = 3000;\n" });
     repo.git("checkout", "-q", "-b", "feature");
-    repo.write({ "new.bench.ts": 'import { bench } from "mitata";\nimport { n } from "./src/lib.ts";\nbench("added", () => { let s = 0; for (let i = 0; i < n; i++) s += i; return s; });\n' });
+    repo.write({
+      "new.bench.ts":
+        'import { bench } from "mitata";\nimport { n } from "./src/lib.ts";\nbench("added", () => { let s = 0; for (let i = 0; i < n; i++) s += i; return s; });\n',
+    });
     repo.commit("add a bench");
     const r = compare(repo, ["--rounds", "6"]); // default base: merge-base with main
     expect(r.code).toBe(0);
@@ -80,9 +93,16 @@ describe("xbench compare on a real git repository", () => {
 
   test("a build that fails on base: one clear error naming base, exit non-zero, no worktree left", () => {
     const repo = repoWith(workFiles("x.bench.ts", [{ label: "x", work: 100 }]));
-    repo.write({ "ready": "yes\n" });
+    repo.write({ ready: "yes\n" });
     repo.commit("head can build");
-    const r = compare(repo, ["--base", "HEAD~1", "--rounds", "6", "--build", "test -f ready || { echo 'cannot build: ready missing' >&2; exit 3; }"]);
+    const r = compare(repo, [
+      "--base",
+      "HEAD~1",
+      "--rounds",
+      "6",
+      "--build",
+      "test -f ready || { echo 'cannot build: ready missing' >&2; exit 3; }",
+    ]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/^xbench: build \(.*\) failed on base \([0-9a-f]{12}, exit 3\):$/m);
     expect(r.stderr).toContain("cannot build: ready missing");
@@ -91,8 +111,18 @@ describe("xbench compare on a real git repository", () => {
   });
 
   test("a benchmark that throws only on head: that row failed, the others reported, exit 1", () => {
-    const repo = repoWith(workFiles("t.bench.ts", [{ label: "fine", work: 2000 }, { label: "fragile", work: 2000 }]));
-    repo.write(workFiles("t.bench.ts", [{ label: "fine", work: 2000 }, { label: "fragile", work: 0, throws: true }]));
+    const repo = repoWith(
+      workFiles("t.bench.ts", [
+        { label: "fine", work: 2000 },
+        { label: "fragile", work: 2000 },
+      ]),
+    );
+    repo.write(
+      workFiles("t.bench.ts", [
+        { label: "fine", work: 2000 },
+        { label: "fragile", work: 0, throws: true },
+      ]),
+    );
     const r = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
     expect(r.code).toBe(1);
     const fragile = row(r.result, "fragile");
@@ -108,7 +138,10 @@ describe("xbench compare on a real git repository", () => {
       [["--base", "no-such-ref"], /^xbench: --base ref not found: no-such-ref$/],
       [["--base", "HEAD", "--rounds", "1"], /^xbench: --rounds must be an integer of at least 6 \(got 1\)$/],
       // Planning is lazy and bounded: no minutes of silence building ten million rounds.
-      [["--base", "HEAD", "--rounds", "10000000"], /^xbench: --rounds must be at most 1000 \(got 10000000\); narrow the benchmarks instead$/],
+      [
+        ["--base", "HEAD", "--rounds", "10000000"],
+        /^xbench: --rounds must be at most 1000 \(got 10000000\); narrow the benchmarks instead$/,
+      ],
       [["--base", "HEAD", "--target", "0"], /^xbench: --target must be a positive number \(got 0\)$/],
       [["--base", "HEAD", "nomatch"], /^xbench: no bench file matches "nomatch"; bench files in the working tree: y\.bench\.ts$/],
     ];
@@ -172,7 +205,14 @@ describe("interrupting a compare", () => {
     child.stderr.on("data", (d) => (stderr += d));
     const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
     let runDir: string | undefined;
-    const records = () => (runDir && existsSync(join(runDir, "rounds.ndjson")) ? readFileSync(join(runDir, "rounds.ndjson"), "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
+    const records = () =>
+      runDir && existsSync(join(runDir, "rounds.ndjson"))
+        ? readFileSync(join(runDir, "rounds.ndjson"), "utf8")
+            .trim()
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => JSON.parse(l))
+        : [];
     const deadline = Date.now() + 120_000;
     // One record per round (a duet process holds both sides): the second means round 3 is under way.
     while (Date.now() < deadline) {
@@ -194,7 +234,11 @@ describe("interrupting a compare", () => {
 
     const { dir: out, cleanup } = tempDir();
     try {
-      const resumed = xbench(["compare", "--resume", runDir!, "--json", join(out, "r.json")], { cwd: repo.dir, env: ENV, timeout: 300_000 });
+      const resumed = xbench(["compare", "--resume", runDir!, "--json", join(out, "r.json")], {
+        cwd: repo.dir,
+        env: ENV,
+        timeout: 300_000,
+      });
       expect(resumed.code).toBe(0);
       const result = JSON.parse(readFileSync(join(out, "r.json"), "utf8")) as CompareResult;
       expect(row(result, "s").base.every((v) => typeof v === "number")).toBe(true);

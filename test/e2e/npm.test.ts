@@ -85,8 +85,8 @@ describe("the npm package on node", () => {
     const project = freshProject("project", tarball, [], env);
     const version = run("npx", ["xbench", "--version", "--verbose"], { cwd: project, env });
     expect(version.stdout).toContain(`xbench ${pkg.version}`);
-    expect(version.stdout).toMatch(/^target   npm$/m);
-    expect(version.stdout).toMatch(/^runtime  node /m);
+    expect(version.stdout).toMatch(/^target {3}npm$/m);
+    expect(version.stdout).toMatch(/^runtime {2}node /m);
     expectCompareRuns(project, env);
     const trace = run("npx", ["xbench", "trace", "--", "cat", "package.json"], { cwd: project, env });
     expect(trace.code).toBe(0);

@@ -72,7 +72,10 @@ async function install(name: string, options: { args?: string[]; env?: Record<st
 describe("bun build.ts --release", () => {
   test("writes the host archive (binary, README, LICENSE) and a SHA256SUMS that checks", () => {
     expect(readdirSync(RELEASE).sort()).toEqual(["SHA256SUMS", ARCHIVE]);
-    const listing = spawnSync("tar", ["-tzf", join(RELEASE, ARCHIVE)], { encoding: "utf8" }).stdout.split("\n").filter(Boolean).sort();
+    const listing = spawnSync("tar", ["-tzf", join(RELEASE, ARCHIVE)], { encoding: "utf8" })
+      .stdout.split("\n")
+      .filter(Boolean)
+      .sort();
     const folder = ARCHIVE.replace(/\.tar\.gz$/, "");
     expect(listing).toEqual([`${folder}/`, `${folder}/LICENSE`, `${folder}/README.md`, `${folder}/xbench`]);
     const check = spawnSync("sha256sum", ["-c", "SHA256SUMS"], { cwd: RELEASE, encoding: "utf8" });
@@ -93,7 +96,7 @@ describe("install.sh against a local release server", () => {
     expect(lines).toContain(`target   ${HOST_TARGET}`);
     const commit = spawnSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
     expect(version.stdout).toMatch(new RegExp(`^commit   ${commit}(-dirty)?$`, "m"));
-    expect(version.stdout).toMatch(/^built    \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
+    expect(version.stdout).toMatch(/^built {4}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
     expect(version.stdout).toMatch(new RegExp(`^bun      ${Bun.version.replace(/\./g, "\\.")}$`, "m"));
   });
 
@@ -120,7 +123,11 @@ describe("install.sh against a local release server", () => {
     try {
       const r = await install("corrupt");
       expect(r.status).toBe(1);
-      expect(r.stderr.trim().split("\n").pop()).toMatch(new RegExp(`^xbench-install: checksum mismatch for ${ARCHIVE.replace(/\./g, "\\.")} \\(expected [0-9a-f]{64}, got [0-9a-f]{64}\\); nothing installed$`));
+      expect(r.stderr.trim().split("\n").pop()).toMatch(
+        new RegExp(
+          `^xbench-install: checksum mismatch for ${ARCHIVE.replace(/\./g, "\\.")} \\(expected [0-9a-f]{64}, got [0-9a-f]{64}\\); nothing installed$`,
+        ),
+      );
       expect(existsSync(join(r.home, ".local"))).toBe(false);
     } finally {
       gh.state.dir = RELEASE;
@@ -209,12 +216,23 @@ describe("action.yml", () => {
         "inputs.token": TOKEN,
       };
       const env = {
-        ...pullRequestEnv({ api: api.url, repository: "acme/widgets", number: 3, token: "", dir: work, summary: join(work, "action-summary.md") }),
+        ...pullRequestEnv({
+          api: api.url,
+          repository: "acme/widgets",
+          number: 3,
+          token: "",
+          dir: work,
+          summary: join(work, "action-summary.md"),
+        }),
         ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, values)])),
         PATH: `${dir}:/usr/local/bin:/usr/bin:/bin`, // what the install step's GITHUB_PATH line gives later steps
       };
       const child = Bun.spawn(["sh", "-e", "-c", step.run!], { cwd: project.dir, env, stdout: "pipe", stderr: "pipe" });
-      const [stdout, stderr, status] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      const [stdout, stderr, status] = await Promise.all([
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+        child.exited,
+      ]);
       expect(stderr).toContain("PR comment created");
       expect(status).toBe(0);
       expect(stdout).toContain("runtime node | rounds 6");

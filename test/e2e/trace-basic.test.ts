@@ -6,7 +6,6 @@ import { join } from "pathe";
 import { tempDir, xbench, requireBinary } from "../support/xbench.ts";
 import { PYTHON, compile, fixture, traceRun } from "../support/trace.ts";
 
-
 const tmp = tempDir("xbench-trace-basic-");
 const dir = realpathSync(tmp.dir);
 afterAll(tmp.cleanup);
@@ -99,7 +98,10 @@ describe("pass-through", () => {
     const r = xbench(["trace", "--format", "ndjson", "-o", out, "--", missing]);
     expect(r.code).toBe(127);
     expect(r.stderr).toContain(`${missing}: No such file or directory`);
-    const lines = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.find((a) => a.path === missing)).toMatchObject({ modes: ["missing"] });
   });
 });
@@ -110,7 +112,10 @@ describe("formats and errors", () => {
     const r = xbench(["trace", "--format", "ndjson", "-o", out, "--", "cat", file]);
     expect(r.stdout).toBe("hello\n");
     expect(r.stderr).toMatch(/traced \d+ paths \(\d+ read, .*complete/);
-    const lines = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.find((a) => a.path === file)).toMatchObject({ modes: ["read"] });
   });
 

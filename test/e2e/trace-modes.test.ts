@@ -147,12 +147,12 @@ test("each process writes its own records, even after a raw clone that skips pth
   const d = work("rawfork");
   const r = traceRun([calls, "rawfork", d], ["--backend", "preload"]);
   expect(r.code).toBe(0);
-  const pids = (who: string) =>
-    new Set(r.trace.accesses.filter((a) => a.path.startsWith(`${d}/p${who}-`)).map((a) => a.pid));
+  const pids = (who: string) => new Set(r.trace.accesses.filter((a) => a.path.startsWith(`${d}/p${who}-`)).map((a) => a.pid));
   const mine = r.trace.accesses.filter((a) => a.path.startsWith(`${d}/p`));
   expect(mine.length).toBe(400);
   expect(mine.every((a) => a.modes.join() === "missing")).toBe(true);
-  const parent = pids("parent"), child = pids("child");
+  const parent = pids("parent"),
+    child = pids("child");
   expect(parent.size).toBe(1);
   expect(child.size).toBe(1);
   expect([...child][0]).not.toBe([...parent][0]);

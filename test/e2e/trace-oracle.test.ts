@@ -110,8 +110,13 @@ function tree(root: string, n: number): void {
 const git = (cwd: string, ...a: string[]) => spawnSync("git", a, { cwd, stdio: "ignore", env: GIT_ENV });
 const GIT_ENV = {
   ...process.env,
-  GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t",
-  GIT_AUTHOR_DATE: "2024-01-01T00:00:00Z", GIT_COMMITTER_DATE: "2024-01-01T00:00:00Z", GIT_CONFIG_NOSYSTEM: "1",
+  GIT_AUTHOR_NAME: "t",
+  GIT_AUTHOR_EMAIL: "t@t",
+  GIT_COMMITTER_NAME: "t",
+  GIT_COMMITTER_EMAIL: "t@t",
+  GIT_AUTHOR_DATE: "2024-01-01T00:00:00Z",
+  GIT_COMMITTER_DATE: "2024-01-01T00:00:00Z",
+  GIT_CONFIG_NOSYSTEM: "1",
   HOME: join(dir, "home"),
 };
 mkdirSync(join(dir, "home"), { recursive: true });
@@ -128,7 +133,14 @@ function repo(name: string): string {
   return d;
 }
 
-const GO_ENV = { ...process.env, GOCACHE: join(dir, "gocache"), GOPATH: join(dir, "gopath"), GOFLAGS: "-mod=mod", GOTOOLCHAIN: "local", CGO_ENABLED: "0" };
+const GO_ENV = {
+  ...process.env,
+  GOCACHE: join(dir, "gocache"),
+  GOPATH: join(dir, "gopath"),
+  GOFLAGS: "-mod=mod",
+  GOTOOLCHAIN: "local",
+  CGO_ENABLED: "0",
+};
 function goProject(): string {
   const d = join(dir, "goproj");
   if (!existsSync(d)) {
@@ -147,7 +159,10 @@ const cases: Case[] = [
     cmd: ["gcc", "-O1", "-o", "hello", "hello.c"],
     setup: () => {
       const d = fresh("gcc");
-      writeFileSync(join(d, "hello.c"), '#include <stdio.h>\n#include <string.h>\nint main(void) { puts("hi"); return (int)strlen(""); }\n');
+      writeFileSync(
+        join(d, "hello.c"),
+        '#include <stdio.h>\n#include <string.h>\nint main(void) { puts("hi"); return (int)strlen(""); }\n',
+      );
       return d;
     },
   },
@@ -162,8 +177,20 @@ const cases: Case[] = [
       return d;
     },
   },
-  { name: "git status", skip: have("git") ? undefined : "git not installed", cmd: ["git", "status", "--porcelain"], setup: () => repo("gitstatus"), env: GIT_ENV },
-  { name: "git commit", skip: have("git") ? undefined : "git not installed", cmd: ["git", "commit", "-qam", "two"], setup: () => repo("gitcommit"), env: GIT_ENV },
+  {
+    name: "git status",
+    skip: have("git") ? undefined : "git not installed",
+    cmd: ["git", "status", "--porcelain"],
+    setup: () => repo("gitstatus"),
+    env: GIT_ENV,
+  },
+  {
+    name: "git commit",
+    skip: have("git") ? undefined : "git not installed",
+    cmd: ["git", "commit", "-qam", "two"],
+    setup: () => repo("gitcommit"),
+    env: GIT_ENV,
+  },
   {
     name: "tar c",
     cmd: ["tar", "cf", "out.tar", "src"],
@@ -185,7 +212,11 @@ const cases: Case[] = [
       return fresh("tarx");
     },
   },
-  { name: "python3 imports", cmd: [PYTHON, "-c", "import json, email.parser, locale; locale.setlocale(locale.LC_ALL, '')"], setup: () => fresh("py") },
+  {
+    name: "python3 imports",
+    cmd: [PYTHON, "-c", "import json, email.parser, locale; locale.setlocale(locale.LC_ALL, '')"],
+    setup: () => fresh("py"),
+  },
   {
     name: "node",
     skip: have("node") ? undefined : "node not installed",
@@ -201,7 +232,14 @@ const cases: Case[] = [
       return d;
     },
   },
-  { name: "go build", skip: have("go") ? undefined : "go not installed", cmd: ["go", "build", "-o", "hello", "."], setup: goProject, env: GO_ENV, static: true },
+  {
+    name: "go build",
+    skip: have("go") ? undefined : "go not installed",
+    cmd: ["go", "build", "-o", "hello", "."],
+    setup: goProject,
+    env: GO_ENV,
+    static: true,
+  },
   {
     name: "cp -r",
     cmd: ["cp", "-r", "src", "dst"],

@@ -56,7 +56,11 @@ describe.each(variants)("%s program, backend %s", (_kind, backend, bin) => {
   test("a non-UTF-8 name keeps its exact bytes", () => {
     const bad = r.trace.accesses.find((a) => a.pathHex !== undefined);
     expect(bad).toBeDefined();
-    expect(Buffer.from(bad!.pathHex!, "hex").equals(Buffer.concat([Buffer.from(`${work}/sub/bad-`), Buffer.from([0xff, 0xfe]), Buffer.from("-name")]))).toBe(true);
+    expect(
+      Buffer.from(bad!.pathHex!, "hex").equals(
+        Buffer.concat([Buffer.from(`${work}/sub/bad-`), Buffer.from([0xff, 0xfe]), Buffer.from("-name")]),
+      ),
+    ).toBe(true);
     expect(bad!.modes).toEqual(["write"]);
   });
 });

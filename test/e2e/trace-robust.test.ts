@@ -38,7 +38,20 @@ async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
 describe("launcher death kills the traced tree", () => {
   test.each(["auto", "preload", "seccomp"])("SIGKILL of xbench-supervisor (--backend %s)", async (backend) => {
     const pids = join(dir, `pids-${backend}`);
-    const child = spawn(SUPERVISOR, ["--backend", backend, "--log", join(dir, `log-${backend}`), "--", "sh", "-c", `sleep 300 & sh -c 'sleep 300 & echo $! >> ${pids}; wait' & echo $$ >> ${pids}; echo $! >> ${pids}; wait`], { stdio: "ignore" });
+    const child = spawn(
+      SUPERVISOR,
+      [
+        "--backend",
+        backend,
+        "--log",
+        join(dir, `log-${backend}`),
+        "--",
+        "sh",
+        "-c",
+        `sleep 300 & sh -c 'sleep 300 & echo $! >> ${pids}; wait' & echo $$ >> ${pids}; echo $! >> ${pids}; wait`,
+      ],
+      { stdio: "ignore" },
+    );
     expect(await waitFor(() => existsSync(pids) && readFileSync(pids, "utf8").trim().split("\n").length >= 3, 5000)).toBe(true);
     const tree = readFileSync(pids, "utf8").trim().split("\n").map(Number);
     expect(tree.every(alive)).toBe(true);
@@ -46,26 +59,44 @@ describe("launcher death kills the traced tree", () => {
     expect(await waitFor(() => !tree.some(alive), 5000)).toBe(true);
   });
 
-  test.each(["preload", "seccomp"])("SIGKILL of the inner supervisor (--backend %s): the launcher kills the orphans and exits", async (backend) => {
-    const pids = join(dir, `pids-inner-${backend}`);
-    const child = spawn(SUPERVISOR, ["--backend", backend, "--log", join(dir, `log-inner-${backend}`), "--", "sh", "-c", `sleep 300 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`], { stdio: "ignore" });
-    const exited = new Promise<string | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
-    expect(await waitFor(() => existsSync(pids) && readFileSync(pids, "utf8").trim().split("\n").length >= 2, 5000)).toBe(true);
-    const tree = readFileSync(pids, "utf8").trim().split("\n").map(Number);
-    // The launcher's child is the supervisor proper (the tree's subreaper).
-    const inner = childrenOf(child.pid!).filter((pid) => !tree.includes(pid));
-    expect(inner.length).toBe(1);
-    process.kill(inner[0]!, "SIGKILL");
-    expect(await waitFor(() => !tree.some(alive), 5000)).toBe(true);
-    expect(await exited).toBe("SIGKILL");
-  });
+  test.each(["preload", "seccomp"])(
+    "SIGKILL of the inner supervisor (--backend %s): the launcher kills the orphans and exits",
+    async (backend) => {
+      const pids = join(dir, `pids-inner-${backend}`);
+      const child = spawn(
+        SUPERVISOR,
+        [
+          "--backend",
+          backend,
+          "--log",
+          join(dir, `log-inner-${backend}`),
+          "--",
+          "sh",
+          "-c",
+          `sleep 300 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`,
+        ],
+        { stdio: "ignore" },
+      );
+      const exited = new Promise<string | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+      expect(await waitFor(() => existsSync(pids) && readFileSync(pids, "utf8").trim().split("\n").length >= 2, 5000)).toBe(true);
+      const tree = readFileSync(pids, "utf8").trim().split("\n").map(Number);
+      // The launcher's child is the supervisor proper (the tree's subreaper).
+      const inner = childrenOf(child.pid!).filter((pid) => !tree.includes(pid));
+      expect(inner.length).toBe(1);
+      process.kill(inner[0]!, "SIGKILL");
+      expect(await waitFor(() => !tree.some(alive), 5000)).toBe(true);
+      expect(await exited).toBe("SIGKILL");
+    },
+  );
 
   test("SIGKILL of xbench itself: the tree dies, and its log (in shared memory) goes too", async () => {
     const scratch = traceScratchRoot();
     const logFolders = () => new Set(readdirSync(scratch).filter((name) => name.startsWith("xbench-trace-")));
     const before = logFolders();
     const pids = join(dir, "pids-xbench");
-    const child = spawn(requireBinary(), ["trace", "--", "sh", "-c", `sleep 300 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`], { stdio: "ignore" });
+    const child = spawn(requireBinary(), ["trace", "--", "sh", "-c", `sleep 300 & echo $! >> ${pids}; echo $$ >> ${pids}; wait`], {
+      stdio: "ignore",
+    });
     expect(await waitFor(() => existsSync(pids) && readFileSync(pids, "utf8").trim().split("\n").length >= 2, 10000)).toBe(true);
     const tree = readFileSync(pids, "utf8").trim().split("\n").map(Number);
     const ours = [...logFolders()].filter((name) => !before.has(name));
@@ -77,19 +108,35 @@ describe("launcher death kills the traced tree", () => {
 });
 
 describe("signals", () => {
-  test.each(["auto", "preload", "seccomp"])("SIGTERM to xbench-supervisor reaches the command, whose exit it reproduces (--backend %s)", async (backend) => {
-    const ready = join(dir, `ready-${backend}`);
-    const child = spawn(SUPERVISOR, ["--backend", backend, "--log", join(dir, `log-term-${backend}`), "--", "sh", "-c", `trap 'echo got-term; exit 7' TERM; touch ${ready}; while :; do sleep 0.05; done`], { stdio: ["ignore", "pipe", "ignore"] });
-    let out = "";
-    child.stdout!.on("data", (d) => (out += d));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    expect(await waitFor(() => existsSync(ready), 5000)).toBe(true);
-    child.kill("SIGTERM");
-    const code = await Promise.race([exited, Bun.sleep(5000).then(() => "still running")]);
-    if (code === "still running") child.kill("SIGKILL");
-    expect(code).toBe(7);
-    expect(out).toBe("got-term\n");
-  });
+  test.each(["auto", "preload", "seccomp"])(
+    "SIGTERM to xbench-supervisor reaches the command, whose exit it reproduces (--backend %s)",
+    async (backend) => {
+      const ready = join(dir, `ready-${backend}`);
+      const child = spawn(
+        SUPERVISOR,
+        [
+          "--backend",
+          backend,
+          "--log",
+          join(dir, `log-term-${backend}`),
+          "--",
+          "sh",
+          "-c",
+          `trap 'echo got-term; exit 7' TERM; touch ${ready}; while :; do sleep 0.05; done`,
+        ],
+        { stdio: ["ignore", "pipe", "ignore"] },
+      );
+      let out = "";
+      child.stdout!.on("data", (d) => (out += d));
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      expect(await waitFor(() => existsSync(ready), 5000)).toBe(true);
+      child.kill("SIGTERM");
+      const code = await Promise.race([exited, Bun.sleep(5000).then(() => "still running")]);
+      if (code === "still running") child.kill("SIGKILL");
+      expect(code).toBe(7);
+      expect(out).toBe("got-term\n");
+    },
+  );
 });
 
 describe("seccomp refused", () => {
@@ -97,7 +144,28 @@ describe("seccomp refused", () => {
     const file = join(dir, "f.txt");
     writeFileSync(file, "f\n");
     const out = join(dir, "nested.json");
-    const r = spawnSync(SUPERVISOR, ["--backend", "seccomp", "--log", join(dir, "outer.log"), "--", requireBinary(), "trace", "--backend", "seccomp", "--format", "json", "-o", out, "--", "cat", file], { encoding: "utf8" });
+    const r = spawnSync(
+      SUPERVISOR,
+      [
+        "--backend",
+        "seccomp",
+        "--log",
+        join(dir, "outer.log"),
+        "--",
+        requireBinary(),
+        "trace",
+        "--backend",
+        "seccomp",
+        "--format",
+        "json",
+        "-o",
+        out,
+        "--",
+        "cat",
+        file,
+      ],
+      { encoding: "utf8" },
+    );
     expect(r.status).toBe(0);
     expect(r.stdout).toBe("f\n");
     expect(r.stderr.match(/trace incomplete/g)?.length).toBe(1);
@@ -120,7 +188,9 @@ describe("hygiene", () => {
   test.each(["auto", "preload", "seccomp"])("the command runs with the caller's CPU affinity (--backend %s)", (backend) => {
     const script = "grep Cpus_allowed_list /proc/self/status";
     const plain = spawnSync("sh", ["-c", script], { encoding: "utf8" });
-    const r = spawnSync(SUPERVISOR, ["--backend", backend, "--log", join(dir, `log-cpus-${backend}`), "--", "sh", "-c", script], { encoding: "utf8" });
+    const r = spawnSync(SUPERVISOR, ["--backend", backend, "--log", join(dir, `log-cpus-${backend}`), "--", "sh", "-c", script], {
+      encoding: "utf8",
+    });
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(plain.stdout);
   });
@@ -133,10 +203,14 @@ describe("hygiene", () => {
 
   test("a full log: the command still completes, the trace says it is incomplete", () => {
     const log = join(dir, "small.log");
-    const r = spawnSync(SUPERVISOR, ["--backend", "preload", "--log", log, "--", "sh", "-c", "for i in $(seq 300); do test -e /nonexistent-$i; done; echo done"], {
-      encoding: "utf8",
-      env: { ...process.env, XBENCH_TRACE_LOG_CAPACITY: String(16 * 1024) },
-    });
+    const r = spawnSync(
+      SUPERVISOR,
+      ["--backend", "preload", "--log", log, "--", "sh", "-c", "for i in $(seq 300); do test -e /nonexistent-$i; done; echo done"],
+      {
+        encoding: "utf8",
+        env: { ...process.env, XBENCH_TRACE_LOG_CAPACITY: String(16 * 1024) },
+      },
+    );
     expect(r.status).toBe(0);
     expect(r.stdout).toBe("done\n");
     const parsed = readAccessLog(log);
@@ -194,7 +268,11 @@ describe("seccomp records are written after the reply", () => {
     expect(build.status).toBe(0);
     const missing = join(dir, "never-created");
     const log = join(dir, "slow.log");
-    const r = spawnSync(join(slow, "xbench-supervisor"), ["--backend", "seccomp", "--log", log, "--", "sh", "-c", `test -e ${missing}; exit 0`], { encoding: "utf8" });
+    const r = spawnSync(
+      join(slow, "xbench-supervisor"),
+      ["--backend", "seccomp", "--log", log, "--", "sh", "-c", `test -e ${missing}; exit 0`],
+      { encoding: "utf8" },
+    );
     expect(r.status).toBe(0);
     const probe = readAccessLog(log).accesses.find((a) => a.path === missing);
     expect(probe?.modes).toEqual(["missing"]);
@@ -212,12 +290,15 @@ describe("robustness (issue 14)", () => {
     expect(r.stdout).not.toMatch(/xbench/);
   });
 
-  test.each(["auto", "preload", "seccomp"])("interposed calls from a handler on a small sigaltstack do not overflow it (--backend %s)", (backend) => {
-    const bin = join(dir, "sigstack");
-    if (!existsSync(bin)) compile("gcc", ["-O2", "-o", bin, fixture("sigstack.c")]);
-    const r = spawnSync(SUPERVISOR, ["--backend", backend, "--log", join(dir, `sigstack-${backend}.log`), "--", bin], { cwd: dir });
-    expect(r.signal ?? r.status).toBe(0);
-  });
+  test.each(["auto", "preload", "seccomp"])(
+    "interposed calls from a handler on a small sigaltstack do not overflow it (--backend %s)",
+    (backend) => {
+      const bin = join(dir, "sigstack");
+      if (!existsSync(bin)) compile("gcc", ["-O2", "-o", bin, fixture("sigstack.c")]);
+      const r = spawnSync(SUPERVISOR, ["--backend", backend, "--log", join(dir, `sigstack-${backend}.log`), "--", bin], { cwd: dir });
+      expect(r.signal ?? r.status).toBe(0);
+    },
+  );
 
   test.skipIf(process.getuid?.() !== 0)("a log capacity larger than its file system has free: records dropped, no SIGBUS", () => {
     // A private 256 KiB tmpfs (unshare -m: the mount dies with the command) holds the log; the

@@ -19,7 +19,10 @@ describe.each(["seccomp", "auto"])("backend %s", (backend) => {
     const files = join(dir, `files-${backend}`);
     mkdirSync(files);
     const log = join(dir, `log-${backend}`);
-    const r = spawnSync(SUPERVISOR, ["--backend", backend, "--log", log, "--", many, files, String(N)], { stdio: "inherit", timeout: 120_000 });
+    const r = spawnSync(SUPERVISOR, ["--backend", backend, "--log", log, "--", many, files, String(N)], {
+      stdio: "inherit",
+      timeout: 120_000,
+    });
     expect(r.status).toBe(0);
     const parsed = readAccessLog(log);
     const created = parsed.accesses.filter((a) => a.path.startsWith(`${files}/`) && a.modes.includes("write"));

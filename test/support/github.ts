@@ -44,7 +44,14 @@ export function fakePullRequest(options: { token: string; repository: string; nu
 }
 
 /** The environment of a pull-request job for PR `number` of `repository`, its API at `api`. */
-export function pullRequestEnv(options: { api: string; repository: string; number: number; token: string; dir: string; summary: string }): Record<string, string> {
+export function pullRequestEnv(options: {
+  api: string;
+  repository: string;
+  number: number;
+  token: string;
+  dir: string;
+  summary: string;
+}): Record<string, string> {
   const event = join(options.dir, `event-${options.number}.json`);
   writeFileSync(event, JSON.stringify({ pull_request: { number: options.number } }));
   return {

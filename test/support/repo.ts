@@ -53,10 +53,7 @@ export function createRepo(): TestRepo {
  * arithmetic per call. The work lives in `<dir>/work.ts`, not in the bench file, because
  * head's bench files replace base's: a change under test must be in the code it imports.
  */
-export function workBench(
-  rows: Array<{ label: string; work: number; throws?: boolean }>,
-  dir = ".",
-): { bench: string; lib: string } {
+export function workBench(rows: Array<{ label: string; work: number; throws?: boolean }>, dir = "."): { bench: string; lib: string } {
   const work = Object.fromEntries(rows.map((r) => [r.label, r.work]));
   const broken = rows.filter((r) => r.throws).map((r) => r.label);
   const lib = [

@@ -10,10 +10,38 @@ export type Mode = "read" | "write" | "readdir" | "stat" | "exec" | "missing";
 
 /** The calls xbench traces, as strace names them, and the ones decoded only to follow cwds. */
 const TRACED = [
-  "open", "openat", "openat2", "creat", "execve", "execveat", "stat", "lstat", "newfstatat", "statx", "access",
-  "faccessat", "faccessat2", "readlink", "readlinkat", "statfs", "chdir", "getdents", "getdents64", "unlink",
-  "unlinkat", "rmdir", "mkdir", "mkdirat", "rename", "renameat", "renameat2", "link", "linkat", "symlink",
-  "symlinkat", "truncate",
+  "open",
+  "openat",
+  "openat2",
+  "creat",
+  "execve",
+  "execveat",
+  "stat",
+  "lstat",
+  "newfstatat",
+  "statx",
+  "access",
+  "faccessat",
+  "faccessat2",
+  "readlink",
+  "readlinkat",
+  "statfs",
+  "chdir",
+  "getdents",
+  "getdents64",
+  "unlink",
+  "unlinkat",
+  "rmdir",
+  "mkdir",
+  "mkdirat",
+  "rename",
+  "renameat",
+  "renameat2",
+  "link",
+  "linkat",
+  "symlink",
+  "symlinkat",
+  "truncate",
 ];
 const FOLLOWED = ["fchdir", "clone", "clone3", "fork", "vfork"];
 
@@ -23,13 +51,51 @@ const FOLLOWED = ["fchdir", "clone", "clone3", "fork", "vfork"];
  * utimensat, *xattr), or are out of scope for a build tracer (mount, mknod, inotify, chroot).
  */
 export const NOT_TRACED = [
-  "chmod", "fchmodat", "chown", "fchownat", "lchown", "utime", "utimes", "utimensat", "futimesat", "getxattr",
-  "lgetxattr", "setxattr", "lsetxattr", "listxattr", "llistxattr", "removexattr", "lremovexattr", "mknod", "mknodat",
-  "inotify_add_watch", "fanotify_mark", "name_to_handle_at", "mount", "umount2", "chroot", "pivot_root", "swapon",
-  "swapoff", "acct", "quotactl",
+  "chmod",
+  "fchmodat",
+  "chown",
+  "fchownat",
+  "lchown",
+  "utime",
+  "utimes",
+  "utimensat",
+  "futimesat",
+  "getxattr",
+  "lgetxattr",
+  "setxattr",
+  "lsetxattr",
+  "listxattr",
+  "llistxattr",
+  "removexattr",
+  "lremovexattr",
+  "mknod",
+  "mknodat",
+  "inotify_add_watch",
+  "fanotify_mark",
+  "name_to_handle_at",
+  "mount",
+  "umount2",
+  "chroot",
+  "pivot_root",
+  "swapon",
+  "swapoff",
+  "acct",
+  "quotactl",
 ];
 
-const STAT_LIKE = new Set(["stat", "lstat", "newfstatat", "statx", "access", "faccessat", "faccessat2", "readlink", "readlinkat", "statfs", "chdir"]);
+const STAT_LIKE = new Set([
+  "stat",
+  "lstat",
+  "newfstatat",
+  "statx",
+  "access",
+  "faccessat",
+  "faccessat2",
+  "readlink",
+  "readlinkat",
+  "statfs",
+  "chdir",
+]);
 const WRITES = new Set(["unlink", "unlinkat", "rmdir", "mkdir", "mkdirat", "truncate"]);
 
 /** Splits strace's argument list at top-level commas (strings, <fd paths>, {}, [] kept whole). */
@@ -66,7 +132,7 @@ export function splitArgs(s: string): string[] {
 }
 
 function unquote(arg: string | undefined): string | undefined {
-  if (!arg || arg[0] !== '"') return undefined;
+  if (arg?.[0] !== '"') return undefined;
   const body = arg.slice(1, arg.lastIndexOf('"'));
   return body.replace(/\\(x[0-9a-f]{2}|[0-7]{1,3}|.)/g, (_, e: string) => {
     if (e[0] === "x") return String.fromCharCode(parseInt(e.slice(1), 16));
@@ -85,7 +151,8 @@ function openModes(flags: string): Mode[] {
   const f = new Set(flags.split("|"));
   if (f.has("O_PATH")) return ["stat"];
   const modes: Mode[] = [];
-  const wr = f.has("O_WRONLY"), rdwr = f.has("O_RDWR");
+  const wr = f.has("O_WRONLY"),
+    rdwr = f.has("O_RDWR");
   if (!wr) modes.push("read");
   if (wr || rdwr || f.has("O_CREAT") || f.has("O_TRUNC") || f.has("O_APPEND")) modes.push("write");
   if (f.has("O_DIRECTORY") && !f.has("O_CREAT") && !f.has("O_TRUNC") && !wr) return ["stat"];
@@ -148,8 +215,7 @@ export function classify(log: string, topCwd: string): StraceView {
       continue;
     }
     const failed = ret < 0;
-    const outcome = (modes: Mode[]): Mode[] =>
-      !failed ? modes : errno === "ENOENT" || errno === "ENOTDIR" ? ["missing"] : ["stat"];
+    const outcome = (modes: Mode[]): Mode[] => (!failed ? modes : errno === "ENOENT" || errno === "ENOTDIR" ? ["missing"] : ["stat"]);
     switch (name) {
       case "fchdir":
         if (!failed && fdPath(args[0])) cwd.set(pid, fdPath(args[0])!);
@@ -198,7 +264,7 @@ export function classify(log: string, topCwd: string): StraceView {
       default: {
         const atForm = /^(AT_FDCWD|\d+)/.test(args[0] ?? "");
         const path = unquote(atForm ? args[1] : args[0]);
-        const dir = atForm ? fdPath(args[0]) ?? base : base;
+        const dir = atForm ? (fdPath(args[0]) ?? base) : base;
         if (path === "" || path === undefined) break; // AT_EMPTY_PATH: an fd operation
         if (STAT_LIKE.has(name)) {
           add(path, dir, outcome(["stat"]));

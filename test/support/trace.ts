@@ -9,8 +9,7 @@ export const HELPERS = process.env.XBENCH_HELPER_DIR ?? join(ROOT, "dist", "help
 export const SUPERVISOR = join(HELPERS, "xbench-supervisor");
 
 /** The python3 interpreter itself, not a version-manager shim in front of it. */
-export const PYTHON =
-  spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).stdout?.trim() || "python3";
+export const PYTHON = spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).stdout?.trim() || "python3";
 
 export interface TracedAccess {
   path: string;

@@ -30,7 +30,9 @@ describe("which bench processes a round of a file needs", () => {
 
   test("--isolate, isolate() on either side, or sides that cannot share a process: one side per process", () => {
     expect(planFile("f", both(inventory()), { isolate: true }).isolatedBecause).toBe("--isolate");
-    expect(planFile("f", both(inventory(), inventory({ isolate: true })), { isolate: false }).isolatedBecause).toBe("the file calls isolate()");
+    expect(planFile("f", both(inventory(), inventory({ isolate: true })), { isolate: false }).isolatedBecause).toBe(
+      "the file calls isolate()",
+    );
     const clash = planFile("f", { ...both(inventory()), duetError: "Cannot redefine property: x" }, { isolate: false });
     expect(clash.timed).toBe("isolated");
     expect(clash.isolatedBecause).toContain("Cannot redefine property: x");
@@ -38,7 +40,11 @@ describe("which bench processes a round of a file needs", () => {
   });
 
   test("a side that cannot load, registers nothing or repeats a label fails the file there, and nothing runs", () => {
-    const broken = planFile("f", { inventories: { head: inventory() }, errors: { base: "cannot compile f: Unexpected" } }, { isolate: false });
+    const broken = planFile(
+      "f",
+      { inventories: { head: inventory() }, errors: { base: "cannot compile f: Unexpected" } },
+      { isolate: false },
+    );
     expect(broken.failed).toEqual({ base: "cannot compile f: Unexpected" });
     expect(jobsFor(broken, ["base", "head"])).toEqual([]);
     const empty = planFile("f", both(inventory(), inventory({ benchmarks: [] })), { isolate: false });
@@ -90,7 +96,10 @@ describe("sampling until narrow", () => {
 
 describe("the order of sides, generated as needed", () => {
   test("each block of k! rounds holds every ordering once", () => {
-    for (const arms of [["base", "head"], ["a", "b", "c"]]) {
+    for (const arms of [
+      ["base", "head"],
+      ["a", "b", "c"],
+    ]) {
       const k = permutations(arms.length).length;
       for (let block = 0; block < 50; block++) {
         const seen = new Set(Array.from({ length: k }, (_, i) => orderAt(arms, 7, block * k + i).join()));

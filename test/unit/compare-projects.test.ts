@@ -15,7 +15,14 @@ import { renderTerminal } from "../../src/report/terminal.ts";
 import { failureTail } from "../../src/util/text.ts";
 
 describe("bench files named by the project", () => {
-  const files = ["test/bench/index.ts", "test/bench/util.ts", "bench/a.bench.ts", "bench/b.bench.ts", "node_modules/x/bench.ts", "src/router.ts"];
+  const files = [
+    "test/bench/index.ts",
+    "test/bench/util.ts",
+    "bench/a.bench.ts",
+    "bench/b.bench.ts",
+    "node_modules/x/bench.ts",
+    "src/router.ts",
+  ];
 
   test("a plain path names one file whatever it is called; a glob every match outside node_modules", () => {
     expect(selectNamedFiles(files, ["test/bench/index.ts"])).toEqual({ files: ["test/bench/index.ts"], unmatched: [] });
@@ -43,10 +50,9 @@ describe("bench files named by the project", () => {
   });
 
   test('package.json "xbench": { "bench": [...] }: a list, a single string, or nothing', () => {
-    expect(packageBenchList(JSON.stringify({ name: "rou3", xbench: { bench: ["test/bench/index.ts", "./bench/*.ts"] } }), "package.json")).toEqual([
-      "test/bench/index.ts",
-      "bench/*.ts",
-    ]);
+    expect(
+      packageBenchList(JSON.stringify({ name: "rou3", xbench: { bench: ["test/bench/index.ts", "./bench/*.ts"] } }), "package.json"),
+    ).toEqual(["test/bench/index.ts", "bench/*.ts"]);
     expect(packageBenchList(JSON.stringify({ xbench: { bench: "test/bench/index.ts" } }), "package.json")).toEqual(["test/bench/index.ts"]);
     expect(packageBenchList(JSON.stringify({ name: "rou3" }), "package.json")).toBeUndefined();
     expect(packageBenchList(undefined, "package.json")).toBeUndefined();
@@ -68,9 +74,13 @@ describe("bench files named by the project", () => {
 describe("a dirty working tree, stated once with what made it dirty", () => {
   test("changed and untracked files, at most three named of each", () => {
     expect(describeDirty({ changed: [], untracked: ["wrap.ts"] })).toBe("1 untracked (wrap.ts)");
-    expect(describeDirty({ changed: ["a.ts", "b.ts", "c.ts", "d.ts", "e.ts"], untracked: [] })).toBe("5 changed (a.ts, b.ts, c.ts, … 2 more)");
+    expect(describeDirty({ changed: ["a.ts", "b.ts", "c.ts", "d.ts", "e.ts"], untracked: [] })).toBe(
+      "5 changed (a.ts, b.ts, c.ts, … 2 more)",
+    );
     expect(describeDirty({ changed: [], untracked: [] })).toBeUndefined();
-    expect(headLabel({ ref: "working tree", dirty: true, dirtyWith: "1 untracked (wrap.ts)" })).toBe("working tree, dirty: 1 untracked (wrap.ts)");
+    expect(headLabel({ ref: "working tree", dirty: true, dirtyWith: "1 untracked (wrap.ts)" })).toBe(
+      "working tree, dirty: 1 untracked (wrap.ts)",
+    );
     expect(headLabel({ ref: "v2", dirty: false })).toBe("v2");
   });
 });
@@ -80,17 +90,30 @@ describe("empty results are failures, never a pass", () => {
     const file = "test/bench/index.ts";
     const noBenchmark = "registers no benchmark (no bench(), metric() or command() ran when the file loaded)";
     // As the engine records a side it cannot measure: once, expecting the labels the other side has.
-    const records: RoundRecord[] = [{ round: 0, file, job: "base", sides: ["base"], wallMs: 0, error: noBenchmark, expected: ["parse", "stringify"] }];
+    const records: RoundRecord[] = [
+      { round: 0, file, job: "base", sides: ["base"], wallMs: 0, error: noBenchmark, expected: ["parse", "stringify"] },
+    ];
     const rows = analyzeRows(collectRows([file], 6, records), { holm: false });
     expect(rows.map((r) => r.status)).toEqual(["failed", "failed"]);
     expect(failureLines(rows)).toEqual([`test/bench/index.ts on base: ${noBenchmark}`]);
-    const duet: RoundRecord[] = [{ round: 0, file, job: "duet", sides: ["head", "base"], wallMs: 5, error: "killed after 600 s", expected: ["parse"] }];
-    expect(failureLines(analyzeRows(collectRows([file], 6, duet), { holm: false }))).toEqual(["test/bench/index.ts on both sides: killed after 600 s"]);
+    const duet: RoundRecord[] = [
+      { round: 0, file, job: "duet", sides: ["head", "base"], wallMs: 5, error: "killed after 600 s", expected: ["parse"] },
+    ];
+    expect(failureLines(analyzeRows(collectRows([file], 6, duet), { holm: false }))).toEqual([
+      "test/bench/index.ts on both sides: killed after 600 s",
+    ]);
   });
 
   test("one line per file, side and error; rows named only when not the whole file", () => {
     const raw = (label: string, error?: RawRow["error"]): RawRow => ({
-      id: rowId("t.bench.ts", label), file: "t.bench.ts", label, unit: "ns", base: [1, 2], head: [1, 2], presentOn: { base: true, head: true }, ...(error ? { error } : {}),
+      id: rowId("t.bench.ts", label),
+      file: "t.bench.ts",
+      label,
+      unit: "ns",
+      base: [1, 2],
+      head: [1, 2],
+      presentOn: { base: true, head: true },
+      ...(error ? { error } : {}),
     });
     const rows = analyzeRows([raw("fine"), raw("fragile", { side: "head", message: "broken on purpose\n    at spin" })], { holm: false });
     expect(failureLines(rows)).toEqual(['t.bench.ts on head ("fragile"): broken on purpose']);
@@ -106,7 +129,10 @@ describe("empty results are failures, never a pass", () => {
       { holm: false },
     );
     expect(nothingCompared(onlyOneSide)).toBe("no benchmark was measured on both sides (1 new, 1 removed)");
-    const measured = analyzeRows([{ id: "x: t", file: "x.ts", label: "t", unit: "ns", base: [1, 2], head: [1, 2], presentOn: { base: true, head: true } }], { holm: false });
+    const measured = analyzeRows(
+      [{ id: "x: t", file: "x.ts", label: "t", unit: "ns", base: [1, 2], head: [1, 2], presentOn: { base: true, head: true } }],
+      { holm: false },
+    );
     expect(nothingCompared(measured)).toBeUndefined();
   });
 });
@@ -116,6 +142,7 @@ describe("intervals too wide for a percentage", () => {
     [9.99, "+999.0%"],
     [10, ">+999%"],
     [282586.492, ">+999%"],
+    // biome-ignore lint/correctness/noPrecisionLoss: the value a real run printed
     [3.4134216554237784e24, ">+999%"],
     [-0.999, "-99.9%"],
     [-0.99995, "<-99.9%"],
@@ -127,15 +154,40 @@ describe("intervals too wide for a percentage", () => {
   test("terminal and markdown print the bounds, the JSON keeps the numbers", () => {
     expect(formatInterval([-0.99999, 282586.492])).toBe("[<-99.9%, >+999%]");
     const row: Row = {
-      id: "index-00000000: wide", file: "test/bench/index.ts", label: "wide", unit: "ns", status: "ok", base: [100, 9000], head: [20000, 10],
-      stats: { n: 2, delta: 3.4134216554237784e24, ci: [-0.99999, 282586.492], verdict: "~", baseMedian: 4550, headMedian: 10005, ratioMedian: 1, ratioQ1: 0, ratioQ3: 2 },
+      id: "index-00000000: wide",
+      file: "test/bench/index.ts",
+      label: "wide",
+      unit: "ns",
+      status: "ok",
+      base: [100, 9000],
+      head: [20000, 10],
+      stats: {
+        n: 2,
+        // biome-ignore lint/correctness/noPrecisionLoss: the value a real run printed
+        delta: 3.4134216554237784e24,
+        ci: [-0.99999, 282586.492],
+        verdict: "~",
+        baseMedian: 4550,
+        headMedian: 10005,
+        ratioMedian: 1,
+        ratioQ1: 0,
+        ratioQ3: 2,
+      },
     };
     expect(rowCells(row)).toMatchObject({ delta: ">+999%", ci: "[<-99.9%, >+999%]" });
     const result: CompareResult = {
-      schema: SCHEMA_ID, schemaVersion: SCHEMA_VERSION, xbenchVersion: "0.1.0", runtime: "node",
+      schema: SCHEMA_ID,
+      schemaVersion: SCHEMA_VERSION,
+      xbenchVersion: "0.1.0",
+      runtime: "node",
       rounds: { requested: 2, planned: 2, completed: 2, cycle: 2 },
-      base: { ref: "main", sha: "a".repeat(40), dirty: false }, head: { ref: "working tree", sha: "b".repeat(40), dirty: false },
-      loadavg: { start: [1, 1, 1], end: [1, 1, 1] }, startedAt: "2026-11-30T00:00:00.000Z", finishedAt: "2026-11-30T00:01:00.000Z", holm: false, rows: [row],
+      base: { ref: "main", sha: "a".repeat(40), dirty: false },
+      head: { ref: "working tree", sha: "b".repeat(40), dirty: false },
+      loadavg: { start: [1, 1, 1], end: [1, 1, 1] },
+      startedAt: "2026-11-30T00:00:00.000Z",
+      finishedAt: "2026-11-30T00:01:00.000Z",
+      holm: false,
+      rows: [row],
     };
     for (const text of [renderTerminal(result, { color: false }), renderMarkdown(result)]) {
       expect(text).toContain("[<-99.9%, >+999%]");
@@ -163,8 +215,14 @@ describe("the output of a failed setup step", () => {
     const usage = Array.from({ length: 20 }, (_, i) => `npm error   --option-${i}`);
     const out = ["npm error code EUSAGE", "npm error", "npm error Missing: left-pad@1.3.0 from lock file", ...usage].join("\n");
     expect(failureTail(out, 3).split("\n")).toEqual([
-      "npm error code EUSAGE", "npm error Missing: left-pad@1.3.0 from lock file", "npm error   --option-0", "npm error   --option-1",
-      "…", "npm error   --option-17", "npm error   --option-18", "npm error   --option-19",
+      "npm error code EUSAGE",
+      "npm error Missing: left-pad@1.3.0 from lock file",
+      "npm error   --option-0",
+      "npm error   --option-1",
+      "…",
+      "npm error   --option-17",
+      "npm error   --option-18",
+      "npm error   --option-19",
     ]);
     expect(failureTail("a\nb\nc\n", 2)).toBe("b\nc");
     expect(failureTail("cannot build: ready missing\n", 15)).toBe("cannot build: ready missing");

@@ -13,7 +13,15 @@ import { pinFileLocation } from "../../src/runner/bundle.ts";
 import { tempDir } from "../support/xbench.ts";
 
 describe("bench file discovery", () => {
-  const files = ["a.bench.ts", "bench/config.bench.ts", "bench/tracer.bench.mjs", "src/x.ts", "node_modules/p/y.bench.ts", "b.bench.js", "notes.bench.md"];
+  const files = [
+    "a.bench.ts",
+    "bench/config.bench.ts",
+    "bench/tracer.bench.mjs",
+    "src/x.ts",
+    "node_modules/p/y.bench.ts",
+    "b.bench.js",
+    "notes.bench.md",
+  ];
   test("finds bench files, skips node_modules and non-scripts, sorted", () => {
     expect(selectBenchFiles(files)).toEqual(["a.bench.ts", "b.bench.js", "bench/config.bench.ts", "bench/tracer.bench.mjs"]);
   });
@@ -55,7 +63,11 @@ describe("collecting rows from round records", () => {
     job: "duet",
     sides: ["head", "base"],
     wallMs: 1,
-    rows: [{ label: "t", side: "base", unit: "ns", value: values[0] }, { label: "t", side: "head", unit: "ns", value: values[1] }, ...extra],
+    rows: [
+      { label: "t", side: "base", unit: "ns", value: values[0] },
+      { label: "t", side: "head", unit: "ns", value: values[1] },
+      ...extra,
+    ],
   });
   test("aligns values by round, null where a round is missing", () => {
     const rows = collectRows(["f.bench.ts"], 3, [ok(0, "base", 10), ok(0, "head", 11), ok(2, "head", 12), ok(2, "base", 9)]);
@@ -79,16 +91,34 @@ describe("collecting rows from round records", () => {
     expect(added.unit).toBe("count");
   });
   test("a benchmark error and a failed process both mark rows failed, naming the side", () => {
-    const thrown = collectRows(["f.bench.ts"], 2, [ok(0, "base", 1), { ...ok(0, "head", 1), rows: [{ label: "t", side: "head", unit: "ns", error: "boom" }] }]);
+    const thrown = collectRows(["f.bench.ts"], 2, [
+      ok(0, "base", 1),
+      { ...ok(0, "head", 1), rows: [{ label: "t", side: "head", unit: "ns", error: "boom" }] },
+    ]);
     expect(thrown[0]!.error).toEqual({ side: "head", message: "boom" });
-    const crashed = collectRows(["f.bench.ts"], 2, [ok(0, "head", 1), { round: 0, file: "f.bench.ts", job: "base", sides: ["base"], wallMs: 1, error: "exited 1" }]);
+    const crashed = collectRows(["f.bench.ts"], 2, [
+      ok(0, "head", 1),
+      { round: 0, file: "f.bench.ts", job: "base", sides: ["base"], wallMs: 1, error: "exited 1" },
+    ]);
     expect(crashed[0]!.error).toEqual({ side: "base", message: "exited 1" });
-    const nothing = collectRows(["f.bench.ts"], 2, [{ round: 0, file: "f.bench.ts", job: "base", sides: ["base"], wallMs: 1, error: "syntax" }]);
+    const nothing = collectRows(["f.bench.ts"], 2, [
+      { round: 0, file: "f.bench.ts", job: "base", sides: ["base"], wallMs: 1, error: "syntax" },
+    ]);
     expect(nothing[0]!.label).toBe(WHOLE_FILE);
   });
   test("rows a process measured before it failed keep their values; the rest fail, on both sides for a duet", () => {
     const partial: RoundRecord = { ...duet(1, [10, 11]), error: "timed out after 5 s", expected: ["t", "slow"] };
-    const rows = collectRows(["f.bench.ts"], 2, [duet(0, [10, 11], [{ label: "slow", side: "base", unit: "ns", value: 5 }, { label: "slow", side: "head", unit: "ns", value: 5 }]), partial]);
+    const rows = collectRows(["f.bench.ts"], 2, [
+      duet(
+        0,
+        [10, 11],
+        [
+          { label: "slow", side: "base", unit: "ns", value: 5 },
+          { label: "slow", side: "head", unit: "ns", value: 5 },
+        ],
+      ),
+      partial,
+    ]);
     const t = rows.find((r) => r.label === "t")!;
     expect(t.error).toBeUndefined();
     expect(t.base).toEqual([10, 10]);
@@ -139,7 +169,10 @@ describe("GitHub environment", () => {
       const base = { GITHUB_TOKEN: "t", GITHUB_REPOSITORY: "o/r" };
       expect(pullRequestTarget({ ...base, GITHUB_EVENT_PATH: event }).number).toBe(42);
       expect(pullRequestTarget({ ...base, GITHUB_REF: "refs/pull/7/merge" })).toEqual({
-        api: "https://api.github.com", repository: "o/r", number: 7, token: "t",
+        api: "https://api.github.com",
+        repository: "o/r",
+        number: 7,
+        token: "t",
       });
       expect(() => pullRequestTarget({ GITHUB_REF: "refs/heads/main" })).toThrow(/GITHUB_TOKEN, GITHUB_REPOSITORY, a pull request/);
     } finally {

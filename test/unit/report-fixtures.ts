@@ -51,7 +51,8 @@ export function aaResult(): CompareResult {
   return baseResult({ rows: analyzeRows(raw, { holm: false }) });
 }
 
-export const HOSTILE_NAME = "evil-0badc0de: a | b <script>alert(1)</script> & `code` *bold* _em_ [link](http://x) ~~s~~ \\| $x$ #1 @team\nsecond line";
+export const HOSTILE_NAME =
+  "evil-0badc0de: a | b <script>alert(1)</script> & `code` *bold* _em_ [link](http://x) ~~s~~ \\| $x$ #1 @team\nsecond line";
 
 /** Every kind of row: faster, slower, ~, exact same/more/fewer/varying, new, removed, failed, hostile names. */
 export function mixedResult(): CompareResult {
@@ -79,7 +80,10 @@ export function mixedResult(): CompareResult {
     exact("counts-1234abcd: retries", "count", [5, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4], Array(12).fill(4)),
     { ...timedRow("new-00000001: added by this change", [], rounds(5_000, drift, 0.01, random)), presentOn: { base: false, head: true } },
     { ...timedRow("old-00000002: removed by this change", rounds(7_000, drift, 0.01, random), []), presentOn: { base: true, head: false } },
-    { ...timedRow("boom-00000003: throws on head", [1, 2], [null, null]), error: { side: "head", message: "TypeError: x is <undefined> | *boom*" } },
+    {
+      ...timedRow("boom-00000003: throws on head", [1, 2], [null, null]),
+      error: { side: "head", message: "TypeError: x is <undefined> | *boom*" },
+    },
     timedRow("sparse-00000004: one paired round", [100, null, 102], [101, 99, null]),
   ];
   return baseResult({

@@ -106,8 +106,7 @@ describe("terminal", () => {
 
 describe("markdown", () => {
   test("snapshot: the seed-shaped A/A table", () => expectFixture("aa.md", renderMarkdown(aaResult())));
-  test("snapshot: every kind of row, Holm, rounding note, hostile names", () =>
-    expectFixture("mixed.md", renderMarkdown(mixedResult())));
+  test("snapshot: every kind of row, Holm, rounding note, hostile names", () => expectFixture("mixed.md", renderMarkdown(mixedResult())));
 
   test("starts with the sticky marker and keeps every table row at 7 cells", () => {
     const md = renderMarkdown(mixedResult());
@@ -192,14 +191,30 @@ describe("json", () => {
   };
 
   test("malformed JSON", () => oneLineUsageError('{"schema": "xbench/compare",\n', "not valid JSON"));
-  test("another schema", () => oneLineUsageError(edited((r) => (r.schema = "other/thing")), 'schema "other/thing"'));
+  test("another schema", () =>
+    oneLineUsageError(
+      edited((r) => (r.schema = "other/thing")),
+      'schema "other/thing"',
+    ));
   test("no schema", () => oneLineUsageError("[1, 2]", "not an xbench compare result"));
   test("a newer schema version", () =>
-    oneLineUsageError(edited((r) => (r.schemaVersion = SCHEMA_VERSION + 1)), "newer than this xbench reads"));
+    oneLineUsageError(
+      edited((r) => (r.schemaVersion = SCHEMA_VERSION + 1)),
+      "newer than this xbench reads",
+    ));
   test("a wrong shape names the field", () => {
-    oneLineUsageError(edited((r) => ((r.rows as Array<Record<string, unknown>>)[2]!.unit = "furlongs")), "rows[2].unit");
-    oneLineUsageError(edited((r) => delete r.loadavg), "field loadavg");
-    oneLineUsageError(edited((r) => ((r.rows as Array<Record<string, unknown>>)[0]!.stats = { n: 1 })), "rows[0].stats");
+    oneLineUsageError(
+      edited((r) => ((r.rows as Array<Record<string, unknown>>)[2]!.unit = "furlongs")),
+      "rows[2].unit",
+    );
+    oneLineUsageError(
+      edited((r) => delete r.loadavg),
+      "field loadavg",
+    );
+    oneLineUsageError(
+      edited((r) => ((r.rows as Array<Record<string, unknown>>)[0]!.stats = { n: 1 })),
+      "rows[0].stats",
+    );
   });
   test("unknown extra fields from compatible writers are kept", () => {
     const r = parseResult(edited((r) => (r.extra = 1))) as CompareResult & { extra?: number };

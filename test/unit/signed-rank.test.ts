@@ -70,7 +70,23 @@ describe("signed-rank test: known answers", () => {
 
   test("critical values match the two-sided 5% table of the signed-rank statistic", () => {
     // Largest T with P(W+ <= T) <= 0.025 (e.g. Hollander & Wolfe table A.4); k = T + 1.
-    const table: Record<number, number> = { 6: 0, 7: 2, 8: 3, 9: 5, 10: 8, 11: 10, 12: 13, 13: 17, 14: 21, 15: 25, 20: 52, 25: 89, 30: 137, 40: 264, 50: 434 };
+    const table: Record<number, number> = {
+      6: 0,
+      7: 2,
+      8: 3,
+      9: 5,
+      10: 8,
+      11: 10,
+      12: 13,
+      13: 17,
+      14: 21,
+      15: 25,
+      20: 52,
+      25: 89,
+      30: 137,
+      40: 264,
+      50: 434,
+    };
     for (const [n, t] of Object.entries(table)) expect(criticalRank(Number(n), 0.95).k - 1).toBe(t);
     expect(criticalRank(5, 0.95)).toEqual({ k: 0, achieved: 1 });
     expect(criticalRank(6, 0.95).achieved).toBe(1 - 2 / 64);
@@ -169,7 +185,9 @@ describe("Hodges–Lehmann interval", () => {
     all.sort((a, b) => a - b);
     expect(hl.interval).toEqual([all[hl.k - 1]!, all[all.length - hl.k]!]);
     expect(summary.estimate).toBe((all[all.length / 2 - 1]! + all[all.length / 2]!) / 2);
-    expect(hodgesLehmannP(summary)).toBe(Math.min(1, 2 * signedRankCdf(300, Math.min(all.filter((a) => a <= 0).length, all.filter((a) => a >= 0).length))));
+    expect(hodgesLehmannP(summary)).toBe(
+      Math.min(1, 2 * signedRankCdf(300, Math.min(all.filter((a) => a <= 0).length, all.filter((a) => a >= 0).length))),
+    );
   });
 
   test("#{Walsh averages > 0} is W+ when there are no ties or zeros", () => {

@@ -13,7 +13,6 @@ afterEach(() => {
   delete process.env.XBENCH_REAPER;
 });
 
-
 function scratch(): string {
   const { dir, cleanup } = tempDir("xbench-spawn-");
   undo.push(cleanup);
@@ -41,7 +40,11 @@ function killLater(dir: string): void {
 /** A "bench process" that exits at once, leaving a grandchild in its own session holding its stdout and stderr. */
 function leavesHolder(dir: string): string[] {
   // Exits only once the holder is in its own session (it writes its pid from there).
-  return ["sh", "-c", `cd '${dir}'; setsid sh -c 'echo $$ > holder.tmp; mv holder.tmp holder; exec sleep 120' & while [ ! -f holder ]; do sleep 0.01; done; exit 0`];
+  return [
+    "sh",
+    "-c",
+    `cd '${dir}'; setsid sh -c 'echo $$ > holder.tmp; mv holder.tmp holder; exec sleep 120' & while [ ! -f holder ]; do sleep 0.01; done; exit 0`,
+  ];
 }
 
 describe("with the reaper", () => {
@@ -51,7 +54,13 @@ describe("with the reaper", () => {
 
   test("a round ends when the bench process exits; a grandchild in its own session holding stdout dies with it", async () => {
     const dir = scratch();
-    const outcome = await runBenchProcess({ argv: leavesHolder(dir), cwd: dir, env: { PATH: process.env.PATH! }, resultFile: join(dir, "r.json"), timeoutMs: 60_000 });
+    const outcome = await runBenchProcess({
+      argv: leavesHolder(dir),
+      cwd: dir,
+      env: { PATH: process.env.PATH! },
+      resultFile: join(dir, "r.json"),
+      timeoutMs: 60_000,
+    });
     killLater(dir);
     expect(outcome).toMatchObject({ error: "exited without finishing its report" });
     expect(alive(holderPid(dir)!)).toBe(false);
@@ -59,8 +68,18 @@ describe("with the reaper", () => {
 
   test("a timeout kills the whole tree, own sessions included", async () => {
     const dir = scratch();
-    const argv = ["sh", "-c", `cd '${dir}'; setsid sh -c 'echo $$ > holder.tmp; mv holder.tmp holder; exec sleep 120' & while [ ! -f holder ]; do sleep 0.01; done; sleep 120`];
-    const outcome = await runBenchProcess({ argv, cwd: dir, env: { PATH: process.env.PATH! }, resultFile: join(dir, "r.json"), timeoutMs: 2000 });
+    const argv = [
+      "sh",
+      "-c",
+      `cd '${dir}'; setsid sh -c 'echo $$ > holder.tmp; mv holder.tmp holder; exec sleep 120' & while [ ! -f holder ]; do sleep 0.01; done; sleep 120`,
+    ];
+    const outcome = await runBenchProcess({
+      argv,
+      cwd: dir,
+      env: { PATH: process.env.PATH! },
+      resultFile: join(dir, "r.json"),
+      timeoutMs: 2000,
+    });
     killLater(dir);
     expect(outcome).toMatchObject({ error: "timed out after 2 s" });
     expect(alive(holderPid(dir)!)).toBe(false);
@@ -80,7 +99,13 @@ describe("with process groups only (XBENCH_REAPER=off)", () => {
     process.env.XBENCH_REAPER = "off";
     expect(reaperPath()).toBeUndefined();
     const dir = scratch();
-    const outcome = await runBenchProcess({ argv: leavesHolder(dir), cwd: dir, env: { PATH: process.env.PATH! }, resultFile: join(dir, "r.json"), timeoutMs: 1000 });
+    const outcome = await runBenchProcess({
+      argv: leavesHolder(dir),
+      cwd: dir,
+      env: { PATH: process.env.PATH! },
+      resultFile: join(dir, "r.json"),
+      timeoutMs: 1000,
+    });
     killLater(dir);
     expect(outcome).toMatchObject({ error: "exited without finishing its report" });
   });

@@ -3,7 +3,6 @@ import { XbenchError } from "../../src/errors.ts";
 import { compareExact } from "../../src/stats/exact.ts";
 import { holmAdjust, holmIntervals } from "../../src/stats/holm.ts";
 import { mdcAt, noiseFloor, readAA } from "../../src/stats/noise.ts";
-import { normalQuantile } from "../../src/stats/normal.ts";
 import { logRatios, overhead, pairedStats, ratioInterval } from "../../src/stats/paired.ts";
 import { median, quantile, spread } from "../../src/stats/quantile.ts";
 import { hodgesLehmannInterval, hodgesLehmannP, verdictOf, walshSummary } from "../../src/stats/signed-rank.ts";
@@ -67,7 +66,11 @@ describe("pairedStats known answers (signed-rank test, Hodges–Lehmann interval
 
   test("a faster head is faster", () => {
     const base = Array.from({ length: 8 }, (_, i) => 5000 * wobble(i));
-    const s = pairedStats("faster", base, base.map((b, i) => b * 0.7 * wobble(i + 50)));
+    const s = pairedStats(
+      "faster",
+      base,
+      base.map((b, i) => b * 0.7 * wobble(i + 50)),
+    );
     expect(s.verdict).toBe("faster");
     expect(s.ci[1]).toBeLessThan(0);
   });
@@ -104,7 +107,12 @@ describe("the t-interval (the old inference, kept so the truth lab can compare)"
 
   test("40 rounds whose ratios alternate 1.1 and 1.2: [+13.28%, +16.52%] with t(39)", () => {
     const base = Array.from({ length: 40 }, (_, i) => 1000 + 37 * i);
-    const t = tInterval(d(base, base.map((b, i) => b * (i % 2 === 0 ? 1.1 : 1.2))));
+    const t = tInterval(
+      d(
+        base,
+        base.map((b, i) => b * (i % 2 === 0 ? 1.1 : 1.2)),
+      ),
+    );
     expect([pct(t.ci[0]), pct(t.ci[1])]).toEqual([13.28, 16.52]);
     expect(t.verdict).toBe("slower");
   });
@@ -368,7 +376,10 @@ describe("coverage by simulation", () => {
   const RUNS = 4000; // binomial sd of a 5% rate over 4000 runs: 0.34 points; of 3.1%: 0.27 points
 
   test("an unchanged benchmark gets a verdict at the interval's exact level (±1 point), at 6 and at 10 rounds", () => {
-    for (const [n, level] of [[6, 2 / 64], [10, 50 / 1024]] as const) {
+    for (const [n, level] of [
+      [6, 2 / 64],
+      [10, 50 / 1024],
+    ] as const) {
       let verdicts = 0;
       for (let k = 0; k < RUNS; k++) {
         const { base, head } = run(n, 0);

@@ -19,7 +19,9 @@ function row(backend: TracerRow["backend"], name: TracerRow["row"], withBase: bo
     samples: withBase ? { head: [2, 2], base: [2, 2], untracked: [1, 1] } : { head: [2, 2], untracked: [1, 1] },
     medians: withBase ? { head: 1_520_000, base: 1_500_000, untracked: 1_100_000 } : { head: 1_520_000, untracked: 1_100_000 },
     ...(withBase ? { change: spread } : {}),
-    overhead: withBase ? { head: { median: 0.38, q1: 0.3, q3: 0.45 }, base: { median: 0.36, q1: 0.3, q3: 0.4 } } : { head: { median: 0.38, q1: 0.3, q3: 0.45 } },
+    overhead: withBase
+      ? { head: { median: 0.38, q1: 0.3, q3: 0.45 }, base: { median: 0.36, q1: 0.3, q3: 0.4 } }
+      : { head: { median: 0.38, q1: 0.3, q3: 0.45 } },
   };
 }
 
@@ -79,7 +81,9 @@ describe("tracer report rendering", () => {
     expect(md).toContain("### linux");
     expect(md).toContain("### darwin");
     expect(md.indexOf("### linux")).toBeLessThan(md.indexOf("### darwin"));
-    expect(md).toContain("| preload | launch | +1.2% | [-0.4% .. +2.9%] | 1.52 ms | 1.50 ms | 1.10 ms | +38.0% [+30.0% .. +45.0%] | +36.0% [+30.0% .. +40.0%] |");
+    expect(md).toContain(
+      "| preload | launch | +1.2% | [-0.4% .. +2.9%] | 1.52 ms | 1.50 ms | 1.10 ms | +38.0% [+30.0% .. +45.0%] | +36.0% [+30.0% .. +40.0%] |",
+    );
     expect(md).toContain("(2 threads × 2048 opens)");
     expect(md).toContain("never fails the job");
   });

@@ -92,7 +92,9 @@ describe("runTracerSuite with a stand-in tracer", () => {
   test("a tracer that records nothing stops the suite with a one-line error naming it", async () => {
     await expect(
       runTracerSuite({ headHelperDir: head, baseHelperDir: silent, iterations: 1, backends: ["seccomp"], readLog: readFakeLog }),
-    ).rejects.toThrow(/^validation of the base helper \(.*silent\) with the seccomp backend failed: its log does not report the target's missing path .*missing-0/);
+    ).rejects.toThrow(
+      /^validation of the base helper \(.*silent\) with the seccomp backend failed: its log does not report the target's missing path .*missing-0/,
+    );
   });
 
   test("a log this build cannot parse passes when its raw bytes hold the missing path, and says so", async () => {
@@ -115,7 +117,9 @@ describe("runTracerSuite with a stand-in tracer", () => {
     );
     await expect(
       runTracerSuite({ headHelperDir: head, baseHelperDir: silent, iterations: 1, backends: ["preload"], readLog: refuse }),
-    ).rejects.toThrow(/base helper .* could not be read \(log format v1, this reader takes v2\) and does not mention the target's missing path/);
+    ).rejects.toThrow(
+      /base helper .* could not be read \(log format v1, this reader takes v2\) and does not mention the target's missing path/,
+    );
   });
 
   test("logMentions finds a path across chunk boundaries and within the limit only", () => {

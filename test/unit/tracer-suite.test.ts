@@ -48,10 +48,14 @@ describe("tracer suite: runIterations", () => {
     const plan = planRounds({ arms: ARMS3, rounds: 6 });
     const calls: string[] = [];
     let value = 0;
-    const result = await runIterations(cells, { orders: plan.orders as ArmName[][], passes: { launch: 1, access: 1 }, warmup: 2 }, (cell, arm) => {
-      calls.push(`${cell.row}:${arm}`);
-      return ++value;
-    });
+    const result = await runIterations(
+      cells,
+      { orders: plan.orders as ArmName[][], passes: { launch: 1, access: 1 }, warmup: 2 },
+      (cell, arm) => {
+        calls.push(`${cell.row}:${arm}`);
+        return ++value;
+      },
+    );
     // 2 warm-up + 6 counted iterations, 2 cells, 3 arms.
     expect(calls.length).toBe(8 * 2 * 3);
     const counted = calls.slice(2 * 2 * 3);
@@ -88,9 +92,21 @@ describe("tracer suite: runIterations", () => {
 
   test("reports progress with warm-up marked", async () => {
     const seen: Array<[number, number, boolean]> = [];
-    await runIterations(cells, { orders: [["head", "untracked"], ["untracked", "head"]], passes: { launch: 1, access: 1 }, warmup: 1 }, () => 1, {
-      onIteration: (done, total, counted) => seen.push([done, total, counted]),
-    });
+    await runIterations(
+      cells,
+      {
+        orders: [
+          ["head", "untracked"],
+          ["untracked", "head"],
+        ],
+        passes: { launch: 1, access: 1 },
+        warmup: 1,
+      },
+      () => 1,
+      {
+        onIteration: (done, total, counted) => seen.push([done, total, counted]),
+      },
+    );
     expect(seen).toEqual([
       [1, 3, false],
       [2, 3, true],

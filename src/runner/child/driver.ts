@@ -66,9 +66,14 @@ async function measureLabel(label, cases) {
   }
   if (subjects.length === 0) return;
   try {
-    const results = await sample(subjects.map((s) => s.subject), job.budget);
+    const results = await sample(
+      subjects.map((s) => s.subject),
+      job.budget,
+    );
     for (const s of subjects) await s.subject.finish();
-    subjects.forEach((s, i) => emit({ t: "row", label, side: s.side, unit: "ns", value: results[i].value, batches: results[i].batches }));
+    subjects.forEach((s, i) => {
+      emit({ t: "row", label, side: s.side, unit: "ns", value: results[i].value, batches: results[i].batches });
+    });
   } catch (error) {
     // Which side threw is known only when one side runs; with two, blame both.
     for (const s of subjects) emit({ t: "row", label, side: s.side, unit: "ns", error: firstLine(error) });

@@ -172,7 +172,7 @@ export function median(values: number[]): number {
 /** Position i of the sequence A B B A A B B A… for two subjects (A A A… for one). */
 export function abbaIndex(i: number, k: number): number {
   if (k === 1) return 0;
-  return (i % 4 === 0 || i % 4 === 3) ? 0 : 1;
+  return i % 4 === 0 || i % 4 === 3 ? 0 : 1;
 }
 
 /** Batches compared when deciding that warm-up is over: the last WINDOW against the WINDOW before. */

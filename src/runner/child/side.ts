@@ -61,7 +61,11 @@ export function describeSide(side: string): SideDescription {
     }
   }
   const extras = registry(side);
-  const labels = [...benchmarks.map((b) => b.label), ...extras.metrics.map((m) => m.label), ...extras.commands.flatMap((c) => [c.label, `${c.label} (peak RSS)`])];
+  const labels = [
+    ...benchmarks.map((b) => b.label),
+    ...extras.metrics.map((m) => m.label),
+    ...extras.commands.flatMap((c) => [c.label, `${c.label} (peak RSS)`]),
+  ];
   const seen = new Set<string>();
   const duplicates = new Set<string>();
   for (const label of labels) (seen.has(label) ? duplicates : seen).add(label);

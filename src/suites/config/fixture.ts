@@ -47,7 +47,10 @@ export function generateConfig(options: FixtureOptions): Config {
   // Exactly round(share * n) archived, spread by a seeded shuffle.
   const n = options.workspaces;
   const archived = new Set<number>();
-  const order = shuffled(Array.from({ length: n }, (_, i) => i), random);
+  const order = shuffled(
+    Array.from({ length: n }, (_, i) => i),
+    random,
+  );
   for (const i of order.slice(0, Math.round((options.archivedShare ?? 0.57) * n))) archived.add(i);
 
   const ids: string[] = [];

@@ -101,7 +101,13 @@ export interface ParseCount {
  * The counting harness: warms a store, then runs `edits` edits with a reader on every
  * turn and divides the exact parse count by the exact save count.
  */
-export async function countParsesPerSave(path: string, id: string, policy: SnapshotPolicy, edits = 5, options: StoreOptions = {}): Promise<ParseCount> {
+export async function countParsesPerSave(
+  path: string,
+  id: string,
+  policy: SnapshotPolicy,
+  edits = 5,
+  options: StoreOptions = {},
+): Promise<ParseCount> {
   const store = createConfigStore(path, { ...options, policy });
   store.load();
   const before = { ...store.counters };

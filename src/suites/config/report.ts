@@ -35,7 +35,10 @@ export function renderConfigSuite(result: ConfigSuiteResult): string {
   ];
   for (const row of result.rows) {
     if (row.error) lines.push(`${row.label.padEnd(width)}  error: ${row.error}`);
-    else lines.push(`${row.label.padEnd(width)}${formatTime(row.p50).padStart(12)}${formatTime(row.avg).padStart(12)}${String(row.samples).padStart(9)}`);
+    else
+      lines.push(
+        `${row.label.padEnd(width)}${formatTime(row.p50).padStart(12)}${formatTime(row.avg).padStart(12)}${String(row.samples).padStart(9)}`,
+      );
   }
   lines.push("");
   for (const m of result.metrics) {

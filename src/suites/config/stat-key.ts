@@ -43,7 +43,5 @@ export function currentIdentity(path: string): FileIdentity | null {
  * rename itself updates it.
  */
 export function sameWrittenFile(written: FileIdentity, after: FileIdentity): boolean {
-  return (
-    written.dev === after.dev && written.ino === after.ino && written.size === after.size && written.mtimeNs === after.mtimeNs
-  );
+  return written.dev === after.dev && written.ino === after.ino && written.size === after.size && written.mtimeNs === after.mtimeNs;
 }

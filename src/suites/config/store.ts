@@ -42,6 +42,7 @@ export interface StoreCounters {
   saves: number;
 }
 
+// biome-ignore lint/suspicious/noConfusingVoidType: a transform may edit the draft in place and return nothing
 export type Transform = (draft: Config) => Config | void | Promise<Config | void>;
 
 export interface ConfigStore {

@@ -107,7 +107,8 @@ export async function runRegistered(run: MitataRun): Promise<TimingRow[]> {
   const { benchmarks } = await run({ format: "quiet", colors: false });
   return benchmarks.flatMap((trial) =>
     trial.runs.map((r): TimingRow => {
-      if (!r.stats) return { label: r.name, p50: Number.NaN, avg: Number.NaN, samples: 0, error: String((r.error as Error)?.message ?? r.error) };
+      if (!r.stats)
+        return { label: r.name, p50: Number.NaN, avg: Number.NaN, samples: 0, error: String((r.error as Error)?.message ?? r.error) };
       return { label: r.name, p50: r.stats.p50, avg: r.stats.avg, samples: r.stats.samples.length };
     }),
   );

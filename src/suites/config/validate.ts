@@ -5,9 +5,7 @@ import type { Config, ProjectConfig, WorkspaceEntry } from "./types.ts";
  * write back a file with rows they silently dropped). Lenient: bad rows are dropped so
  * that a reader can still show the rest; such a result is never cached.
  */
-export type Validation =
-  | { ok: true; config: Config }
-  | { ok: false; reason: string; lenient: Config };
+export type Validation = { ok: true; config: Config } | { ok: false; reason: string; lenient: Config };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -32,7 +30,13 @@ export function validateConfig(value: unknown): Validation {
   const kept: Config["projects"] = [];
   let firstProblem: string | null = null;
   for (const pair of value.projects as unknown[]) {
-    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== "string" || !isRecord(pair[1]) || !Array.isArray(pair[1].workspaces)) {
+    if (
+      !Array.isArray(pair) ||
+      pair.length !== 2 ||
+      typeof pair[0] !== "string" ||
+      !isRecord(pair[1]) ||
+      !Array.isArray(pair[1].workspaces)
+    ) {
       firstProblem ??= "malformed project entry";
       continue;
     }

@@ -13,7 +13,12 @@ const TIMEOUT_MS = 60_000;
 
 /** First non-empty line of a process's stderr, for one-line errors. */
 function firstLine(text: string): string {
-  return text.split("\n").find((line) => line.trim() !== "")?.trim() ?? "";
+  return (
+    text
+      .split("\n")
+      .find((line) => line.trim() !== "")
+      ?.trim() ?? ""
+  );
 }
 
 /**

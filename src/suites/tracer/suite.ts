@@ -82,62 +82,63 @@ export async function runTracerSuite(options: TracerSuiteOptions): Promise<Trace
   // The suite keeps its logs in the temp folder, as calibrated: with them in /dev/shm the
   // seccomp launch row's A/A spread doubled here (quartiles about ±13%, medians to -5%).
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), "xbench-tracer-")));
-  return withCleanup((signal) => step(`${signal}: stopped`), async (cleanup) => {
-    cleanup.add(() => rmSync(scratch, { recursive: true, force: true }));
-    const paths = (arm: ArmName) => ({
-      targetDir: options.headHelperDir,
-      missingPath: join(scratch, "missing"),
-      logFile: join(scratch, `${arm}.log`),
-    });
+  return withCleanup(
+    (signal) => step(`${signal}: stopped`),
+    async (cleanup) => {
+      cleanup.add(() => rmSync(scratch, { recursive: true, force: true }));
+      const paths = (arm: ArmName) => ({
+        targetDir: options.headHelperDir,
+        missingPath: join(scratch, "missing"),
+        logFile: join(scratch, `${arm}.log`),
+      });
 
-    for (const arm of arms.filter((a) => a.helperDir)) {
-      for (const backend of options.backends) {
-        step(`validating the ${arm.name} tracer with the ${backend} backend`);
-        const note = validateTracer(arm, backend, paths(arm.name), options.readLog);
-        if (note) step(note);
+      for (const arm of arms.filter((a) => a.helperDir)) {
+        for (const backend of options.backends) {
+          step(`validating the ${arm.name} tracer with the ${backend} backend`);
+          const note = validateTracer(arm, backend, paths(arm.name), options.readLog);
+          if (note) step(note);
+        }
       }
-    }
 
-    const plan = planRounds({ arms: arms.map((a) => a.name), rounds: options.iterations, seed: options.seed });
-    const orders = plan.orders as ArmName[][];
-    step(
-      `measuring ${plan.planned} iterations (${plan.planned / plan.cycle} cycle${plan.planned === plan.cycle ? "" : "s"} of ${plan.cycle} orderings) + ${warmup} warm-up`,
-    );
-    const start = { at: new Date().toISOString(), load: currentLoad() };
-    const samples = await runIterations(
-      cellsOf(options.backends),
-      { orders, passes, warmup },
-      (cell, name) => {
-        const arm = byName.get(name)!;
-        const where = paths(name);
-        const launch = launchFor(arm, cell.backend, WORKLOADS[cell.row], where);
-        const what = `${cell.backend} ${cell.row}, ${name} arm`;
-        if (arm.helperDir) rmSync(where.logFile, { force: true });
-        const result = runTimed(launch, what);
-        return cell.row === "launch" ? result.wallNs : parseBatchTime(result.stdout, what);
-      },
-      { onIteration: options.onIteration },
-    );
-    const end = { at: new Date().toISOString(), load: currentLoad() };
+      const plan = planRounds({ arms: arms.map((a) => a.name), rounds: options.iterations, seed: options.seed });
+      const orders = plan.orders as ArmName[][];
+      step(
+        `measuring ${plan.planned} iterations (${plan.planned / plan.cycle} cycle${plan.planned === plan.cycle ? "" : "s"} of ${plan.cycle} orderings) + ${warmup} warm-up`,
+      );
+      const start = { at: new Date().toISOString(), load: currentLoad() };
+      const samples = await runIterations(
+        cellsOf(options.backends),
+        { orders, passes, warmup },
+        (cell, name) => {
+          const arm = byName.get(name)!;
+          const where = paths(name);
+          const launch = launchFor(arm, cell.backend, WORKLOADS[cell.row], where);
+          const what = `${cell.backend} ${cell.row}, ${name} arm`;
+          if (arm.helperDir) rmSync(where.logFile, { force: true });
+          const result = runTimed(launch, what);
+          return cell.row === "launch" ? result.wallNs : parseBatchTime(result.stdout, what);
+        },
+        { onIteration: options.onIteration },
+      );
+      const end = { at: new Date().toISOString(), load: currentLoad() };
 
-    return {
-      schema: TRACER_SCHEMA_ID,
-      schemaVersion: TRACER_SCHEMA_VERSION,
-      xbenchVersion: VERSION,
-      os: process.platform,
-      arch: process.arch,
-      kernel: release(),
-      backends: [...options.backends],
-      arms: arms.map((a) => a.name),
-      iterations: { requested: options.iterations, planned: plan.planned, cycle: plan.cycle, warmup, seed: plan.seed },
-      passes: { ...passes },
-      helpers: options.baseHelperDir
-        ? { head: options.headHelperDir, base: options.baseHelperDir }
-        : { head: options.headHelperDir },
-      loadavg: { start: start.load, end: end.load },
-      startedAt: start.at,
-      finishedAt: end.at,
-      rows: samples.map(({ cell, samples: values }) => summarizeRow(cell, WORKLOADS[cell.row], values)),
-    };
-  });
+      return {
+        schema: TRACER_SCHEMA_ID,
+        schemaVersion: TRACER_SCHEMA_VERSION,
+        xbenchVersion: VERSION,
+        os: process.platform,
+        arch: process.arch,
+        kernel: release(),
+        backends: [...options.backends],
+        arms: arms.map((a) => a.name),
+        iterations: { requested: options.iterations, planned: plan.planned, cycle: plan.cycle, warmup, seed: plan.seed },
+        passes: { ...passes },
+        helpers: options.baseHelperDir ? { head: options.headHelperDir, base: options.baseHelperDir } : { head: options.headHelperDir },
+        loadavg: { start: start.load, end: end.load },
+        startedAt: start.at,
+        finishedAt: end.at,
+        rows: samples.map(({ cell, samples: values }) => summarizeRow(cell, WORKLOADS[cell.row], values)),
+      };
+    },
+  );
 }

@@ -95,7 +95,9 @@ export function validateTracer(
     if (existsSync(paths.logFile) && logMentions(paths.logFile, expected)) {
       return `${what}: this build cannot parse its log (${reason}); its raw bytes hold the missing path`;
     }
-    throw new XbenchError(`${what} failed: its log could not be read (${reason}) and does not mention the target's missing path ${expected}`);
+    throw new XbenchError(
+      `${what} failed: its log could not be read (${reason}) and does not mention the target's missing path ${expected}`,
+    );
   }
   if (!reportsMissing(trace.accesses, expected)) {
     const why = trace.incompleteReasons.length > 0 ? `; the trace is incomplete: ${trace.incompleteReasons.join("; ")}` : "";
