@@ -54,12 +54,9 @@ function outputTargets(args: { json?: unknown; markdown?: unknown }): OutputTarg
   return { json: args.json ? String(args.json) : undefined, markdown: args.markdown ? String(args.markdown) : undefined };
 }
 
-/** Flags that shape a run; a resumed run keeps its own. */
-const PLAN_FLAGS = [
+/** Flags that set up a bench-file run and stay fixed for its life; a suite takes none of them. */
+const BENCH_RUN_FLAGS = [
   "--bench",
-  "--base",
-  "--head",
-  "--rounds",
   "--target",
   "--max-time",
   "--isolate",
@@ -70,6 +67,9 @@ const PLAN_FLAGS = [
   "--time",
   "--holm",
 ];
+
+/** Flags that shape a run; a resumed run keeps its own. */
+const PLAN_FLAGS = ["--base", "--head", "--rounds", ...BENCH_RUN_FLAGS];
 
 export const compareCommand = defineCommand({
   meta: {
@@ -183,19 +183,7 @@ export const compareCommand = defineCommand({
 });
 
 /** Flags of a bench-file compare that mean nothing to a suite. */
-const BENCH_FILE_FLAGS = [
-  "--bench",
-  "--runtime",
-  "--build",
-  "--install",
-  "--timeout",
-  "--time",
-  "--holm",
-  "--resume",
-  "--target",
-  "--max-time",
-  "--isolate",
-];
+const BENCH_FILE_FLAGS = ["--resume", ...BENCH_RUN_FLAGS];
 
 /**
  * `compare --suite tracer`: base's and head's helpers, each built from its own side, as the
