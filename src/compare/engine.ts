@@ -213,13 +213,18 @@ export async function runCompare(store: RunStore, onEvent: OnCompareEvent = igno
       files.push({ plan: filePlan, outcome });
     }
     const benchMs = () => store.records.reduce((sum, r) => sum + r.wallMs, 0);
-    const analyze = (rounds: number) => analyzeRows(collectRows(plan.files, rounds, store.records), { holm: plan.holm });
+    // Records only grow between rounds, so the rows of a number of rounds are analyzed once:
+    // the progress event, the stop rule and the result all read the same analysis.
+    let analyzed: { rounds: number; rows: Row[] } | undefined;
+    const analyze = (rounds: number) => {
+      if (analyzed?.rounds !== rounds)
+        analyzed = { rounds, rows: analyzeRows(collectRows(plan.files, rounds, store.records), { holm: plan.holm }) };
+      return analyzed.rows;
+    };
     let stoppedBy: StopReason | undefined;
     let round = 0;
     for (; ; round++) {
-      let rows: Row[] | undefined;
-      const rowsNow = () => (rows ??= analyze(round));
-      stoppedBy = stopReason(plan.sampling, { rounds: round, cycle: CYCLE, benchSeconds: benchMs() / 1000, rows: rowsNow });
+      stoppedBy = stopReason(plan.sampling, { rounds: round, cycle: CYCLE, benchSeconds: benchMs() / 1000, rows: () => analyze(round) });
       if (stoppedBy) {
         onEvent({ type: "stopped", by: stoppedBy, rounds: round });
         break;
