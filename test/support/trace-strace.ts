@@ -8,14 +8,8 @@ import { isAbsolute, join, normalize } from "pathe";
 
 export type Mode = "read" | "write" | "readdir" | "stat" | "exec" | "missing";
 
-/** The calls xbench traces, as strace names them, and the ones decoded only to follow cwds. */
-const TRACED = [
-  "open",
-  "openat",
-  "openat2",
-  "creat",
-  "execve",
-  "execveat",
+/** Calls that look at a path without reading, writing or listing it (chdir only follows the cwd). */
+const STAT_LIKE_CALLS = [
   "stat",
   "lstat",
   "newfstatat",
@@ -27,6 +21,18 @@ const TRACED = [
   "readlinkat",
   "statfs",
   "chdir",
+];
+const STAT_LIKE = new Set(STAT_LIKE_CALLS);
+
+/** The calls xbench traces, as strace names them, and the ones decoded only to follow cwds. */
+const TRACED = [
+  "open",
+  "openat",
+  "openat2",
+  "creat",
+  "execve",
+  "execveat",
+  ...STAT_LIKE_CALLS,
   "getdents",
   "getdents64",
   "unlink",
@@ -83,19 +89,6 @@ export const NOT_TRACED = [
   "quotactl",
 ];
 
-const STAT_LIKE = new Set([
-  "stat",
-  "lstat",
-  "newfstatat",
-  "statx",
-  "access",
-  "faccessat",
-  "faccessat2",
-  "readlink",
-  "readlinkat",
-  "statfs",
-  "chdir",
-]);
 const WRITES = new Set(["unlink", "unlinkat", "rmdir", "mkdir", "mkdirat", "truncate"]);
 
 /** Splits strace's argument list at top-level commas (strings, <fd paths>, {}, [] kept whole). */

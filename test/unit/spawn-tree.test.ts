@@ -37,14 +37,24 @@ function killLater(dir: string): void {
   });
 }
 
-/** A "bench process" that exits at once, leaving a grandchild in its own session holding its stdout and stderr. */
-function leavesHolder(dir: string): string[] {
-  // Exits only once the holder is in its own session (it writes its pid from there).
+/**
+ * A "bench process" that starts a grandchild in its own session holding its stdout and
+ * stderr, waits until the holder has written its pid from there, then runs `then`
+ * (`exit 0`: it exits at once; `sleep 120`: it hangs).
+ */
+function leavesHolder(dir: string, then = "exit 0"): string[] {
   return [
     "sh",
     "-c",
-    `cd '${dir}'; setsid sh -c 'echo $$ > holder.tmp; mv holder.tmp holder; exec sleep 120' & while [ ! -f holder ]; do sleep 0.01; done; exit 0`,
+    `cd '${dir}'; setsid sh -c 'echo $$ > holder.tmp; mv holder.tmp holder; exec sleep 120' & while [ ! -f holder ]; do sleep 0.01; done; ${then}`,
   ];
+}
+
+/** Runs `argv` as a bench process in `dir` with the given timeout; the holder it leaves is killed after the test. */
+async function benchIn(dir: string, argv: string[], timeoutMs: number) {
+  const outcome = await runBenchProcess({ argv, cwd: dir, env: { PATH: process.env.PATH! }, resultFile: join(dir, "r.json"), timeoutMs });
+  killLater(dir);
+  return outcome;
 }
 
 describe("with the reaper", () => {
@@ -54,33 +64,14 @@ describe("with the reaper", () => {
 
   test("a round ends when the bench process exits; a grandchild in its own session holding stdout dies with it", async () => {
     const dir = scratch();
-    const outcome = await runBenchProcess({
-      argv: leavesHolder(dir),
-      cwd: dir,
-      env: { PATH: process.env.PATH! },
-      resultFile: join(dir, "r.json"),
-      timeoutMs: 60_000,
-    });
-    killLater(dir);
+    const outcome = await benchIn(dir, leavesHolder(dir), 60_000);
     expect(outcome).toMatchObject({ error: "exited without finishing its report" });
     expect(alive(holderPid(dir)!)).toBe(false);
   });
 
   test("a timeout kills the whole tree, own sessions included", async () => {
     const dir = scratch();
-    const argv = [
-      "sh",
-      "-c",
-      `cd '${dir}'; setsid sh -c 'echo $$ > holder.tmp; mv holder.tmp holder; exec sleep 120' & while [ ! -f holder ]; do sleep 0.01; done; sleep 120`,
-    ];
-    const outcome = await runBenchProcess({
-      argv,
-      cwd: dir,
-      env: { PATH: process.env.PATH! },
-      resultFile: join(dir, "r.json"),
-      timeoutMs: 2000,
-    });
-    killLater(dir);
+    const outcome = await benchIn(dir, leavesHolder(dir, "sleep 120"), 2000);
     expect(outcome).toMatchObject({ error: "timed out after 2 s" });
     expect(alive(holderPid(dir)!)).toBe(false);
   });
@@ -99,14 +90,7 @@ describe("with process groups only (XBENCH_REAPER=off)", () => {
     process.env.XBENCH_REAPER = "off";
     expect(reaperPath()).toBeUndefined();
     const dir = scratch();
-    const outcome = await runBenchProcess({
-      argv: leavesHolder(dir),
-      cwd: dir,
-      env: { PATH: process.env.PATH! },
-      resultFile: join(dir, "r.json"),
-      timeoutMs: 1000,
-    });
-    killLater(dir);
+    const outcome = await benchIn(dir, leavesHolder(dir), 1000);
     expect(outcome).toMatchObject({ error: "exited without finishing its report" });
   });
 });
