@@ -14,7 +14,7 @@
  *   XBENCH_CFLAGS="-DXBENCH_SLOW_NS=2000" bun build.ts --helpers-out DIR --native-only
  */
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join, resolve } from "pathe";
 import mri from "mri";
@@ -181,9 +181,12 @@ function writeCompileEntry(helpers: string[], platform: string | undefined, targ
     ...helpers.map((file, i) => `import helper${i} from ${JSON.stringify(file)} with { type: "file" };`),
     ...assets.map(([, file], i) => `import asset${i} from ${JSON.stringify(file)} with { type: "file" };`),
   ];
+  const hashes = helpers.map((file) => sha256(file));
   const files = helpers.map(
-    (file, i) => `    ${JSON.stringify(file.split("/").pop())}: { path: helper${i}, sha256: ${JSON.stringify(sha256(file))} },`,
+    (file, i) =>
+      `    ${JSON.stringify(file.split("/").pop())}: { path: helper${i}, sha256: ${JSON.stringify(hashes[i])}, size: ${statSync(file).size} },`,
   );
+  const id = createHash("sha256").update(hashes.join("\n")).digest("hex").slice(0, 12);
   const assetRows = assets.map(([name], i) => `    ${JSON.stringify(name)}: asset${i},`);
   writeFileSync(
     entry,
@@ -192,6 +195,7 @@ function writeCompileEntry(helpers: string[], platform: string | undefined, targ
       ...imports,
       "(globalThis as Record<string, unknown>).__XBENCH_EMBEDDED__ = {",
       `  platform: ${platform ? JSON.stringify(platform) : "undefined"},`,
+      `  id: ${JSON.stringify(id)},`,
       `  files: {\n${files.join("\n")}\n  },`,
       `  assets: {\n${assetRows.join("\n")}\n  },`,
       "};",

@@ -1,7 +1,8 @@
 import { parseArgs, type ArgsDef, type CommandDef } from "citty";
 import { verboseVersion } from "../version.ts";
-import { EXIT_FAILURE, EXIT_USAGE, XbenchError, usageError } from "./errors.ts";
-import { forStream, printError } from "../output/errors.ts";
+import { EXIT_USAGE, XbenchError, printFailure, usageError } from "./errors.ts";
+import { versionRequest } from "./fast.ts";
+import { forStream } from "../output/errors.ts";
 import { closest, renderHelp, value, visibleSubCommands } from "./usage.ts";
 
 type AnyCommand = CommandDef<ArgsDef>;
@@ -97,14 +98,6 @@ async function usageText(resolved: { command: AnyCommand; path?: string[] }, tty
   return forStream(text, tty);
 }
 
-/** `--version` / `-v` alone, or with `--verbose` (either order). */
-function versionRequest(argv: string[]): "plain" | "verbose" | undefined {
-  const flags = new Set(argv);
-  if (!flags.has("--version") && !flags.has("-V") && !flags.has("-v")) return undefined;
-  if (argv.length === 1) return "plain";
-  return argv.length === 2 && flags.has("--verbose") ? "verbose" : undefined;
-}
-
 /** Runs the CLI and returns the exit code; never throws. */
 export async function runCli(root: AnyCommand, argv: string[], version: string): Promise<number> {
   let resolved: ResolvedCommand | undefined;
@@ -140,17 +133,10 @@ export async function runCli(root: AnyCommand, argv: string[], version: string):
 }
 
 async function reportError(error: unknown, resolved: ResolvedCommand | undefined): Promise<number> {
-  if (error instanceof XbenchError) {
-    printError(error.message);
-    if (error.usage) {
-      const where = resolved ?? (error.cause as ResolvedCommand | undefined);
-      if (where?.command) process.stderr.write(`\n${await usageText(where, !!process.stderr.isTTY)}\n`);
-    }
-    return error.exitCode;
+  const status = printFailure(error);
+  if (error instanceof XbenchError && error.usage) {
+    const where = resolved ?? (error.cause as ResolvedCommand | undefined);
+    if (where?.command) process.stderr.write(`\n${await usageText(where, !!process.stderr.isTTY)}\n`);
   }
-  const message = error instanceof Error ? error.message : String(error);
-  printError(message.split("\n")[0]!);
-  if (process.env.XBENCH_DEBUG) console.error(error);
-  else process.stderr.write("  (set XBENCH_DEBUG=1 for details)\n");
-  return EXIT_FAILURE;
+  return status;
 }

@@ -1,10 +1,10 @@
 import { defineCommand } from "citty";
 import { helperDir } from "../helpers/index.ts";
 
-/** Hidden: extracts the native helpers (if embedded) and prints their folder. */
+/** Hidden: extracts the native helpers (if embedded), checks every one's hash, and prints their folder. */
 export const helpersCommand = defineCommand({
   meta: { name: "helpers", description: "Print the folder of the native helpers, extracting them first", hidden: true },
   run() {
-    process.stdout.write(`${helperDir()}\n`);
+    process.stdout.write(`${helperDir(true)}\n`);
   },
 });

@@ -1,5 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "pathe";
 import { VERSION } from "../version.ts";
@@ -9,12 +8,16 @@ export interface EmbeddedFile {
   /** Where Bun's virtual file system serves it from. */
   path: string;
   sha256: string;
+  /** Bytes: a start-up checks an extracted copy by its size alone (see extractEmbedded). */
+  size: number;
 }
 
 /** What build.ts registers on globalThis before the CLI starts (compiled binary only). */
 export interface EmbeddedHelpers {
   /** Undefined on targets with no native helpers yet. */
   platform?: string;
+  /** 12 hex digits of a hash over every file's sha256: names the cache folder of this content. */
+  id: string;
   files: Record<string, EmbeddedFile>;
   /** Sources compiled into bench processes, by asset name (see runner/assets.ts). */
   assets?: Record<string, string>;
@@ -31,8 +34,10 @@ export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return join(xdg, "xbench");
 }
 
+/** Loaded on first use: node:crypto costs ~2 ms of start-up, and only an extraction hashes. */
 export function sha256(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
+  const crypto = process.getBuiltinModule("node:crypto") as typeof import("node:crypto");
+  return crypto.createHash("sha256").update(bytes).digest("hex");
 }
 
 function matches(file: string, expected: string): boolean {
@@ -48,9 +53,9 @@ function matches(file: string, expected: string): boolean {
  * in the same folder, then rename. Two first runs at once both rename a complete copy.
  */
 function installAtomically(dest: string, bytes: Uint8Array, mode: number): void {
-  const tmp = `${dest}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const tmp = `${dest}.${process.pid}.${Math.random().toString(16).slice(2, 10)}.tmp`;
   try {
-    writeFileSync(tmp, bytes, { mode });
+    writeFileSync(tmp, bytes, { mode, flag: "wx" });
     chmodSync(tmp, mode);
     renameSync(tmp, dest);
   } finally {
@@ -58,20 +63,34 @@ function installAtomically(dest: string, bytes: Uint8Array, mode: number): void 
   }
 }
 
+/** `<cache>/<version>/<platform>-<id>`: one folder per content, so two builds of one version never share one. */
+export function extractedDir(embedded: EmbeddedHelpers & { platform: string }, root = cacheRoot()): string {
+  return join(root, VERSION, `${embedded.platform}-${embedded.id}`);
+}
+
+function extractOne(dir: string, name: string, file: EmbeddedFile): void {
+  const dest = join(dir, name);
+  const bytes = new Uint8Array(readFileSync(file.path));
+  if (sha256(bytes) !== file.sha256) throw new Error(`embedded helper ${name} is corrupt; rebuild xbench`);
+  installAtomically(dest, bytes, 0o755);
+  if (!matches(dest, file.sha256)) throw new Error(`could not install helper ${name} into ${dir}`);
+}
+
 /**
- * Extracts the embedded helpers once into `<cache>/<version>/<platform>/`, verifying each
- * file's checksum and re-extracting on mismatch. Returns the folder.
+ * Extracts the embedded helpers into their folder (extractedDir) where missing, and returns it.
+ * By default an extracted file is trusted when its size is right: files arrive only by an
+ * atomic rename of a verified copy into a folder named by their content, and hashing them all
+ * on every start would cost more than tracing a short command. `verify` re-hashes each one and
+ * re-extracts any that differ (`xbench helpers` does).
  */
-export function extractEmbedded(embedded: EmbeddedHelpers & { platform: string }, root = cacheRoot()): string {
-  const dir = join(root, VERSION, embedded.platform);
-  mkdirSync(dir, { recursive: true });
+export function extractEmbedded(embedded: EmbeddedHelpers & { platform: string }, root = cacheRoot(), verify = false): string {
+  const dir = extractedDir(embedded, root);
   for (const [name, file] of Object.entries(embedded.files)) {
     const dest = join(dir, name);
-    if (matches(dest, file.sha256)) continue;
-    const bytes = new Uint8Array(readFileSync(file.path));
-    if (sha256(bytes) !== file.sha256) throw new Error(`embedded helper ${name} is corrupt; rebuild xbench`);
-    installAtomically(dest, bytes, 0o755);
-    if (!matches(dest, file.sha256)) throw new Error(`could not install helper ${name} into ${dir}`);
+    const ok = verify ? matches(dest, file.sha256) : statSync(dest, { throwIfNoEntry: false })?.size === file.size;
+    if (ok) continue;
+    mkdirSync(dir, { recursive: true });
+    extractOne(dir, name, file);
   }
   return dir;
 }

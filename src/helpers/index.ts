@@ -19,18 +19,19 @@ let resolved: { platform: string; dir: string } | undefined;
 
 /**
  * The folder holding this platform's native helpers: `$XBENCH_HELPER_DIR`, the compiled
- * binary's extracted copy, or the build output next to the sources / npm files.
+ * binary's extracted copy, or the build output next to the sources / npm files. `verify`
+ * re-hashes an extracted copy instead of trusting its sizes (see extractEmbedded).
  */
-export function helperDir(): string {
+export function helperDir(verify = false): string {
   const platform = hostPlatform();
-  if (resolved?.platform === platform) return resolved.dir;
+  if (resolved?.platform === platform && !verify) return resolved.dir;
   const remember = (dir: string) => (resolved = { platform, dir }).dir;
   if (process.env.XBENCH_HELPER_DIR) return remember(process.env.XBENCH_HELPER_DIR);
   if (!TRACED_PLATFORMS.has(platform)) {
     throw new XbenchError(`tracing is not available on ${platform} yet`, { kind: "usage" });
   }
   const embedded = embeddedHelpers();
-  if (embedded?.platform) return remember(extractEmbedded({ ...embedded, platform: embedded.platform }));
+  if (embedded?.platform) return remember(extractEmbedded({ ...embedded, platform: embedded.platform }, undefined, verify));
   const found = findHelperDir(dirname(fileURLToPath(import.meta.url)), platform);
   if (!found) throw new XbenchError(`native helpers for ${platform} not found; run \`npm run build\``);
   return remember(found);

@@ -1,6 +1,6 @@
 /** Output formats of `xbench trace`: summary, json, ndjson. */
 import { ACCESS_MODES, type Access } from "./types.ts";
-import type { TraceResult } from "./index.ts";
+import type { TraceResult } from "./run.ts";
 
 export type TraceFormat = "summary" | "json" | "ndjson";
 

@@ -1,0 +1,53 @@
+/** Reading a supervisor's record log (its --log FILE) into deduplicated accesses. */
+import { AccessCollector, type CollectOptions } from "./accesses.ts";
+import { FLAG, scanLogFile, type LogHeader } from "./log.ts";
+import type { Access, UsedBackend } from "./types.ts";
+
+export interface AccessLog {
+  accesses: Access[];
+  complete: boolean;
+  incompleteReasons: string[];
+  backendsUsed: UsedBackend[];
+  header: LogHeader;
+  /** Records skipped because a writer died mid-record. */
+  torn: number;
+}
+
+const ERRNO_NAMES: Record<number, string> = { 1: "EPERM", 13: "EACCES", 16: "EBUSY", 22: "EINVAL", 38: "ENOSYS" };
+
+/** Why a log says its trace is incomplete, in words. */
+export function incompleteReasons(header: LogHeader): string[] {
+  const reasons: string[] = [];
+  const f = header.flags;
+  if (f & FLAG.SECCOMP_REFUSED) {
+    const e = ERRNO_NAMES[header.seccompErrno] ?? `errno ${header.seccompErrno}`;
+    reasons.push(`seccomp was refused (${e}): statically linked and Go programs were not traced`);
+  }
+  if (f & FLAG.STATIC_UNTRACED)
+    reasons.push("a statically linked or Go program ran under --backend preload, which cannot see its file accesses");
+  if (f & FLAG.FOREIGN_ARCH) reasons.push("a 32-bit or x32 system call was made and not decoded");
+  if (f & FLAG.UNREADABLE) reasons.push("some paths could not be read from the traced process");
+  if (f & FLAG.LAUNCHER_ERROR) reasons.push("the supervisor hit an internal error");
+  if (f & FLAG.SHIM_DROPPED)
+    reasons.push("a program ran as another user or with changed privileges (setuid), where --backend preload cannot follow");
+  if (header.dropped > 0) reasons.push(`${header.dropped} records did not fit in the log`);
+  return reasons;
+}
+
+/** Parses a log written by xbench-supervisor (its --log FILE) into deduplicated accesses. */
+export function readAccessLog(file: string, options: CollectOptions = {}): AccessLog {
+  const collector = new AccessCollector(options);
+  const { header, torn } = scanLogFile(file, (data, at, len) => collector.addFrame(data, at, len));
+  const reasons = incompleteReasons(header);
+  const used: UsedBackend[] = [];
+  if (header.flags & FLAG.USED_PRELOAD) used.push("preload");
+  if (header.flags & FLAG.USED_SECCOMP || header.notifications > 0) used.push("seccomp");
+  return {
+    accesses: collector.finish(),
+    complete: reasons.length === 0,
+    incompleteReasons: reasons,
+    backendsUsed: used,
+    header,
+    torn,
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * `trace()`: runs a command under xbench-supervisor and reads its log. The log reader is
+ * imported while the command runs, so its loading overlaps the command instead of adding to
+ * `xbench trace`'s start-up.
+ */
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { join } from "pathe";
+import type { StdioOptions } from "node:child_process";
+import { XbenchError } from "../errors.ts";
+import { helperPath } from "../helpers/index.ts";
+import { launch } from "./launch.ts";
+import { traceScratchRoot } from "./scratch.ts";
+import type { AccessLog } from "./read.ts";
+import type { Access, TraceBackend, UsedBackend } from "./types.ts";
+
+export const SUPERVISOR = "xbench-supervisor";
+export const PRELOAD_SHIM = "libxbench-preload.so";
+
+export interface TraceOptions {
+  backend?: TraceBackend;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Default "inherit": the command shares xbench's stdin, stdout and stderr. */
+  stdio?: StdioOptions;
+}
+
+export interface TraceResult {
+  /** The command's exit code; null when it died of a signal. */
+  exitCode: number | null;
+  signal?: NodeJS.Signals;
+  accesses: Access[];
+  /** False when something may be missing (see incompleteReasons). */
+  complete: boolean;
+  incompleteReasons: string[];
+  /** The backend asked for. */
+  backend: TraceBackend;
+  /** The backends that actually recorded. */
+  backendsUsed: UsedBackend[];
+}
+
+function realPaths(file: string): string[] {
+  try {
+    return [file, realpathSync(file)];
+  } catch {
+    return [file];
+  }
+}
+
+/** Runs `command args` traced and resolves when its whole process tree has exited. */
+export async function trace(command: string, args: string[], options: TraceOptions = {}): Promise<TraceResult> {
+  const supervisor = helperPath(SUPERVISOR);
+  const preload = helperPath(PRELOAD_SHIM);
+  const backend = options.backend ?? "auto";
+  const dir = mkdtempSync(join(traceScratchRoot(), "xbench-trace-"));
+  const log = join(dir, "trace.log");
+  try {
+    const running = launch({ supervisor, preload, backend, log, cwd: options.cwd, env: options.env, stdio: options.stdio }, command, args);
+    const reader = import("./read.ts");
+    const status = await running;
+    const { readAccessLog } = await reader;
+    let parsed: AccessLog;
+    try {
+      parsed = readAccessLog(log, { exclude: new Set([log, ...[supervisor, preload].flatMap(realPaths)]) });
+    } catch (error) {
+      throw new XbenchError(`the tracer did not start (${SUPERVISOR} exited with ${status.signal ?? status.exitCode})`, {
+        cause: error,
+      });
+    }
+    return {
+      exitCode: status.exitCode,
+      ...(status.signal ? { signal: status.signal } : {}),
+      accesses: parsed.accesses,
+      complete: parsed.complete,
+      incompleteReasons: parsed.incompleteReasons,
+      backend,
+      backendsUsed: parsed.backendsUsed,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
