@@ -61,6 +61,28 @@ function interleave(arms: Record<string, () => number>, rounds: number): Record<
 const hello = join(work, "hello");
 writeFileSync(join(work, "hello.ts"), 'console.log("hi");\n');
 sh([process.execPath, "build", "--compile", "--outfile", hello, join(work, "hello.ts")]);
+// The least a Bun program can do to trace `true`: load node:fs, spawn the supervisor with
+// Bun.spawn, read the whole log back, remove it, write one line. What xbench adds past this is
+// its own code; what this adds past hello + supervisor is the runtime's.
+const minimal = join(work, "minimal");
+writeFileSync(
+  join(work, "minimal.ts"),
+  `import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+const dir = mkdtempSync("/dev/shm/xbench-minimal-");
+const child = Bun.spawn([${JSON.stringify(SUPERVISOR)}, "--log", dir + "/t.log", "--", "true"], { stdio: ["inherit", "inherit", "inherit"] });
+await child.exited;
+const fd = openSync(dir + "/t.log", "r");
+const head = Buffer.allocUnsafe(4096);
+readSync(fd, head, 0, 4096, 0);
+const tail = Number(head.readBigUInt64LE(24));
+const body = Buffer.allocUnsafe(Math.max(1, tail - 4096));
+readSync(fd, body, 0, body.length, 4096);
+closeSync(fd);
+rmSync(dir, { recursive: true, force: true });
+writeSync(2, "read " + tail + " bytes\\n");
+`,
+);
+sh([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", minimal, join(work, "minimal.ts")]);
 const log = join("/dev/shm", `xbench-trace-cost-${process.pid}.log`);
 sh([XBENCH, "trace", "--", "true"]); // extract the helpers once
 const start = interleave(
@@ -69,6 +91,7 @@ const start = interleave(
     "strace -f true": () => time(["strace", "-f", "-o", "/dev/null", "true"]),
     "supervisor alone": () => time([SUPERVISOR, "--log", log, "--", "true"]),
     "bun-compiled hello": () => time([hello]),
+    "bun minimal tracer": () => time([minimal]),
     "xbench --version": () => time([XBENCH, "--version"]),
   },
   argv.rounds * 3,
@@ -193,6 +216,9 @@ for (const [k, v] of Object.entries(s)) console.log(`  ${k.padEnd(22)} ${f1(v).p
 console.log(`  floor of xbench trace -- true (hello + supervisor alone): ${f1(floor)} ms`);
 console.log(
   `  xbench trace -- true / floor: ${(s["xbench trace -- true"]! / floor).toFixed(2)}x (target <= 1.3x); / strace -f: ${(s["xbench trace -- true"]! / s["strace -f true"]!).toFixed(2)}x`,
+);
+console.log(
+  `  bun minimal tracer / floor: ${(s["bun minimal tracer"]! / floor).toFixed(2)}x (the runtime's share); xbench trace -- true / bun minimal tracer: ${(s["xbench trace -- true"]! / s["bun minimal tracer"]!).toFixed(2)}x (xbench's own)`,
 );
 if (Object.keys(programResults).length)
   console.log(`programs through xbench trace (${argv.rounds} rounds), ratio to untraced; auto / preload is the target (<= 1.3x):`);

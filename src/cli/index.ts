@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// Only dynamic imports here: a static one would load before the fast path could skip it.
+// fast.ts has no static imports of its own; everything else is imported dynamically, since a
+// static import would load before the fast path could skip it.
+import { runFast } from "./fast.ts";
+
 const argv = process.argv.slice(2);
-const fast = await import("./fast.ts").then((m) => m.runFast(argv));
+const fast = await runFast(argv);
 if (fast !== undefined) process.exitCode = fast;
 else {
   const [{ runCli }, { rootCommand }, { VERSION }] = await Promise.all([
@@ -11,4 +14,3 @@ else {
   ]);
   process.exitCode = await runCli(rootCommand, argv, VERSION);
 }
-export {};
