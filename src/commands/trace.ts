@@ -3,7 +3,15 @@ import { dirname, resolve } from "pathe";
 import { defineCommand } from "citty";
 import { afterDoubleDash } from "./flags.ts";
 import { usageError } from "../errors.ts";
-import { formatAccesses, summaryLine, trace, type TraceBackend, type TraceFormat } from "../tracer/index.ts";
+import {
+  EXPERIMENTAL_NOTICE,
+  EXPERIMENTAL_TRACE_OS,
+  formatAccesses,
+  summaryLine,
+  trace,
+  type TraceBackend,
+  type TraceFormat,
+} from "../tracer/index.ts";
 
 /** Signal numbers for the shell's 128+n exit status. */
 const SIGNAL_NUMBERS: Record<string, number> = {
@@ -67,9 +75,17 @@ export function checkOutputPath(file: string): void {
 }
 
 export const traceCommand = defineCommand({
-  meta: { name: "trace", description: "Run a command and record every file its process tree touches" },
+  meta: {
+    name: "trace",
+    description: "Run a command and record every file its process tree touches (macOS: experimental, not yet run on a Mac)",
+  },
   args: {
-    backend: { type: "enum", options: ["auto", "preload", "seccomp"], description: "Tracing backend", default: "auto" },
+    backend: {
+      type: "enum",
+      options: ["auto", "preload", "seccomp"],
+      description: "Tracing backend (macOS: auto and preload interpose through dyld; seccomp is Linux only)",
+      default: "auto",
+    },
     format: { type: "enum", options: ["summary", "json", "ndjson"], description: "Output format", default: "summary" },
     output: {
       type: "string",
@@ -84,6 +100,7 @@ export const traceCommand = defineCommand({
     const backend = args.backend as TraceBackend;
     const format = args.format as TraceFormat;
     if (args.output) checkOutputPath(args.output);
+    if (EXPERIMENTAL_TRACE_OS.has(process.platform)) process.stderr.write(`${EXPERIMENTAL_NOTICE}\n`);
     // The supervisor forwards kill()-sent signals and the terminal signals the whole group:
     // xbench stays alive to report and to exit the way the command did.
     const ignore = () => {};

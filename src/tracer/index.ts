@@ -1,6 +1,7 @@
 /**
- * The file-access tracer: runs a command under xbench-supervisor (preload shim and/or
- * seccomp supervisor, see native/) and reports which files its process tree touched.
+ * The file-access tracer: runs a command under the platform's launcher (Linux: xbench-supervisor
+ * with the preload shim and/or seccomp; macOS, experimental: xbench-mac-launch with the
+ * interposing dylib; see native/ and platform.ts) and reports which files its process tree touched.
  */
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { join } from "pathe";
@@ -9,6 +10,7 @@ import { XbenchError } from "../errors.ts";
 import { helperPath } from "../helpers/index.ts";
 import { AccessCollector, type CollectOptions } from "./accesses.ts";
 import { launch } from "./launch.ts";
+import { launcherArgs, tracerKind } from "./platform.ts";
 import { traceScratchRoot } from "./scratch.ts";
 import { FLAG, scanLogFile, type LogHeader } from "./log.ts";
 import type { Access, TraceBackend, UsedBackend } from "./types.ts";
@@ -17,9 +19,7 @@ export type { Access, AccessMode, TraceBackend, UsedBackend } from "./types.ts";
 export { ACCESS_MODES } from "./types.ts";
 export { formatAccesses, summaryLine, modeCounts, type TraceFormat } from "./format.ts";
 export { supervisorArgs } from "./launch.ts";
-
-export const SUPERVISOR = "xbench-supervisor";
-export const PRELOAD_SHIM = "libxbench-preload.so";
+export { EXPERIMENTAL_NOTICE, EXPERIMENTAL_TRACE_OS, PRELOAD_SHIM, SUPERVISOR } from "./platform.ts";
 
 export interface TraceOptions {
   backend?: TraceBackend;
@@ -70,6 +70,10 @@ export function incompleteReasons(header: LogHeader): string[] {
   if (f & FLAG.LAUNCHER_ERROR) reasons.push("the supervisor hit an internal error");
   if (f & FLAG.SHIM_DROPPED)
     reasons.push("a program ran as another user or with changed privileges (setuid), where --backend preload cannot follow");
+  if (f & FLAG.SIP_STRIPPED)
+    reasons.push(
+      "a program protected by macOS System Integrity Protection (/usr/bin, /bin, ...) ran, or ran a script; it and its children were not traced",
+    );
   if (header.dropped > 0) reasons.push(`${header.dropped} records did not fit in the log`);
   return reasons;
 }
@@ -102,22 +106,20 @@ function realPaths(file: string): string[] {
 
 /** Runs `command args` traced and resolves when its whole process tree has exited. */
 export async function trace(command: string, args: string[], options: TraceOptions = {}): Promise<TraceResult> {
-  const supervisor = helperPath(SUPERVISOR);
-  const preload = helperPath(PRELOAD_SHIM);
   const backend = options.backend ?? "auto";
+  const kind = tracerKind(process.platform, backend);
+  const launcher = helperPath(kind.launcher);
+  const library = helperPath(kind.library);
   const dir = mkdtempSync(join(traceScratchRoot(), "xbench-trace-"));
   const log = join(dir, "trace.log");
   try {
-    const status = await launch(
-      { supervisor, preload, backend, log, cwd: options.cwd, env: options.env, stdio: options.stdio },
-      command,
-      args,
-    );
+    const argv = launcherArgs(kind, { backend, library, log }, command, args);
+    const status = await launch({ launcher, argv, cwd: options.cwd, env: options.env, stdio: options.stdio });
     let parsed: AccessLog;
     try {
-      parsed = readAccessLog(log, { exclude: new Set([log, ...[supervisor, preload].flatMap(realPaths)]) });
+      parsed = readAccessLog(log, { exclude: new Set([log, ...[launcher, library].flatMap(realPaths)]) });
     } catch (error) {
-      throw new XbenchError(`the tracer did not start (${SUPERVISOR} exited with ${status.signal ?? status.exitCode})`, {
+      throw new XbenchError(`the tracer did not start (${kind.launcher} exited with ${status.signal ?? status.exitCode})`, {
         cause: error,
       });
     }

@@ -1,12 +1,13 @@
-/** Spawning xbench-supervisor (native/supervisor.c documents its CLI contract). */
+/** Spawning the platform's launcher (native/supervisor.c, native/mac/launch.c document their CLI contracts). */
 import { spawn, type StdioOptions } from "node:child_process";
+import { launcherArgs, tracerKind } from "./platform.ts";
 import type { TraceBackend } from "./types.ts";
 
 export interface LaunchOptions {
-  supervisor: string;
-  preload: string;
-  backend: TraceBackend;
-  log: string;
+  /** The launcher program (xbench-supervisor, xbench-mac-launch). */
+  launcher: string;
+  /** Its whole argv, command included (launcherArgs in platform.ts). */
+  argv: string[];
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   stdio?: StdioOptions;
@@ -18,19 +19,15 @@ export interface LaunchResult {
   signal?: NodeJS.Signals;
 }
 
-/** The supervisor's argv for running `command args` traced. */
-export function supervisorArgs(o: Pick<LaunchOptions, "backend" | "preload" | "log">, command: string, args: string[]): string[] {
-  return ["--backend", o.backend, "--preload", o.preload, "--log", o.log, "--die-with-parent", "--", command, ...args];
+/** The Linux supervisor's argv for running `command args` traced. */
+export function supervisorArgs(o: { backend: TraceBackend; preload: string; log: string }, command: string, args: string[]): string[] {
+  return launcherArgs(tracerKind("linux", o.backend), { backend: o.backend, library: o.preload, log: o.log }, command, args);
 }
 
-/** Runs the command under the supervisor; resolves with the command's status. */
-export function launch(o: LaunchOptions, command: string, args: string[]): Promise<LaunchResult> {
+/** Runs the launcher; resolves with the command's status. */
+export function launch(o: LaunchOptions): Promise<LaunchResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(o.supervisor, supervisorArgs(o, command, args), {
-      cwd: o.cwd,
-      env: o.env,
-      stdio: o.stdio ?? "inherit",
-    });
+    const child = spawn(o.launcher, o.argv, { cwd: o.cwd, env: o.env, stdio: o.stdio ?? "inherit" });
     child.once("error", reject);
     child.once("close", (code, signal) => resolve(signal ? { exitCode: null, signal } : { exitCode: code ?? 0 }));
   });
