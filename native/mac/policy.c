@@ -15,7 +15,7 @@ _Static_assert(O_APPEND == XB_DARWIN_O_APPEND && O_CREAT == XB_DARWIN_O_CREAT &&
 
 uint32_t xb_darwin_open_flags(int flags) {
   static const struct {
-    uint32_t darwin, linux;
+    uint32_t from, to; /* Darwin bit, Linux bit ("linux" is a predefined macro in GNU C) */
   } map[] = {
       {XB_DARWIN_O_APPEND, XB_LINUX_O_APPEND},       {XB_DARWIN_O_CREAT, XB_LINUX_O_CREAT},
       {XB_DARWIN_O_TRUNC, XB_LINUX_O_TRUNC},         {XB_DARWIN_O_EXCL, XB_LINUX_O_EXCL},
@@ -25,7 +25,7 @@ uint32_t xb_darwin_open_flags(int flags) {
   };
   uint32_t in = (uint32_t)flags, out = in & XB_DARWIN_O_ACCMODE;
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    if (in & map[i].darwin) out |= map[i].linux;
+    if (in & map[i].from) out |= map[i].to;
   return out;
 }
 

