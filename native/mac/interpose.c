@@ -19,7 +19,8 @@
  * the program is one SIP runs with DYLD_* stripped (policy.c).
  *
  * Known gaps: thread-locals on macOS are allocated on a thread's first use (malloc), so the
- * record path is not async-signal-safe on a thread's first call; calls inside libSystem that do
+ * record path is not async-signal-safe on a thread's first call (they are kept small: about
+ * 1 KiB a thread); calls inside libSystem that do
  * not go through an import (fts, glob opening folders) are not seen.
  */
 #include "../env.h"
@@ -38,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/param.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -191,7 +193,7 @@ DEF_PATHCALL(ssize_t, readlinkat, "readlinkat", XB_OP_READLINK, (int d, const ch
    * DIR, by its fd's path; a DIR reused at the same address is recorded by its opendir. */                            \
   ORIG(struct dirent *, readdir##suffix, "readdir" sym_suffix, (DIR * d))                                              \
   __attribute__((used)) static struct dirent *xbi_readdir##suffix(DIR *d) {                                            \
-    if (d && d != t_listed && g_log.hdr && !t_busy) {                                                                  \
+    if (g_log.hdr && d && d != t_listed && !t_busy) { /* no thread-local before the log is up */                       \
       t_listed = d;                                                                                                    \
       xb_log_set_result(record_fd(XB_OP_READDIR, dirfd(d)), 0);                                                        \
     }                                                                                                                  \
@@ -252,11 +254,26 @@ static void note_sip(const char *path) {
   errno = e;
 }
 
-/* The environment for a child, in `out`/`buf`; envp itself when it does not fit. */
+/*
+ * The environment for a child, in `out` and a rewritten DYLD_INSERT_LIBRARIES in `*buf`, a
+ * mapping of ENV_BUF bytes made here (thread-locals this size would be allocated for every
+ * thread of every traced program; mmap is async-signal-safe, malloc is not). envp itself when
+ * that fails. The caller unmaps *buf (release_env) unless the exec replaced the image.
+ */
 #define ENV_BUF (2 * MAXPATHLEN + 64 * 1024)
-static char *const *traced_env(char *const envp[], char **out, size_t cap, char *buf) {
-  long n = xb_env_merge(envp, g_self, g_log_kv, out, cap, buf, ENV_BUF);
+static char *const *traced_env(char *const envp[], char **out, size_t cap, char **buf) {
+  int e = errno;
+  void *p = mmap(NULL, ENV_BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0);
+  *buf = p == MAP_FAILED ? NULL : p;
+  long n = *buf ? xb_env_merge(envp, g_self, g_log_kv, out, cap, *buf, ENV_BUF) : -1;
+  errno = e;
   return n < 0 ? envp : out;
+}
+
+static void release_env(char *buf) {
+  int e = errno;
+  if (buf) munmap(buf, ENV_BUF);
+  errno = e;
 }
 
 static void record_missing(const char *candidate, void *ctx) {
@@ -268,12 +285,12 @@ ORIG(int, execve, "execve", (const char *path, char *const argv[], char *const e
 __attribute__((used)) static int xbi_execve(const char *path, char *const argv[], char *const envp[]) {
   if (!g_log.hdr) return orig_execve(path, argv, envp);
   size_t cap = xb_env_count(envp) + 3;
-  char *out[cap];
-  static __thread char buf[ENV_BUF];
+  char *out[cap], *buf;
   int32_t *slot = record(XB_OP_EXEC, AT_FDCWD, path, 0);
   note_sip(path);
-  int r = orig_execve(path, argv, (char **)traced_env(envp, out, cap, buf));
+  int r = orig_execve(path, argv, (char **)traced_env(envp, out, cap, &buf));
   done(slot, 1);
+  release_env(buf);
   return r;
 }
 
@@ -303,9 +320,7 @@ static int spawn(pid_t *pid, const char *file, int search, const posix_spawn_fil
                  const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
   if (!g_log.hdr) return (search ? orig_posix_spawnp : orig_posix_spawn)(pid, file, fa, attr, argv, envp);
   size_t cap = xb_env_count(envp) + 3;
-  char *out[cap];
-  static __thread char buf[ENV_BUF];
-  static __thread char found[MAXPATHLEN];
+  char *out[cap], *buf, found[MAXPATHLEN];
   const char *target = file;
   if (search && file && !strchr(file, '/')) {
     int e = errno;
@@ -313,8 +328,9 @@ static int spawn(pid_t *pid, const char *file, int search, const posix_spawn_fil
     errno = e;
   }
   int32_t *slot = target ? record(XB_OP_EXEC, AT_FDCWD, target, 0) : NULL;
-  int r = (search ? orig_posix_spawnp : orig_posix_spawn)(pid, file, fa, attr, argv,
-                                                          (char **)traced_env(envp, out, cap, buf));
+  char *const *env = traced_env(envp, out, cap, &buf);
+  int r = (search ? orig_posix_spawnp : orig_posix_spawn)(pid, file, fa, attr, argv, env);
+  release_env(buf);
   if (r == 0) note_sip(target);
   xb_log_set_result(slot, r);
   return r;

@@ -164,15 +164,17 @@ static int wait_child(pid_t child, pid_t parent, const char *log) {
     struct kevent ev[2];
     EV_SET(&ev[0], child, EVFILT_PROC, EV_ADD, NOTE_EXIT, 0, NULL);
     EV_SET(&ev[1], parent, EVFILT_PROC, EV_ADD, NOTE_EXIT, 0, NULL);
-    /* A parent already gone (ESRCH) is handled like one that dies now. */
+    /* A parent already gone (ESRCH) is handled like one that dies now; a child already gone
+     * (ESRCH) needs no waiting for. */
     int parent_gone = kevent(kq, &ev[1], 1, NULL, 0, NULL) != 0 || getppid() != parent;
-    if (kevent(kq, &ev[0], 1, NULL, 0, NULL) != 0 && errno != ESRCH) die("kevent", errno);
-    while (!parent_gone) {
+    int child_gone = kevent(kq, &ev[0], 1, NULL, 0, NULL) != 0;
+    if (child_gone && errno != ESRCH) die("kevent", errno);
+    while (!parent_gone && !child_gone) {
       struct kevent got;
       int n = kevent(kq, NULL, 0, &got, 1, NULL);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) die("kevent", errno);
-      if ((pid_t)got.ident == child) break;
+      child_gone = (pid_t)got.ident == child;
       parent_gone = (pid_t)got.ident == parent;
     }
     close(kq);
@@ -270,6 +272,8 @@ int main(int argc, char **argv) {
   sigset_t none, all;
   sigemptyset(&none);
   sigfillset(&all);
+  sigdelset(&all, SIGKILL); /* no disposition to reset */
+  sigdelset(&all, SIGSTOP);
   if ((err = posix_spawnattr_setsigmask(&attr, &none)) || (err = posix_spawnattr_setsigdefault(&attr, &all)) ||
       (err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)))
     die("posix_spawnattr", err);
