@@ -5,8 +5,9 @@
  * anything it does not understand rather than guessing.
  *
  * Reads the header, segments and sections, linked dylibs, the symbol table, the dyld-info
- * rebase and bind opcode streams (what zig's linker writes; chained fixups are refused), the
- * `__DATA,__interpose` table, and the code signature's CodeDirectory flags.
+ * rebase and bind opcode streams (what zig's linker writes; chained fixups are noted, not
+ * read, and interposeEntries refuses them), the `__DATA,__interpose` table, the oldest macOS
+ * version (LC_BUILD_VERSION) and the code signature's CodeDirectory flags.
  */
 
 export const MH_MAGIC_64 = 0xfeedfacf;
@@ -22,6 +23,7 @@ const LC = {
   DYLD_INFO: 0x22,
   DYLD_INFO_ONLY: 0x80000022, // | LC_REQ_DYLD (written out: `|` would make it a negative int32)
   DYLD_CHAINED_FIXUPS: 0x80000034,
+  BUILD_VERSION: 0x32,
 } as const;
 /** CodeDirectory flags: ad-hoc signed (no certificate). */
 export const CS_ADHOC = 0x2;
@@ -72,6 +74,10 @@ export interface MachO {
   binds: Bind[];
   /** CodeDirectory flags of the embedded signature; undefined when there is none. */
   codeSignatureFlags?: number;
+  /** LC_BUILD_VERSION's oldest OS version, as "11.0.0"; undefined without one. */
+  minOs?: string;
+  /** Fixups are chained (newer linkers): rebases and binds are then not read (left empty). */
+  chainedFixups: boolean;
 }
 
 function cstring(buf: Buffer, at: number, max: number): string {
@@ -233,6 +239,7 @@ export function parseMachO(buf: Buffer): MachO {
     symbols: [],
     rebases: [],
     binds: [],
+    chainedFixups: false,
   };
   const ncmds = buf.readUInt32LE(16);
   let symtab: { symoff: number; nsyms: number; stroff: number; strsize: number } | undefined;
@@ -280,7 +287,10 @@ export function parseMachO(buf: Buffer): MachO {
         bindSize: buf.readUInt32LE(at + 20),
       };
     } else if (cmd === LC.DYLD_CHAINED_FIXUPS) {
-      throw new Error("Mach-O: chained fixups are not read by this parser (the linker changed its output)");
+      m.chainedFixups = true;
+    } else if (cmd === LC.BUILD_VERSION) {
+      const v = buf.readUInt32LE(at + 12); // xxxx.yy.zz in nibbles
+      m.minOs = `${v >>> 16}.${(v >> 8) & 0xff}.${v & 0xff}`;
     } else if (cmd === LC.CODE_SIGNATURE) {
       m.codeSignatureFlags = codeDirectoryFlags(buf, buf.readUInt32LE(at + 8), buf.readUInt32LE(at + 12));
     }
@@ -328,6 +338,7 @@ export interface InterposeEntry {
 export function interposeEntries(buf: Buffer, m: MachO = parseMachO(buf)): InterposeEntry[] {
   const sect = findSection(m, "__DATA", "__interpose");
   if (!sect) return [];
+  if (m.chainedFixups) throw new Error("Mach-O: chained fixups are not read by this parser (the linker changed its output)");
   if (sect.size % 16n !== 0n) throw new Error("Mach-O: __interpose is not a whole number of (replacement, original) pairs");
   const defined = new Map<bigint, string>();
   for (const s of m.symbols) if (s.kind === 0x0e && !defined.has(s.value)) defined.set(s.value, s.name);

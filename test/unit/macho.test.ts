@@ -124,6 +124,12 @@ function fakeDylib(f: Fake): Buffer {
     cs.writeUInt32LE(sig.length, 12);
     cmds.push(cs);
   }
+  const build = Buffer.alloc(24);
+  build.writeUInt32LE(0x32, 0);
+  build.writeUInt32LE(24, 4);
+  build.writeUInt32LE(1, 8); // PLATFORM_MACOS
+  build.writeUInt32LE((11 << 16) | (7 << 8) | 1, 12);
+  cmds.push(build);
   if (f.chained) {
     const c = Buffer.alloc(16);
     c.writeUInt32LE(0x80000034, 0);
@@ -177,6 +183,8 @@ describe("parseMachO", () => {
       "_stat:0:/usr/lib/libSystem.B.dylib",
     ]);
     expect(m.rebases).toEqual([0x4000n, 0x4010n]);
+    expect(m.minOs).toBe("11.7.1");
+    expect(m.chainedFixups).toBe(false);
     expect(m.codeSignatureFlags! & CS_ADHOC).toBe(CS_ADHOC);
     expect(interposeEntries(buf, m)).toEqual([
       {
@@ -206,7 +214,9 @@ describe("parseMachO", () => {
     expect(() => parseMachO(Buffer.from("\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"))).toThrow(
       "not a 64-bit little-endian Mach-O file",
     );
-    expect(() => parseMachO(fakeDylib({ interpose: [], rebase: [0], bind: [0], chained: true }))).toThrow(/chained fixups/);
+    const chained = fakeDylib({ interpose: [0x100n, 0n], rebase: [0], bind: [0], chained: true });
+    expect(parseMachO(chained).chainedFixups).toBe(true);
+    expect(() => interposeEntries(chained)).toThrow(/chained fixups/);
     expect(() => parseMachO(fakeDylib({ interpose: [], rebase: [0], bind: [0xe0] }))).toThrow(/unsupported bind opcode 0xe0/);
   });
 });
