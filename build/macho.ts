@@ -352,3 +352,64 @@ export function interposeEntries(buf: Buffer, m: MachO = parseMachO(buf)): Inter
   }
   return out;
 }
+
+/** One architecture's file inside a universal ("fat") file. */
+export interface FatSlice {
+  cpuType: number;
+  cpuSubtype: number;
+  offset: number;
+  size: number;
+}
+
+const FAT_MAGIC = 0xcafebabe;
+/** Slices start on 16 KiB boundaries (arm64's page size; x86-64's 4 KiB divides it). */
+const FAT_ALIGN_LOG2 = 14;
+
+/** The slices of a universal file (big-endian fat_header + fat_arch), or undefined if `buf` is not one. */
+export function fatSlices(buf: Buffer): FatSlice[] | undefined {
+  if (buf.length < 8 || buf.readUInt32BE(0) !== FAT_MAGIC) return undefined;
+  const n = buf.readUInt32BE(4);
+  if (8 + n * 20 > buf.length) throw new Error("Mach-O: fat header runs past the file");
+  return Array.from({ length: n }, (_, i) => {
+    const at = 8 + i * 20;
+    const slice = {
+      cpuType: buf.readUInt32BE(at),
+      cpuSubtype: buf.readUInt32BE(at + 4),
+      offset: buf.readUInt32BE(at + 8),
+      size: buf.readUInt32BE(at + 12),
+    };
+    if (slice.offset + slice.size > buf.length) throw new Error(`Mach-O: fat slice ${i} runs past the file`);
+    return slice;
+  });
+}
+
+/** A slice's bytes (a thin Mach-O file). */
+export function sliceBytes(buf: Buffer, slice: FatSlice): Buffer {
+  return buf.subarray(slice.offset, slice.offset + slice.size);
+}
+
+/**
+ * A universal file holding the thin Mach-O files `thin` (what `lipo -create` makes): dyld loads
+ * the slice of the process's architecture, so one dylib serves native and Rosetta processes.
+ */
+export function writeFat(thin: Buffer[]): Buffer {
+  const align = 1 << FAT_ALIGN_LOG2;
+  const header = Buffer.alloc(8 + thin.length * 20);
+  header.writeUInt32BE(FAT_MAGIC, 0);
+  header.writeUInt32BE(thin.length, 4);
+  const parts: Buffer[] = [header];
+  let offset = header.length;
+  for (const [i, slice] of thin.entries()) {
+    const m = parseMachO(slice);
+    const start = Math.ceil(offset / align) * align;
+    parts.push(Buffer.alloc(start - offset), slice);
+    const at = 8 + i * 20;
+    header.writeUInt32BE(m.cpuType, at);
+    header.writeUInt32BE(slice.readUInt32LE(8), at + 4);
+    header.writeUInt32BE(start, at + 8);
+    header.writeUInt32BE(slice.length, at + 12);
+    header.writeUInt32BE(FAT_ALIGN_LOG2, at + 16);
+    offset = start + slice.length;
+  }
+  return Buffer.concat(parts);
+}

@@ -1,6 +1,7 @@
 /**
  * The macOS tracer helpers (native/mac/), cross-built on Linux with zig's C compiler for the
- * darwin-x64 and darwin-arm64 targets: `libxbench-interpose.dylib` and `xbench-mac-launch`.
+ * darwin-x64 and darwin-arm64 targets: `libxbench-interpose.dylib` (universal: both
+ * architectures in one file) and `xbench-mac-launch` (the target's architecture).
  * build.ts calls buildDarwinHelpers() for the darwin targets it compiles and embeds the result
  * in those binaries, as it embeds the Linux helpers in linux-x64's.
  *
@@ -11,9 +12,9 @@
  * section without -Wl,--no-gc-sections).
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
-import { CPU_TYPE, interposeEntries, MH_DYLIB, MH_EXECUTE, parseMachO } from "./macho.ts";
+import { CPU_TYPE, interposeEntries, MH_DYLIB, MH_EXECUTE, parseMachO, writeFat } from "./macho.ts";
 
 export const DARWIN_TARGETS = ["darwin-x64", "darwin-arm64"] as const;
 export type DarwinTarget = (typeof DARWIN_TARGETS)[number];
@@ -52,9 +53,8 @@ export function findZig(root: string, env: NodeJS.ProcessEnv = process.env): str
   return spawnSync("zig", ["version"], { stdio: "ignore" }).status === 0 ? "zig" : undefined;
 }
 
-/** Why a linked helper is not what the target needs; undefined when it is. */
-export function checkDarwinHelper(file: string, target: DarwinTarget, kind: DarwinUnit["kind"]): string | undefined {
-  const buf = readFileSync(file);
+/** Why a linked (thin) helper is not what the target needs; undefined when it is. */
+export function checkDarwinHelper(buf: Buffer, target: DarwinTarget, kind: DarwinUnit["kind"]): string | undefined {
   const m = parseMachO(buf);
   if (m.cpuType !== DARWIN_CPU[target]) return `CPU type 0x${m.cpuType.toString(16)}, not ${target}'s`;
   if (m.fileType !== (kind === "dylib" ? MH_DYLIB : MH_EXECUTE)) return `file type ${m.fileType}, not a ${kind}`;
@@ -74,30 +74,51 @@ export interface DarwinBuild {
   cflags?: string[];
 }
 
-/** Builds and checks one target's helpers; returns their paths. Throws with the compiler's message. */
-export function buildDarwinHelpers(target: DarwinTarget, b: DarwinBuild): string[] {
-  const outDir = join(b.outRoot, target);
-  mkdirSync(outDir, { recursive: true });
+/** Compiles one unit for one target into `out`, checked; throws with the compiler's message. */
+function compileUnit(unit: DarwinUnit, target: DarwinTarget, out: string, b: DarwinBuild): void {
   // zig's caches stay in the build folder: nothing written to $HOME.
   const cache = join(b.root, "dist", ".build", "zig-cache");
   const env = { ...process.env, ZIG_GLOBAL_CACHE_DIR: cache, ZIG_LOCAL_CACHE_DIR: cache };
   delete env.NODE_ENV;
   const common = ["-target", ZIG_TARGET[target], "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fno-strict-aliasing"];
-  return DARWIN_UNITS.map((unit) => {
-    const out = join(outDir, unit.name);
-    const tmp = `${out}.tmp`;
-    const sources = unit.sources.map((s) => join(b.root, "native", s));
-    // The dylib exports nothing (dyld reads its interpose table); without --no-gc-sections
-    // zig's linker drops that table as unreferenced.
-    const link = unit.kind === "dylib" ? ["-shared", "-fvisibility=hidden", "-Wl,--no-gc-sections"] : [];
-    const r = spawnSync(b.zig, ["cc", ...common, ...(b.cflags ?? []), ...link, "-o", tmp, ...sources], { encoding: "utf8", env });
-    if (r.error) throw new Error(`${unit.name} (${target}): ${r.error.message}`);
-    if (r.status !== 0) throw new Error(`${unit.name} (${target}) failed:\n${r.stderr}`);
-    const wrong = checkDarwinHelper(tmp, target, unit.kind);
-    if (wrong) throw new Error(`${unit.name} (${target}) was linked wrong: ${wrong}`);
-    renameSync(tmp, out);
-    return out;
+  const sources = unit.sources.map((s) => join(b.root, "native", s));
+  // The dylib exports nothing (dyld reads its interpose table); without --no-gc-sections
+  // zig's linker drops that table as unreferenced.
+  const link = unit.kind === "dylib" ? ["-shared", "-fvisibility=hidden", "-Wl,--no-gc-sections"] : [];
+  const tmp = `${out}.tmp`;
+  const r = spawnSync(b.zig, ["cc", ...common, ...(b.cflags ?? []), ...link, "-o", tmp, ...sources], { encoding: "utf8", env });
+  if (r.error) throw new Error(`${unit.name} (${target}): ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`${unit.name} (${target}) failed:\n${r.stderr}`);
+  const wrong = checkDarwinHelper(readFileSync(tmp), target, unit.kind);
+  if (wrong) throw new Error(`${unit.name} (${target}) was linked wrong: ${wrong}`);
+  renameSync(tmp, out);
+}
+
+/**
+ * Builds and checks the helpers of the darwin `targets`; returns their paths by target. The
+ * launcher is the target's own; the dylib is universal (x86-64 + arm64) for every target:
+ * dyld refuses to start a process whose inserted library lacks its architecture, and an arm64
+ * Mac runs x86-64 programs under Rosetta (and an x86-64 xbench may run there).
+ */
+export function buildDarwinHelpers(targets: DarwinTarget[], b: DarwinBuild): Map<DarwinTarget, string[]> {
+  const built = new Map<DarwinTarget, string[]>();
+  if (targets.length === 0) return built;
+  const [dylib, launcher] = DARWIN_UNITS as [DarwinUnit, DarwinUnit];
+  const thin = DARWIN_TARGETS.map((t) => {
+    const dir = join(b.root, "dist", ".build", "thin", t);
+    mkdirSync(dir, { recursive: true });
+    compileUnit(dylib, t, join(dir, dylib.name), b);
+    return readFileSync(join(dir, dylib.name));
   });
+  const universal = writeFat(thin);
+  for (const target of targets) {
+    const outDir = join(b.outRoot, target);
+    mkdirSync(outDir, { recursive: true });
+    compileUnit(launcher, target, join(outDir, launcher.name), b);
+    writeFileSync(join(outDir, dylib.name), universal, { mode: 0o755 });
+    built.set(target, [join(outDir, dylib.name), join(outDir, launcher.name)]);
+  }
+  return built;
 }
 
 /** Copies built darwin helpers beside the npm build, under `<helpersRoot>/<target>/`. */

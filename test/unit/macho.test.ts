@@ -3,7 +3,18 @@
  * command and opcode stream, and that it refuses what it does not understand.
  */
 import { describe, expect, test } from "bun:test";
-import { CPU_TYPE, CS_ADHOC, MH_DYLIB, interposeEntries, parseBinds, parseMachO, parseRebases } from "../../build/macho.ts";
+import {
+  CPU_TYPE,
+  CS_ADHOC,
+  MH_DYLIB,
+  fatSlices,
+  interposeEntries,
+  parseBinds,
+  parseMachO,
+  parseRebases,
+  sliceBytes,
+  writeFat,
+} from "../../build/macho.ts";
 
 const uleb = (v: bigint): number[] => {
   const out: number[] = [];
@@ -24,6 +35,7 @@ interface Fake {
   bind: number[];
   signature?: number;
   chained?: boolean;
+  cpu?: number;
 }
 
 /**
@@ -139,7 +151,8 @@ function fakeDylib(f: Fake): Buffer {
   const lc = Buffer.concat(cmds);
   const header = Buffer.alloc(32);
   header.writeUInt32LE(0xfeedfacf, 0);
-  header.writeUInt32LE(CPU_TYPE.arm64, 4);
+  header.writeUInt32LE(f.cpu ?? CPU_TYPE.arm64, 4);
+  header.writeUInt32LE(3, 8); // cpusubtype
   header.writeUInt32LE(MH_DYLIB, 12);
   header.writeUInt32LE(cmds.length, 16);
   header.writeUInt32LE(lc.length, 20);
@@ -218,6 +231,24 @@ describe("parseMachO", () => {
     expect(parseMachO(chained).chainedFixups).toBe(true);
     expect(() => interposeEntries(chained)).toThrow(/chained fixups/);
     expect(() => parseMachO(fakeDylib({ interpose: [], rebase: [0], bind: [0xe0] }))).toThrow(/unsupported bind opcode 0xe0/);
+  });
+});
+
+describe("universal files", () => {
+  test("writeFat puts each thin file on a 16 KiB boundary; fatSlices finds them again", () => {
+    const x64 = fakeDylib({ interpose: [0x100n, 0n], rebase: REBASE, bind: BIND, cpu: CPU_TYPE.x86_64 });
+    const arm = fakeDylib({ interpose: [0x110n, 0n], rebase: REBASE, bind: BIND });
+    const fat = writeFat([x64, arm]);
+    expect(fat.readUInt32BE(0)).toBe(0xcafebabe);
+    const slices = fatSlices(fat)!;
+    expect(slices.map((s) => [s.cpuType, s.cpuSubtype, s.offset % 16384])).toEqual([
+      [CPU_TYPE.x86_64, 3, 0],
+      [CPU_TYPE.arm64, 3, 0],
+    ]);
+    expect(sliceBytes(fat, slices[0]!).equals(x64)).toBe(true);
+    expect(interposeEntries(sliceBytes(fat, slices[1]!))[0]!.replacement).toBe("_xbi_stat");
+    expect(fatSlices(x64)).toBeUndefined();
+    expect(() => parseMachO(fat)).toThrow("not a 64-bit little-endian Mach-O file");
   });
 });
 
