@@ -15,8 +15,9 @@
  * its result stored after, errno preserved. Relative paths carry their base (getcwd, or the
  * dirfd's path from F_GETPATH). A thread-local guard stops recursion when libc calls back into
  * an interposed function. Children: execve and posix_spawn[p] put DYLD_INSERT_LIBRARIES and the
- * log variable back into the environment they pass (env -i), and flag the trace incomplete when
- * the program is one SIP runs with DYLD_* stripped (policy.c).
+ * log variable back into the environment they pass (env -i), start `#!/usr/bin/env NAME`
+ * scripts as NAME directly (env is SIP-protected: under it NAME would run untraced), and flag
+ * the trace incomplete when the program is one SIP runs with DYLD_* stripped (policy.c).
  *
  * Known gaps: thread-locals on macOS are allocated on a thread's first use (malloc), so the
  * record path is not async-signal-safe on a thread's first call (they are kept small: about
@@ -32,6 +33,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <mach-o/dyld.h>
 #include <pthread.h>
 #include <spawn.h>
@@ -238,20 +240,33 @@ DEF_RENAME(renameat, (int fd1, const char *from, int fd2, const char *to), (fd1,
 /* Flags the trace incomplete when macOS will run `path` with DYLD_* stripped (SIP), directly
  * or as the interpreter of a `#!` script. */
 static void note_sip(const char *path) {
-  if (!g_log.hdr || !path) return;
-  int e = errno;
-  int strip = xb_sip_protected(path);
-  if (!strip) {
-    char head[256], interp[MAXPATHLEN];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      ssize_t n = read(fd, head, sizeof head);
-      if (n > 0 && xb_shebang_interpreter(head, (size_t)n, interp, sizeof interp)) strip = xb_sip_protected(interp);
-      close(fd);
-    }
+  if (g_log.hdr && path && xb_sip_strips(path)) xb_log_flag(&g_log, XB_FLAG_SIP_STRIPPED);
+}
+
+/* The value of `name` in a NULL-terminated environment, or NULL. */
+static const char *env_value(char *const envp[], const char *name) {
+  size_t n = strlen(name);
+  for (size_t i = 0; envp && envp[i]; i++)
+    if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=') return envp[i] + n + 1;
+  return NULL;
+}
+
+/*
+ * What to start for `path argv`: a `#!/usr/bin/env NAME` script runs as NAME (found on the
+ * child's PATH, in `prog`) with argv {NAME, path, argv[1..]} in `av` (cap entries), as env
+ * would run it, since SIP would strip DYLD_* from env and everything under it. Returns the
+ * program to start, `path` itself otherwise (then the SIP check flags what cannot be traced).
+ */
+static const char *unwrap_env(const char *path, char *const argv[], char *const envp[], char *prog, char *name,
+                              char **av, size_t cap, char *const **run_argv) {
+  *run_argv = argv;
+  if (path && xb_env_script(path, env_value(envp, "PATH"), prog, MAXPATHLEN, name, NAME_MAX + 1) &&
+      xb_env_script_argv(name, path, argv, av, cap)) {
+    *run_argv = av;
+    return prog;
   }
-  if (strip) xb_log_flag(&g_log, XB_FLAG_SIP_STRIPPED);
-  errno = e;
+  note_sip(path);
+  return path;
 }
 
 /*
@@ -284,11 +299,12 @@ static void record_missing(const char *candidate, void *ctx) {
 ORIG(int, execve, "execve", (const char *path, char *const argv[], char *const envp[]))
 __attribute__((used)) static int xbi_execve(const char *path, char *const argv[], char *const envp[]) {
   if (!g_log.hdr) return orig_execve(path, argv, envp);
-  size_t cap = xb_env_count(envp) + 3;
-  char *out[cap], *buf;
+  size_t cap = xb_env_count(envp) + 3, acap = xb_env_count(argv) + 3;
+  char *out[cap], *buf, *av[acap], prog[MAXPATHLEN], name[NAME_MAX + 1];
+  char *const *run_argv;
   int32_t *slot = record(XB_OP_EXEC, AT_FDCWD, path, 0);
-  note_sip(path);
-  int r = orig_execve(path, argv, (char **)traced_env(envp, out, cap, &buf));
+  const char *run = unwrap_env(path, argv, envp, prog, name, av, acap, &run_argv);
+  int r = orig_execve(run, run_argv, (char **)traced_env(envp, out, cap, &buf));
   done(slot, 1);
   release_env(buf);
   return r;
@@ -319,8 +335,9 @@ __attribute__((used)) static int xbi_posix_spawnp(pid_t *pid, const char *file, 
 static int spawn(pid_t *pid, const char *file, int search, const posix_spawn_file_actions_t *fa,
                  const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
   if (!g_log.hdr) return (search ? orig_posix_spawnp : orig_posix_spawn)(pid, file, fa, attr, argv, envp);
-  size_t cap = xb_env_count(envp) + 3;
-  char *out[cap], *buf, found[MAXPATHLEN];
+  size_t cap = xb_env_count(envp) + 3, acap = xb_env_count(argv) + 3;
+  char *out[cap], *buf, found[MAXPATHLEN], *av[acap], prog[MAXPATHLEN], name[NAME_MAX + 1];
+  char *const *run_argv;
   const char *target = file;
   if (search && file && !strchr(file, '/')) {
     int e = errno;
@@ -328,10 +345,11 @@ static int spawn(pid_t *pid, const char *file, int search, const posix_spawn_fil
     errno = e;
   }
   int32_t *slot = target ? record(XB_OP_EXEC, AT_FDCWD, target, 0) : NULL;
+  const char *run = target ? unwrap_env(target, argv, envp, prog, name, av, acap, &run_argv) : NULL;
   char *const *env = traced_env(envp, out, cap, &buf);
-  int r = (search ? orig_posix_spawnp : orig_posix_spawn)(pid, file, fa, attr, argv, env);
+  int r = run && run != target ? orig_posix_spawn(pid, run, fa, attr, run_argv, env)
+                               : (search ? orig_posix_spawnp : orig_posix_spawn)(pid, file, fa, attr, argv, env);
   release_env(buf);
-  if (r == 0) note_sip(target);
   xb_log_set_result(slot, r);
   return r;
 }

@@ -11,9 +11,11 @@
  *   environment plus DYLD_INSERT_LIBRARIES=the dylib and XBENCH_TRACE_LOG=FILE, waits for it
  *   and exits as it did: its exit code, or the same signal re-raised (core dumps off). 125: the
  *   launcher itself could not start; 126/127: CMD not executable / not found. It prints
- *   nothing else. When macOS will strip DYLD_* from CMD (SIP: /usr/bin, /bin, ..., or a script
- *   whose interpreter lives there), CMD still runs and the log's XB_FLAG_SIP_STRIPPED says the
- *   trace is incomplete. --dylib defaults to libxbench-interpose.dylib beside this program.
+ *   nothing else. A `#!/usr/bin/env NAME` script is started as NAME (found on PATH) with the
+ *   script as its first argument, as env would: env is SIP-protected, and NAME would run
+ *   untraced under it. When macOS will strip DYLD_* from CMD (SIP: /usr/bin, /bin, ..., or a
+ *   script whose interpreter lives there), CMD still runs and the log's XB_FLAG_SIP_STRIPPED
+ *   says the trace is incomplete. --dylib defaults to libxbench-interpose.dylib beside this program.
  *   --die-with-parent: when the launcher's parent dies, kill CMD and delete the log (and its
  *   folder if left empty). Signals sent with kill() (TERM, HUP, INT, QUIT, USR1, USR2) are
  *   forwarded to CMD; terminal-generated ones are not (CMD gets its own copy).
@@ -105,17 +107,6 @@ static void remove_log(const char *log) {
   char dir[PATH_MAX];
   dirname_of(log, dir, sizeof dir);
   rmdir(dir);
-}
-
-/* 1 if SIP will run `path` (or the interpreter of its `#!` line) with DYLD_* stripped. */
-static int sip_strips(const char *path) {
-  if (xb_sip_protected(path)) return 1;
-  char head[256], interp[PATH_MAX];
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  ssize_t n = read(fd, head, sizeof head);
-  close(fd);
-  return n > 0 && xb_shebang_interpreter(head, (size_t)n, interp, sizeof interp) && xb_sip_protected(interp);
 }
 
 /* Forwards kill()-sent signals to CMD (a terminal's reach CMD directly, in the same group). */
@@ -256,7 +247,20 @@ int main(int argc, char **argv) {
     }
     path = found;
   }
-  if (sip_strips(path)) xb_log_flag(&log, XB_FLAG_SIP_STRIPPED);
+  /* A `#!/usr/bin/env NAME` script runs as NAME directly, as env would: env is SIP-protected. */
+  char prog[PATH_MAX], name[NAME_MAX + 1];
+  const char *run = path;
+  char **run_argv = cmd_argv;
+  if (xb_env_script(path, getenv("PATH"), prog, sizeof prog, name, sizeof name)) {
+    size_t cap = xb_env_count(cmd_argv) + 3;
+    char **av = calloc(cap, sizeof *av);
+    if (!av) die("calloc", errno);
+    if (xb_env_script_argv(name, path, cmd_argv, av, cap)) {
+      run = prog;
+      run_argv = av;
+    }
+  }
+  if (run == path && xb_sip_strips(path)) xb_log_flag(&log, XB_FLAG_SIP_STRIPPED);
 
   char log_kv[PATH_MAX + sizeof XB_ENV_LOG + 1];
   snprintf(log_kv, sizeof log_kv, "%s=%s", XB_ENV_LOG, log_abs);
@@ -287,7 +291,7 @@ int main(int argc, char **argv) {
   char cwd[PATH_MAX];
   if (path[0] != '/' && getcwd(cwd, sizeof cwd)) top.base_len = (uint16_t)strlen(cwd);
   pid_t child;
-  err = posix_spawn(&child, path, NULL, &attr, cmd_argv, env);
+  err = posix_spawn(&child, run, NULL, &attr, run_argv, env);
   top.pid = err ? (uint32_t)getpid() : (uint32_t)child;
   top.result = err;
   xb_log_append(&log, &top, cwd, path);

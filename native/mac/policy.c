@@ -58,17 +58,48 @@ int xb_sip_protected(const char *path) {
   return 0;
 }
 
-int xb_shebang_interpreter(const char *head, size_t n, char *out, size_t cap) {
-  if (n < 3 || head[0] != '#' || head[1] != '!' || cap == 0) return 0;
-  size_t i = 2;
-  while (i < n && (head[i] == ' ' || head[i] == '\t')) i++;
-  size_t start = i;
-  while (i < n && head[i] != ' ' && head[i] != '\t' && head[i] != '\n' && head[i] != '\r' && head[i] != 0) i++;
-  size_t len = i - start;
+/* The next blank-separated word of a `#!` line from head[*i] into out (cap bytes); its length,
+ * 0 when there is none or it does not fit. */
+static size_t shebang_word(const char *head, size_t n, size_t *i, char *out, size_t cap) {
+  while (*i < n && (head[*i] == ' ' || head[*i] == '\t')) (*i)++;
+  size_t start = *i;
+  while (*i < n && head[*i] != 0 && head[*i] != ' ' && head[*i] != '\t' && head[*i] != '\n' && head[*i] != '\r') (*i)++;
+  size_t len = *i - start;
   if (len == 0 || len >= cap) return 0;
   memcpy(out, head + start, len);
   out[len] = 0;
-  return 1;
+  return len;
+}
+
+static int is_shebang(const char *head, size_t n) {
+  return n >= 3 && head[0] == '#' && head[1] == '!';
+}
+
+int xb_shebang_interpreter(const char *head, size_t n, char *out, size_t cap) {
+  size_t i = 2;
+  return is_shebang(head, n) && shebang_word(head, n, &i, out, cap) > 0;
+}
+
+int xb_env_shebang_program(const char *head, size_t n, char *out, size_t cap) {
+  char interp[sizeof "/usr/bin/env"];
+  size_t i = 2;
+  if (!is_shebang(head, n) || !shebang_word(head, n, &i, interp, sizeof interp) || strcmp(interp, "/usr/bin/env") != 0)
+    return 0;
+  /* Options (-S) and assignments change what env does: leave those to env. */
+  if (!shebang_word(head, n, &i, out, cap) || out[0] == '-' || strchr(out, '=')) return 0;
+  /* More words: the kernel hands env "prog arg" as one name, which it would not find either. */
+  while (i < n && (head[i] == ' ' || head[i] == '\t')) i++;
+  return i == n || head[i] == '\n' || head[i] == '\r' || head[i] == 0;
+}
+
+size_t xb_env_script_argv(const char *name, const char *script, char *const argv[], char **out, size_t cap) {
+  size_t argc = xb_env_count(argv), rest = argc ? argc - 1 : 0; /* argv[1..] */
+  if (rest + 3 > cap) return 0;
+  out[0] = (char *)name;
+  out[1] = (char *)script;
+  for (size_t i = 0; i < rest; i++) out[2 + i] = argv[1 + i];
+  out[2 + rest] = NULL;
+  return 2 + rest;
 }
 
 size_t xb_env_count(char *const envp[]) {

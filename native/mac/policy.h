@@ -60,6 +60,15 @@ int xb_sip_protected(const char *path);
  * interpreter, so SIP strips DYLD_* when the interpreter is protected (#!/bin/sh).
  */
 int xb_shebang_interpreter(const char *head, size_t n, char *out, size_t cap);
+/*
+ * The program of a `#!/usr/bin/env PROG` line (one word, no options) into out; 1 if that is
+ * what `head` starts with. /usr/bin/env is SIP-protected: run through it, PROG (node, python3)
+ * would start without DYLD_* and untraced, so the helpers run PROG themselves, as env would.
+ */
+int xb_env_shebang_program(const char *head, size_t n, char *out, size_t cap);
+/* The argv env would give PROG for `script argv[1..]`: {name, script, argv[1], ...}, NULL-ended,
+ * into out (cap entries: argc + 3 always fits). Returns the count, 0 if it does not fit. */
+size_t xb_env_script_argv(const char *name, const char *script, char *const argv[], char **out, size_t cap);
 
 /*
  * The environment for a child: `envp` (NULL-terminated) with `log_kv` ("XBENCH_TRACE_LOG=...")

@@ -1,6 +1,8 @@
 /*
- * PATH search as execvp and posix_spawnp do it, shared by the macOS launcher and dylib and
- * portable (tested on Linux with gcc). Rules: stat and access only, no allocation, no stdio.
+ * What the macOS launcher and dylib look up in the file system before starting a program: the
+ * PATH search as execvp and posix_spawnp do it, and the program's `#!` line. Portable (tested
+ * on Linux with gcc). Rules: stat, access, open, read and close only; no allocation, no stdio;
+ * errno is left as it was.
  */
 #ifndef XBENCH_MAC_SEARCH_H
 #define XBENCH_MAC_SEARCH_H
@@ -15,5 +17,17 @@
  */
 int xb_search_path(const char *path, const char *file, char *out, size_t cap, void (*missing)(const char *, void *),
                    void *ctx);
+
+/* Up to `cap` first bytes of the file at `path` into buf; how many (0 if it cannot be read). */
+size_t xb_read_head(const char *path, char *buf, size_t cap);
+
+/* 1 if SIP will run `path` (or the interpreter of its `#!` line) with DYLD_* stripped. */
+int xb_sip_strips(const char *path);
+
+/*
+ * If `path` is a `#!/usr/bin/env NAME` script and NAME is found on `pathvar` (NULL: the default)
+ * as a program SIP leaves alone: its path into `prog`, NAME into `name`; 1. Else 0.
+ */
+int xb_env_script(const char *path, const char *pathvar, char *prog, size_t cap, char *name, size_t namecap);
 
 #endif

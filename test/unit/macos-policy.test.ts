@@ -109,6 +109,50 @@ describe.skipIf(!haveGcc)("native/mac/policy.c", () => {
     expect(ask(paths.map((p) => `shebang ${p}`))).toEqual(files.map(([, interp]) => interp));
   });
 
+  test("#!/usr/bin/env scripts: the program env would run, found on PATH unless SIP would strip it too", () => {
+    const bin = join(tmp.dir, "envbin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "node"), "\x7fELF");
+    chmodSync(join(bin, "node"), 0o755);
+    writeFileSync(join(bin, "wrapped"), "#!/bin/sh\n"); // a program that SIP would strip through its interpreter
+    chmodSync(join(bin, "wrapped"), 0o755);
+    const scripts: Record<string, string> = {
+      node: "#!/usr/bin/env node\nconsole.log(1)\n",
+      spaced: "#!  /usr/bin/env   node  \r\n",
+      options: "#!/usr/bin/env -S node --flag\n",
+      assign: "#!/usr/bin/env FOO=1 node\n",
+      twoWords: "#!/usr/bin/env node --flag\n",
+      plain: "#!/bin/sh\n",
+      missing: "#!/usr/bin/env nosuchprog\n",
+      wrapped: "#!/usr/bin/env wrapped\n",
+    };
+    const paths = Object.fromEntries(
+      Object.entries(scripts).map(([k, text]) => {
+        const p = join(tmp.dir, `env-${k}`);
+        writeFileSync(p, text);
+        return [k, p];
+      }),
+    );
+    expect(ask(Object.values(paths).map((p) => `envprog ${p}`))).toEqual(["node", "node", "-", "-", "-", "-", "nosuchprog", "wrapped"]);
+    expect(ask(["node", "plain", "missing", "wrapped"].map((k) => `envscript ${bin} ${paths[k]}`))).toEqual([
+      `${bin}/node node`,
+      "-",
+      "-",
+      "-",
+    ]);
+    expect(ask(["scriptargv node /s/tool.js a b", "scriptargv node /s/tool.js", "scriptargv node /s/tool.js a b c d e"])).toEqual([
+      "node|/s/tool.js|a|b",
+      "node|/s/tool.js",
+      "node|/s/tool.js|a|b|c|d|e",
+    ]);
+    expect(ask([`sipstrips ${paths.plain}`, `sipstrips ${paths.node}`, "sipstrips /usr/bin/env", `sipstrips ${bin}/node`])).toEqual([
+      "1",
+      "1",
+      "1",
+      "0",
+    ]);
+  });
+
   test("a PATH search finds the first executable file and lists the folders that lacked it", () => {
     const [a, b, c] = ["a", "b", "c"].map((d) => join(tmp.dir, "path", d));
     for (const d of [a!, b!, c!]) mkdirSync(d, { recursive: true });
