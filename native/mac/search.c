@@ -64,6 +64,9 @@ int xb_sip_strips(const char *path) {
 int xb_env_script(const char *path, const char *pathvar, char *prog, size_t cap, char *name, size_t namecap) {
   char head[256];
   size_t n = xb_read_head(path, head, sizeof head);
-  return xb_env_shebang_program(head, n, name, namecap) && !strchr(name, '/') &&
-         xb_search_path(pathvar, name, prog, cap, NULL, NULL) && !xb_sip_strips(prog);
+  if (!xb_env_shebang_program(head, n, name, namecap) || strchr(name, '/')) return 0;
+  /* A script the kernel would refuse to run stays refused: no unwrapping. */
+  int saved = errno, runnable = access(path, X_OK) == 0;
+  errno = saved;
+  return runnable && xb_search_path(pathvar, name, prog, cap, NULL, NULL) && !xb_sip_strips(prog);
 }

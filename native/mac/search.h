@@ -25,8 +25,8 @@ size_t xb_read_head(const char *path, char *buf, size_t cap);
 int xb_sip_strips(const char *path);
 
 /*
- * If `path` is a `#!/usr/bin/env NAME` script and NAME is found on `pathvar` (NULL: the default)
- * as a program SIP leaves alone: its path into `prog`, NAME into `name`; 1. Else 0.
+ * If `path` is an executable `#!/usr/bin/env NAME` script and NAME is found on `pathvar` (NULL:
+ * the default) as a program SIP leaves alone: its path into `prog`, NAME into `name`; 1. Else 0.
  */
 int xb_env_script(const char *path, const char *pathvar, char *prog, size_t cap, char *name, size_t namecap);
 

@@ -125,17 +125,31 @@ describe.skipIf(!haveGcc)("native/mac/policy.c", () => {
       plain: "#!/bin/sh\n",
       missing: "#!/usr/bin/env nosuchprog\n",
       wrapped: "#!/usr/bin/env wrapped\n",
+      notExecutable: "#!/usr/bin/env node\n",
     };
     const paths = Object.fromEntries(
       Object.entries(scripts).map(([k, text]) => {
         const p = join(tmp.dir, `env-${k}`);
         writeFileSync(p, text);
+        chmodSync(p, k === "notExecutable" ? 0o644 : 0o755);
         return [k, p];
       }),
     );
-    expect(ask(Object.values(paths).map((p) => `envprog ${p}`))).toEqual(["node", "node", "-", "-", "-", "-", "nosuchprog", "wrapped"]);
-    expect(ask(["node", "plain", "missing", "wrapped"].map((k) => `envscript ${bin} ${paths[k]}`))).toEqual([
+    expect(ask(Object.values(paths).map((p) => `envprog ${p}`))).toEqual([
+      "node",
+      "node",
+      "-",
+      "-",
+      "-",
+      "-",
+      "nosuchprog",
+      "wrapped",
+      "node",
+    ]);
+    expect(ask(["node", "spaced", "plain", "missing", "wrapped", "notExecutable"].map((k) => `envscript ${bin} ${paths[k]}`))).toEqual([
       `${bin}/node node`,
+      `${bin}/node node`,
+      "-",
       "-",
       "-",
       "-",
