@@ -109,10 +109,13 @@ static void remove_log(const char *log) {
   rmdir(dir);
 }
 
-/* Forwards kill()-sent signals to CMD (a terminal's reach CMD directly, in the same group). */
+/* Forwards kill()-sent signals to CMD (a terminal's reach CMD directly, in the same group).
+ * TERM, USR1 and USR2 never come from a terminal: forwarded whatever si_code says (a signal
+ * that was pending while blocked may arrive without its sender's details). */
 static void forward(int sig, siginfo_t *info, void *uc) {
   (void)uc;
-  if (g_child > 0 && info && info->si_code == SI_USER) kill(g_child, sig);
+  int from_kill = (info && info->si_code == SI_USER) || sig == SIGTERM || sig == SIGUSR1 || sig == SIGUSR2;
+  if (g_child > 0 && from_kill) kill(g_child, sig);
 }
 
 static const int FORWARDED[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2};
@@ -270,19 +273,17 @@ int main(int argc, char **argv) {
   if (!env || !buf) die("malloc", errno);
   if (xb_env_merge(base_env, dylib_abs, log_kv, env, cap, buf, bufcap) < 0) die("environment", E2BIG);
 
-  /* CMD gets default dispositions and an empty mask, whatever xbench's were. */
-  posix_spawnattr_t attr;
-  if ((err = posix_spawnattr_init(&attr))) die("posix_spawnattr_init", err);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  sigdelset(&all, SIGKILL); /* no disposition to reset */
-  sigdelset(&all, SIGSTOP);
-  if ((err = posix_spawnattr_setsigmask(&attr, &none)) || (err = posix_spawnattr_setsigdefault(&attr, &all)) ||
-      (err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)))
-    die("posix_spawnattr", err);
-
+  /* Forwarded signals wait (blocked) until CMD exists. CMD gets the caller's signal mask and
+   * ignored signals; the launcher's handlers are not inherited (exec resets caught signals). */
+  sigset_t forwarded, caller_mask;
+  sigemptyset(&forwarded);
+  for (size_t k = 0; k < sizeof FORWARDED / sizeof FORWARDED[0]; k++) sigaddset(&forwarded, FORWARDED[k]);
+  if (sigprocmask(SIG_BLOCK, &forwarded, &caller_mask) != 0) die("sigprocmask", errno);
   install_forwarding();
+  posix_spawnattr_t attr;
+  if ((err = posix_spawnattr_init(&attr)) || (err = posix_spawnattr_setsigmask(&attr, &caller_mask)) ||
+      (err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK)))
+    die("posix_spawnattr", err);
   struct xb_rec top = {.op = XB_OP_EXEC,
                        .src = XB_SRC_PRELOAD,
                        .result = XB_RESULT_PENDING,
@@ -300,5 +301,6 @@ int main(int argc, char **argv) {
     _exit(err == ENOENT ? 127 : 126);
   }
   g_child = child;
+  if (sigprocmask(SIG_SETMASK, &caller_mask, NULL) != 0) die("sigprocmask", errno); /* pending ones go to CMD */
   exit_like(wait_child(child, parent, log_abs));
 }
