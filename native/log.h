@@ -43,7 +43,8 @@
 #define XB_FLAG_UNREADABLE 0x80u /* a path could not be read from a tracee */
 #define XB_FLAG_LAUNCHER_ERROR 0x100u /* the supervisor hit an internal error */
 #define XB_FLAG_SHIM_DROPPED 0x200u /* preload mode: an exec the shim could not follow (setuid, user change) */
-#define XB_FLAGS_INCOMPLETE 0x3f0u
+#define XB_FLAG_SIP_STRIPPED 0x400u /* macOS: a SIP-protected program ran with DYLD_* removed, untraced */
+#define XB_FLAGS_INCOMPLETE 0x7f0u
 
 struct xb_log_header {
   uint64_t magic;
@@ -105,9 +106,16 @@ struct xb_rec {
   uint64_t tsc; /* time stamp counter when recorded: orders records across chunks (first pid) */
 };
 
-/* The time stamp counter (invariant on current x86-64): ~10 ns, no syscall, no vDSO page. */
+/* The time stamp counter (invariant on current x86-64): ~10 ns, no syscall, no vDSO page. On
+ * arm64 the virtual counter, readable from user space on Linux and macOS alike. */
 static inline uint64_t xb_now(void) {
+#if defined(__aarch64__)
+  uint64_t v;
+  __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+  return v;
+#else
   return __builtin_ia32_rdtsc();
+#endif
 }
 
 struct xb_log {

@@ -8,6 +8,7 @@ import { dirname, resolve } from "pathe";
 import { usageError } from "../errors.ts";
 import { writeDirect } from "../output/direct.ts";
 import { formatAccesses, summaryLine, type TraceFormat } from "../tracer/format.ts";
+import { EXPERIMENTAL_NOTICE, EXPERIMENTAL_TRACE_OS } from "../tracer/platform.ts";
 import { trace } from "../tracer/run.ts";
 import type { TraceBackend } from "../tracer/types.ts";
 
@@ -110,6 +111,7 @@ export function checkOutputPath(file: string): void {
 /** Runs `command` traced, reports what it touched, and returns the exit status it should cause. */
 export async function runTrace(flags: TraceFlags, command: string[]): Promise<number> {
   if (flags.output) checkOutputPath(flags.output);
+  if (EXPERIMENTAL_TRACE_OS.has(process.platform)) writeDirect(2, `${EXPERIMENTAL_NOTICE}\n`);
   // The supervisor forwards kill()-sent signals and the terminal signals the whole group:
   // xbench stays alive to report and to exit the way the command did.
   const ignore = () => {};

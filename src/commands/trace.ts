@@ -4,9 +4,17 @@ import { usageError } from "../errors.ts";
 import { runTrace, TRACE_BACKENDS, TRACE_FORMATS, type TraceFlags } from "./trace-run.ts";
 
 export const traceCommand = defineCommand({
-  meta: { name: "trace", description: "Run a command and record every file its process tree touches" },
+  meta: {
+    name: "trace",
+    description: "Run a command and record every file its process tree touches (macOS: experimental, not yet run on a Mac)",
+  },
   args: {
-    backend: { type: "enum", options: [...TRACE_BACKENDS], description: "Tracing backend", default: "auto" },
+    backend: {
+      type: "enum",
+      options: [...TRACE_BACKENDS],
+      description: "Tracing backend (macOS: auto and preload interpose through dyld; seccomp is Linux only)",
+      default: "auto",
+    },
     format: { type: "enum", options: [...TRACE_FORMATS], description: "Output format", default: "summary" },
     output: {
       type: "string",

@@ -1,12 +1,13 @@
-/** Spawning xbench-supervisor (native/supervisor.c documents its CLI contract). */
+/** Spawning the platform's launcher (native/supervisor.c, native/mac/launch.c document their CLI contracts). */
 import type { StdioOptions } from "node:child_process";
+import { launcherArgs, tracerKind } from "./platform.ts";
 import type { TraceBackend } from "./types.ts";
 
 export interface LaunchOptions {
-  supervisor: string;
-  preload: string;
-  backend: TraceBackend;
-  log: string;
+  /** The launcher program (xbench-supervisor, xbench-mac-launch). */
+  launcher: string;
+  /** Its whole argv, command included (launcherArgs in platform.ts). */
+  argv: string[];
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   stdio?: StdioOptions;
@@ -18,9 +19,9 @@ export interface LaunchResult {
   signal?: NodeJS.Signals;
 }
 
-/** The supervisor's argv for running `command args` traced. */
-export function supervisorArgs(o: Pick<LaunchOptions, "backend" | "preload" | "log">, command: string, args: string[]): string[] {
-  return ["--backend", o.backend, "--preload", o.preload, "--log", o.log, "--die-with-parent", "--", command, ...args];
+/** The Linux supervisor's argv for running `command args` traced. */
+export function supervisorArgs(o: { backend: TraceBackend; preload: string; log: string }, command: string, args: string[]): string[] {
+  return launcherArgs(tracerKind("linux", o.backend), { backend: o.backend, library: o.preload, log: o.log }, command, args);
 }
 
 type BunStdio = "inherit" | "ignore" | number;
@@ -33,29 +34,27 @@ export function bunStdio(stdio: StdioOptions | undefined): [BunStdio, BunStdio, 
   for (let fd = 0; fd < 3; fd++) {
     const s = each[fd] ?? "inherit";
     if (s === "inherit" || s === "ignore" || typeof s === "number") out.push(s);
-    else if (s === undefined || s === null) out.push("inherit");
     else return undefined; // pipes and streams: node:child_process handles them
   }
   return out as [BunStdio, BunStdio, BunStdio];
 }
 
 /**
- * Runs the command under the supervisor; resolves with the command's status. On Bun, through
- * Bun.spawn: its node:child_process layer costs ~2 ms more per launch, as much as the
- * supervisor's own start (measured with `bun bench/trace-cost.ts`).
+ * Runs the launcher; resolves with the command's status. On Bun, through Bun.spawn: its
+ * node:child_process layer costs ~2 ms more per launch, as much as the supervisor's own start
+ * (measured with `bun bench/trace-cost.ts`).
  */
-export async function launch(o: LaunchOptions, command: string, args: string[]): Promise<LaunchResult> {
-  const argv = [o.supervisor, ...supervisorArgs(o, command, args)];
+export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   const stdio = bunStdio(o.stdio);
   if (globalThis.Bun && stdio) {
-    const child = Bun.spawn(argv, { cwd: o.cwd, env: o.env ?? process.env, stdio });
+    const child = Bun.spawn([o.launcher, ...o.argv], { cwd: o.cwd, env: o.env ?? process.env, stdio });
     await child.exited;
     const signal = child.signalCode as NodeJS.Signals | null;
     return signal ? { exitCode: null, signal } : { exitCode: child.exitCode ?? 0 };
   }
   const { spawn } = await import("node:child_process");
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: o.cwd, env: o.env, stdio: o.stdio ?? "inherit" });
+    const child = spawn(o.launcher, o.argv, { cwd: o.cwd, env: o.env, stdio: o.stdio ?? "inherit" });
     child.once("error", reject);
     child.once("close", (code, signal) => resolve(signal ? { exitCode: null, signal } : { exitCode: code ?? 0 }));
   });

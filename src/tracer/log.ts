@@ -51,7 +51,8 @@ export const FLAG = {
   UNREADABLE: 0x80,
   LAUNCHER_ERROR: 0x100,
   SHIM_DROPPED: 0x200,
-  INCOMPLETE: 0x3f0,
+  SIP_STRIPPED: 0x400,
+  INCOMPLETE: 0x7f0,
 } as const;
 
 export interface LogHeader {

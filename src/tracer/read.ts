@@ -30,6 +30,10 @@ export function incompleteReasons(header: LogHeader): string[] {
   if (f & FLAG.LAUNCHER_ERROR) reasons.push("the supervisor hit an internal error");
   if (f & FLAG.SHIM_DROPPED)
     reasons.push("a program ran as another user or with changed privileges (setuid), where --backend preload cannot follow");
+  if (f & FLAG.SIP_STRIPPED)
+    reasons.push(
+      "a program protected by macOS System Integrity Protection (/usr/bin, /bin, ...) ran, or ran a script; it and its children were not traced",
+    );
   if (header.dropped > 0) reasons.push(`${header.dropped} records did not fit in the log`);
   return reasons;
 }

@@ -1,5 +1,5 @@
 /**
- * `trace()`: runs a command under xbench-supervisor and reads its log. The log reader is
+ * `trace()`: runs a command under the platform's launcher (platform.ts) and reads its log. The log reader is
  * imported while the command runs, so its loading overlaps the command instead of adding to
  * `xbench trace`'s start-up.
  */
@@ -9,12 +9,10 @@ import type { StdioOptions } from "node:child_process";
 import { XbenchError } from "../errors.ts";
 import { helperPath } from "../helpers/index.ts";
 import { launch } from "./launch.ts";
+import { launcherArgs, tracerKind } from "./platform.ts";
 import { traceScratchRoot } from "./scratch.ts";
 import type { AccessLog } from "./read.ts";
 import type { Access, TraceBackend, UsedBackend } from "./types.ts";
-
-export const SUPERVISOR = "xbench-supervisor";
-export const PRELOAD_SHIM = "libxbench-preload.so";
 
 export interface TraceOptions {
   backend?: TraceBackend;
@@ -48,21 +46,23 @@ function realPaths(file: string): string[] {
 
 /** Runs `command args` traced and resolves when its whole process tree has exited. */
 export async function trace(command: string, args: string[], options: TraceOptions = {}): Promise<TraceResult> {
-  const supervisor = helperPath(SUPERVISOR);
-  const preload = helperPath(PRELOAD_SHIM);
   const backend = options.backend ?? "auto";
+  const kind = tracerKind(process.platform, backend);
+  const launcher = helperPath(kind.launcher);
+  const library = helperPath(kind.library);
   const dir = mkdtempSync(join(traceScratchRoot(), "xbench-trace-"));
   const log = join(dir, "trace.log");
   try {
-    const running = launch({ supervisor, preload, backend, log, cwd: options.cwd, env: options.env, stdio: options.stdio }, command, args);
+    const argv = launcherArgs(kind, { backend, library, log }, command, args);
+    const running = launch({ launcher, argv, cwd: options.cwd, env: options.env, stdio: options.stdio });
     const reader = import("./read.ts");
     const status = await running;
     const { readAccessLog } = await reader;
     let parsed: AccessLog;
     try {
-      parsed = readAccessLog(log, { exclude: new Set([log, ...[supervisor, preload].flatMap(realPaths)]) });
+      parsed = readAccessLog(log, { exclude: new Set([log, ...[launcher, library].flatMap(realPaths)]) });
     } catch (error) {
-      throw new XbenchError(`the tracer did not start (${SUPERVISOR} exited with ${status.signal ?? status.exitCode})`, {
+      throw new XbenchError(`the tracer did not start (${kind.launcher} exited with ${status.signal ?? status.exitCode})`, {
         cause: error,
       });
     }

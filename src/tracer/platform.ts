@@ -1,0 +1,60 @@
+/**
+ * Which native launcher runs a traced command on this OS, and its argv. Linux: xbench-supervisor
+ * with the preload shim (native/supervisor.c). macOS (experimental, not yet run on a Mac):
+ * xbench-mac-launch with the interposing dylib (native/mac/launch.c). Both write the same log.
+ */
+import { usageError } from "../errors.ts";
+import type { TraceBackend } from "./types.ts";
+
+export const SUPERVISOR = "xbench-supervisor";
+export const PRELOAD_SHIM = "libxbench-preload.so";
+export const MAC_LAUNCHER = "xbench-mac-launch";
+export const INTERPOSE_DYLIB = "libxbench-interpose.dylib";
+
+/** Platforms whose tracing has not yet run on a real machine of that OS. */
+export const EXPERIMENTAL_TRACE_OS: ReadonlySet<NodeJS.Platform> = new Set(["darwin"]);
+
+/** The one line `xbench trace` prints on an OS whose tracer has not been run there yet. */
+export const EXPERIMENTAL_NOTICE =
+  "xbench: note: tracing on macOS is experimental (built and checked, not yet run on a Mac); programs under /usr/bin, /bin and other SIP-protected folders run untraced";
+
+export interface TracerKind {
+  /** The launcher's file name in the helper folder. */
+  launcher: string;
+  /** The library it injects, in the helper folder. */
+  library: string;
+  /** The launcher's argv before `--`, given the two helpers' paths. */
+  args(o: { backend: TraceBackend; library: string; log: string }): string[];
+}
+
+const LINUX: TracerKind = {
+  launcher: SUPERVISOR,
+  library: PRELOAD_SHIM,
+  args: (o) => ["--backend", o.backend, "--preload", o.library, "--log", o.log, "--die-with-parent"],
+};
+
+const DARWIN: TracerKind = {
+  launcher: MAC_LAUNCHER,
+  library: INTERPOSE_DYLIB,
+  args: (o) => ["--dylib", o.library, "--log", o.log, "--die-with-parent"],
+};
+
+/**
+ * The tracer for `platform`. macOS has one way to trace (dyld interposition, which like
+ * preload cannot see raw system calls): `auto` and `preload` select it, `seccomp` is refused.
+ */
+export function tracerKind(platform: NodeJS.Platform, backend: TraceBackend): TracerKind {
+  if (platform !== "darwin") return LINUX;
+  if (backend === "seccomp") throw usageError("--backend seccomp is Linux only; on macOS use auto or preload (interposition)");
+  return DARWIN;
+}
+
+/** The launcher's full argv for running `command args` traced. */
+export function launcherArgs(
+  kind: TracerKind,
+  o: { backend: TraceBackend; library: string; log: string },
+  command: string,
+  args: string[],
+): string[] {
+  return [...kind.args(o), "--", command, ...args];
+}
