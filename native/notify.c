@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "notify.h"
 
+#include "filter.h"
 #include "tree.h"
 
 #include <errno.h>
@@ -190,7 +191,7 @@ static void append(const struct call *c, int op, const struct path_read *p) {
                      .src = XB_SRC_SECCOMP,
                      .base_len = (uint16_t)p->base_len,
                      .pid = (uint32_t)c->pid,
-                     .arg = c->arg,
+                     .arg = op == XB_OP_OPEN ? xb_rec_open_flags(c->arg) : c->arg,
                      .result = p->result,
                      .path_len = p->path_len,
                      .rflags = p->rflags,
@@ -209,7 +210,7 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   pid_t pid = (pid_t)req->pid;
   struct path_read *a = &c->a, *b = &c->b;
   a->present = b->present = 0;
-  if (d->arch != AUDIT_ARCH_X86_64 || d->nr >= 0x40000000) {
+  if (d->arch != XB_AUDIT_ARCH || d->nr >= 0x40000000) { /* x86-64: x32 numbers start there */
     xb_log_flag(&g_log, XB_FLAG_FOREIGN_ARCH);
     return 0;
   }
@@ -219,16 +220,6 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   uint32_t arg = 0;
 #define FD(i) ((int)(int32_t)x[i])
   switch (d->nr) {
-  case __NR_open:
-    op = XB_OP_OPEN;
-    arg = (uint32_t)x[1];
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_creat:
-    op = XB_OP_OPEN;
-    arg = O_WRONLY | O_CREAT | O_TRUNC;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
   case __NR_openat:
     op = XB_OP_OPEN;
     arg = (uint32_t)x[2];
@@ -244,15 +235,6 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     read_path(pid, FD(0), x[1], a);
     break;
   }
-  case __NR_stat:
-    op = XB_OP_STAT;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_lstat:
-    op = XB_OP_STAT;
-    arg = AT_SYMLINK_NOFOLLOW;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
   case __NR_newfstatat:
     op = XB_OP_STAT;
     arg = (uint32_t)x[3];
@@ -263,20 +245,11 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     arg = (uint32_t)x[2];
     read_path(pid, FD(0), x[1], a);
     break;
-  case __NR_access:
-    op = XB_OP_ACCESS;
-    arg = (uint32_t)x[1];
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
   case __NR_faccessat:
   case __NR_faccessat2:
     op = XB_OP_ACCESS;
     arg = (uint32_t)x[2];
     read_path(pid, FD(0), x[1], a);
-    break;
-  case __NR_readlink:
-    op = XB_OP_READLINK;
-    read_path(pid, AT_FDCWD, x[0], a);
     break;
   case __NR_readlinkat:
     op = XB_OP_READLINK;
@@ -290,12 +263,6 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     op = XB_OP_EXEC;
     read_path(pid, FD(0), x[1], a);
     break;
-  case __NR_rename:
-    op = XB_OP_RENAME_FROM;
-    op2 = XB_OP_RENAME_TO;
-    read_path(pid, AT_FDCWD, x[0], a);
-    read_path(pid, AT_FDCWD, x[1], b);
-    break;
   case __NR_renameat:
   case __NR_renameat2:
     op = XB_OP_RENAME_FROM;
@@ -303,25 +270,13 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     read_path(pid, FD(0), x[1], a);
     read_path(pid, FD(2), x[3], b);
     break;
-  case __NR_unlink:
-    op = XB_OP_UNLINK;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
   case __NR_unlinkat:
     op = (x[2] & AT_REMOVEDIR) ? XB_OP_RMDIR : XB_OP_UNLINK;
     read_path(pid, FD(0), x[1], a);
     break;
-  case __NR_mkdir:
-    op = XB_OP_MKDIR;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
   case __NR_mkdirat:
     op = XB_OP_MKDIR;
     read_path(pid, FD(0), x[1], a);
-    break;
-  case __NR_rmdir:
-    op = XB_OP_RMDIR;
-    read_path(pid, AT_FDCWD, x[0], a);
     break;
   case __NR_chdir:
     op = XB_OP_CHDIR;
@@ -330,11 +285,6 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   case __NR_truncate:
     op = XB_OP_TRUNCATE;
     read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_link:
-  case __NR_symlink:
-    op = XB_OP_LINK;
-    read_path(pid, AT_FDCWD, x[1], a);
     break;
   case __NR_linkat:
     op = XB_OP_LINK;
@@ -348,11 +298,67 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     op = XB_OP_STAT;
     read_path(pid, AT_FDCWD, x[0], a);
     break;
-  case __NR_getdents:
   case __NR_getdents64:
     op = XB_OP_READDIR;
     read_fd_path(pid, FD(0), a);
     break;
+#ifdef __NR_open /* the pre-*at calls: x86-64 has them, arm64 has only the *at forms */
+  case __NR_open:
+    op = XB_OP_OPEN;
+    arg = (uint32_t)x[1];
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_creat:
+    op = XB_OP_OPEN;
+    arg = O_WRONLY | O_CREAT | O_TRUNC;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_stat:
+    op = XB_OP_STAT;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_lstat:
+    op = XB_OP_STAT;
+    arg = AT_SYMLINK_NOFOLLOW;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_access:
+    op = XB_OP_ACCESS;
+    arg = (uint32_t)x[1];
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_readlink:
+    op = XB_OP_READLINK;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_rename:
+    op = XB_OP_RENAME_FROM;
+    op2 = XB_OP_RENAME_TO;
+    read_path(pid, AT_FDCWD, x[0], a);
+    read_path(pid, AT_FDCWD, x[1], b);
+    break;
+  case __NR_unlink:
+    op = XB_OP_UNLINK;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_mkdir:
+    op = XB_OP_MKDIR;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_rmdir:
+    op = XB_OP_RMDIR;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_link:
+  case __NR_symlink:
+    op = XB_OP_LINK;
+    read_path(pid, AT_FDCWD, x[1], a);
+    break;
+  case __NR_getdents:
+    op = XB_OP_READDIR;
+    read_fd_path(pid, FD(0), a);
+    break;
+#endif
   default:
     return 0;
   }
