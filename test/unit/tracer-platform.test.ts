@@ -1,7 +1,8 @@
-/** Off Linux x64, tracing says so in one line and exits 2 (no helper exists for that OS yet). */
+/** Where no helper exists for an OS yet, tracing says so in one line and exits 2. */
 import { afterEach, expect, test } from "bun:test";
 import { XbenchError } from "../../src/errors.ts";
 import { trace } from "../../src/tracer/index.ts";
+import { TRACED_PLATFORMS } from "../../src/helpers/index.ts";
 
 const realPlatform = process.platform;
 const realArch = process.arch;
@@ -17,7 +18,6 @@ afterEach(() => {
 test.each([
   ["darwin", "arm64"],
   ["win32", "x64"],
-  ["linux", "arm64"],
 ])("trace() on %s-%s: one clear line, exit code 2", async (platform, arch) => {
   delete process.env.XBENCH_HELPER_DIR;
   Object.defineProperty(process, "platform", { value: platform });
@@ -26,4 +26,13 @@ test.each([
   expect(error).toBeInstanceOf(XbenchError);
   expect((error as XbenchError).message).toBe(`tracing is not available on ${platform}-${arch} yet`);
   expect((error as XbenchError).exitCode).toBe(2);
+});
+
+test("linux-arm64 has helpers (cross-built, test/e2e/trace-arm64.test.ts runs them): no such line there", async () => {
+  expect(TRACED_PLATFORMS.has("linux-arm64")).toBe(true);
+  process.env.XBENCH_HELPER_DIR = "/nonexistent-xbench-helpers";
+  Object.defineProperty(process, "platform", { value: "linux" });
+  Object.defineProperty(process, "arch", { value: "arm64" });
+  const error = await trace("true", []).catch((e: unknown) => e);
+  expect(String((error as Error).message)).not.toContain("not available");
 });
