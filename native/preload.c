@@ -70,33 +70,6 @@ static __thread char t_base[PATH_MAX] __attribute__((tls_model("initial-exec")))
 
 /* ---------------------------------------------------------------- system calls */
 
-/* A six-argument system call from the shim's own code (seen by the filter like libc's). */
-#if defined(__aarch64__)
-static inline long xb_sys6(long nr, long a, long b, long c, long d, long e, long f) {
-  register long x8 __asm__("x8") = nr;
-  register long x0 __asm__("x0") = a;
-  register long x1 __asm__("x1") = b;
-  register long x2 __asm__("x2") = c;
-  register long x3 __asm__("x3") = d;
-  register long x4 __asm__("x4") = e;
-  register long x5 __asm__("x5") = f;
-  __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
-  return x0;
-}
-#else
-static inline long xb_sys6(long nr, long a, long b, long c, long d, long e, long f) {
-  long ret;
-  register long r10 __asm__("r10") = d;
-  register long r8 __asm__("r8") = e;
-  register long r9 __asm__("r9") = f;
-  __asm__ volatile("syscall"
-                   : "=a"(ret)
-                   : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-                   : "rcx", "r11", "memory");
-  return ret;
-}
-#endif
-
 /* The trampoline: syscall(nr, a..f) with the kernel's result (-errno on failure). Its bytes are
  * copied to the fixed page, so it must not refer to anything by a relative address. */
 #if defined(__aarch64__)
