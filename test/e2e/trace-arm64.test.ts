@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { readAccessLog, type UsedBackend } from "../../src/tracer/index.ts";
 import { readLogFile, SRC_PRELOAD, SRC_SECCOMP } from "../../src/tracer/log.ts";
@@ -22,12 +22,14 @@ import {
   qemuSystemMissing,
   qemuUserMissing,
   saveLog,
+  privateBinfmtMissing,
   type CpioEntry,
   type VmResult,
+  withPrivateBinfmt,
   writeNewc,
 } from "../support/arm64.ts";
 import { fixture } from "../support/trace.ts";
-import { tempDir } from "../support/xbench.ts";
+import { ROOT, tempDir } from "../support/xbench.ts";
 
 const tmp = tempDir("xbench-trace-arm64-");
 const dir = realpathSync(tmp.dir);
@@ -215,5 +217,57 @@ describe("linux-arm64 seccomp and auto in a qemu-system VM", () => {
     const { log, modes } = checked("dynamic-seccomp", ["seccomp"]);
     expect(modes.get("/lib/aarch64-linux-gnu/libc.so.6")).toEqual(["read"]);
     expect(sourcesOf(log, "/data/exists.txt")).toEqual([SRC_SECCOMP]);
+  }, 300_000);
+});
+
+describe("the linux-arm64 xbench binary runs `trace` under qemu-user", () => {
+  const qemu = spawnSync("sh", ["-c", `command -v ${QEMU_USER}`], { encoding: "utf8" }).stdout.trim();
+  const missing = qemuUserMissing() ?? privateBinfmtMissing(qemu);
+  if (missing) {
+    test.skip(`linux-arm64 binary test skipped: ${missing}`, () => {});
+    console.log(`linux-arm64 binary test skipped: ${missing}`);
+    return;
+  }
+
+  test("its embedded helpers trace an arm64 program; auto falls back to the shim, preload is complete", () => {
+    const bun = join(ROOT, "node_modules", ".bin", "bun");
+    const b = spawnSync(bun, ["build.ts", "--target", "linux-arm64"], { cwd: ROOT, encoding: "utf8", timeout: 300_000 });
+    expect(b.stderr).not.toMatch(/^build: /m);
+    const xbench = join(ROOT, "dist", "linux-arm64", "xbench");
+    const data = join(dir, "bin-data");
+    mkdirSync(data, { recursive: true });
+    writeFileSync(join(data, "exists.txt"), "arm64\n");
+    const cache = join(dir, "cache");
+    const run = (backend: string) => {
+      const out = join(dir, `bin-${backend}.json`);
+      const cmd = [build().dynamic, join(data, "exists.txt"), join(data, "missing.txt"), `${data}/`];
+      const argv = withPrivateBinfmt([xbench, "trace", "--backend", backend, "--format", "json", "-o", out, "--", ...cmd], qemu);
+      const r = spawnSync(argv[0]!, argv.slice(1), {
+        encoding: "utf8",
+        timeout: 120_000,
+        env: { ...process.env, QEMU_LD_PREFIX: ARM64_SYSROOT, XBENCH_CACHE_DIR: cache },
+      });
+      const trace = JSON.parse(readFileSync(out, "utf8")) as {
+        complete: boolean;
+        backendsUsed: string[];
+        incompleteReasons: string[];
+        accesses: { path: string; modes: string[] }[];
+      };
+      return { r, trace, modes: new Map(trace.accesses.map((a) => [a.path, a.modes])) };
+    };
+    for (const backend of ["auto", "preload"]) {
+      const { r, trace, modes } = run(backend);
+      expect(r.status).toBe(1); // the program's exit code
+      expect(r.stdout).toBe(`${data}/exists.txt 1\n${data}/missing.txt 0\n${data}/ 1\n`);
+      expect(modes.get(join(data, "exists.txt"))).toEqual(["read"]);
+      expect(modes.get(join(data, "missing.txt"))).toEqual(["missing"]);
+      expect(modes.get(data)).toEqual(["stat"]);
+      expect(trace.backendsUsed).toEqual(["preload"]);
+      if (backend === "auto") expect(trace.incompleteReasons).toEqual([expect.stringContaining("seccomp was refused (ENOSYS)")]);
+      else expect(trace.complete).toBe(true);
+    }
+    // The helpers came out of the binary, into the cache under the linux-arm64 platform.
+    const extracted = spawnSync("sh", ["-c", `ls ${cache}/*/linux-arm64/xbench-supervisor`], { encoding: "utf8" });
+    expect(existsSync(extracted.stdout.trim())).toBe(true);
   }, 300_000);
 });

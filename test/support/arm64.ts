@@ -196,6 +196,32 @@ export function parseConsole(text: string): Omit<VmResult, "ms"> {
   return { console: text, runs, failures };
 }
 
+/**
+ * argv that runs `command` with arm64 ELF files executable through qemu-user, the way a host with
+ * qemu-user-static's binfmt_misc entry runs them, without touching this machine's binfmt_misc: a
+ * user and mount namespace get a binfmt_misc instance of their own (Linux 6.7+), with one entry.
+ */
+export function withPrivateBinfmt(command: string[], qemu: string): string[] {
+  const hex = (bytes: number[]) => bytes.map((b) => `\\x${b.toString(16).padStart(2, "0")}`).join("");
+  const magic = hex([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0xb7, 0]); // ELF64 LE, EXEC/DYN, aarch64
+  const mask = hex([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, ...Array(8).fill(0xff), 0xfe, 0xff, 0xff, 0xff]);
+  const script = [
+    "mount -t binfmt_misc none /proc/sys/fs/binfmt_misc || exit 90",
+    `printf ':qemu-aarch64:M::${magic}:${mask}:${qemu}:F' > /proc/sys/fs/binfmt_misc/register || exit 91`,
+    'exec "$@"',
+  ].join("\n");
+  return ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, "sh", ...command];
+}
+
+/** Why arm64 programs cannot be run directly here (withPrivateBinfmt), or undefined. */
+export function privateBinfmtMissing(qemu: string): string | undefined {
+  if (!have("unshare")) return "unshare is not installed (util-linux)";
+  const [cmd, ...args] = withPrivateBinfmt(["true"], qemu);
+  const r = spawnSync(cmd!, args, { encoding: "utf8", timeout: 30_000 });
+  if (r.status === 0) return undefined;
+  return `no private binfmt_misc (a user namespace with its own binfmt_misc needs Linux 6.7+ and unprivileged user namespaces): exit ${r.status} ${r.stderr.trim()}`;
+}
+
 /** Writes a log fetched from the VM to a file, for readAccessLog. */
 export function saveLog(dir: string, name: string, log: Buffer): string {
   const file = join(dir, `${name}.log`);
