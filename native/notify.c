@@ -41,6 +41,9 @@
 static struct xb_log g_log;
 
 static uint64_t g_trimmed = XB_LOG_HEADER_SIZE; /* log bytes below this are unmapped from S */
+/* The kernel's page size, which madvise wants its range aligned to: 4 KiB on x86-64; 4, 16 or
+ * 64 KiB on arm64. */
+static uint64_t g_page = PAGE;
 
 /* Keeps S's resident set bounded: drop log pages far behind the tail (they stay in the file). */
 static void trim_log(void) {
@@ -48,10 +51,11 @@ static void trim_log(void) {
   const uint64_t keep = 4u << 20;
   if (tail > g_log.capacity) tail = g_log.capacity;
   if (tail < keep + XB_LOG_HEADER_SIZE) return;
-  uint64_t upto = (tail - keep) & ~(uint64_t)(PAGE - 1);
+  uint64_t upto = (tail - keep) & ~(g_page - 1);
   uint64_t from = __atomic_load_n(&g_trimmed, __ATOMIC_RELAXED);
   if (upto < from + (1u << 20)) return;
   if (!__atomic_compare_exchange_n(&g_trimmed, &from, upto, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return;
+  from = (from + g_page - 1) & ~(g_page - 1);
   if (madvise(g_log.base + from, upto - from, MADV_DONTNEED) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
 }
 
@@ -476,6 +480,8 @@ static void *serve_top(void *arg) {
 
 int xb_notify_start(struct xb_log *log, int sock) {
   g_log = *log;
+  long page = sysconf(_SC_PAGESIZE);
+  if (page > 0 && (page & (page - 1)) == 0) g_page = (uint64_t)page;
   pthread_t t;
   pthread_attr_t attr;
   int err = pthread_attr_init(&attr);
