@@ -11,6 +11,7 @@
  *   bun build.ts --release           every target, archived into dist/release/ with SHA256SUMS
  *   bun build.ts --release --target host   only this machine's target (what the tests build)
  *   bun build.ts --native-only       helpers only (tests of the C code)
+ *   bun build.ts --native-only --target linux-arm64 [--helpers-out DIR]   that target's helpers only
  *   XBENCH_CFLAGS="-DXBENCH_SLOW_NS=2000" bun build.ts --helpers-out DIR --native-only
  */
 import { createHash } from "node:crypto";
@@ -22,6 +23,7 @@ import { assetSources } from "./src/runner/assets.ts";
 import { BUILD_INFO_FILE, VERSION, type BuildInfo } from "./src/version.ts";
 import { writeRelease } from "./build/release.ts";
 import { buildDarwinHelpers, copyDarwinHelpers, type DarwinTarget, findZig, isDarwinTarget } from "./build/native-darwin.ts";
+import { buildLinuxArm64, LINUX_ARM64 } from "./build/native-linux-arm64.ts";
 
 const ROOT = import.meta.dir;
 const DIST = join(ROOT, "dist");
@@ -41,6 +43,8 @@ type Target = keyof typeof TARGETS;
 /** Targets whose helpers this machine builds: the host's architecture on Linux. */
 const HELPER_PLATFORM = "linux-x64";
 const HELPER_TARGETS: ReadonlySet<Target> = new Set(["linux-x64", "linux-x64-musl"]);
+/** Targets whose helpers are cross-compiled (build/native-<platform>.ts), by helper platform. */
+const CROSS_HELPER_TARGETS: Partial<Record<Target, string>> = { "linux-arm64": LINUX_ARM64 };
 
 const argv = mri(process.argv.slice(2), {
   string: ["target", "helpers-out"],
@@ -107,6 +111,22 @@ export const NATIVE_UNITS: NativeUnit[] = [
   { name: "xbench-reaper", sources: ["reaper.c"], kind: "static-musl" },
 ];
 
+/** The C flags of every helper, plus $XBENCH_CFLAGS. */
+function nativeCflags(): string[] {
+  const extra = (process.env.XBENCH_CFLAGS ?? "").split(/\s+/).filter(Boolean);
+  return ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fno-strict-aliasing", ...extra];
+}
+
+/** A cross target's helpers, built into `outDir`. */
+function buildCross(platform: string, outDir: string): string[] {
+  try {
+    if (platform === LINUX_ARM64) return buildLinuxArm64(NATIVE_UNITS, NATIVE, outDir, nativeCflags());
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  fail(`no helper build for ${platform}`);
+}
+
 function buildNative(outDir: string): string[] {
   if (process.platform !== "linux") fail("native helpers build on Linux only");
   if (!which("gcc")) fail("gcc not found; install it: apt-get install gcc");
@@ -114,8 +134,7 @@ function buildNative(outDir: string): string[] {
     fail("musl-gcc not found; the seccomp supervisor is a static musl program. Install it: apt-get install musl-tools");
   mkdirSync(outDir, { recursive: true });
   const headers = muslKernelHeaders();
-  const extra = (process.env.XBENCH_CFLAGS ?? "").split(/\s+/).filter(Boolean);
-  const common = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fno-strict-aliasing", ...extra];
+  const common = nativeCflags();
   const built: string[] = [];
   for (const unit of NATIVE_UNITS) {
     const sources = unit.sources.map((s) => join(NATIVE, s));
@@ -273,6 +292,11 @@ function main(): void {
     return;
   }
   const targets = parseTargets(argv.target, argv.release);
+  const crossPlatforms = [...new Set(targets.flatMap((t) => CROSS_HELPER_TARGETS[t] ?? []))];
+  if (argv["native-only"] && crossPlatforms.length > 0) {
+    for (const p of crossPlatforms) buildCross(p, resolve(argv["helpers-out"] ?? join(DIST, "helpers", p)));
+    return;
+  }
   const helperDir = resolve(argv["helpers-out"] ?? join(DIST, "helpers", HELPER_PLATFORM));
   const helpers = buildNative(helperDir);
   const darwinHelpers = buildDarwin(targets.filter(isDarwinTarget));
@@ -280,11 +304,14 @@ function main(): void {
 
   compile(writeCompileEntry(helpers, HELPER_PLATFORM, hostTarget()), undefined, join(DIST, "xbench"));
   const binaries: Record<string, string> = {};
+  const crossHelpers = new Map(crossPlatforms.map((p) => [p, buildCross(p, join(DIST, "helpers", p))]));
   for (const target of targets) {
     const darwin = darwinHelpers.get(target as DarwinTarget);
-    const platform = darwin ? target : HELPER_TARGETS.has(target) ? HELPER_PLATFORM : undefined;
+    const cross = CROSS_HELPER_TARGETS[target];
+    const platform = darwin ? target : HELPER_TARGETS.has(target) ? HELPER_PLATFORM : cross;
+    const files = darwin ?? (HELPER_TARGETS.has(target) ? helpers : cross ? (crossHelpers.get(cross) ?? []) : []);
     const out = join(DIST, target, target.startsWith("windows") ? "xbench.exe" : "xbench");
-    compile(writeCompileEntry(darwin ?? (platform ? helpers : []), platform, target), TARGETS[target], out);
+    compile(writeCompileEntry(files, platform, target), TARGETS[target], out);
     binaries[target] = out;
   }
   buildNpm(helperDir);

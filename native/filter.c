@@ -23,11 +23,13 @@
 
 /* The calls whose paths are recorded (notify.c decodes each of them). */
 static const int k_notified[] = {
-    __NR_open,     __NR_creat,     __NR_openat,     __NR_openat2,   __NR_stat,       __NR_lstat,
-    __NR_access,   __NR_faccessat, __NR_faccessat2, __NR_readlink,  __NR_readlinkat, __NR_execve,
-    __NR_execveat, __NR_rename,    __NR_renameat,   __NR_renameat2, __NR_unlink,     __NR_unlinkat,
-    __NR_mkdir,    __NR_mkdirat,   __NR_rmdir,      __NR_chdir,     __NR_truncate,   __NR_link,
-    __NR_linkat,   __NR_symlink,   __NR_symlinkat,  __NR_statfs,    __NR_getdents,   __NR_getdents64,
+    __NR_openat,    __NR_openat2,   __NR_faccessat,  __NR_faccessat2, __NR_readlinkat, __NR_execve,   __NR_execveat,
+    __NR_renameat,  __NR_renameat2, __NR_unlinkat,   __NR_mkdirat,    __NR_chdir,      __NR_truncate, __NR_linkat,
+    __NR_symlinkat, __NR_statfs,    __NR_getdents64,
+#ifdef __NR_open /* the pre-*at calls: x86-64 has them, arm64 has only the *at forms */
+    __NR_open,      __NR_creat,     __NR_stat,       __NR_lstat,      __NR_access,     __NR_readlink, __NR_rename,
+    __NR_unlink,    __NR_mkdir,     __NR_rmdir,      __NR_link,       __NR_symlink,    __NR_getdents,
+#endif
 };
 
 static struct sock_filter g_filter[160];
@@ -38,7 +40,7 @@ static struct sock_fprog g_prog;
 #define IP_HI (IP_LO + 4)
 
 /*
- * Layout: arch and x32 checks; io_uring refused; per call number a jump to CHECK for notified
+ * Layout: arch check (and x32's, on x86-64); io_uring refused; per call number a jump to CHECK for notified
  * calls, else ALLOW. Non-file calls decide on the number alone, so the kernel's per-number
  * action cache (5.11+) skips the filter for them. CHECK: AT_EMPTY_PATH stats (glibc's fstat)
  * pass; in hybrid mode so do calls from the trampoline page; the rest notify.
@@ -60,11 +62,13 @@ void xb_filter_build(int hybrid) {
     n++;                                                                                                               \
   } while (0)
   STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-  JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+  JUMP(BPF_JMP | BPF_JEQ | BPF_K, XB_AUDIT_ARCH, 1, 0);
   STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF); /* foreign ABI: the supervisor flags the trace */
   STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+#if defined(__x86_64__)
   JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1); /* x32 */
   STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+#endif
   JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1);
   STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS); /* it would bypass the filter */
   /* Jumps below are relative: `stat3` is the block after this list and ALLOW. */

@@ -9,6 +9,17 @@
 #ifndef XBENCH_FILTER_H
 #define XBENCH_FILTER_H
 
+#include <linux/audit.h>
+
+/* The system call ABI the filter decodes: the helper's own. Calls of another ABI on the same
+ * kernel (x86-64: i386 and x32; arm64: AArch32) are notified and only flag the trace
+ * (XB_FLAG_FOREIGN_ARCH): their numbers and arguments mean something else. */
+#if defined(__aarch64__)
+#define XB_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#define XB_AUDIT_ARCH AUDIT_ARCH_X86_64
+#endif
+
 /* Builds the filter. `hybrid`: let through calls made from the shim's trampoline (env.h). */
 void xb_filter_build(int hybrid);
 

@@ -1,6 +1,7 @@
 /*
  * Shared record format between the preload shim, the seccomp supervisor and the
- * TypeScript reader (src/tracer/log.ts). Little-endian, x86-64.
+ * TypeScript reader (src/tracer/log.ts). Little-endian, LP64: the same bytes on x86-64 and arm64
+ * (open flags are stored in x86-64's numbering, see xb_rec_open_flags).
  *
  * The log is one file, created and sized (sparse) by the supervisor, mapped MAP_SHARED by
  * every writer. Its path travels in the environment (XBENCH_TRACE_LOG); each process opens
@@ -39,7 +40,7 @@
 #define XB_FLAG_USED_SECCOMP 0x2u
 #define XB_FLAG_SECCOMP_REFUSED 0x10u /* seccomp unavailable: static programs untraced */
 #define XB_FLAG_STATIC_UNTRACED 0x20u /* preload-only mode ran a static program */
-#define XB_FLAG_FOREIGN_ARCH 0x40u /* a non-x86-64 syscall ABI was used */
+#define XB_FLAG_FOREIGN_ARCH 0x40u /* a syscall ABI not the helper's own was used (i386/x32; AArch32) */
 #define XB_FLAG_UNREADABLE 0x80u /* a path could not be read from a tracee */
 #define XB_FLAG_LAUNCHER_ERROR 0x100u /* the supervisor hit an internal error */
 #define XB_FLAG_SHIM_DROPPED 0x200u /* preload mode: an exec the shim could not follow (setuid, user change) */
@@ -63,7 +64,7 @@ struct xb_log_header {
 
 /* Operations. The reader maps op + arg + result to modes. */
 enum xb_op {
-  XB_OP_OPEN = 1, /* arg = open flags */
+  XB_OP_OPEN = 1, /* arg = open flags, x86-64 numbering (xb_rec_open_flags) */
   XB_OP_STAT = 2, /* stat family, statx, statfs */
   XB_OP_ACCESS = 3,
   XB_OP_READLINK = 4,
@@ -115,6 +116,22 @@ static inline uint64_t xb_now(void) {
   return v;
 #else
   return __builtin_ia32_rdtsc();
+#endif
+}
+
+/* Open flags as the log stores them: x86-64's numbering, so one reader serves every helper.
+ * arm64 numbers four bits differently (DIRECTORY, NOFOLLOW, DIRECT, LARGEFILE); the rest agree. */
+static inline uint32_t xb_rec_open_flags(uint32_t f) {
+#if defined(__aarch64__)
+  const uint32_t dir = 040000u, nofollow = 0100000u, direct = 0200000u, large = 0400000u; /* arm64 */
+  uint32_t out = f & ~(dir | nofollow | direct | large);
+  if (f & dir) out |= 0200000u;
+  if (f & nofollow) out |= 0400000u;
+  if (f & direct) out |= 040000u;
+  if (f & large) out |= 0100000u;
+  return out;
+#else
+  return f;
 #endif
 }
 

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "notify.h"
 
+#include "filter.h"
 #include "tree.h"
 
 #include <errno.h>
@@ -40,6 +41,9 @@
 static struct xb_log g_log;
 
 static uint64_t g_trimmed = XB_LOG_HEADER_SIZE; /* log bytes below this are unmapped from S */
+/* The kernel's page size, which madvise wants its range aligned to: 4 KiB on x86-64; 4, 16 or
+ * 64 KiB on arm64. */
+static uint64_t g_page = PAGE;
 
 /* Keeps S's resident set bounded: drop log pages far behind the tail (they stay in the file). */
 static void trim_log(void) {
@@ -47,10 +51,11 @@ static void trim_log(void) {
   const uint64_t keep = 4u << 20;
   if (tail > g_log.capacity) tail = g_log.capacity;
   if (tail < keep + XB_LOG_HEADER_SIZE) return;
-  uint64_t upto = (tail - keep) & ~(uint64_t)(PAGE - 1);
+  uint64_t upto = (tail - keep) & ~(g_page - 1);
   uint64_t from = __atomic_load_n(&g_trimmed, __ATOMIC_RELAXED);
   if (upto < from + (1u << 20)) return;
   if (!__atomic_compare_exchange_n(&g_trimmed, &from, upto, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return;
+  from = (from + g_page - 1) & ~(g_page - 1);
   if (madvise(g_log.base + from, upto - from, MADV_DONTNEED) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
 }
 
@@ -190,7 +195,7 @@ static void append(const struct call *c, int op, const struct path_read *p) {
                      .src = XB_SRC_SECCOMP,
                      .base_len = (uint16_t)p->base_len,
                      .pid = (uint32_t)c->pid,
-                     .arg = c->arg,
+                     .arg = op == XB_OP_OPEN ? xb_rec_open_flags(c->arg) : c->arg,
                      .result = p->result,
                      .path_len = p->path_len,
                      .rflags = p->rflags,
@@ -209,7 +214,7 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   pid_t pid = (pid_t)req->pid;
   struct path_read *a = &c->a, *b = &c->b;
   a->present = b->present = 0;
-  if (d->arch != AUDIT_ARCH_X86_64 || d->nr >= 0x40000000) {
+  if (d->arch != XB_AUDIT_ARCH || d->nr >= 0x40000000) { /* x86-64: x32 numbers start there */
     xb_log_flag(&g_log, XB_FLAG_FOREIGN_ARCH);
     return 0;
   }
@@ -219,16 +224,6 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   uint32_t arg = 0;
 #define FD(i) ((int)(int32_t)x[i])
   switch (d->nr) {
-  case __NR_open:
-    op = XB_OP_OPEN;
-    arg = (uint32_t)x[1];
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_creat:
-    op = XB_OP_OPEN;
-    arg = O_WRONLY | O_CREAT | O_TRUNC;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
   case __NR_openat:
     op = XB_OP_OPEN;
     arg = (uint32_t)x[2];
@@ -244,15 +239,6 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     read_path(pid, FD(0), x[1], a);
     break;
   }
-  case __NR_stat:
-    op = XB_OP_STAT;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_lstat:
-    op = XB_OP_STAT;
-    arg = AT_SYMLINK_NOFOLLOW;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
   case __NR_newfstatat:
     op = XB_OP_STAT;
     arg = (uint32_t)x[3];
@@ -263,20 +249,11 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     arg = (uint32_t)x[2];
     read_path(pid, FD(0), x[1], a);
     break;
-  case __NR_access:
-    op = XB_OP_ACCESS;
-    arg = (uint32_t)x[1];
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
   case __NR_faccessat:
   case __NR_faccessat2:
     op = XB_OP_ACCESS;
     arg = (uint32_t)x[2];
     read_path(pid, FD(0), x[1], a);
-    break;
-  case __NR_readlink:
-    op = XB_OP_READLINK;
-    read_path(pid, AT_FDCWD, x[0], a);
     break;
   case __NR_readlinkat:
     op = XB_OP_READLINK;
@@ -290,12 +267,6 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     op = XB_OP_EXEC;
     read_path(pid, FD(0), x[1], a);
     break;
-  case __NR_rename:
-    op = XB_OP_RENAME_FROM;
-    op2 = XB_OP_RENAME_TO;
-    read_path(pid, AT_FDCWD, x[0], a);
-    read_path(pid, AT_FDCWD, x[1], b);
-    break;
   case __NR_renameat:
   case __NR_renameat2:
     op = XB_OP_RENAME_FROM;
@@ -303,25 +274,13 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     read_path(pid, FD(0), x[1], a);
     read_path(pid, FD(2), x[3], b);
     break;
-  case __NR_unlink:
-    op = XB_OP_UNLINK;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
   case __NR_unlinkat:
     op = (x[2] & AT_REMOVEDIR) ? XB_OP_RMDIR : XB_OP_UNLINK;
     read_path(pid, FD(0), x[1], a);
     break;
-  case __NR_mkdir:
-    op = XB_OP_MKDIR;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
   case __NR_mkdirat:
     op = XB_OP_MKDIR;
     read_path(pid, FD(0), x[1], a);
-    break;
-  case __NR_rmdir:
-    op = XB_OP_RMDIR;
-    read_path(pid, AT_FDCWD, x[0], a);
     break;
   case __NR_chdir:
     op = XB_OP_CHDIR;
@@ -330,11 +289,6 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   case __NR_truncate:
     op = XB_OP_TRUNCATE;
     read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_link:
-  case __NR_symlink:
-    op = XB_OP_LINK;
-    read_path(pid, AT_FDCWD, x[1], a);
     break;
   case __NR_linkat:
     op = XB_OP_LINK;
@@ -348,11 +302,67 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     op = XB_OP_STAT;
     read_path(pid, AT_FDCWD, x[0], a);
     break;
-  case __NR_getdents:
   case __NR_getdents64:
     op = XB_OP_READDIR;
     read_fd_path(pid, FD(0), a);
     break;
+#ifdef __NR_open /* the pre-*at calls: x86-64 has them, arm64 has only the *at forms */
+  case __NR_open:
+    op = XB_OP_OPEN;
+    arg = (uint32_t)x[1];
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_creat:
+    op = XB_OP_OPEN;
+    arg = O_WRONLY | O_CREAT | O_TRUNC;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_stat:
+    op = XB_OP_STAT;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_lstat:
+    op = XB_OP_STAT;
+    arg = AT_SYMLINK_NOFOLLOW;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_access:
+    op = XB_OP_ACCESS;
+    arg = (uint32_t)x[1];
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_readlink:
+    op = XB_OP_READLINK;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_rename:
+    op = XB_OP_RENAME_FROM;
+    op2 = XB_OP_RENAME_TO;
+    read_path(pid, AT_FDCWD, x[0], a);
+    read_path(pid, AT_FDCWD, x[1], b);
+    break;
+  case __NR_unlink:
+    op = XB_OP_UNLINK;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_mkdir:
+    op = XB_OP_MKDIR;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_rmdir:
+    op = XB_OP_RMDIR;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_link:
+  case __NR_symlink:
+    op = XB_OP_LINK;
+    read_path(pid, AT_FDCWD, x[1], a);
+    break;
+  case __NR_getdents:
+    op = XB_OP_READDIR;
+    read_fd_path(pid, FD(0), a);
+    break;
+#endif
   default:
     return 0;
   }
@@ -470,6 +480,8 @@ static void *serve_top(void *arg) {
 
 int xb_notify_start(struct xb_log *log, int sock) {
   g_log = *log;
+  long page = sysconf(_SC_PAGESIZE);
+  if (page > 0 && (page & (page - 1)) == 0) g_page = (uint64_t)page;
   pthread_t t;
   pthread_attr_t attr;
   int err = pthread_attr_init(&attr);

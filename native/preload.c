@@ -70,21 +70,28 @@ static __thread char t_base[PATH_MAX] __attribute__((tls_model("initial-exec")))
 
 /* ---------------------------------------------------------------- system calls */
 
-/* A six-argument system call from the shim's own code (seen by the filter like libc's). */
-static inline long xb_sys6(long nr, long a, long b, long c, long d, long e, long f) {
-  long ret;
-  register long r10 __asm__("r10") = d;
-  register long r8 __asm__("r8") = e;
-  register long r9 __asm__("r9") = f;
-  __asm__ volatile("syscall"
-                   : "=a"(ret)
-                   : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-                   : "rcx", "r11", "memory");
-  return ret;
-}
-
 /* The trampoline: syscall(nr, a..f) with the kernel's result (-errno on failure). Its bytes are
  * copied to the fixed page, so it must not refer to anything by a relative address. */
+#if defined(__aarch64__)
+/* The seven arguments arrive in x0-x6; the kernel wants the number in x8, the rest in x0-x5. */
+__asm__(".pushsection .text\n"
+        ".globl xb_tramp_code\n"
+        ".hidden xb_tramp_code\n"
+        "xb_tramp_code:\n"
+        "  mov x8, x0\n"
+        "  mov x0, x1\n"
+        "  mov x1, x2\n"
+        "  mov x2, x3\n"
+        "  mov x3, x4\n"
+        "  mov x4, x5\n"
+        "  mov x5, x6\n"
+        "  svc #0\n"
+        "  ret\n"
+        ".globl xb_tramp_end\n"
+        ".hidden xb_tramp_end\n"
+        "xb_tramp_end:\n"
+        ".popsection\n");
+#else
 __asm__(".pushsection .text\n"
         ".globl xb_tramp_code\n"
         ".hidden xb_tramp_code\n"
@@ -102,6 +109,7 @@ __asm__(".pushsection .text\n"
         ".hidden xb_tramp_end\n"
         "xb_tramp_end:\n"
         ".popsection\n");
+#endif
 extern const char xb_tramp_code[], xb_tramp_end[];
 typedef long (*xb_tramp_fn)(long nr, long a, long b, long c, long d, long e, long f);
 /* Set in hybrid mode once the page is mapped: then wrappers make their calls there. */
@@ -116,6 +124,8 @@ static xb_tramp_fn map_trampoline(void) {
     return NULL;
   }
   memcpy((void *)p, xb_tramp_code, (size_t)(xb_tramp_end - xb_tramp_code));
+  /* arm64's instruction cache does not see data writes by itself (a no-op on x86-64). */
+  __builtin___clear_cache((char *)p, (char *)p + (xb_tramp_end - xb_tramp_code));
   if (xb_sys(SYS_mprotect, p, XB_TRAMPOLINE_SIZE, PROT_READ | PROT_EXEC, 0, 0) != 0) {
     xb_sys(SYS_munmap, p, XB_TRAMPOLINE_SIZE, 0, 0, 0);
     return NULL;
@@ -287,7 +297,7 @@ __attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, co
   struct xb_rec r = {.op = (uint8_t)op,
                      .src = XB_SRC_PRELOAD,
                      .pid = (uint32_t)pid,
-                     .arg = arg,
+                     .arg = op == XB_OP_OPEN ? xb_rec_open_flags(arg) : arg,
                      .result = XB_RESULT_PENDING,
                      .path_len = (uint32_t)n,
                      .tsc = xb_now()};
@@ -613,6 +623,12 @@ DEF_RENAME(renameat, (int fd1, const char *from, int fd2, const char *to), (fd1,
 DEF_RENAME(renameat2, (int fd1, const char *from, int fd2, const char *to, unsigned flags), (fd1, from, fd2, to, flags),
            fd1, fd2, flags, g_tramp(SYS_renameat2, fd1, (long)from, fd2, (long)to, flags, 0))
 
+#ifdef SYS_getdents
+#define XB_IS_GETDENTS(nr) ((nr) == SYS_getdents)
+#else /* arm64 has only getdents64 */
+#define XB_IS_GETDENTS(nr) 0
+#endif
+
 /* syscall(2) itself: the way programs reach calls glibc has no wrapper for (openat2), or that
  * they make raw (getdents64). */
 EXPORT long syscall(long nr, ...) {
@@ -626,7 +642,7 @@ EXPORT long syscall(long nr, ...) {
     uint64_t flags = 0;
     if (c && (size_t)d >= sizeof flags) memcpy(&flags, (const void *)c, sizeof flags);
     slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)flags);
-  } else if (nr == SYS_getdents64 || nr == SYS_getdents) {
+  } else if (nr == SYS_getdents64 || XB_IS_GETDENTS(nr)) {
     slot = record_fd(XB_OP_READDIR, (int)a);
   }
   /* Only a call recorded here may bypass the filter; any other goes to it as from libc. */

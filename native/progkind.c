@@ -9,6 +9,13 @@
 #include <unistd.h>
 
 #define MAX_PHDRS 64
+/* The machine the helpers are built for: an ELF for another one runs under an emulator
+ * (binfmt_misc, qemu-user), which the shim cannot enter. */
+#if defined(__aarch64__)
+#define XB_ELF_MACHINE EM_AARCH64
+#else
+#define XB_ELF_MACHINE EM_X86_64
+#endif
 #define NOTE_GO_BUILDID 4
 
 static long rd(int fd, void *buf, size_t len, long off) {
@@ -65,7 +72,7 @@ static int check(const char *path, int depth) {
       if (ok && ph.p_type == PT_INTERP) interp = 1;
       if (ok && ph.p_type == PT_NOTE && !go) go = go_note(fd, &ph);
     }
-    if (ok) result = !interp || go;
+    if (ok) result = !interp || go || eh.e_machine != XB_ELF_MACHINE;
   }
   syscall(SYS_close, fd);
   return result;

@@ -4,7 +4,8 @@
 
 /*
  * 1 if preload cannot see the program's file accesses: an ELF without PT_INTERP (static or
- * static-pie), or a Go program (it makes raw syscalls even when dynamically linked), following
+ * static-pie), a Go program (it makes raw syscalls even when dynamically linked), or an ELF for
+ * another machine (it runs inside an emulator that binfmt_misc starts), following
  * one level of `#!`. 0 otherwise, or when the file cannot be read. Raw syscalls, no allocation.
  */
 int xb_needs_seccomp(const char *path);

@@ -1,8 +1,9 @@
 /*
- * xbench-supervisor: the launcher (static musl, runs on any Linux x86-64). This file is the
- * start-up and the command's launch; the other concerns live in their own files, each with its
- * rules at the top: filter.c (the seccomp filter, installed in the command's vfork child),
- * notify.c (the notification server), tree.c (keepers of the tree, signals, CPU), log.c.
+ * xbench-supervisor: the launcher (static: musl on x86-64, glibc on arm64; runs on any Linux of
+ * its architecture). This file is the start-up and the command's launch; the other concerns live
+ * in their own files, each with its rules at the top: filter.c (the seccomp filter, installed in
+ * the command's vfork child), notify.c (the notification server), tree.c (keepers of the tree,
+ * signals, CPU), log.c.
  *
  * Rules here: libc is fine in S before the command starts (errors end in exit 125 with one
  * line); after the split, L runs only tree.c; between vfork and exec the command's process
@@ -245,6 +246,13 @@ static uint64_t log_capacity(const char *logpath) {
   return capacity;
 }
 
+/* Orphans of the tree reparent to a subreaper, which waits for them. qemu-user (an arm64 binary
+ * on an x86-64 host through binfmt_misc) refuses it with EINVAL: then the tree is waited for
+ * through its parents, and a process orphaned in it (a daemon) may outlive the trace. */
+static void become_subreaper(void) {
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 && errno != EINVAL) die("PR_SET_CHILD_SUBREAPER", errno);
+}
+
 /* L after the split: shares S's memory, so raw system calls only (tree.h). */
 static char g_launcher_stack[32 * 1024] __attribute__((aligned(16)));
 static void launcher_main(long s) {
@@ -298,7 +306,7 @@ int main(int argc, char **argv) {
     if (getppid() != parent) _exit(EXIT_LAUNCHER);
   }
   xb_launcher.self = getpid();
-  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die("PR_SET_CHILD_SUBREAPER", errno);
+  become_subreaper();
   int err = xb_install_forwarding();
   if (err) die("sigaction", -err);
 
@@ -312,7 +320,7 @@ int main(int argc, char **argv) {
   xb_sup.self = getpid();
   if ((err = xb_install_parent_death())) die("parent-death signal", -err);
   if (getppid() != launcher) _exit(EXIT_LAUNCHER);
-  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) die("PR_SET_CHILD_SUBREAPER", errno);
+  become_subreaper();
 
   char self[PATH_MAX];
   ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);

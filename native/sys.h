@@ -1,9 +1,26 @@
 /* A system call that returns -errno instead of setting errno: no libc state touched, so it is
  * safe in signal handlers, in a vfork child and in the launcher that shares the supervisor's
- * memory (tree.h). Used by both helpers. */
+ * memory (tree.h). Used by both helpers. One body per architecture: x86-64 and arm64. */
 #ifndef XBENCH_SYS_H
 #define XBENCH_SYS_H
 
+#if defined(__aarch64__)
+/* svc #0: number in x8, arguments in x0-x5, result in x0; nothing else is clobbered. */
+static inline long xb_sys6(long nr, long a, long b, long c, long d, long e, long f) {
+  register long x8 __asm__("x8") = nr;
+  register long x0 __asm__("x0") = a;
+  register long x1 __asm__("x1") = b;
+  register long x2 __asm__("x2") = c;
+  register long x3 __asm__("x3") = d;
+  register long x4 __asm__("x4") = e;
+  register long x5 __asm__("x5") = f;
+  __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
+  return x0;
+}
+static inline long xb_sys(long nr, long a, long b, long c, long d, long e) {
+  return xb_sys6(nr, a, b, c, d, e, 0);
+}
+#elif defined(__x86_64__)
 static inline long xb_sys(long nr, long a, long b, long c, long d, long e) {
   long ret;
   register long r10 __asm__("r10") = d;
@@ -11,5 +28,20 @@ static inline long xb_sys(long nr, long a, long b, long c, long d, long e) {
   __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
   return ret;
 }
+/* Six arguments (mmap): the shim's own calls. */
+static inline long xb_sys6(long nr, long a, long b, long c, long d, long e, long f) {
+  long ret;
+  register long r10 __asm__("r10") = d;
+  register long r8 __asm__("r8") = e;
+  register long r9 __asm__("r9") = f;
+  __asm__ volatile("syscall"
+                   : "=a"(ret)
+                   : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                   : "rcx", "r11", "memory");
+  return ret;
+}
+#else
+#error "xbench's native helpers support x86-64 and arm64 only"
+#endif
 
 #endif

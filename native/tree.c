@@ -94,7 +94,7 @@ int xb_reap_all(struct xb_keeper *k, pid_t main_pid, int kill_orphans) {
   return main_status;
 }
 
-/* The kernel's struct sigaction (x86-64). */
+/* The kernel's struct sigaction (x86-64; arm64's is the same: it has SA_RESTORER too). */
 struct kernel_sigaction {
   void (*handler)(int);
   unsigned long flags;
@@ -121,13 +121,32 @@ void xb_signals_restore(void) {
   SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &xb_orig_sigmask, 0, sizeof xb_orig_sigmask);
 }
 
-long xb_split(void (*launcher)(long), void *stack_top) {
-  uint64_t all = ~0ull;
-  long err = SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &all, &xb_orig_sigmask, sizeof all);
-  if (err) return err;
+/*
+ * clone(flags) with no new stack: the child returns here like fork's; the parent moves to
+ * `stack_top` and runs `launcher(child pid)`. With CLONE_VM the parent touches no memory before
+ * moving to its own stack, so the child's stack stays intact.
+ */
+__attribute__((noinline)) static long split_with(long flags, void (*launcher)(long), void *stack_top) {
   long ret;
-  /* clone(CLONE_VM | SIGCHLD) with no new stack: the child returns here like fork's. The parent
-   * touches no memory before moving to its own stack, so the child's stack stays intact. */
+#if defined(__aarch64__)
+  register long x8 __asm__("x8") = SYS_clone;
+  register long x0 __asm__("x0") = flags;
+  register long x1 __asm__("x1") = 0; /* newsp: 0 keeps the caller's */
+  register long x2 __asm__("x2") = 0;
+  register long x3 __asm__("x3") = 0;
+  register long x4 __asm__("x4") = 0;
+  __asm__ volatile("svc #0\n\t"
+                   "cmp x0, #0\n\t"
+                   "b.le 1f\n\t"
+                   "mov sp, %[stack]\n\t"
+                   "blr %[launcher]\n\t"
+                   "udf #0\n"
+                   "1:"
+                   : "+r"(x0)
+                   : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), [stack] "r"(stack_top), [launcher] "r"(launcher)
+                   : "cc", "memory");
+  ret = x0;
+#else
   register long r10 __asm__("r10") = 0;
   register long r8 __asm__("r8") = 0;
   __asm__ volatile("syscall\n\t"
@@ -139,9 +158,21 @@ long xb_split(void (*launcher)(long), void *stack_top) {
                    "ud2\n"
                    "1:"
                    : "=a"(ret)
-                   : "a"((long)SYS_clone), "D"((long)(CLONE_VM | SIGCHLD)), "S"(0L), "d"(0L), "r"(r10),
+                   : "a"((long)SYS_clone), "D"(flags), "S"(0L), "d"(0L), "r"(r10),
                      "r"(r8), [stack] "r"(stack_top), [launcher] "r"(launcher)
                    : "rcx", "r11", "memory");
+#endif
+  return ret;
+}
+
+long xb_split(void (*launcher)(long), void *stack_top) {
+  uint64_t all = ~0ull;
+  long err = SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &all, &xb_orig_sigmask, sizeof all);
+  if (err) return err;
+  long ret = split_with(CLONE_VM | SIGCHLD, launcher, stack_top);
+  /* qemu-user (an arm64 xbench on an x86-64 host through binfmt_misc) refuses CLONE_VM without
+   * CLONE_THREAD: then a plain fork, which costs a copy of the page tables and nothing else. */
+  if (ret == -EINVAL) ret = split_with(SIGCHLD, launcher, stack_top);
   if (ret < 0) xb_signals_restore();
   return ret;
 }

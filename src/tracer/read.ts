@@ -24,7 +24,9 @@ export function incompleteReasons(header: LogHeader): string[] {
     reasons.push(`seccomp was refused (${e}): statically linked and Go programs were not traced`);
   }
   if (f & FLAG.STATIC_UNTRACED)
-    reasons.push("a statically linked or Go program ran under --backend preload, which cannot see its file accesses");
+    reasons.push(
+      "a statically linked, Go or other-architecture (emulated) program ran under --backend preload, which cannot see its file accesses",
+    );
   if (f & FLAG.FOREIGN_ARCH) reasons.push("a 32-bit or x32 system call was made and not decoded");
   if (f & FLAG.UNREADABLE) reasons.push("some paths could not be read from the traced process");
   if (f & FLAG.LAUNCHER_ERROR) reasons.push("the supervisor hit an internal error");
