@@ -21,6 +21,7 @@ import mri from "mri";
 import { assetSources } from "./src/runner/assets.ts";
 import { BUILD_INFO_FILE, VERSION, type BuildInfo } from "./src/version.ts";
 import { writeRelease } from "./build/release.ts";
+import { WINDOWS_HELPER_PLATFORM, buildWindowsHelpers } from "./build/native-windows.ts";
 
 const ROOT = import.meta.dir;
 const DIST = join(ROOT, "dist");
@@ -239,6 +240,15 @@ function buildNpm(helperDir: string): void {
   }
 }
 
+/** The Windows tracer helpers (build/native-windows.ts), into dist/helpers/win32-x64. */
+function windowsHelpers(): string[] {
+  try {
+    return buildWindowsHelpers(NATIVE, join(DIST, "helpers", WINDOWS_HELPER_PLATFORM), BUILD_ENV);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+}
+
 function parseTargets(value: string | undefined, release: boolean): Target[] {
   if (!value) return release ? (Object.keys(TARGETS) as Target[]) : [];
   if (value === "all") return Object.keys(TARGETS) as Target[];
@@ -262,9 +272,10 @@ function main(): void {
   compile(writeCompileEntry(helpers, HELPER_PLATFORM, hostTarget()), undefined, join(DIST, "xbench"));
   const binaries: Record<string, string> = {};
   for (const target of targets) {
-    const platform = HELPER_TARGETS.has(target) ? HELPER_PLATFORM : undefined;
+    const windows = target === "windows-x64" ? windowsHelpers() : undefined;
+    const platform = HELPER_TARGETS.has(target) ? HELPER_PLATFORM : windows ? WINDOWS_HELPER_PLATFORM : undefined;
     const out = join(DIST, target, target.startsWith("windows") ? "xbench.exe" : "xbench");
-    compile(writeCompileEntry(platform ? helpers : [], platform, target), TARGETS[target], out);
+    compile(writeCompileEntry(windows ?? (platform ? helpers : []), platform, target), TARGETS[target], out);
     binaries[target] = out;
   }
   buildNpm(helperDir);

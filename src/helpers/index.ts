@@ -12,7 +12,7 @@ export function hostPlatform(): string {
 }
 
 /** Platforms with native helpers; everywhere else `trace` says it is not available yet. */
-export const TRACED_PLATFORMS: ReadonlySet<string> = new Set(["linux-x64"]);
+export const TRACED_PLATFORMS: ReadonlySet<string> = new Set(["linux-x64", "win32-x64"]);
 
 /** Keyed by platform: a test that fakes another platform must not get this one's folder. */
 let resolved: { platform: string; dir: string } | undefined;

@@ -1,16 +1,18 @@
 /**
  * The file-access tracer: runs a command under xbench-supervisor (preload shim and/or
- * seccomp supervisor, see native/) and reports which files its process tree touched.
+ * seccomp supervisor, see native/), or on Windows under xbench-launch.exe with the hook DLL
+ * (native/win/), and reports which files its process tree touched.
  */
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "pathe";
 import type { StdioOptions } from "node:child_process";
-import { XbenchError } from "../errors.ts";
+import { XbenchError, usageError } from "../errors.ts";
 import { helperPath } from "../helpers/index.ts";
 import { AccessCollector, type CollectOptions } from "./accesses.ts";
 import { launch } from "./launch.ts";
 import { traceScratchRoot } from "./scratch.ts";
 import { FLAG, scanLogFile, type LogHeader } from "./log.ts";
+import { normalizeWindows, windowsKey } from "./paths-windows.ts";
 import type { Access, TraceBackend, UsedBackend } from "./types.ts";
 
 export type { Access, AccessMode, TraceBackend, UsedBackend } from "./types.ts";
@@ -20,6 +22,13 @@ export { supervisorArgs } from "./launch.ts";
 
 export const SUPERVISOR = "xbench-supervisor";
 export const PRELOAD_SHIM = "libxbench-preload.so";
+export const WINDOWS_LAUNCHER = "xbench-launch.exe";
+export const WINDOWS_HOOK = "xbench-hook.dll";
+
+/** The helpers that trace on `platform`: the launcher, and what it loads into the command. */
+export function tracerHelpers(platform: NodeJS.Platform = process.platform): { launcher: string; inject: string } {
+  return platform === "win32" ? { launcher: WINDOWS_LAUNCHER, inject: WINDOWS_HOOK } : { launcher: SUPERVISOR, inject: PRELOAD_SHIM };
+}
 
 export interface TraceOptions {
   backend?: TraceBackend;
@@ -68,6 +77,7 @@ export function incompleteReasons(header: LogHeader): string[] {
   if (f & FLAG.FOREIGN_ARCH) reasons.push("a 32-bit or x32 system call was made and not decoded");
   if (f & FLAG.UNREADABLE) reasons.push("some paths could not be read from the traced process");
   if (f & FLAG.LAUNCHER_ERROR) reasons.push("the supervisor hit an internal error");
+  if (f & FLAG.CHILD_UNTRACED) reasons.push("a child process could not be traced (a 32-bit program, or the hook DLL did not load into it)");
   if (f & FLAG.SHIM_DROPPED)
     reasons.push("a program ran as another user or with changed privileges (setuid), where --backend preload cannot follow");
   if (header.dropped > 0) reasons.push(`${header.dropped} records did not fit in the log`);
@@ -82,6 +92,7 @@ export function readAccessLog(file: string, options: CollectOptions = {}): Acces
   const used: UsedBackend[] = [];
   if (header.flags & FLAG.USED_PRELOAD) used.push("preload");
   if (header.flags & FLAG.USED_SECCOMP || header.notifications > 0) used.push("seccomp");
+  if (header.flags & FLAG.USED_DLL) used.push("dll");
   return {
     accesses: collector.finish(),
     complete: reasons.length === 0,
@@ -102,9 +113,12 @@ function realPaths(file: string): string[] {
 
 /** Runs `command args` traced and resolves when its whole process tree has exited. */
 export async function trace(command: string, args: string[], options: TraceOptions = {}): Promise<TraceResult> {
-  const supervisor = helperPath(SUPERVISOR);
-  const preload = helperPath(PRELOAD_SHIM);
+  const windows = process.platform === "win32";
   const backend = options.backend ?? "auto";
+  if (windows && backend !== "auto") throw usageError(`--backend ${backend} is for Linux; on Windows trace has one backend (auto)`);
+  const helpers = tracerHelpers();
+  const supervisor = helperPath(helpers.launcher);
+  const preload = helperPath(helpers.inject);
   const dir = mkdtempSync(join(traceScratchRoot(), "xbench-trace-"));
   const log = join(dir, "trace.log");
   try {
@@ -115,9 +129,11 @@ export async function trace(command: string, args: string[], options: TraceOptio
     );
     let parsed: AccessLog;
     try {
-      parsed = readAccessLog(log, { exclude: new Set([log, ...[supervisor, preload].flatMap(realPaths)]) });
+      const own = [log, ...[supervisor, preload].flatMap(realPaths)];
+      const exclude = new Set(windows ? own.map((p) => windowsKey(normalizeWindows(p))) : own);
+      parsed = readAccessLog(log, { exclude, windows });
     } catch (error) {
-      throw new XbenchError(`the tracer did not start (${SUPERVISOR} exited with ${status.signal ?? status.exitCode})`, {
+      throw new XbenchError(`the tracer did not start (${helpers.launcher} exited with ${status.signal ?? status.exitCode})`, {
         cause: error,
       });
     }
@@ -131,6 +147,19 @@ export async function trace(command: string, args: string[], options: TraceOptio
       backendsUsed: parsed.backendsUsed,
     };
   } finally {
+    removeScratch(dir, log);
+  }
+}
+
+/**
+ * The trace's folder holds the log alone: unlink it, then the folder (Bun's recursive rm fails
+ * with EFAULT under wine, where the Windows build is tested); anything else there, recursively.
+ */
+function removeScratch(dir: string, log: string): void {
+  try {
+    unlinkSync(log);
+    rmdirSync(dir);
+  } catch {
     rmSync(dir, { recursive: true, force: true });
   }
 }
