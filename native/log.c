@@ -32,12 +32,7 @@ int xb_log_create(struct xb_log *log, const char *path, uint64_t capacity) {
   if (!err) err = map_fd(log, (int)fd, capacity);
   if (close((int)fd) != 0 && !err) err = -errno;
   if (err) return err;
-  struct xb_log_header *h = log->hdr;
-  h->version = XBENCH_LOG_VERSION;
-  h->header_size = XB_LOG_HEADER_SIZE;
-  h->capacity = capacity;
-  h->tail = XB_LOG_HEADER_SIZE;
-  __atomic_store_n(&h->magic, XB_LOG_MAGIC, __ATOMIC_RELEASE);
+  xb_log_init_header(log->hdr, capacity);
   return 0;
 }
 

@@ -118,6 +118,15 @@ struct xb_log {
   uint64_t capacity; /* mapped bytes */
 };
 
+/* Fills a new log's header (mapped, zeroed); the magic goes last, so a reader never sees half. */
+static inline void xb_log_init_header(struct xb_log_header *h, uint64_t capacity) {
+  h->version = XBENCH_LOG_VERSION;
+  h->header_size = XB_LOG_HEADER_SIZE;
+  h->capacity = capacity;
+  h->tail = XB_LOG_HEADER_SIZE;
+  __atomic_store_n(&h->magic, XB_LOG_MAGIC, __ATOMIC_RELEASE);
+}
+
 /* Creates (truncating) and maps a log of `capacity` bytes. 0 or -errno. */
 int xb_log_create(struct xb_log *log, const char *path, uint64_t capacity);
 /* Maps an existing log open as `fd` (the caller closes it). 0 or -errno. No libc state. */

@@ -307,21 +307,9 @@ static NTSTATUS NTAPI hook_create_process(PHANDLE ph, PHANDLE th, ACCESS_MASK pa
   return st;
 }
 
-static void config_name(wchar_t *out, size_t cap) {
-  size_t n = wcslen(XB_CONFIG_PREFIX);
-  memcpy(out, XB_CONFIG_PREFIX, n * sizeof *out);
-  DWORD pid = GetCurrentProcessId();
-  wchar_t digits[16];
-  size_t d = 0;
-  do digits[d++] = (wchar_t)(L'0' + pid % 10);
-  while ((pid /= 10) && d < 16);
-  while (d && n + 1 < cap) out[n++] = digits[--d];
-  out[n] = 0;
-}
-
 static unsigned long read_config(void) {
   wchar_t name[96];
-  config_name(name, sizeof name / sizeof *name);
+  xb_config_name(name, sizeof name / sizeof *name, GetCurrentProcessId());
   HANDLE section = OpenFileMappingW(FILE_MAP_READ, FALSE, name);
   if (!section) return GetLastError();
   const struct xb_win_config *view = MapViewOfFile(section, FILE_MAP_READ, 0, 0, sizeof g_cfg);

@@ -16,7 +16,7 @@
 
 #define XB_INJECT_WAIT_MS 30000u
 
-static void config_name(wchar_t *out, size_t cap, DWORD pid) {
+void xb_config_name(wchar_t *out, size_t cap, DWORD pid) {
   size_t n = wcslen(XB_CONFIG_PREFIX);
   memcpy(out, XB_CONFIG_PREFIX, n * sizeof *out);
   wchar_t digits[16];
@@ -29,7 +29,7 @@ static void config_name(wchar_t *out, size_t cap, DWORD pid) {
 
 static unsigned long publish(DWORD pid, const struct xb_win_config *cfg, HANDLE *section) {
   wchar_t name[96];
-  config_name(name, sizeof name / sizeof *name, pid);
+  xb_config_name(name, sizeof name / sizeof *name, pid);
   *section = CreateFileMappingW(INVALID_HANDLE_VALUE, NULL, PAGE_READWRITE, 0, sizeof *cfg, name);
   if (!*section) return GetLastError();
   void *view = MapViewOfFile(*section, FILE_MAP_WRITE, 0, 0, sizeof *cfg);

@@ -39,12 +39,7 @@ unsigned long xb_win_log_create(struct xb_log *log, const wchar_t *path, uint64_
   unsigned long err = map(log, file, capacity);
   if (!CloseHandle(file) && !err) err = GetLastError();
   if (err) return err;
-  struct xb_log_header *h = log->hdr;
-  h->version = XBENCH_LOG_VERSION;
-  h->header_size = XB_LOG_HEADER_SIZE;
-  h->capacity = capacity;
-  h->tail = XB_LOG_HEADER_SIZE;
-  __atomic_store_n(&h->magic, XB_LOG_MAGIC, __ATOMIC_RELEASE);
+  xb_log_init_header(log->hdr, capacity);
   return 0;
 }
 
