@@ -49,7 +49,8 @@ describe.skipIf(missing.length > 0)("xbench.exe trace under wine64", () => {
 
   const files = join(dir, "files");
   mkdirSync(join(files, "listed"), { recursive: true });
-  for (const name of ["read", "stat", "typed", "grand"]) writeFileSync(join(files, `${name}.txt`), `${name}\n`);
+  writeFileSync(join(bin, "rel-cwd.txt"), "rel-cwd\n"); // bin is the child's current directory
+  for (const name of ["read", "stat", "typed", "grand", "rel-dir"]) writeFileSync(join(files, `${name}.txt`), `${name}\n`);
   for (const name of ["a", "b"]) writeFileSync(join(files, "listed", name), "");
 
   /** `wine xbench.exe trace --format json -o FILE -- cmd...` from `bin`, parsed. */
@@ -86,6 +87,15 @@ describe.skipIf(missing.length > 0)("xbench.exe trace under wine64", () => {
     expect(at(f("stat.txt"))).toEqual({ path: f("stat.txt"), modes: ["stat"], pid });
     expect(at(f("listed"))).toEqual({ path: f("listed"), modes: ["readdir", "stat"], pid });
     expect(at(f("written.txt"))).toEqual({ path: f("written.txt"), modes: ["write"], pid });
+    // Names relative to a directory handle: one the program opened, and the current directory's
+    // (inherited, opened before the DLL came in: known from the PEB).
+    expect(at(f("rel-dir.txt"))).toEqual({ path: f("rel-dir.txt"), modes: ["read"], pid });
+    const cwdFile = z(join(bin, "rel-cwd.txt"));
+    expect(at(cwdFile)).toEqual({ path: cwdFile, modes: ["read"], pid });
+    // 4 threads x 100 probes, each thread appending to its own chunk of the log: none lost.
+    const probes = trace.accesses.filter((a) => a.path.startsWith(f("probe-")));
+    expect(probes.length).toBe(400);
+    expect(probes.every((a) => a.modes.join() === "missing" && a.pid === pid)).toBe(true);
     // cmd.exe, started through CreateProcessW, is injected: its `type` is its own.
     expect(at("C:\\windows\\system32\\cmd.exe")?.modes).toContain("exec");
     const typed = at(f("typed.txt"));
