@@ -5,6 +5,8 @@
  *   NtQueryAttributesFile,
  *   NtQueryFullAttributesFile     XB_OP_STAT
  *   NtDeleteFile                  XB_OP_UNLINK
+ *   NtSetInformationFile          on a handle we saw opened: delete (XB_OP_UNLINK), rename
+ *                                 (XB_OP_RENAME_FROM + _TO), hard link (XB_OP_LINK)
  *   NtQueryDirectoryFile(Ex)      XB_OP_READDIR once per directory handle (XB_OP_STAT for a
  *                                 FindFirstFile on one name)
  *   NtCreateUserProcess           XB_OP_EXEC of the image; the child is injected too
@@ -73,6 +75,12 @@ static void leave(DWORD saved) {
 
 static uint32_t open_flags(ACCESS_MASK access, ULONG disposition, ULONG options) {
   int r = (access & READS) != 0, w = (access & WRITES) != 0 || (options & XB_FILE_DELETE_ON_CLOSE);
+  if (options & XB_FILE_DIRECTORY_FILE) {
+    /* FILE_LIST_DIRECTORY is FILE_READ_DATA: a listing shows as READDIR, not a read; creating
+     * a directory (CreateDirectory) is a write, like mkdir. */
+    r = 0;
+    w = w || (disposition != XB_FILE_OPEN && disposition != XB_FILE_OVERWRITE);
+  }
   uint32_t f = r && w ? XO_RDWR : w ? XO_WRONLY : 0;
   switch (disposition) {
   case XB_FILE_SUPERSEDE:
@@ -164,6 +172,50 @@ static NTSTATUS NTAPI hook_delete_file(POBJECT_ATTRIBUTES oa) {
   int32_t *slot = xb_record_oa(XB_OP_UNLINK, 0, oa);
   NTSTATUS st = real_delete_file(oa);
   xb_log_set_result(slot, xb_errno_of(st));
+  leave(saved);
+  return st;
+}
+
+/* NtSetInformationFile classes that change names (FILE_INFORMATION_CLASS). */
+#define XB_FILE_RENAME 10
+#define XB_FILE_LINK 11
+#define XB_FILE_DISPOSITION 13
+#define XB_FILE_DISPOSITION_EX 64
+#define XB_FILE_RENAME_EX 65
+#define XB_FILE_LINK_EX 72
+
+/* FILE_RENAME_INFORMATION and FILE_LINK_INFORMATION (x64 layout). */
+struct rename_info {
+  ULONG flags; /* ReplaceIfExists (a BOOLEAN) in the classes without Ex */
+  HANDLE root;
+  ULONG name_length; /* bytes */
+  WCHAR name[1];
+};
+
+typedef NTSTATUS(NTAPI *set_info_t)(HANDLE, PIO_STATUS_BLOCK, PVOID, ULONG, int);
+static set_info_t real_set_info;
+static NTSTATUS NTAPI hook_set_info(HANDLE h, PIO_STATUS_BLOCK iosb, PVOID info, ULONG len, int cls) {
+  DWORD saved;
+  int names = cls == XB_FILE_RENAME || cls == XB_FILE_RENAME_EX || cls == XB_FILE_LINK || cls == XB_FILE_LINK_EX;
+  int deletes =
+      (cls == XB_FILE_DISPOSITION && len >= 1 && *(const BOOLEAN *)info) ||
+      (cls == XB_FILE_DISPOSITION_EX && len >= 4 && (*(const ULONG *)info & 1u)); /* FILE_DISPOSITION_DELETE */
+  /* Seeks, sizes, times (the common calls) go straight through. */
+  if ((!names && !deletes) || !enter(&saved)) return real_set_info(h, iosb, info, len, cls);
+  int32_t *from = NULL, *to = NULL;
+  if (deletes) {
+    from = xb_record_handle(XB_OP_UNLINK, h);
+  } else if (len >= offsetof(struct rename_info, name)) {
+    const struct rename_info *ri = info;
+    int link = cls == XB_FILE_LINK || cls == XB_FILE_LINK_EX;
+    if (!link) from = xb_record_handle(XB_OP_RENAME_FROM, h);
+    size_t chars = ri->name_length / sizeof(WCHAR);
+    if (offsetof(struct rename_info, name) + ri->name_length <= len)
+      to = xb_record_at(link ? XB_OP_LINK : XB_OP_RENAME_TO, 0, ri->root, ri->name, chars);
+  }
+  NTSTATUS st = real_set_info(h, iosb, info, len, cls);
+  xb_log_set_result(from, xb_errno_of(st));
+  xb_log_set_result(to, xb_errno_of(st));
   leave(saved);
   return st;
 }
@@ -340,6 +392,7 @@ static unsigned long install(void) {
       {"NtQueryAttributesFile", (void *)hook_query_attrs, (void **)&real_query_attrs, 0},
       {"NtQueryFullAttributesFile", (void *)hook_query_full_attrs, (void **)&real_query_full_attrs, 0},
       {"NtDeleteFile", (void *)hook_delete_file, (void **)&real_delete_file, 0},
+      {"NtSetInformationFile", (void *)hook_set_info, (void **)&real_set_info, 0},
       {"NtQueryDirectoryFile", (void *)hook_query_dir, (void **)&real_query_dir, 0},
       {"NtQueryDirectoryFileEx", (void *)hook_query_dir_ex, (void **)&real_query_dir_ex, 1},
       {"NtResumeThread", (void *)hook_resume_thread, (void **)&real_resume_thread, 0},
@@ -355,7 +408,8 @@ static unsigned long install(void) {
     unsigned long err = xb_patch_stub(fn, defs[i].hook, defs[i].real);
     if (err && !first) first = err;
   }
-  return first;
+  unsigned long err = xb_patch_seal();
+  return first ? first : err;
 }
 
 /* XB_OP_PROC: this process's image, and who started it. */

@@ -80,3 +80,9 @@ unsigned long xb_patch_stub(void *fn, void *hook, void **orig) {
   FlushInstructionCache(GetCurrentProcess(), stub, 8);
   return err;
 }
+
+unsigned long xb_patch_seal(void) {
+  DWORD old;
+  if (!g_pool) return 0;
+  return VirtualProtect(g_pool, XB_POOL_SIZE, PAGE_EXECUTE_READ, &old) ? 0 : GetLastError();
+}

@@ -6,4 +6,7 @@
  * (ERROR_NOT_SUPPORTED when `fn` does not look like a system-call stub: left untouched). */
 unsigned long xb_patch_stub(void *fn, void *hook, void **orig);
 
+/* Makes the relays and trampolines read-only (executable) once every stub is patched. */
+unsigned long xb_patch_seal(void);
+
 #endif

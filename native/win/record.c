@@ -233,19 +233,32 @@ int32_t *xb_record_name(uint8_t op, uint32_t arg, const wchar_t *name, size_t le
   return path.len ? append(op, arg, NULL, &path) : NULL;
 }
 
-int32_t *xb_record_oa(uint8_t op, uint32_t arg, const OBJECT_ATTRIBUTES *oa) {
-  if (!oa || !oa->ObjectName || !oa->ObjectName->Buffer) return NULL;
-  const UNICODE_STRING *name = oa->ObjectName;
-  if (!oa->RootDirectory) return xb_record_name(op, arg, name->Buffer, name->Length / sizeof(wchar_t));
+int32_t *xb_record_at(uint8_t op, uint32_t arg, HANDLE root, const wchar_t *name, size_t len) {
+  if (!root) return xb_record_name(op, arg, name, len);
   char bbuf[XB_BASE_BYTES], pbuf[XB_PATH_BYTES];
   struct u8 base = {bbuf, 0, sizeof bbuf, 0}, path = {pbuf, 0, sizeof pbuf, 0};
-  if (!put_root(&base, oa->RootDirectory)) {
+  if (!put_root(&base, root)) {
     xb_log_flag(&g_xb_log, XB_FLAG_UNREADABLE); /* a handle we never saw opened */
     return NULL;
   }
-  put_wide(&path, name->Buffer, name->Length / sizeof(wchar_t));
+  put_wide(&path, name, len);
   if (!path.len) return append(op, arg, NULL, &base); /* the root itself */
   return append(op, arg, &base, &path);
+}
+
+int32_t *xb_record_oa(uint8_t op, uint32_t arg, const OBJECT_ATTRIBUTES *oa) {
+  if (!oa || !oa->ObjectName || !oa->ObjectName->Buffer) return NULL;
+  return xb_record_at(op, arg, oa->RootDirectory, oa->ObjectName->Buffer, oa->ObjectName->Length / sizeof(wchar_t));
+}
+
+int32_t *xb_record_handle(uint8_t op, HANDLE h) {
+  uint64_t word;
+  const struct xb_rec *r = opened_by(h, &word);
+  if (!r) return NULL;
+  const char *data = (const char *)(r + 1);
+  struct u8 base = {(char *)data, r->base_len, r->base_len, 0};
+  struct u8 path = {(char *)data + r->base_len, r->path_len, r->path_len, 0};
+  return append(op, 0, r->base_len ? &base : NULL, &path);
 }
 
 void xb_record_set_arg(int32_t *slot, uint32_t arg) {

@@ -15,6 +15,10 @@ unsigned long xb_record_init(void);
 /* Appends a record for `oa`'s name (its root directory resolved to a base) with `op` and `arg`;
  * returns the result slot (xb_log_set_result), or NULL when nothing was recorded. */
 int32_t *xb_record_oa(uint8_t op, uint32_t arg, const OBJECT_ATTRIBUTES *oa);
+/* The same for a name of `len` wide characters relative to the directory handle `root` (or NULL). */
+int32_t *xb_record_at(uint8_t op, uint32_t arg, HANDLE root, const wchar_t *name, size_t len);
+/* Appends a record for the path an earlier recorded open gave `h`; NULL if it was not seen. */
+int32_t *xb_record_handle(uint8_t op, HANDLE h);
 /* Appends a record for an NT or DOS path given as `len` wide characters. */
 int32_t *xb_record_name(uint8_t op, uint32_t arg, const wchar_t *name, size_t len);
 /* The record whose result slot is `slot`: its arg can be refined once the call returned. */

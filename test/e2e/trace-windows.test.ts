@@ -50,7 +50,7 @@ describe.skipIf(missing.length > 0)("xbench.exe trace under wine64", () => {
   const files = join(dir, "files");
   mkdirSync(join(files, "listed"), { recursive: true });
   writeFileSync(join(bin, "rel-cwd.txt"), "rel-cwd\n"); // bin is the child's current directory
-  for (const name of ["read", "stat", "typed", "grand", "rel-dir"]) writeFileSync(join(files, `${name}.txt`), `${name}\n`);
+  for (const name of ["read", "stat", "typed", "grand", "rel-dir", "old", "gone"]) writeFileSync(join(files, `${name}.txt`), `${name}\n`);
   for (const name of ["a", "b"]) writeFileSync(join(files, "listed", name), "");
 
   /** `wine xbench.exe trace --format json -o FILE -- cmd...` from `bin`, parsed. */
@@ -87,6 +87,9 @@ describe.skipIf(missing.length > 0)("xbench.exe trace under wine64", () => {
     expect(at(f("stat.txt"))).toEqual({ path: f("stat.txt"), modes: ["stat"], pid });
     expect(at(f("listed"))).toEqual({ path: f("listed"), modes: ["readdir", "stat"], pid });
     expect(at(f("written.txt"))).toEqual({ path: f("written.txt"), modes: ["write"], pid });
+    // MoveFile (a rename on the handle), DeleteFile, CreateDirectory: writes.
+    expect(at(f("old.txt"))?.modes).toContain("write");
+    for (const name of ["new.txt", "gone.txt", "made"]) expect(at(f(name))).toEqual({ path: f(name), modes: ["write"], pid });
     // Names relative to a directory handle: one the program opened, and the current directory's
     // (inherited, opened before the DLL came in: known from the PEB).
     expect(at(f("rel-dir.txt"))).toEqual({ path: f("rel-dir.txt"), modes: ["read"], pid });
