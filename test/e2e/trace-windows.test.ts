@@ -54,7 +54,7 @@ describe.skipIf(missing.length > 0)("xbench.exe trace under wine64", () => {
   for (const name of ["a", "b"]) writeFileSync(join(files, "listed", name), "");
 
   /** `wine xbench.exe trace --format json -o FILE -- cmd...` from `bin`, parsed. */
-  const traceUnderWine = (cmd: string[]) => {
+  const traceUnderWine = (cmd: string[], input = "") => {
     const out = join(dir, "trace.json");
     writeFileSync(out, "");
     const r = spawnSync("wine", [join(bin, "xbench.exe"), "trace", "--format", "json", "-o", z(out), "--", ...cmd], {
@@ -62,6 +62,7 @@ describe.skipIf(missing.length > 0)("xbench.exe trace under wine64", () => {
       env: { ...env, XBENCH_CACHE_DIR: z(join(dir, "cache")) },
       encoding: "utf8",
       timeout: 120_000,
+      input,
     });
     const text = readFileSync(out, "utf8");
     const trace = text ? (JSON.parse(text) as TraceJson) : undefined;
@@ -110,6 +111,13 @@ describe.skipIf(missing.length > 0)("xbench.exe trace under wine64", () => {
     expect([pid, typed?.pid]).not.toContain(grand?.pid);
     // The tracer's own files stay out of the trace.
     expect(trace.accesses.filter((a) => /xbench-(hook|launch)|trace\.log/i.test(a.path))).toEqual([]);
+  }, 120_000);
+
+  test("stdin passes through to the command", () => {
+    const r = traceUnderWine(["grandchild.exe", "-"], "piped in\n");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("piped in\n");
+    expect(r.trace?.accesses.find((a) => a.path === z(join(bin, "grandchild.exe")))?.modes).toEqual(["exec"]);
   }, 120_000);
 
   test("a command that cannot be found: exit 127, nothing traced", () => {
