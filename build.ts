@@ -1,7 +1,8 @@
 #!/usr/bin/env bun
 /**
  * Builds xbench:
- *   1. the native helpers in native/ (static musl supervisor, glibc preload shim, bench targets),
+ *   1. the native helpers in native/ (static musl supervisor, glibc preload shim, bench targets);
+ *      for the windows-x64 target also native/win/ with mingw-w64 (build/native-windows.ts),
  *   2. dist/xbench with `bun build --compile`, helpers embedded,
  *   3. the npm library (unbuild) into dist/npm, helpers copied beside it.
  *
@@ -21,7 +22,7 @@ import mri from "mri";
 import { assetSources } from "./src/runner/assets.ts";
 import { BUILD_INFO_FILE, VERSION, type BuildInfo } from "./src/version.ts";
 import { writeRelease } from "./build/release.ts";
-import { WINDOWS_HELPER_PLATFORM, buildWindowsHelpers } from "./build/native-windows.ts";
+import { WINDOWS_HELPER_PLATFORM, buildWindowsHelpers, copyHelpers } from "./build/native-windows.ts";
 
 const ROOT = import.meta.dir;
 const DIST = join(ROOT, "dist");
@@ -271,14 +272,16 @@ function main(): void {
 
   compile(writeCompileEntry(helpers, HELPER_PLATFORM, hostTarget()), undefined, join(DIST, "xbench"));
   const binaries: Record<string, string> = {};
+  let windowsBuilt: string[] | undefined;
   for (const target of targets) {
-    const windows = target === "windows-x64" ? windowsHelpers() : undefined;
+    const windows = target === "windows-x64" ? (windowsBuilt = windowsHelpers()) : undefined;
     const platform = HELPER_TARGETS.has(target) ? HELPER_PLATFORM : windows ? WINDOWS_HELPER_PLATFORM : undefined;
     const out = join(DIST, target, target.startsWith("windows") ? "xbench.exe" : "xbench");
     compile(writeCompileEntry(windows ?? (platform ? helpers : []), platform, target), TARGETS[target], out);
     binaries[target] = out;
   }
   buildNpm(helperDir);
+  if (windowsBuilt) copyHelpers(windowsBuilt, join(DIST, "npm", "helpers", WINDOWS_HELPER_PLATFORM));
   if (argv.release) {
     try {
       const archives = writeRelease({ root: ROOT, outDir: join(DIST, "release"), version: VERSION, binaries });

@@ -5,8 +5,8 @@
  * of the same sources gives the same bytes.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, renameSync } from "node:fs";
-import { join } from "pathe";
+import { copyFileSync, mkdirSync, renameSync } from "node:fs";
+import { basename, join } from "pathe";
 
 /** The platform key the helpers are extracted under (src/helpers: `${process.platform}-${process.arch}`). */
 export const WINDOWS_HELPER_PLATFORM = "win32-x64";
@@ -58,4 +58,10 @@ export function buildWindowsHelpers(nativeDir: string, outDir: string, env: Node
     renameSync(tmp, out);
     return out;
   });
+}
+
+/** Copies built helpers into `dir` (the npm package's helpers/<platform>, where npm users' trace() finds them). */
+export function copyHelpers(files: readonly string[], dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  for (const file of files) copyFileSync(file, join(dir, basename(file)));
 }
