@@ -137,7 +137,9 @@ static HANDLE tree_job(void) {
   if (!job) return NULL;
   JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits;
   memset(&limits, 0, sizeof limits);
-  limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+  /* BREAKAWAY_OK: a program that starts a child with CREATE_BREAKAWAY_FROM_JOB must not get
+   * ACCESS_DENIED because of us (that child, still injected, is then not waited for). */
+  limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | JOB_OBJECT_LIMIT_BREAKAWAY_OK;
   if (!SetInformationJobObject(job, JobObjectExtendedLimitInformation, &limits, sizeof limits)) {
     CloseHandle(job);
     return NULL;

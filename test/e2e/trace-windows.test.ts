@@ -50,7 +50,8 @@ describe.skipIf(missing.length > 0)("xbench.exe trace under wine64", () => {
   const files = join(dir, "files");
   mkdirSync(join(files, "listed"), { recursive: true });
   writeFileSync(join(bin, "rel-cwd.txt"), "rel-cwd\n"); // bin is the child's current directory
-  for (const name of ["read", "stat", "typed", "grand", "rel-dir", "old", "gone"]) writeFileSync(join(files, `${name}.txt`), `${name}\n`);
+  for (const name of ["read", "stat", "typed", "grand", "rel-dir", "old", "gone", "üñí-文"])
+    writeFileSync(join(files, `${name}.txt`), `${name}\n`);
   for (const name of ["a", "b"]) writeFileSync(join(files, "listed", name), "");
 
   /** `wine xbench.exe trace --format json -o FILE -- cmd...` from `bin`, parsed. */
@@ -84,6 +85,7 @@ describe.skipIf(missing.length > 0)("xbench.exe trace under wine64", () => {
     expect(child?.modes).toEqual(["exec"]);
     const pid = child!.pid;
     expect(at(f("read.txt"))).toEqual({ path: f("read.txt"), modes: ["read"], pid });
+    expect(at(f("üñí-文.txt"))).toEqual({ path: f("üñí-文.txt"), modes: ["read"], pid }); // UTF-16 names as UTF-8
     expect(at(f("missing.txt"))).toEqual({ path: f("missing.txt"), modes: ["missing"], pid });
     expect(at(f("stat.txt"))).toEqual({ path: f("stat.txt"), modes: ["stat"], pid });
     expect(at(f("listed"))).toEqual({ path: f("listed"), modes: ["readdir", "stat"], pid });
