@@ -26,7 +26,7 @@ static DWORD g_tls_pos = TLS_OUT_OF_INDEXES, g_tls_end = TLS_OUT_OF_INDEXES;
 #define XB_BASE_BYTES 4096u /* base_len is 16 bits */
 
 /* Handle -> the record that opened it: (handle << 32) | rec offset / 8 | XB_LISTED. */
-#define XB_HANDLES 4096u
+#define XB_HANDLES 16384u /* 128 KiB of zero pages, touched as handles come */
 #define XB_LISTED (1ull << 31)
 static uint64_t g_handles[XB_HANDLES];
 
@@ -276,20 +276,24 @@ static int has_wildcards(const UNICODE_STRING *s) {
 int32_t *xb_record_listing(HANDLE h, const UNICODE_STRING *mask) {
   uint64_t word;
   const struct xb_rec *r = opened_by(h, &word);
-  if (!r || (word & XB_LISTED)) return NULL;
+  if (r && (word & XB_LISTED)) return NULL;
   /* Once per handle: later calls continue the same listing (or the same lookup). */
-  if (!__atomic_compare_exchange_n(cell_of(h), &word, word | XB_LISTED, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+  if (r && !__atomic_compare_exchange_n(cell_of(h), &word, word | XB_LISTED, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
     return NULL;
   char bbuf[XB_BASE_BYTES], pbuf[XB_PATH_BYTES];
-  struct u8 base = {bbuf, 0, sizeof bbuf, 0}, path = {pbuf, 0, sizeof pbuf, 0};
+  struct u8 dir = {bbuf, 0, sizeof bbuf, 0}, name = {pbuf, 0, sizeof pbuf, 0};
+  if (r) {
+    put_rec_path(&dir, r);
+  } else if (!put_root(&dir, h)) { /* the current directory's handle is known without a record */
+    xb_log_flag(&g_xb_log, XB_FLAG_UNREADABLE); /* opened before we came, or evicted from the table */
+    return NULL;
+  }
   if (mask && mask->Buffer && mask->Length && !has_wildcards(mask)) {
     /* FindFirstFile on one name: a lookup of that name, not a listing. */
-    put_rec_path(&base, r);
-    put_wide(&path, mask->Buffer, mask->Length / sizeof(wchar_t));
-    return append(XB_OP_STAT, 0, &base, &path);
+    put_wide(&name, mask->Buffer, mask->Length / sizeof(wchar_t));
+    return append(XB_OP_STAT, 0, &dir, &name);
   }
-  put_rec_path(&path, r);
-  return append(XB_OP_READDIR, 0, NULL, &path);
+  return append(XB_OP_READDIR, 0, NULL, &dir);
 }
 
 void xb_listing_done(int32_t *slot, NTSTATUS status) {
