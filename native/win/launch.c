@@ -10,8 +10,10 @@
  *   environment and cwd, loads DLL (xbench-hook.dll) into it, resumes it, and waits for it and
  *   then for every process it started (a job object holds the tree; closing the job, as when the
  *   launcher dies, kills the tree). CMD [ARGS...] is passed on as the exact text of our own
- *   command line after `--`, so its quoting is the caller's. CMD is searched as CreateProcess
- *   does. Exit status: CMD's exit code; 125: the launcher itself could not start (bad
+ *   command line after `--`, so its quoting is the caller's. CMD without a directory is searched
+ *   in the current directory, then on PATH (.exe appended when it has no extension), as Node's
+ *   and Bun's spawn do, so a traced command is the one an untraced spawn would run; failing that,
+ *   CreateProcess's own search decides. Exit status: CMD's exit code; 125: the launcher itself could not start (bad
  *   arguments, log not writable); 126/127: CMD could not be started / not found. A child the
  *   DLL could not enter runs untraced, and the log's header says so (XB_FLAG_CHILD_UNTRACED).
  *   Nothing is printed unless the launcher fails. XBENCH_TRACE_LOG_CAPACITY=BYTES sizes the log.
@@ -97,6 +99,27 @@ static const wchar_t *skip_program(const wchar_t *p) {
   }
   while (*p && !is_space(*p)) p++;
   return p;
+}
+
+/*
+ * Where spawn without tracing would find the program: the first name of `command`, when it has
+ * no directory part, looked up in ".;%PATH%". Returns `found` or NULL (CreateProcess decides).
+ */
+static const wchar_t *find_program(const wchar_t *command, wchar_t *found, DWORD cap) {
+  static wchar_t prog[XB_WIN_PATH_MAX], search[32768];
+  const wchar_t *end = skip_program(command);
+  size_t n = (size_t)(end - command);
+  if (*command == L'"') command++, n = n >= 2 ? n - 2 : 0;
+  if (!n || n >= XB_WIN_PATH_MAX) return NULL;
+  memcpy(prog, command, n * sizeof *prog);
+  prog[n] = 0;
+  if (wcspbrk(prog, L"\\/:")) return NULL;
+  search[0] = L'.';
+  search[1] = L';';
+  DWORD got = GetEnvironmentVariableW(L"PATH", search + 2, 32768 - 2);
+  if (got >= 32768 - 2) search[2] = 0;
+  DWORD len = SearchPathW(search, prog, L".exe", cap, found, NULL);
+  return len && len < cap ? found : NULL;
 }
 
 struct args {
@@ -207,7 +230,9 @@ int main(void) {
   si.cb = sizeof si;
   pass_stdio(&si);
   PROCESS_INFORMATION pi;
-  if (!CreateProcessW(NULL, command, NULL, NULL, TRUE, CREATE_SUSPENDED, NULL, NULL, &si, &pi)) {
+  static wchar_t program[XB_WIN_PATH_MAX];
+  const wchar_t *app = find_program(command, program, XB_WIN_PATH_MAX);
+  if (!CreateProcessW(app, command, NULL, NULL, TRUE, CREATE_SUSPENDED, NULL, NULL, &si, &pi)) {
     err = GetLastError();
     say("cannot start the command", err);
     return err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND ? 127 : 126;

@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { MINGW_CC, MINGW_FLAGS } from "../../build/native-windows.ts";
+import { VERSION } from "../../src/version.ts";
 import { ROOT, tempDir } from "../support/xbench.ts";
 import { fixture, have, type TraceJson } from "../support/trace.ts";
 
@@ -46,6 +47,11 @@ describe.skipIf(missing.length > 0)("xbench.exe trace under wine64", () => {
   cc(join(bin, "child.exe"), ["-municode", fixture("win/child.c")]);
   cc(join(bin, "grandchild.exe"), [fixture("win/grandchild.c")]);
   sh("wineboot", ["-i"], "wineboot -i");
+  // A namesake of the command beside the extracted launcher, which CreateProcess's own search
+  // would take first: the launcher must run the one from the current directory, as spawn does.
+  const helpers = join(dir, "cache", VERSION, "win32-x64");
+  mkdirSync(helpers, { recursive: true });
+  copyFileSync(join(bin, "grandchild.exe"), join(helpers, "child.exe"));
 
   const files = join(dir, "files");
   mkdirSync(join(files, "listed"), { recursive: true });
