@@ -76,7 +76,12 @@ export function incompleteReasons(header: LogHeader): string[] {
     reasons.push("a statically linked or Go program ran under --backend preload, which cannot see its file accesses");
   if (f & FLAG.FOREIGN_ARCH) reasons.push("a 32-bit or x32 system call was made and not decoded");
   if (f & FLAG.UNREADABLE) reasons.push("some paths could not be read from the traced process");
-  if (f & FLAG.LAUNCHER_ERROR) reasons.push("the supervisor hit an internal error");
+  if (f & FLAG.LAUNCHER_ERROR)
+    reasons.push(
+      f & FLAG.USED_DLL
+        ? "the launcher or the hook DLL hit an internal error (an ntdll function could not be hooked, or a wait failed)"
+        : "the supervisor hit an internal error",
+    );
   if (f & FLAG.CHILD_UNTRACED) reasons.push("a child process could not be traced (a 32-bit program, or the hook DLL did not load into it)");
   if (f & FLAG.SHIM_DROPPED)
     reasons.push("a program ran as another user or with changed privileges (setuid), where --backend preload cannot follow");

@@ -3,8 +3,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { normalizeWindows, windowsKey } from "../../src/tracer/paths-windows.ts";
 import { collectAccesses } from "../../src/tracer/accesses.ts";
 import { launcherArgs, supervisorArgs } from "../../src/tracer/launch.ts";
-import { OP, RESULT_PENDING, type RawRecord } from "../../src/tracer/log.ts";
-import { trace, tracerHelpers } from "../../src/tracer/index.ts";
+import { incompleteReasons, trace, tracerHelpers } from "../../src/tracer/index.ts";
+import { FLAG, OP, RESULT_PENDING, type LogHeader, type RawRecord } from "../../src/tracer/log.ts";
 import { traceScratchRoot } from "../../src/tracer/scratch.ts";
 import { XbenchError } from "../../src/errors.ts";
 import { tmpdir } from "node:os";
@@ -61,6 +61,24 @@ describe("collecting Windows records", () => {
     expect(byPath["C:\\Work\\gone.txt"]).toEqual([["missing"], 5]);
     expect(byPath["C:\\Work\\dir"]).toEqual([["readdir"], 5]);
   });
+});
+
+test("the Windows flags say in words why a trace is incomplete", () => {
+  const header = (flags: number): LogHeader => ({
+    capacity: 0,
+    tail: 0,
+    dropped: 0,
+    flags,
+    seccompErrno: 0,
+    supervisorMaxRssKb: 0,
+    notifications: 0,
+  });
+  expect(incompleteReasons(header(FLAG.USED_DLL | FLAG.CHILD_UNTRACED))).toEqual([
+    "a child process could not be traced (a 32-bit program, or the hook DLL did not load into it)",
+  ]);
+  expect(incompleteReasons(header(FLAG.USED_DLL | FLAG.LAUNCHER_ERROR))[0]).toContain("hook DLL");
+  expect(incompleteReasons(header(FLAG.USED_DLL))).toEqual([]);
+  expect(FLAG.INCOMPLETE & FLAG.CHILD_UNTRACED).toBe(FLAG.CHILD_UNTRACED);
 });
 
 describe("the platform seam", () => {
