@@ -1,7 +1,8 @@
 #!/usr/bin/env bun
 /**
  * Builds xbench:
- *   1. the native helpers in native/ (static musl supervisor, glibc preload shim, bench targets),
+ *   1. the native helpers in native/ (static musl supervisor, glibc preload shim, bench targets);
+ *      for the windows-x64 target also native/win/ with mingw-w64 (build/native-windows.ts),
  *   2. dist/xbench with `bun build --compile`, helpers embedded,
  *   3. the npm library (unbuild) into dist/npm, helpers copied beside it.
  *
@@ -24,6 +25,7 @@ import { BUILD_INFO_FILE, VERSION, type BuildInfo } from "./src/version.ts";
 import { writeRelease } from "./build/release.ts";
 import { buildDarwinHelpers, copyDarwinHelpers, type DarwinTarget, findZig, isDarwinTarget } from "./build/native-darwin.ts";
 import { buildLinuxArm64, LINUX_ARM64 } from "./build/native-linux-arm64.ts";
+import { WINDOWS_HELPER_PLATFORM, buildWindowsHelpers, copyHelpers } from "./build/native-windows.ts";
 
 const ROOT = import.meta.dir;
 const DIST = join(ROOT, "dist");
@@ -276,6 +278,15 @@ function buildNpm(helperDir: string): void {
   }
 }
 
+/** The Windows tracer helpers (build/native-windows.ts), into dist/helpers/win32-x64. */
+function windowsHelpers(): string[] {
+  try {
+    return buildWindowsHelpers(NATIVE, join(DIST, "helpers", WINDOWS_HELPER_PLATFORM), BUILD_ENV);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+}
+
 function parseTargets(value: string | undefined, release: boolean): Target[] {
   if (!value) return release ? (Object.keys(TARGETS) as Target[]) : [];
   if (value === "all") return Object.keys(TARGETS) as Target[];
@@ -305,17 +316,20 @@ function main(): void {
   compile(writeCompileEntry(helpers, HELPER_PLATFORM, hostTarget()), undefined, join(DIST, "xbench"));
   const binaries: Record<string, string> = {};
   const crossHelpers = new Map(crossPlatforms.map((p) => [p, buildCross(p, join(DIST, "helpers", p))]));
+  let windowsBuilt: string[] | undefined;
   for (const target of targets) {
     const darwin = darwinHelpers.get(target as DarwinTarget);
+    const windows = target === "windows-x64" ? (windowsBuilt = windowsHelpers()) : undefined;
     const cross = CROSS_HELPER_TARGETS[target];
-    const platform = darwin ? target : HELPER_TARGETS.has(target) ? HELPER_PLATFORM : cross;
-    const files = darwin ?? (HELPER_TARGETS.has(target) ? helpers : cross ? (crossHelpers.get(cross) ?? []) : []);
+    const platform = darwin ? target : windows ? WINDOWS_HELPER_PLATFORM : HELPER_TARGETS.has(target) ? HELPER_PLATFORM : cross;
+    const files = darwin ?? windows ?? (HELPER_TARGETS.has(target) ? helpers : cross ? (crossHelpers.get(cross) ?? []) : []);
     const out = join(DIST, target, target.startsWith("windows") ? "xbench.exe" : "xbench");
     compile(writeCompileEntry(files, platform, target), TARGETS[target], out);
     binaries[target] = out;
   }
   buildNpm(helperDir);
   copyDarwinHelpers(darwinHelpers, join(DIST, "npm", "helpers"));
+  if (windowsBuilt) copyHelpers(windowsBuilt, join(DIST, "npm", "helpers", WINDOWS_HELPER_PLATFORM));
   if (argv.release) {
     try {
       const archives = writeRelease({ root: ROOT, outDir: join(DIST, "release"), version: VERSION, binaries });

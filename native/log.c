@@ -48,12 +48,7 @@ int xb_log_create(struct xb_log *log, const char *path, uint64_t capacity) {
   if (!err) err = map_fd(log, (int)fd, capacity);
   if (close((int)fd) != 0 && !err) err = -errno;
   if (err) return err;
-  struct xb_log_header *h = log->hdr;
-  h->version = XBENCH_LOG_VERSION;
-  h->header_size = XB_LOG_HEADER_SIZE;
-  h->capacity = capacity;
-  h->tail = XB_LOG_HEADER_SIZE;
-  __atomic_store_n(&h->magic, XB_LOG_MAGIC, __ATOMIC_RELEASE);
+  xb_log_init_header(log->hdr, capacity);
   return 0;
 }
 
@@ -63,21 +58,4 @@ int xb_log_attach_fd(struct xb_log *log, int fd) {
   long n = raw_pread(fd, &h, sizeof h);
   if (n != (long)sizeof h || h.magic != XB_LOG_MAGIC || h.capacity < XB_LOG_HEADER_SIZE) return -EINVAL;
   return map_fd(log, fd, h.capacity);
-}
-
-static inline uint32_t payload_len(const struct xb_rec *rec) {
-  return (uint32_t)sizeof *rec + rec->base_len + rec->path_len;
-}
-
-int32_t *xb_log_append(struct xb_log *log, const struct xb_rec *rec, const char *base, const char *path) {
-  struct xb_log_header *h = log->hdr;
-  if (!h) return NULL;
-  uint32_t len = payload_len(rec);
-  uint64_t size = (8u + (uint64_t)len + 7u) & ~7ull;
-  uint64_t off = __atomic_fetch_add(&h->tail, size, __ATOMIC_RELAXED);
-  if (off + size > log->capacity) {
-    __atomic_fetch_add(&h->dropped, 1, __ATOMIC_RELAXED);
-    return NULL;
-  }
-  return xb_frame_write(log->base + off, len, rec, base, path);
 }

@@ -38,6 +38,7 @@
 /* Header flags (atomic OR). Any of the INCOMPLETE ones marks the trace incomplete. */
 #define XB_FLAG_USED_PRELOAD 0x1u
 #define XB_FLAG_USED_SECCOMP 0x2u
+#define XB_FLAG_USED_DLL 0x4u /* Windows: the injected hook DLL (native/win/) recorded */
 #define XB_FLAG_SECCOMP_REFUSED 0x10u /* seccomp unavailable: static programs untraced */
 #define XB_FLAG_STATIC_UNTRACED 0x20u /* preload-only mode ran a static program */
 #define XB_FLAG_FOREIGN_ARCH 0x40u /* a syscall ABI not the helper's own was used (i386/x32; AArch32) */
@@ -45,7 +46,8 @@
 #define XB_FLAG_LAUNCHER_ERROR 0x100u /* the supervisor hit an internal error */
 #define XB_FLAG_SHIM_DROPPED 0x200u /* preload mode: an exec the shim could not follow (setuid, user change) */
 #define XB_FLAG_SIP_STRIPPED 0x400u /* macOS: a SIP-protected program ran with DYLD_* removed, untraced */
-#define XB_FLAGS_INCOMPLETE 0x7f0u
+#define XB_FLAG_CHILD_UNTRACED 0x800u /* Windows: a child process could not be injected */
+#define XB_FLAGS_INCOMPLETE 0xff0u
 
 struct xb_log_header {
   uint64_t magic;
@@ -82,7 +84,7 @@ enum xb_op {
   XB_OP_READDIR = 16, /* getdents on an fd, fdopendir: path = the fd's directory (absolute) */
 };
 
-enum xb_src { XB_SRC_PRELOAD = 1, XB_SRC_SECCOMP = 2 };
+enum xb_src { XB_SRC_PRELOAD = 1, XB_SRC_SECCOMP = 2, XB_SRC_DLL = 3 };
 
 #define XB_RESULT_PENDING INT32_MIN /* the call had not returned (or exec succeeded) */
 #define XB_RESULT_UNKNOWN (INT32_MIN + 1) /* seccomp: continued in the kernel, result not seen */
@@ -141,16 +143,19 @@ struct xb_log {
   uint64_t capacity; /* mapped bytes */
 };
 
+/* Fills a new log's header (mapped, zeroed); the magic goes last, so a reader never sees half. */
+static inline void xb_log_init_header(struct xb_log_header *h, uint64_t capacity) {
+  h->version = XBENCH_LOG_VERSION;
+  h->header_size = XB_LOG_HEADER_SIZE;
+  h->capacity = capacity;
+  h->tail = XB_LOG_HEADER_SIZE;
+  __atomic_store_n(&h->magic, XB_LOG_MAGIC, __ATOMIC_RELEASE);
+}
+
 /* Creates (truncating) and maps a log of `capacity` bytes. 0 or -errno. */
 int xb_log_create(struct xb_log *log, const char *path, uint64_t capacity);
 /* Maps an existing log open as `fd` (the caller closes it). 0 or -errno. No libc state. */
 int xb_log_attach_fd(struct xb_log *log, int fd);
-/*
- * Appends one record. Returns a pointer to its result field, which the caller may set with
- * xb_log_set_result once the call returns, or NULL if the log is absent or full.
- * Async-signal-safe: no allocation, no locks.
- */
-int32_t *xb_log_append(struct xb_log *log, const struct xb_rec *rec, const char *base, const char *path);
 /* A thread's reserved chunk of the log (see xb_log_append_local). Zero = none. */
 struct xb_cursor {
   uint64_t pos, end;
@@ -187,6 +192,24 @@ xb_frame_write(char *frame, uint32_t len, const struct xb_rec *rec, const char *
   xb_copy(data + rec->base_len, path, rec->path_len);
   __atomic_store_n((uint32_t *)frame, XB_FRAME_COMMIT, __ATOMIC_RELEASE);
   return &out->result;
+}
+
+/*
+ * Appends one record. Returns a pointer to its result field, which the caller may set with
+ * xb_log_set_result once the call returns, or NULL if the log is absent or full.
+ * Async-signal-safe: no allocation, no locks. Atomics only, so every OS's writer shares it.
+ */
+static inline int32_t *xb_log_append(struct xb_log *log, const struct xb_rec *rec, const char *base, const char *path) {
+  struct xb_log_header *h = log->hdr;
+  if (!h) return (int32_t *)0;
+  uint32_t len = (uint32_t)sizeof *rec + rec->base_len + rec->path_len;
+  uint64_t size = (8u + (uint64_t)len + 7u) & ~7ull;
+  uint64_t off = __atomic_fetch_add(&h->tail, size, __ATOMIC_RELAXED);
+  if (off + size > log->capacity) {
+    __atomic_fetch_add(&h->dropped, 1, __ATOMIC_RELAXED);
+    return (int32_t *)0;
+  }
+  return xb_frame_write(log->base + off, len, rec, base, path);
 }
 
 /*

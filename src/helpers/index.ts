@@ -15,7 +15,7 @@ export function hostPlatform(): string {
  * Platforms with native helpers; everywhere else `trace` says it is not available yet. The
  * darwin ones are experimental: built and checked on Linux, not yet run on a Mac.
  */
-export const TRACED_PLATFORMS: ReadonlySet<string> = new Set(["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"]);
+export const TRACED_PLATFORMS: ReadonlySet<string> = new Set(["linux-x64", "linux-arm64", "win32-x64", "darwin-x64", "darwin-arm64"]);
 
 /** Keyed by platform: a test that fakes another platform must not get this one's folder. */
 let resolved: { platform: string; dir: string } | undefined;

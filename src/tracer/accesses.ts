@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { ACCESS_MODES, type Access, type AccessMode } from "./types.ts";
 import { OP, REC_SIZE, RESULT_PENDING, RESULT_UNKNOWN, RF_TRUNCATED, RF_UNREADABLE, type RawRecord } from "./log.ts";
 import { canonicalize, displayPath } from "./paths.ts";
+import { canonicalizeWindows, windowsKey } from "./paths-windows.ts";
 
 const ENOENT = 2;
 const ENOTDIR = 20;
@@ -75,8 +76,10 @@ function outcomeMask(intended: number, result: number): number {
 }
 
 export interface CollectOptions {
-  /** Absolute paths to leave out (the tracer's own files). */
+  /** Absolute paths to leave out (the tracer's own files); with `windows`, as windowsKey() gives them. */
   exclude?: ReadonlySet<string>;
+  /** Records of the Windows hook DLL: backslashed paths, compared case-insensitively. */
+  windows?: boolean;
   /**
    * For records whose outcome was not observed (seccomp continues calls in the kernel): call
    * the path missing if it does not exist now. Default true.
@@ -201,9 +204,10 @@ export class AccessCollector {
   /** The accesses, one per absolute path. */
   finish(): Access[] {
     const byPath = new Map<string, { abs: Buffer; mask: number; probe: number; first: Raw; truncated: boolean }>();
+    const windows = this.options.windows ?? false;
     for (const raw of this.raws.values()) {
-      const abs = canonicalize(raw.base, raw.path);
-      const key = abs.toString("latin1");
+      const abs = windows ? canonicalizeWindows(raw.base, raw.path) : canonicalize(raw.base, raw.path);
+      const key = windows ? windowsKey(abs.toString("utf8")) : abs.toString("latin1");
       const e = byPath.get(key);
       if (!e) {
         byPath.set(key, { abs, mask: raw.sure, probe: raw.probe, first: raw, truncated: raw.truncated });
@@ -217,7 +221,7 @@ export class AccessCollector {
     const out: Access[] = [];
     for (const { abs, mask: sure, probe, first, truncated } of byPath.values()) {
       const shown = displayPath(abs);
-      if (this.options.exclude?.has(shown.path)) continue;
+      if (this.options.exclude?.has(windows ? windowsKey(shown.path) : shown.path)) continue;
       let mask = sure;
       if (probe) mask |= existsSync(abs) ? probe : BIT.missing;
       // A directory cannot be read(2): its read-only opens were the way to a listing.

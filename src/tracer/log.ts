@@ -34,6 +34,8 @@ export const OP = {
 
 export const SRC_PRELOAD = 1;
 export const SRC_SECCOMP = 2;
+/** The Windows hook DLL (native/win/). */
+export const SRC_DLL = 3;
 /** The call had not returned when the log was read (or an exec succeeded). */
 export const RESULT_PENDING = -0x80000000;
 /** Seccomp continued the call in the kernel; its result was never seen. */
@@ -45,6 +47,7 @@ export const RF_UNREADABLE = 0x2;
 export const FLAG = {
   USED_PRELOAD: 0x1,
   USED_SECCOMP: 0x2,
+  USED_DLL: 0x4,
   SECCOMP_REFUSED: 0x10,
   STATIC_UNTRACED: 0x20,
   FOREIGN_ARCH: 0x40,
@@ -52,7 +55,8 @@ export const FLAG = {
   LAUNCHER_ERROR: 0x100,
   SHIM_DROPPED: 0x200,
   SIP_STRIPPED: 0x400,
-  INCOMPLETE: 0x7f0,
+  CHILD_UNTRACED: 0x800,
+  INCOMPLETE: 0xff0,
 } as const;
 
 export interface LogHeader {

@@ -1,8 +1,10 @@
 /**
  * Which native launcher runs a traced command on this OS, and its argv. Linux: xbench-supervisor
- * with the preload shim (native/supervisor.c). macOS (experimental, not yet run on a Mac):
- * xbench-mac-launch with the interposing dylib (native/mac/launch.c). Both write the same log.
+ * with the preload shim (native/supervisor.c). Windows: xbench-launch.exe with the hook DLL
+ * (native/win/launch.c). macOS (experimental, not yet run on a Mac): xbench-mac-launch with the
+ * interposing dylib (native/mac/launch.c). All write the same log (native/log.h).
  */
+import { win32 } from "node:path";
 import { usageError } from "../errors.ts";
 import type { TraceBackend } from "./types.ts";
 
@@ -10,6 +12,8 @@ export const SUPERVISOR = "xbench-supervisor";
 export const PRELOAD_SHIM = "libxbench-preload.so";
 export const MAC_LAUNCHER = "xbench-mac-launch";
 export const INTERPOSE_DYLIB = "libxbench-interpose.dylib";
+export const WINDOWS_LAUNCHER = "xbench-launch.exe";
+export const WINDOWS_HOOK = "xbench-hook.dll";
 
 /** Platforms whose tracing has not yet run on a real machine of that OS. */
 export const EXPERIMENTAL_TRACE_OS: ReadonlySet<NodeJS.Platform> = new Set(["darwin"]);
@@ -39,11 +43,22 @@ const DARWIN: TracerKind = {
   args: (o) => ["--dylib", o.library, "--log", o.log, "--die-with-parent"],
 };
 
+/** Windows paths with backslashes: LoadLibraryW wants them. */
+const WINDOWS: TracerKind = {
+  launcher: WINDOWS_LAUNCHER,
+  library: WINDOWS_HOOK,
+  args: (o) => ["--log", win32.normalize(o.log), "--hook", win32.normalize(o.library)],
+};
+
 /**
- * The tracer for `platform`. macOS has one way to trace (dyld interposition, which like
+ * The tracer for `platform`. Windows has one backend (the hook DLL), which `auto` selects. macOS has one way to trace (dyld interposition, which like
  * preload cannot see raw system calls): `auto` and `preload` select it, `seccomp` is refused.
  */
 export function tracerKind(platform: NodeJS.Platform, backend: TraceBackend): TracerKind {
+  if (platform === "win32") {
+    if (backend !== "auto") throw usageError(`--backend ${backend} is for Linux; on Windows trace has one backend (auto)`);
+    return WINDOWS;
+  }
   if (platform !== "darwin") return LINUX;
   if (backend === "seccomp") throw usageError("--backend seccomp is Linux only; on macOS use auto or preload (interposition)");
   return DARWIN;

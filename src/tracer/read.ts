@@ -29,7 +29,13 @@ export function incompleteReasons(header: LogHeader): string[] {
     );
   if (f & FLAG.FOREIGN_ARCH) reasons.push("a 32-bit or x32 system call was made and not decoded");
   if (f & FLAG.UNREADABLE) reasons.push("some paths could not be read from the traced process");
-  if (f & FLAG.LAUNCHER_ERROR) reasons.push("the supervisor hit an internal error");
+  if (f & FLAG.LAUNCHER_ERROR)
+    reasons.push(
+      f & FLAG.USED_DLL
+        ? "the launcher or the hook DLL hit an internal error (an ntdll function could not be hooked, or a wait failed)"
+        : "the supervisor hit an internal error",
+    );
+  if (f & FLAG.CHILD_UNTRACED) reasons.push("a child process could not be traced (a 32-bit program, or the hook DLL did not load into it)");
   if (f & FLAG.SHIM_DROPPED)
     reasons.push("a program ran as another user or with changed privileges (setuid), where --backend preload cannot follow");
   if (f & FLAG.SIP_STRIPPED)
@@ -40,7 +46,7 @@ export function incompleteReasons(header: LogHeader): string[] {
   return reasons;
 }
 
-/** Parses a log written by xbench-supervisor (its --log FILE) into deduplicated accesses. */
+/** Parses a log written by a launcher (its --log FILE) into deduplicated accesses. */
 export function readAccessLog(file: string, options: CollectOptions = {}): AccessLog {
   const collector = new AccessCollector(options);
   const { header, torn } = scanLogFile(file, (data, at, len) => collector.addFrame(data, at, len));
@@ -48,6 +54,7 @@ export function readAccessLog(file: string, options: CollectOptions = {}): Acces
   const used: UsedBackend[] = [];
   if (header.flags & FLAG.USED_PRELOAD) used.push("preload");
   if (header.flags & FLAG.USED_SECCOMP || header.notifications > 0) used.push("seccomp");
+  if (header.flags & FLAG.USED_DLL) used.push("dll");
   return {
     accesses: collector.finish(),
     complete: reasons.length === 0,

@@ -3,12 +3,13 @@
  * imported while the command runs, so its loading overlaps the command instead of adding to
  * `xbench trace`'s start-up.
  */
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "pathe";
 import type { StdioOptions } from "node:child_process";
 import { XbenchError } from "../errors.ts";
 import { helperPath } from "../helpers/index.ts";
 import { launch } from "./launch.ts";
+import { normalizeWindows, windowsKey } from "./paths-windows.ts";
 import { launcherArgs, tracerKind } from "./platform.ts";
 import { traceScratchRoot } from "./scratch.ts";
 import type { AccessLog } from "./read.ts";
@@ -60,7 +61,10 @@ export async function trace(command: string, args: string[], options: TraceOptio
     const { readAccessLog } = await reader;
     let parsed: AccessLog;
     try {
-      parsed = readAccessLog(log, { exclude: new Set([log, ...[launcher, library].flatMap(realPaths)]) });
+      const windows = process.platform === "win32";
+      const own = [log, ...[launcher, library].flatMap(realPaths)];
+      const exclude = new Set(windows ? own.map((p) => windowsKey(normalizeWindows(p))) : own);
+      parsed = readAccessLog(log, { exclude, windows });
     } catch (error) {
       throw new XbenchError(`the tracer did not start (${kind.launcher} exited with ${status.signal ?? status.exitCode})`, {
         cause: error,
@@ -76,6 +80,19 @@ export async function trace(command: string, args: string[], options: TraceOptio
       backendsUsed: parsed.backendsUsed,
     };
   } finally {
+    removeScratch(dir, log);
+  }
+}
+
+/**
+ * The trace's folder holds the log alone: unlink it, then the folder (Bun's recursive rm fails
+ * with EFAULT under wine, where the Windows build is tested); anything else there, recursively.
+ */
+function removeScratch(dir: string, log: string): void {
+  try {
+    unlinkSync(log);
+    rmdirSync(dir);
+  } catch {
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -12,7 +12,9 @@ const LOG_ROOM = 2 * 2 ** 30;
  * fault past a full tmpfs would kill the traced program with SIGBUS), else the temp folder.
  * Measured here: a tracked launch costs ~2.7 ms less with its log in tmpfs than on ext4.
  */
-export function traceScratchRoot(shm = SHM, room = LOG_ROOM): string {
+export function traceScratchRoot(shm = SHM, room = LOG_ROOM, platform: NodeJS.Platform = process.platform): string {
+  // Windows has no /dev/shm (under wine the path even resolves, to a Linux folder on Z:).
+  if (platform === "win32") return tmpdir();
   try {
     accessSync(shm, constants.W_OK);
     const fs = statfsSync(shm);

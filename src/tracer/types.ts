@@ -17,8 +17,8 @@ export interface Access {
   truncated?: boolean;
 }
 
-/** `auto`: preload for programs with an ELF interpreter, seccomp for static ones, per exec. */
+/** `auto`: preload for programs with an ELF interpreter, seccomp for static ones, per exec (Linux); the hook DLL (Windows). */
 export type TraceBackend = "auto" | "preload" | "seccomp";
 
-/** A backend that actually recorded something. */
-export type UsedBackend = "preload" | "seccomp";
+/** A backend that actually recorded something ("dll": the hook DLL on Windows, native/win/). */
+export type UsedBackend = "preload" | "seccomp" | "dll";

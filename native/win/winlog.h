@@ -1,0 +1,13 @@
+/* Creating and attaching the record log on Windows (see ../log.h for the format). */
+#ifndef XBENCH_WINLOG_H
+#define XBENCH_WINLOG_H
+
+#include "../log.h"
+#include <wchar.h>
+
+/* Creates (truncating) and maps a log of `capacity` bytes. 0, or a Win32 error code. */
+unsigned long xb_win_log_create(struct xb_log *log, const wchar_t *path, uint64_t capacity);
+/* Maps an existing log. 0, or a Win32 error code. Call before any hook is installed. */
+unsigned long xb_win_log_attach(struct xb_log *log, const wchar_t *path);
+
+#endif
