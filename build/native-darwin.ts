@@ -37,7 +37,7 @@ interface DarwinUnit {
 
 export const DARWIN_UNITS: DarwinUnit[] = [
   { name: INTERPOSE_DYLIB, sources: ["mac/interpose.c", "mac/policy.c", "mac/search.c", "log.c"], kind: "dylib" },
-  { name: MAC_LAUNCHER, sources: ["mac/launch.c", "mac/policy.c", "mac/search.c", "log.c"], kind: "executable" },
+  { name: MAC_LAUNCHER, sources: ["mac/launch.c", "capacity.c", "mac/policy.c", "mac/search.c", "log.c"], kind: "executable" },
 ];
 
 export function isDarwinTarget(target: string): target is DarwinTarget {

@@ -56,6 +56,7 @@
 #define _GNU_SOURCE
 #include "env.h"
 #include "filter.h"
+#include "capacity.h"
 #include "log.h"
 #include "notify.h"
 #include "progkind.h"
@@ -72,7 +73,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -210,39 +210,15 @@ static void remove_log(const char *log) {
   }
 }
 
-/*
- * The log's capacity: XBENCH_TRACE_LOG_CAPACITY or the default, but no more than the file system
- * holding `logpath` has free now. The log is sparse; a page first written past a full tmpfs is a
- * SIGBUS in whichever traced process wrote it, whereas a record past the capacity is only counted
- * as dropped (the trace says it is incomplete).
- */
+/* The log's capacity (capacity.h); a bad XBENCH_TRACE_LOG_CAPACITY stops the launch. */
 static uint64_t log_capacity(const char *logpath) {
-  uint64_t capacity = XB_LOG_DEFAULT_CAPACITY;
-  const char *cap_env = getenv(XB_ENV_CAPACITY);
-  if (cap_env) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(cap_env, &end, 0);
-    if (errno || end == cap_env || *end) {
-      fprintf(stderr, "xbench-supervisor: %s=%s: not a number of bytes\n", XB_ENV_CAPACITY, cap_env);
-      _exit(EXIT_LAUNCHER);
-    }
-    capacity = v;
+  uint64_t capacity;
+  int err = xb_log_capacity(logpath, &capacity);
+  if (err == -EINVAL) {
+    fprintf(stderr, "xbench-supervisor: %s=%s: not a number of bytes\n", XB_ENV_CAPACITY, getenv(XB_ENV_CAPACITY));
+    _exit(EXIT_LAUNCHER);
   }
-  char dir[PATH_MAX];
-  snprintf(dir, sizeof dir, "%s", logpath);
-  char *slash = strrchr(dir, '/');
-  if (!slash)
-    snprintf(dir, sizeof dir, ".");
-  else if (slash == dir)
-    dir[1] = 0;
-  else
-    *slash = 0;
-  struct statfs fs;
-  if (statfs(dir, &fs) != 0) die(dir, errno);
-  uint64_t room = (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize;
-  if (capacity > room) capacity = room & ~(uint64_t)(XB_CHUNK - 1);
-  if (capacity < 2 * XB_LOG_HEADER_SIZE) capacity = 2 * XB_LOG_HEADER_SIZE;
+  if (err) die(logpath, -err);
   return capacity;
 }
 

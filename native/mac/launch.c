@@ -28,6 +28,7 @@
  * exit 125 with one line on stderr.
  */
 #include "../env.h"
+#include "../capacity.h"
 #include "../log.h"
 #include "policy.h"
 #include "search.h"
@@ -42,7 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/event.h>
-#include <sys/mount.h>
 #include <sys/param.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -77,27 +77,15 @@ static void dirname_of(const char *path, char *dir, size_t cap) {
     *slash = 0;
 }
 
-/* XBENCH_TRACE_LOG_CAPACITY or the default, but no more than the log's file system has free. */
+/* The log's capacity (capacity.h); a bad XBENCH_TRACE_LOG_CAPACITY stops the launch. */
 static uint64_t log_capacity(const char *logpath) {
-  uint64_t capacity = XB_LOG_DEFAULT_CAPACITY;
-  const char *env = getenv(XB_ENV_CAPACITY);
-  if (env) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(env, &end, 0);
-    if (errno || end == env || *end) {
-      fprintf(stderr, "xbench-mac-launch: %s=%s: not a number of bytes\n", XB_ENV_CAPACITY, env);
-      _exit(EXIT_LAUNCHER);
-    }
-    capacity = v;
+  uint64_t capacity;
+  int err = xb_log_capacity(logpath, &capacity);
+  if (err == -EINVAL) {
+    fprintf(stderr, "xbench-mac-launch: %s=%s: not a number of bytes\n", XB_ENV_CAPACITY, getenv(XB_ENV_CAPACITY));
+    _exit(EXIT_LAUNCHER);
   }
-  char dir[PATH_MAX];
-  dirname_of(logpath, dir, sizeof dir);
-  struct statfs fs;
-  if (statfs(dir, &fs) != 0) die(dir, errno);
-  uint64_t room = (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize;
-  if (capacity > room) capacity = room & ~(uint64_t)(XB_CHUNK - 1);
-  if (capacity < 2 * XB_LOG_HEADER_SIZE) capacity = 2 * XB_LOG_HEADER_SIZE;
+  if (err) die(logpath, -err);
   return capacity;
 }
 

@@ -1,0 +1,45 @@
+/* See capacity.h. Called once per launch, before the command starts: libc is fine here. */
+#include "capacity.h"
+
+#include "env.h"
+#include "log.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__APPLE__)
+#include <sys/mount.h>
+#include <sys/param.h>
+#else
+#include <sys/statfs.h>
+#endif
+
+int xb_log_capacity(const char *logpath, uint64_t *out) {
+  uint64_t capacity = XB_LOG_DEFAULT_CAPACITY;
+  const char *env = getenv(XB_ENV_CAPACITY);
+  if (env) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(env, &end, 0);
+    if (errno || end == env || *end) return -EINVAL;
+    capacity = v;
+  }
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", logpath);
+  char *slash = strrchr(dir, '/');
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == dir)
+    dir[1] = 0;
+  else
+    *slash = 0;
+  struct statfs fs;
+  if (statfs(dir, &fs) != 0) return -errno;
+  uint64_t room = (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize;
+  if (capacity > room) capacity = room & ~(uint64_t)(XB_CHUNK - 1);
+  if (capacity < 2 * XB_LOG_HEADER_SIZE) capacity = 2 * XB_LOG_HEADER_SIZE;
+  *out = capacity;
+  return 0;
+}

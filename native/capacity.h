@@ -1,0 +1,19 @@
+/*
+ * The record log's capacity, for the POSIX launchers (supervisor.c, mac/launch.c): what they
+ * agree on, written once. Not for the preload shim or the dylib (they map an existing log).
+ */
+#ifndef XBENCH_CAPACITY_H
+#define XBENCH_CAPACITY_H
+
+#include <stdint.h>
+
+/*
+ * XBENCH_TRACE_LOG_CAPACITY or the default, but no more than the file system holding `logpath`
+ * has free now. The log is sparse; a page first written past a full tmpfs is a SIGBUS in
+ * whichever traced process wrote it, whereas a record past the capacity is only counted as
+ * dropped (the trace says it is incomplete). 0 with *out set; -EINVAL when the variable is not
+ * a number of bytes; -errno when the file system cannot be asked (the caller names `logpath`).
+ */
+int xb_log_capacity(const char *logpath, uint64_t *out);
+
+#endif
