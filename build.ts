@@ -105,7 +105,11 @@ interface NativeUnit {
 
 /** The helpers embedded in the binary. Later programs (bench targets) add rows here. */
 export const NATIVE_UNITS: NativeUnit[] = [
-  { name: "xbench-supervisor", sources: ["supervisor.c", "capacity.c", "filter.c", "notify.c", "tree.c", "log.c", "progkind.c"], kind: "static-musl" },
+  {
+    name: "xbench-supervisor",
+    sources: ["supervisor.c", "capacity.c", "filter.c", "notify.c", "tree.c", "log.c", "progkind.c"],
+    kind: "static-musl",
+  },
   { name: "libxbench-preload.so", sources: ["preload.c", "log.c", "progkind.c"], kind: "shared" },
   { name: "xbench-target", sources: ["target.c"], kind: "dynamic" },
   { name: "xbench-target-static", sources: ["target.c"], kind: "static-musl" },
