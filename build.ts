@@ -23,7 +23,7 @@ import mri from "mri";
 import { assetSources } from "./src/runner/assets.ts";
 import { BUILD_INFO_FILE, VERSION, type BuildInfo } from "./src/version.ts";
 import { writeRelease } from "./build/release.ts";
-import { buildDarwinHelpers, copyDarwinHelpers, type DarwinTarget, findZig, isDarwinTarget } from "./build/native-darwin.ts";
+import { buildDarwinHelpers, type DarwinTarget, findZig, isDarwinTarget } from "./build/native-darwin.ts";
 import { buildLinuxArm64, LINUX_ARM64 } from "./build/native-linux-arm64.ts";
 import { WINDOWS_HELPER_PLATFORM, buildWindowsHelpers, copyHelpers } from "./build/native-windows.ts";
 
@@ -320,20 +320,20 @@ function main(): void {
   compile(writeCompileEntry(helpers, HELPER_PLATFORM, hostTarget()), undefined, join(DIST, "xbench"));
   const binaries: Record<string, string> = {};
   const crossHelpers = new Map(crossPlatforms.map((p) => [p, buildCross(p, join(DIST, "helpers", p))]));
-  let windowsBuilt: string[] | undefined;
+  // Every other platform's helpers built in this run, by platform key: its binary embeds them
+  // and the npm package carries them.
+  const otherHelpers = new Map<string, string[]>([...crossHelpers, ...darwinHelpers]);
   for (const target of targets) {
-    const darwin = darwinHelpers.get(target as DarwinTarget);
-    const windows = target === "windows-x64" ? (windowsBuilt = windowsHelpers()) : undefined;
-    const cross = CROSS_HELPER_TARGETS[target];
-    const platform = darwin ? target : windows ? WINDOWS_HELPER_PLATFORM : HELPER_TARGETS.has(target) ? HELPER_PLATFORM : cross;
-    const files = darwin ?? windows ?? (HELPER_TARGETS.has(target) ? helpers : cross ? (crossHelpers.get(cross) ?? []) : []);
+    if (target === "windows-x64") otherHelpers.set(WINDOWS_HELPER_PLATFORM, windowsHelpers());
+    const other = target === "windows-x64" ? WINDOWS_HELPER_PLATFORM : (CROSS_HELPER_TARGETS[target] ?? target);
+    const platform = HELPER_TARGETS.has(target) ? HELPER_PLATFORM : otherHelpers.has(other) ? other : undefined;
+    const files = HELPER_TARGETS.has(target) ? helpers : (otherHelpers.get(other) ?? []);
     const out = join(DIST, target, target.startsWith("windows") ? "xbench.exe" : "xbench");
     compile(writeCompileEntry(files, platform, target), TARGETS[target], out);
     binaries[target] = out;
   }
   buildNpm(helperDir);
-  copyDarwinHelpers(darwinHelpers, join(DIST, "npm", "helpers"));
-  if (windowsBuilt) copyHelpers(windowsBuilt, join(DIST, "npm", "helpers", WINDOWS_HELPER_PLATFORM));
+  for (const [platform, files] of otherHelpers) copyHelpers(files, join(DIST, "npm", "helpers", platform));
   if (argv.release) {
     try {
       const archives = writeRelease({ root: ROOT, outDir: join(DIST, "release"), version: VERSION, binaries });

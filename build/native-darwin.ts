@@ -12,7 +12,7 @@
  * section without -Wl,--no-gc-sections).
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { CPU_TYPE, interposeEntries, MH_DYLIB, MH_EXECUTE, parseMachO, writeFat } from "./macho.ts";
 
@@ -119,12 +119,4 @@ export function buildDarwinHelpers(targets: DarwinTarget[], b: DarwinBuild): Map
     built.set(target, [join(outDir, dylib.name), join(outDir, launcher.name)]);
   }
   return built;
-}
-
-/** Copies built darwin helpers beside the npm build, under `<helpersRoot>/<target>/`. */
-export function copyDarwinHelpers(built: ReadonlyMap<DarwinTarget, string[]>, helpersRoot: string): void {
-  for (const [target, files] of built) {
-    mkdirSync(join(helpersRoot, target), { recursive: true });
-    for (const file of files) copyFileSync(file, join(helpersRoot, target, file.split("/").pop()!));
-  }
 }
