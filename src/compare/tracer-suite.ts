@@ -1,6 +1,6 @@
 import { join } from "pathe";
 import { killRunningChildren } from "../runner/spawn.ts";
-import { buildBaseHelpers } from "../suites/tracer/index.ts";
+import { buildBaseHelpers, requireLinuxBackends } from "../suites/tracer/index.ts";
 import { withCleanup } from "../util/scope.ts";
 import { ignoreEvents, type OnCompareEvent } from "./events.ts";
 import { makeRunTemp } from "./reclaim.ts";
@@ -23,6 +23,7 @@ export async function withSideHelpers<T>(
   measure: (helpers: SideHelpers) => T | Promise<T>,
   onEvent: OnCompareEvent = ignoreEvents,
 ): Promise<T> {
+  requireLinuxBackends();
   const onSignal = (signal: string) => {
     killRunningChildren(); // a helper build in flight (its own process group)
     onEvent({ type: "interrupted", signal });

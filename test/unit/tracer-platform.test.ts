@@ -12,6 +12,7 @@ import { traceCommand } from "../../src/commands/trace.ts";
 import { XbenchError } from "../../src/errors.ts";
 import * as direct from "../../src/output/direct.ts";
 import { TRACED_PLATFORMS } from "../../src/helpers/index.ts";
+import { runTracerBench } from "../../src/suites/tracer/index.ts";
 import { supervisorArgs, trace } from "../../src/tracer/index.ts";
 import { ROOT, tempDir } from "../support/xbench.ts";
 
@@ -142,4 +143,17 @@ test("linux-arm64 has helpers (cross-built, test/e2e/trace-arm64.test.ts runs th
   fakePlatform("linux", "arm64");
   const error = await trace("true", []).catch((e: unknown) => e);
   expect(String((error as Error).message)).not.toContain("not available");
+});
+
+test.each([
+  ["darwin", "arm64"],
+  ["win32", "x64"],
+])("the tracer suite on %s-%s: one clear line, exit code 2 (it times the Linux backends)", async (platform, arch) => {
+  fakePlatform(platform, arch);
+  const error = await runTracerBench().catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(XbenchError);
+  expect((error as XbenchError).message).toBe(
+    `the tracer suite times the Linux backends (preload, seccomp); not available on ${platform}-${arch}`,
+  );
+  expect((error as XbenchError).exitCode).toBe(2);
 });

@@ -1,5 +1,6 @@
 /** The tracing-overhead suite (design.md section 7): `xbench bench tracer` and `compare --suite tracer`. */
-import { helperDir } from "../../helpers/index.ts";
+import { XbenchError } from "../../errors.ts";
+import { helperDir, hostPlatform } from "../../helpers/index.ts";
 import { BACKENDS, type Backend, type TracerResult } from "./model.ts";
 import { readTraceLog } from "./read-log.ts";
 import { DEFAULT_ITERATIONS, runTracerSuite, type TracerSuiteOptions } from "./suite.ts";
@@ -22,7 +23,8 @@ export interface TracerBenchOptions extends Pick<TracerSuiteOptions, "baseHelper
  * The suite with this build's helpers (or `headHelperDir`) as head, `baseHelperDir` (e.g. from buildBaseHelpers)
  * as base, and the defaults of `xbench bench tracer`.
  */
-export function runTracerBench(options: TracerBenchOptions = {}): Promise<TracerResult> {
+export async function runTracerBench(options: TracerBenchOptions = {}): Promise<TracerResult> {
+  requireLinuxBackends();
   return runTracerSuite({
     headHelperDir: options.headHelperDir ?? helperDir(),
     baseHelperDir: options.baseHelperDir,
@@ -32,4 +34,15 @@ export function runTracerBench(options: TracerBenchOptions = {}): Promise<Tracer
     onStep: options.onStep,
     onIteration: options.onIteration,
   });
+}
+
+/**
+ * The suite times the Linux backends (preload, seccomp) through the supervisor; elsewhere it
+ * says so in one line instead of failing on a missing supervisor.
+ */
+export function requireLinuxBackends(platform: NodeJS.Platform = process.platform): void {
+  if (platform !== "linux")
+    throw new XbenchError(`the tracer suite times the Linux backends (preload, seccomp); not available on ${hostPlatform()}`, {
+      kind: "usage",
+    });
 }
