@@ -81,6 +81,9 @@ describe("workflows and the action", () => {
     expect(runs).toContain("node_modules/.bin/bun build.ts --release");
     expect(runs.some((r) => r.includes("dist/release/SHA256SUMS"))).toBe(true);
     expect(runs.some((r) => r.startsWith("npm publish"))).toBe(true);
+    // --release builds every target with its tracer helpers: each cross toolchain must be there.
+    const apt = runs.find((r) => r.includes("apt-get install")) ?? "";
+    for (const pkg of ["musl-tools", "gcc-mingw-w64-x86-64", "gcc-aarch64-linux-gnu", "libc6-dev-arm64-cross"]) expect(apt).toContain(pkg);
   });
 
   test("the tracer workflow runs on native/ and src/tracer/ changes and comments through compare --suite tracer", () => {
