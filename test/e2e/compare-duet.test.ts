@@ -200,6 +200,32 @@ describe("both sides in one bench process (duet)", () => {
     expect(all.result!.rows.map((x) => x.mode)).toEqual(["isolated", "isolated"]);
   });
 
+  test("each bench process puts a random amount of heap in place before loading: a side's processes do not share one layout", () => {
+    const repo = repoWith({
+      "pad.bench.ts": [
+        'import { appendFileSync } from "node:fs";',
+        'import { bench } from "mitata";',
+        "const pad = (globalThis as any).__xbenchHeapPad;",
+        "if (pad) appendFileSync(process.env.PROBE_FILE!, `${process.env.XBENCH_SIDE} ${pad.length}\\n`);",
+        'bench("padded", () => Math.sqrt(5));',
+        "",
+      ].join("\n"),
+    });
+    const probe = join(repo.dir, "..", `${repo.dir.split("/").pop()}-pads.txt`);
+    try {
+      const r = compare(repo, ["--base", "HEAD", "--rounds", "6", "--isolate"], { ...ENV, PROBE_FILE: probe });
+      expect(r.code).toBe(0);
+      const lines = readFileSync(probe, "utf8").trim().split("\n");
+      for (const side of ["base", "head"]) {
+        const pads = lines.filter((l) => l.startsWith(`${side} `)).map((l) => Number(l.split(" ")[1]));
+        expect(pads.length).toBe(6); // one per round: the inventory process pads nothing
+        expect(new Set(pads).size).toBeGreaterThan(1);
+      }
+    } finally {
+      rmSync(probe, { force: true });
+    }
+  });
+
   test("a process that dies mid-file keeps the rows it measured; the rest fail, exit 1", () => {
     const repo = repoWith({
       "crash.bench.ts": [
