@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
 import type { TestRepo } from "../support/repo.ts";
@@ -200,7 +200,7 @@ describe("both sides in one bench process (duet)", () => {
     expect(all.result!.rows.map((x) => x.mode)).toEqual(["isolated", "isolated"]);
   });
 
-  test("each bench process puts a random amount of heap in place before loading: a side's processes do not share one layout", () => {
+  test("each one-side bench process puts a random amount of heap in place before loading: a side's processes do not share one layout", () => {
     const repo = repoWith({
       "pad.bench.ts": [
         'import { appendFileSync } from "node:fs";',
@@ -221,6 +221,10 @@ describe("both sides in one bench process (duet)", () => {
         expect(pads.length).toBe(6); // one per round: the inventory process pads nothing
         expect(new Set(pads).size).toBeGreaterThan(1);
       }
+      rmSync(probe);
+      // Both sides in one process share its layout: a duet pads nothing.
+      expect(compare(repo, ["--base", "HEAD", "--rounds", "6"], { ...ENV, PROBE_FILE: probe }).code).toBe(0);
+      expect(existsSync(probe)).toBe(false);
     } finally {
       rmSync(probe, { force: true });
     }

@@ -97,11 +97,13 @@ async function measureExtras(description) {
 }
 
 /**
- * A random amount of live heap, of random shapes, before anything loads. Two builds of the same
- * code (other paths, another load order) otherwise get different but fixed heap layouts: a bias
- * of a few percent on allocation-heavy benchmarks, which one side keeps for a whole run when
- * each side has processes of its own. Drawn per process, the layout becomes noise that the
- * pairing of rounds cancels.
+ * A random amount of live heap, of random shapes, before anything loads, in a process that runs
+ * one side. Two builds of the same code (other paths, another load order) otherwise get
+ * different but fixed heap layouts: a bias of a few percent on allocation-heavy benchmarks,
+ * which one side keeps for a whole run when each side has processes of its own. Drawn per
+ * process, the layout becomes noise that the pairing of rounds cancels (wider intervals, no
+ * bias). Not in a duet: both sides share the process's layout there, and the truth lab
+ * measured the duet's intervals wider and its A/A rows no better with it (2/12 against 0/12).
  */
 function padHeap() {
   const keep = [];
@@ -116,7 +118,7 @@ function padHeap() {
   return keep;
 }
 
-if (job.kind !== "inventory") globalThis.__xbenchHeapPad = padHeap();
+if (job.kind === "solo") globalThis.__xbenchHeapPad = padHeap();
 const described = await load(job.sides);
 if (job.kind === "inventory") {
   for (const description of described) emit(inventory(description));
