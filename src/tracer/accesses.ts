@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { ACCESS_MODES, type Access, type AccessMode } from "./types.ts";
 import { OP, REC_SIZE, RESULT_PENDING, RESULT_UNKNOWN, RF_TRUNCATED, RF_UNREADABLE, type RawRecord } from "./log.ts";
 import { canonicalize, displayPath } from "./paths.ts";
-import { canonicalizeWindows, windowsKey } from "./paths-windows.ts";
+import { canonicalizeWindows, normalizeWindows, windowsKey } from "./paths-windows.ts";
 
 const ENOENT = 2;
 const ENOTDIR = 20;
@@ -76,7 +76,7 @@ function outcomeMask(intended: number, result: number): number {
 }
 
 export interface CollectOptions {
-  /** Absolute paths to leave out (the tracer's own files); with `windows`, as windowsKey() gives them. */
+  /** Absolute paths to leave out (the tracer's own files); with `windows`, compared as Windows paths. */
   exclude?: ReadonlySet<string>;
   /** Records of the Windows hook DLL: backslashed paths, compared case-insensitively. */
   windows?: boolean;
@@ -205,6 +205,8 @@ export class AccessCollector {
   finish(): Access[] {
     const byPath = new Map<string, { abs: Buffer; mask: number; probe: number; first: Raw; truncated: boolean }>();
     const windows = this.options.windows ?? false;
+    const given = this.options.exclude;
+    const exclude = windows && given ? new Set([...given].map((p) => windowsKey(normalizeWindows(p)))) : given;
     for (const raw of this.raws.values()) {
       const abs = windows ? canonicalizeWindows(raw.base, raw.path) : canonicalize(raw.base, raw.path);
       const key = windows ? windowsKey(abs.toString("utf8")) : abs.toString("latin1");
@@ -221,7 +223,7 @@ export class AccessCollector {
     const out: Access[] = [];
     for (const { abs, mask: sure, probe, first, truncated } of byPath.values()) {
       const shown = displayPath(abs);
-      if (this.options.exclude?.has(windows ? windowsKey(shown.path) : shown.path)) continue;
+      if (exclude?.has(windows ? windowsKey(shown.path) : shown.path)) continue;
       let mask = sure;
       if (probe) mask |= existsSync(abs) ? probe : BIT.missing;
       // A directory cannot be read(2): its read-only opens were the way to a listing.

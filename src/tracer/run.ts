@@ -9,7 +9,6 @@ import type { StdioOptions } from "node:child_process";
 import { XbenchError } from "../errors.ts";
 import { helperPath } from "../helpers/index.ts";
 import { launch } from "./launch.ts";
-import { normalizeWindows, windowsKey } from "./paths-windows.ts";
 import { launcherArgs, tracerKind } from "./platform.ts";
 import { traceScratchRoot } from "./scratch.ts";
 import type { AccessLog } from "./read.ts";
@@ -61,10 +60,8 @@ export async function trace(command: string, args: string[], options: TraceOptio
     const { readAccessLog } = await reader;
     let parsed: AccessLog;
     try {
-      const windows = process.platform === "win32";
-      const own = [log, ...[launcher, library].flatMap(realPaths)];
-      const exclude = new Set(windows ? own.map((p) => windowsKey(normalizeWindows(p))) : own);
-      parsed = readAccessLog(log, { exclude, windows });
+      const exclude = new Set([log, ...[launcher, library].flatMap(realPaths)]);
+      parsed = readAccessLog(log, { exclude, windows: process.platform === "win32" });
     } catch (error) {
       throw new XbenchError(`the tracer did not start (${kind.launcher} exited with ${status.signal ?? status.exitCode})`, {
         cause: error,
