@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #if defined(__APPLE__)
 #include <sys/mount.h>
 #include <sys/param.h>
@@ -16,14 +17,17 @@
 #include <sys/statfs.h>
 #endif
 
-int xb_log_capacity(const char *logpath, uint64_t *out) {
+uint64_t xb_log_capacity(const char *prog, const char *logpath, int status) {
   uint64_t capacity = XB_LOG_DEFAULT_CAPACITY;
   const char *env = getenv(XB_ENV_CAPACITY);
   if (env) {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(env, &end, 0);
-    if (errno || end == env || *end) return -EINVAL;
+    if (errno || end == env || *end) {
+      fprintf(stderr, "%s: %s=%s: not a number of bytes\n", prog, XB_ENV_CAPACITY, env);
+      _exit(status);
+    }
     capacity = v;
   }
   char dir[PATH_MAX];
@@ -36,10 +40,12 @@ int xb_log_capacity(const char *logpath, uint64_t *out) {
   else
     *slash = 0;
   struct statfs fs;
-  if (statfs(dir, &fs) != 0) return -errno;
+  if (statfs(dir, &fs) != 0) {
+    fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
+    _exit(status);
+  }
   uint64_t room = (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize;
   if (capacity > room) capacity = room & ~(uint64_t)(XB_CHUNK - 1);
   if (capacity < 2 * XB_LOG_HEADER_SIZE) capacity = 2 * XB_LOG_HEADER_SIZE;
-  *out = capacity;
-  return 0;
+  return capacity;
 }

@@ -11,9 +11,9 @@
  * XBENCH_TRACE_LOG_CAPACITY or the default, but no more than the file system holding `logpath`
  * has free now. The log is sparse; a page first written past a full tmpfs is a SIGBUS in
  * whichever traced process wrote it, whereas a record past the capacity is only counted as
- * dropped (the trace says it is incomplete). 0 with *out set; -EINVAL when the variable is not
- * a number of bytes; -errno when the file system cannot be asked (the caller names `logpath`).
+ * dropped (the trace says it is incomplete). A variable that is not a number of bytes, or a file
+ * system that cannot be asked, stops the launch: one line naming `prog`, then _exit(`status`).
  */
-int xb_log_capacity(const char *logpath, uint64_t *out);
+uint64_t xb_log_capacity(const char *prog, const char *logpath, int status);
 
 #endif

@@ -210,18 +210,6 @@ static void remove_log(const char *log) {
   }
 }
 
-/* The log's capacity (capacity.h); a bad XBENCH_TRACE_LOG_CAPACITY stops the launch. */
-static uint64_t log_capacity(const char *logpath) {
-  uint64_t capacity;
-  int err = xb_log_capacity(logpath, &capacity);
-  if (err == -EINVAL) {
-    fprintf(stderr, "xbench-supervisor: %s=%s: not a number of bytes\n", XB_ENV_CAPACITY, getenv(XB_ENV_CAPACITY));
-    _exit(EXIT_LAUNCHER);
-  }
-  if (err) die(logpath, -err);
-  return capacity;
-}
-
 /* Orphans of the tree reparent to a subreaper, which waits for them. qemu-user (an arm64 binary
  * on an x86-64 host through binfmt_misc) refuses it with EINVAL: then the tree is waited for
  * through its parents, and a process orphaned in it (a daemon) may outlive the trace. */
@@ -316,7 +304,7 @@ int main(int argc, char **argv) {
     shim[0] = 0; /* seccomp: only needed as a fallback if seccomp is refused */
   }
 
-  err = xb_log_create(&g_log, logpath, log_capacity(logpath));
+  err = xb_log_create(&g_log, logpath, xb_log_capacity("xbench-supervisor", logpath, EXIT_LAUNCHER));
   if (err) die(logpath, -err);
   char log_abs[PATH_MAX];
   if (!realpath(logpath, log_abs)) die(logpath, errno);

@@ -77,18 +77,6 @@ static void dirname_of(const char *path, char *dir, size_t cap) {
     *slash = 0;
 }
 
-/* The log's capacity (capacity.h); a bad XBENCH_TRACE_LOG_CAPACITY stops the launch. */
-static uint64_t log_capacity(const char *logpath) {
-  uint64_t capacity;
-  int err = xb_log_capacity(logpath, &capacity);
-  if (err == -EINVAL) {
-    fprintf(stderr, "xbench-mac-launch: %s=%s: not a number of bytes\n", XB_ENV_CAPACITY, getenv(XB_ENV_CAPACITY));
-    _exit(EXIT_LAUNCHER);
-  }
-  if (err) die(logpath, -err);
-  return capacity;
-}
-
 /* Nobody is left to read the log: remove it, and its folder if that is now empty. */
 static void remove_log(const char *log) {
   unlink(log);
@@ -224,7 +212,7 @@ int main(int argc, char **argv) {
   }
 
   struct xb_log log;
-  int err = xb_log_create(&log, logpath, log_capacity(logpath));
+  int err = xb_log_create(&log, logpath, xb_log_capacity("xbench-mac-launch", logpath, EXIT_LAUNCHER));
   if (err) die(logpath, -err);
   char log_abs[PATH_MAX];
   if (!realpath(logpath, log_abs)) die(logpath, errno);
