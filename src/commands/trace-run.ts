@@ -3,7 +3,8 @@
  * (cli/fast.ts) runs a plain `trace -- CMD` through here without loading the command table,
  * and the citty command (trace.ts) calls the same function.
  */
-import { accessSync, constants, statSync, writeFileSync } from "node:fs";
+import { accessSync, constants as fsConstants, statSync, writeFileSync } from "node:fs";
+import { constants } from "node:os";
 import { dirname, resolve } from "pathe";
 import { usageError } from "../errors.ts";
 import { writeDirect } from "../output/direct.ts";
@@ -20,41 +21,6 @@ export interface TraceFlags {
   format: TraceFormat;
   output?: string;
 }
-
-/** Signal numbers for the shell's 128+n exit status. */
-const SIGNAL_NUMBERS: Record<string, number> = {
-  SIGHUP: 1,
-  SIGINT: 2,
-  SIGQUIT: 3,
-  SIGILL: 4,
-  SIGTRAP: 5,
-  SIGABRT: 6,
-  SIGBUS: 7,
-  SIGFPE: 8,
-  SIGKILL: 9,
-  SIGUSR1: 10,
-  SIGSEGV: 11,
-  SIGUSR2: 12,
-  SIGPIPE: 13,
-  SIGALRM: 14,
-  SIGTERM: 15,
-  SIGSTKFLT: 16,
-  SIGCHLD: 17,
-  SIGCONT: 18,
-  SIGSTOP: 19,
-  SIGTSTP: 20,
-  SIGTTIN: 21,
-  SIGTTOU: 22,
-  SIGURG: 23,
-  SIGXCPU: 24,
-  SIGXFSZ: 25,
-  SIGVTALRM: 26,
-  SIGPROF: 27,
-  SIGWINCH: 28,
-  SIGIO: 29,
-  SIGPWR: 30,
-  SIGSYS: 31,
-};
 
 /** Signals the command should decide about; xbench only waits for its verdict. */
 const PASSED_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGQUIT", "SIGTERM", "SIGHUP"];
@@ -99,9 +65,9 @@ export function checkOutputPath(file: string): void {
       st = undefined;
     }
     if (st?.isDirectory()) throw new Error("it is a directory");
-    if (st) accessSync(path, constants.W_OK);
+    if (st) accessSync(path, fsConstants.W_OK);
     else if (!statSync(dirname(path)).isDirectory()) throw new Error(`${dirname(path)} is not a directory`);
-    else accessSync(dirname(path), constants.W_OK);
+    else accessSync(dirname(path), fsConstants.W_OK);
   } catch (error) {
     const reason = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error);
     throw usageError(`cannot write the trace to ${file} (${reason}); the command was not run`);
@@ -131,5 +97,6 @@ export async function runTrace(flags: TraceFlags, command: string[]): Promise<nu
   } else {
     writeDirect(2, formatAccesses(result, flags.format));
   }
-  return result.signal ? 128 + (SIGNAL_NUMBERS[result.signal] ?? 0) : (result.exitCode ?? 1);
+  // The shell's status for a signal death: 128 + its number on this OS.
+  return result.signal ? 128 + (constants.signals[result.signal] ?? 0) : (result.exitCode ?? 1);
 }
