@@ -14,16 +14,29 @@ export class BundleError extends XbenchError {
   override name = "BundleError";
 }
 
-/** Virtual modules a bundle is built from: bare names a bench file imports, mapped to assets. */
+/**
+ * Virtual modules a bundle is built from: bare names a bench file imports, mapped to assets.
+ * Each benchmark API a bench file may be written with resolves to a stand-in that registers
+ * its benchmarks for xbench's sampler, whatever the project has installed.
+ */
 const VIRTUAL: Record<string, ChildAsset> = {
   mitata: "shim",
+  vitest: "vitest",
+  tinybench: "tinybench",
+  benchmark: "benchmarkjs",
+  "@codspeed/tinybench-plugin": "codspeed",
+  "@codspeed/benchmark.js-plugin": "codspeed",
   xbench: "api",
   "xbench-internal:mitata": "mitataMain",
   "xbench-internal:side": "side",
   "xbench-internal:driver": "driver",
   "xbench-internal:sampler": "sampler",
   "xbench-internal:extras": "extras",
+  "xbench-internal:registry": "registry",
+  "xbench-internal:deno": "deno",
 };
+
+const VIRTUAL_NAME = new RegExp(`^(${Object.keys(VIRTUAL).map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("|")})$`);
 
 type BunRuntime = typeof Bun;
 
@@ -47,7 +60,7 @@ export function requireBundler(): void {
 const virtualModules: import("bun").BunPlugin = {
   name: "xbench-virtual",
   setup(build) {
-    build.onResolve({ filter: /^(mitata|xbench|xbench-internal:[a-z]+)$/ }, (args) => ({
+    build.onResolve({ filter: VIRTUAL_NAME }, (args) => ({
       path: VIRTUAL[args.path]!,
       namespace: "xbench",
     }));
@@ -145,7 +158,10 @@ function describe(request: BundleRequest): string {
  */
 function entrySource(request: BundleRequest): string {
   if (request.kind === "driver") return 'import "xbench-internal:driver";\n';
+  // Deno.bench is a global, not an import: its stand-in is put in place before the file loads.
+  const callsDenoBench = /\bDeno\s*\.\s*bench\b/.test(readFileSync(request.benchFile, "utf8"));
   return [
+    ...(callsDenoBench ? ['import "xbench-internal:deno";'] : []),
     `import * as benchFile from ${JSON.stringify(request.benchFile)};`,
     'export { describeSide } from "xbench-internal:side";',
     "export const loaded = benchFile;",

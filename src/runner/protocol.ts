@@ -48,6 +48,8 @@ export interface Job {
 /** What one side of a bench file registers. */
 export interface SideInventory {
   benchmarks: string[];
+  /** Benchmark APIs other than mitata that the file loaded (vitest, tinybench, Benchmark.js, Deno.bench). */
+  apis?: string[];
   metrics: Array<{ label: string; unit: Unit }>;
   commands: string[];
   isolate: boolean;

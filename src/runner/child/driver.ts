@@ -31,7 +31,7 @@ async function load(sides) {
     process.env.XBENCH_SIDE = side;
     try {
       const module = await import(pathToFileURL(bundle).href);
-      described.push({ side, ...module.describeSide(side) });
+      described.push({ side, ...(await module.describeSide(side)) });
     } catch (error) {
       emit({ t: "load-error", side, message: firstLine(error) });
       process.exit(1);
@@ -47,6 +47,7 @@ function inventory(description) {
     t: "inventory",
     side: description.side,
     benchmarks: description.benchmarks.map((b) => b.label),
+    apis: description.apis,
     metrics: description.metrics.map((m) => ({ label: m.label, unit: m.unit })),
     commands: description.commands.map((c) => c.label),
     isolate: description.isolate,
@@ -59,7 +60,7 @@ async function measureLabel(label, cases) {
   const subjects = [];
   for (const { side, benchmark } of cases) {
     try {
-      subjects.push({ side, subject: await prepare(benchmark.fn, benchmark.args, benchmark.gc) });
+      subjects.push({ side, subject: await prepare(benchmark) });
     } catch (error) {
       emit({ t: "row", label, side, unit: "ns", error: firstLine(error) });
     }

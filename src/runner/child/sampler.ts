@@ -44,16 +44,20 @@ function isGenerator(fn) {
   return fn instanceof GeneratorFunction || fn instanceof AsyncGeneratorFunction;
 }
 
-/** A loop of n calls of `fn`, compiled for this subject alone; awaited when `fn` is async. */
-function callLoop(fn, isAsync: boolean, arity: number) {
-  const params = Array.from({ length: arity }, (_, i) => `p${i}[i]`).join(", ");
-  const call = `${isAsync ? "await " : ""}fn(${params})`;
+/**
+ * A loop of n calls of `fn`, compiled for this subject alone; awaited when `fn` is async.
+ * `self` is bound as `this` (Benchmark.js), `argument` passed first (Deno's BenchContext).
+ */
+function callLoop(fn, isAsync: boolean, arity: number, bound: { self?: unknown; argument?: unknown } = {}) {
+  const args = [...("argument" in bound ? ["argument"] : []), ...Array.from({ length: arity }, (_, i) => `p${i}[i]`)];
+  const callee = "self" in bound ? `fn.call(${["self", ...args].join(", ")})` : `fn(${args.join(", ")})`;
+  const call = `${isAsync ? "await " : ""}${callee}`;
   const source = `return ${isAsync ? "async " : ""}function batch(n, ${Array.from({ length: arity }, (_, i) => `p${i}`).join(", ") || "_"}) {
     const t0 = now();
     for (let i = 0; i < n; i++) sink.value = ${call};
     return now() - t0;
   }`;
-  return new Function("fn", "now", "sink", source)(fn, now, sink);
+  return new Function("fn", "now", "sink", "self", "argument", source)(fn, now, sink, bound.self, bound.argument);
 }
 
 /** Calls `fn` once (a first warm-up call) and says whether it returned a promise. */
@@ -64,9 +68,9 @@ async function returnsPromise(fn, ...args): Promise<boolean> {
   return true;
 }
 
-async function plainSubject(fn, gcInner: boolean, finish = async () => {}): Promise<Subject> {
-  const isAsync = await returnsPromise(fn);
-  const loop = callLoop(fn, isAsync, 0);
+async function plainSubject(fn, gcInner: boolean, finish = async () => {}, bound = {}): Promise<Subject> {
+  const isAsync = await returnsPromise(() => ("self" in bound ? fn.call(bound.self) : "argument" in bound ? fn(bound.argument) : fn()));
+  const loop = callLoop(fn, isAsync, 0, bound);
   return {
     async batch(n) {
       if (gcInner) collectGarbage?.();
@@ -130,7 +134,7 @@ function iteratorSubject(fn, args, gcInner: boolean): Subject {
 }
 
 /** Turns a mitata benchmark function (plain, async, generator or iterator style) into a Subject. */
-export async function prepare(fn, args: Record<string, unknown>, gc): Promise<Subject> {
+async function mitataSubject(fn, args: Record<string, unknown>, gc): Promise<Subject> {
   const gcInner = gc === "inner";
   if (isGenerator(fn)) {
     const generator = fn({ get: (name) => args[name] });
@@ -146,6 +150,80 @@ export async function prepare(fn, args: Record<string, unknown>, gc): Promise<Su
   if (typeof fn !== "function") throw new TypeError("a benchmark needs a function");
   if (fn.length > 0) return iteratorSubject(fn, args, gcInner);
   return plainSubject(fn, gcInner);
+}
+
+/**
+ * Iterations timed one by one, with hooks between them outside the timing (tinybench's
+ * beforeEach/afterEach), or a section of each iteration (Deno's b.start()/b.end()). Costs a
+ * clock read per iteration, so only benchmarks that ask for it are timed this way.
+ */
+function iterationSubject(fn, bound: { self?: unknown; context?: boolean }, eachBefore?, eachAfter?): Subject {
+  let start: number | undefined;
+  let end: number | undefined;
+  const context = { start: () => void (start = now()), end: () => void (end = now()), name: "", origin: "" };
+  return {
+    async batch(n) {
+      let total = 0;
+      for (let i = 0; i < n; i++) {
+        if (eachBefore) await eachBefore();
+        start = end = undefined;
+        const t0 = now();
+        const result = bound.context ? fn(context) : fn.call(bound.self);
+        if (result instanceof Promise) await result;
+        const t1 = now();
+        total += (end ?? t1) - (start ?? t0);
+        if (eachAfter) await eachAfter();
+      }
+      return total;
+    },
+    async finish() {},
+  };
+}
+
+/** Whether a Deno benchmark times a section of itself: one call with a context that notices b.start(). */
+async function timesSection(fn): Promise<boolean> {
+  let started = false;
+  const result = fn({ start: () => void (started = true), end: () => {}, name: "", origin: "" });
+  if (result instanceof Promise) await result;
+  return started;
+}
+
+/** vitest's, tinybench's, Benchmark.js's and Deno's benchmarks: a plain loop unless hooks or sections need more. */
+async function otherSubject(benchmark): Promise<Subject> {
+  const { fn, around = {} } = benchmark;
+  if (typeof fn !== "function") throw new TypeError("a benchmark needs a function");
+  const bound = "self" in benchmark ? { self: benchmark.self } : {};
+  let subject: Subject;
+  if (benchmark.section && (await timesSection(fn))) subject = iterationSubject(fn, { context: true });
+  else if (around.eachBefore || around.eachAfter) subject = iterationSubject(fn, bound, around.eachBefore, around.eachAfter);
+  else subject = await plainSubject(fn, false, undefined, benchmark.section ? { argument: { start() {}, end() {}, name: benchmark.label, origin: "" } } : bound);
+  if (!around.batchSetup && !around.batchTeardown) return subject;
+  return {
+    async batch(n) {
+      await around.batchSetup?.();
+      const elapsed = await subject.batch(n);
+      await around.batchTeardown?.();
+      return elapsed;
+    },
+    finish: subject.finish,
+  };
+}
+
+/**
+ * Readies one benchmark of any API to be timed: its before-hooks run first, outside the
+ * timing, and `finish()` runs its after-hooks.
+ */
+export async function prepare(benchmark): Promise<Subject> {
+  const around = benchmark.around ?? { before: [], after: [] };
+  for (const hook of around.before) await hook();
+  const subject = benchmark.api === "mitata" ? await mitataSubject(benchmark.fn, benchmark.args, benchmark.gc) : await otherSubject(benchmark);
+  return {
+    batch: subject.batch,
+    async finish() {
+      await subject.finish();
+      for (const hook of around.after) await hook();
+    },
+  };
 }
 
 /** Iterations per batch so that the slower subject's batch takes about `batchNs`. */

@@ -6,18 +6,28 @@
 // @ts-nocheck -- bundled from a virtual module
 import { registeredTrials } from "mitata";
 import { registry } from "xbench";
+import { registeredBenchmarks, usedApis, type Around, type BenchApi } from "xbench-internal:registry";
 
-/** One mitata benchmark with one set of arguments: what the sampler measures. */
+/** One benchmark (for mitata, with one set of arguments): what the sampler measures. */
 export interface BenchmarkCase {
   label: string;
+  api: BenchApi;
   fn: (...args: unknown[]) => unknown;
   args: Record<string, unknown>;
   /** mitata's `.gc()` setting: "inner" collects before every batch. */
   gc: "inner" | "once" | boolean;
+  /** `this` for each call (Benchmark.js's benchmark object). */
+  self?: unknown;
+  /** fn takes Deno's BenchContext and may time a section of itself with b.start()/b.end(). */
+  section?: boolean;
+  /** Hooks of the other APIs, run outside the timing. */
+  around?: Around;
 }
 
 export interface SideDescription {
   benchmarks: BenchmarkCase[];
+  /** The benchmark APIs the file loaded, whether or not it registered anything with them. */
+  apis: BenchApi[];
   metrics: Array<{ label: string; unit: string; measure: () => number | Promise<number> }>;
   commands: Array<{ label: string; argv: string[]; options: Record<string, unknown> }>;
   isolate: boolean;
@@ -53,13 +63,30 @@ function* combinations(trial) {
   }
 }
 
-export function describeSide(side: string): SideDescription {
+/** vitest's, tinybench's, Benchmark.js's and Deno's benchmarks; with `.only` on any, only those. */
+async function otherBenchmarks(): Promise<BenchmarkCase[]> {
+  const all = await registeredBenchmarks();
+  const picked = all.some((entry) => entry.only) ? all.filter((entry) => entry.only) : all;
+  return picked.map((entry) => ({
+    label: rowLabel(entry.groups, entry.name),
+    api: entry.api,
+    fn: entry.fn,
+    args: {},
+    gc: false,
+    ...(entry.self !== undefined ? { self: entry.self } : {}),
+    ...(entry.section ? { section: true } : {}),
+    around: entry.around,
+  }));
+}
+
+export async function describeSide(side: string): Promise<SideDescription> {
   const benchmarks: BenchmarkCase[] = [];
   for (const { trial, groups } of registeredTrials()) {
     for (const { args, name } of combinations(trial)) {
-      benchmarks.push({ label: rowLabel(groups, name), fn: trial.f, args, gc: trial._gc });
+      benchmarks.push({ label: rowLabel(groups, name), api: "mitata", fn: trial.f, args, gc: trial._gc });
     }
   }
+  benchmarks.push(...(await otherBenchmarks()));
   const extras = registry(side);
   const labels = [
     ...benchmarks.map((b) => b.label),
@@ -69,5 +96,5 @@ export function describeSide(side: string): SideDescription {
   const seen = new Set<string>();
   const duplicates = new Set<string>();
   for (const label of labels) (seen.has(label) ? duplicates : seen).add(label);
-  return { benchmarks, metrics: extras.metrics, commands: extras.commands, isolate: extras.isolate, duplicates: [...duplicates] };
+  return { benchmarks, apis: usedApis(), metrics: extras.metrics, commands: extras.commands, isolate: extras.isolate, duplicates: [...duplicates] };
 }

@@ -1,0 +1,302 @@
+/**
+ * Stands in for Benchmark.js ("benchmark") inside a bench process: `new Benchmark.Suite()`,
+ * `.add(name, fn, options)` and `new Benchmark(name, fn)` register benchmarks; `.run()`
+ * measures nothing, fires the suite's `start` and `complete` listeners (so suites chained on
+ * `complete` still run) and returns, since xbench's sampler measures every registered
+ * benchmark after the file has loaded. No `cycle` event fires: there is nothing to print.
+ *
+ * Honoured: `setup`/`teardown` (per batch, outside the timing, sharing variables with `fn`
+ * the way Benchmark.js does by joining their source when it can, else through `this`),
+ * `defer: true` with `deferred.resolve()`, and functions given as strings.
+ * Ignored: `minSamples`, `maxTime`, `minTime`, `initCount`, `delay`, `async`.
+ *
+ * CommonJS, like the package: `require("benchmark")` and `import Benchmark from "benchmark"`
+ * both get the constructor.
+ */
+// @ts-nocheck -- bundled from a virtual module into bench processes
+const { register, usesApi } = require("xbench-internal:registry");
+
+usesApi("Benchmark.js");
+
+/** The source of a function's body, for Benchmark.js's joining of setup, fn and teardown. */
+function bodyOf(code) {
+  if (typeof code === "string") return code;
+  if (typeof code !== "function") return "";
+  const text = Function.prototype.toString.call(code);
+  const open = text.indexOf("{");
+  const arrow = text.indexOf("=>");
+  // `() => expr`: an arrow without a block body is its expression.
+  if (arrow !== -1 && (open === -1 || arrow < open)) {
+    const rest = text.slice(arrow + 2).trim();
+    return rest.startsWith("{") ? rest.slice(1, rest.lastIndexOf("}")) : `${rest};`;
+  }
+  return text.slice(open + 1, text.lastIndexOf("}"));
+}
+
+/**
+ * Bun's bundler renames a `var arr` in setup to `arr2` when fn uses `arr` unbound (to it, a
+ * global): alias each such name back so the joined source reads as the user wrote it.
+ */
+function undoRenames(setup, rest) {
+  const aliases = [];
+  for (const [, name, base] of setup.matchAll(/\b(?:var|let|const|function)\s+(([A-Za-z_$][\w$]*?)\d+)\b/g)) {
+    const declared = new RegExp(`\\b(?:var|let|const|function)\\s+${base.replace(/\$/g, "\\$")}\\b`).test(setup);
+    if (!declared && new RegExp(`(?<![\\w$.])${base.replace(/\$/g, "\\$")}(?![\\w$])`).test(rest)) aliases.push(`var ${base} = ${name};`);
+  }
+  return aliases.join("\n");
+}
+
+const asFunction = (code) => (typeof code === "string" ? new Function(code) : code);
+
+/**
+ * What one batch runs when setup or teardown is given: Benchmark.js compiles setup, the timed
+ * loop and teardown into one function, so `var`s declared in setup are visible in fn. Done the
+ * same way here when it works (fn then closes over setup's variables, not over its own module:
+ * a fn that uses an import fails there and is called by reference instead, as Benchmark.js
+ * falls back too). Decided when the benchmark is first measured, never while the file loads.
+ */
+function joinedBatch(bm, options) {
+  const { setup, teardown } = options;
+  const byReference = {
+    setup: () => setup && asFunction(setup).call(bm),
+    teardown: () => teardown && asFunction(teardown).call(bm),
+    fn: asFunction(options.fn),
+  };
+  const setupBody = bodyOf(setup);
+  const source = `${setupBody}\n${undoRenames(setupBody, bodyOf(options.fn) + bodyOf(teardown))}\nreturn { fn: function (deferred) {\n${bodyOf(options.fn)}\n}, teardown: function () {\n${bodyOf(teardown)}\n} };`;
+  try {
+    const make = new Function(source);
+    const probe = make.call(bm);
+    if (!options.defer) probe.fn.call(bm);
+    probe.teardown.call(bm);
+    let batch = probe;
+    return {
+      setup: () => {
+        batch = make.call(bm);
+      },
+      teardown: () => batch.teardown.call(bm),
+      fn: (deferred) => batch.fn.call(bm, deferred),
+    };
+  } catch {
+    return byReference;
+  }
+}
+
+/** The function to time and what runs around each batch. */
+function timedParts(bm) {
+  const options = bm.options;
+  if (!options.setup && !options.teardown && typeof options.fn !== "string") return { fn: options.fn, around: { before: [], after: [] } };
+  let batch;
+  return {
+    fn: (deferred) => batch.fn(deferred),
+    around: {
+      before: [
+        () => {
+          batch = joinedBatch(bm, options);
+        },
+      ],
+      after: [],
+      batchSetup: () => batch.setup(),
+      batchTeardown: () => batch.teardown(),
+    },
+  };
+}
+
+/** Normalizes Benchmark.js's argument forms: (name, fn, opts), (name, opts), (opts), (fn, opts). */
+function normalize(name, fn, options) {
+  if (name && typeof name === "object") return { ...name };
+  if (typeof name === "function") return { ...fn, fn: name, name: name.name };
+  if (fn && typeof fn === "object") return { ...fn, name };
+  return { ...options, name, fn };
+}
+
+let nextId = 1;
+
+function registerBenchmark(bm, groups) {
+  const { fn, around } = timedParts(bm);
+  const timed = bm.options.defer
+    ? function () {
+        return new Promise((resolve, reject) => {
+          try {
+            fn.call(bm, { benchmark: bm, resolve, reject });
+          } catch (error) {
+            reject(error);
+          }
+        });
+      }
+    : fn;
+  register({
+    api: "Benchmark.js",
+    groups,
+    name: String(bm.name),
+    fn: timed,
+    self: bm,
+    around,
+  });
+}
+
+/** Listeners per event type, shared by Benchmark and Suite. */
+const emitter = {
+  on(type, listener) {
+    for (const t of String(type).split(" ")) (this.events[t] ??= []).push(listener);
+    return this;
+  },
+  off(type, listener) {
+    if (type === undefined) this.events = {};
+    else this.events[type] = listener ? (this.events[type] ?? []).filter((l) => l !== listener) : [];
+    return this;
+  },
+  emit(event) {
+    const e = typeof event === "string" ? { type: event, target: this, currentTarget: this } : event;
+    for (const listener of [...(this.events[e.type] ?? [])]) listener.call(this, e);
+    return this;
+  },
+  listeners(type) {
+    return (this.events[type] ??= []);
+  },
+};
+
+let inSuite = false;
+
+function Benchmark(name, fn, options) {
+  if (!(this instanceof Benchmark)) return new Benchmark(name, fn, options);
+  this.options = { ...Benchmark.options, ...normalize(name, fn, options) };
+  this.name = this.options.name ?? `<Test #${nextId}>`;
+  this.id = nextId++;
+  this.fn = this.options.fn;
+  this.events = {};
+  this.stats = { mean: Number.NaN, rme: Number.NaN, deviation: Number.NaN, sample: [] };
+  this.hz = Number.NaN;
+  this.count = 0;
+  this.cycles = 0;
+  this.times = { cycle: Number.NaN, elapsed: Number.NaN, period: Number.NaN };
+  for (const type of ["start", "cycle", "complete", "error", "abort", "reset"]) {
+    const key = `on${type[0].toUpperCase()}${type.slice(1)}`;
+    if (typeof this.options[key] === "function") this.on(type, this.options[key]);
+  }
+  if (!inSuite) registerBenchmark(this, []);
+}
+
+Object.assign(Benchmark.prototype, emitter, {
+  run() {
+    this.emit("start");
+    this.emit("complete");
+    return this;
+  },
+  abort() {
+    return this;
+  },
+  reset() {
+    return this;
+  },
+  clone(options) {
+    return new Benchmark({ ...this.options, ...options });
+  },
+  compare() {
+    return 0;
+  },
+  toString() {
+    return `${this.name} (measured by xbench compare, not here)`;
+  },
+});
+
+function Suite(name, options) {
+  if (!(this instanceof Suite)) return new Suite(name, options);
+  const opts = name && typeof name === "object" ? name : { ...options, name };
+  this.name = opts.name;
+  this.options = opts;
+  this.events = {};
+  this.length = 0;
+  for (const type of ["start", "cycle", "complete", "error", "abort", "reset", "add"]) {
+    const key = `on${type[0].toUpperCase()}${type.slice(1)}`;
+    if (typeof opts[key] === "function") this.on(type, opts[key]);
+  }
+}
+
+/** Array-like, as Benchmark.js's suites are: `this.filter("fastest").map("name")` must work. */
+function suiteOf(items, name) {
+  const suite = new Suite(name);
+  for (const item of items) suite[suite.length++] = item;
+  return suite;
+}
+
+const pluck = (callback) => (typeof callback === "string" ? (item) => item[callback] : callback);
+
+Object.assign(Suite.prototype, emitter, {
+  add(name, fn, options) {
+    let bm;
+    if (name instanceof Benchmark) bm = name;
+    else {
+      inSuite = true;
+      try {
+        bm = new Benchmark(name, fn, options);
+      } finally {
+        inSuite = false;
+      }
+      registerBenchmark(bm, this.name ? [String(this.name)] : []);
+    }
+    this[this.length++] = bm;
+    this.emit({ type: "add", target: bm, currentTarget: this });
+    return this;
+  },
+  run() {
+    this.emit("start");
+    this.emit("complete");
+    return this;
+  },
+  abort() {
+    return this;
+  },
+  reset() {
+    return this;
+  },
+  clone() {
+    return suiteOf(this.toArray(), this.name);
+  },
+  toArray() {
+    return Array.from({ length: this.length }, (_, i) => this[i]);
+  },
+  forEach(callback) {
+    this.toArray().forEach(callback);
+    return this;
+  },
+  map(callback) {
+    return this.toArray().map(pluck(callback));
+  },
+  pluck(key) {
+    return this.map(key);
+  },
+  /** Nothing was measured here, so no benchmark is fastest, slowest or successful. */
+  filter(callback) {
+    if (typeof callback === "string") return suiteOf([], this.name);
+    return suiteOf(this.toArray().filter(callback), this.name);
+  },
+  indexOf(item) {
+    return this.toArray().indexOf(item);
+  },
+  push(...items) {
+    for (const item of items) this[this.length++] = item;
+    return this.length;
+  },
+});
+
+Benchmark.Suite = Suite;
+Benchmark.version = "2.1.4";
+Benchmark.options = {};
+Suite.options = { name: undefined };
+Benchmark.platform = { description: "xbench", toString: () => "xbench" };
+Benchmark.support = { browser: false, timeout: true, decompilation: true };
+Benchmark.Deferred = function Deferred(clone) {
+  this.benchmark = clone;
+};
+Benchmark.Event = function Event(type) {
+  return typeof type === "object" ? type : { type };
+};
+Benchmark.runInContext = () => Benchmark;
+Benchmark.filter = (array, callback) => (typeof callback === "string" ? [] : Array.from(array).filter(callback));
+Benchmark.invoke = () => [];
+Benchmark.join = (object, separator = ",") => Object.values(object ?? {}).join(separator);
+Benchmark.formatNumber = (number) => String(number).replace(/(?=(?:\d{3})+$)(?!\b)/g, ",");
+Benchmark.Benchmark = Benchmark;
+
+module.exports = Benchmark;

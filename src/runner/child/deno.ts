@@ -1,0 +1,58 @@
+/**
+ * Makes `Deno.bench` register benchmarks in a bench process. Imported before a bench file
+ * that calls it: under `--runtime deno` it replaces Deno's own `Deno.bench` (outside
+ * `deno bench` that one registers nothing); under node and bun it provides a `Deno` global
+ * with `bench` alone, and any other `Deno.*` the file touches fails with a line that says to
+ * use `--runtime deno`.
+ *
+ * Honoured: `name`, `fn`, `group` (the row's group), `ignore`, `only`, and `b.start()` /
+ * `b.end()` inside fn (only that section is timed). Ignored: `baseline`, `permissions`,
+ * `sanitizeExit`, `warmup`, `n`.
+ */
+// @ts-nocheck -- bundled from a virtual module into bench processes
+import { register, usesApi } from "xbench-internal:registry";
+
+// Imported only for a file whose source calls Deno.bench.
+usesApi("Deno.bench");
+
+/** Deno.bench's argument forms: (def), (name, fn), (fn), (name, options, fn), (options, fn). */
+function definition(a, b, c) {
+  if (typeof a === "function") return { ...b, fn: a, name: a.name };
+  if (typeof a === "string") return typeof b === "function" ? { name: a, fn: b } : { ...b, name: a, fn: c };
+  return typeof b === "function" ? { ...a, fn: b, name: a?.name ?? b.name } : { ...a };
+}
+
+function bench(a, b, c) {
+  const def = definition(a, b, c);
+  if (typeof def.fn !== "function") throw new TypeError("Deno.bench: the benchmark needs a function (fn)");
+  if (!def.name) throw new TypeError("Deno.bench: the benchmark needs a name");
+  if (def.ignore) return;
+  register({
+    api: "Deno.bench",
+    groups: def.group ? [String(def.group)] : [],
+    name: String(def.name),
+    fn: def.fn,
+    section: true,
+    only: def.only === true,
+    around: { before: [], after: [] },
+  });
+}
+
+/** Our own Deno global on node and bun, which the other side's copy of this module reuses. */
+const STAND_IN = Symbol.for("xbench.denoStandIn");
+const deno = globalThis.Deno;
+if (deno?.[STAND_IN]) {
+  deno[STAND_IN].bench = bench;
+} else if (deno && typeof deno.version === "object") {
+  deno.bench = bench;
+} else {
+  const runtime = globalThis.Bun ? "bun" : "node";
+  const target = { bench };
+  globalThis.Deno = new Proxy(target, {
+      get(_, key) {
+        if (key === STAND_IN) return target;
+        if (key in target || typeof key === "symbol") return target[key];
+        throw new Error(`Deno.${String(key)} is not available under ${runtime}: run with --runtime deno`);
+      },
+  });
+}
