@@ -75,14 +75,15 @@ export const compareCommand = defineCommand({
   meta: {
     name: "compare",
     description:
-      "Benchmark the merge-base against the working tree, both sides alternating in each bench process, with a paired 95% CI per row",
+      "Benchmark the merge-base against the working tree, both sides alternating in each bench process, with a paired 95% CI per row. Bench files are read as they are: mitata, vitest bench, tinybench, Benchmark.js or Deno.bench",
   },
   args: {
     filter: { type: "positional", required: false, description: "Substring or glob that narrows the bench files" },
     bench: {
       type: "string",
       valueHint: "PATH|GLOB",
-      description: 'Bench file or glob, repeatable (default: package.json "xbench": { "bench": [...] }, else **/*.bench.{ts,js,mts,mjs})',
+      description:
+        'Bench file or glob, repeatable (default: package.json "xbench": { "bench": [...] }, else vitest bench\'s default **/*.{bench,benchmark}.?(c|m)[jt]s?(x) and **/*_bench.ts)',
     },
     base: { type: "string", valueHint: "REF", description: "Base ref (default: merge-base of HEAD with origin/main, main or master)" },
     head: { type: "string", valueHint: "REF", description: "Head ref (default: the working tree, uncommitted edits included)" },

@@ -1,5 +1,9 @@
-/** Bench files are `*.bench.ts` / `*.bench.js` (and the .mts/.mjs spellings) unless the project names its own. */
-export const BENCH_FILE = /\.bench\.(ts|mts|js|mjs)$/;
+/**
+ * Bench files, unless the project names its own: what `vitest bench` finds by default
+ * (`*.bench.ts`, `*.benchmark.mjs`, … any of .ts .mts .cts .js .mjs .cjs, with or without x)
+ * and `deno bench`'s `*_bench.ts` (not its bare `bench.ts`: too often an ordinary module).
+ */
+export const BENCH_FILE = /[._](?:bench|benchmark)\.[cm]?[jt]sx?$/;
 
 /** Ignored whatever git says: vendored and generated trees. */
 const SKIPPED = /(^|\/)(node_modules|dist|\.git)\//;

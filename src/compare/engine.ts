@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "pathe";
 import { embeddedHelpers } from "../helpers/cache.ts";
@@ -13,6 +14,8 @@ import { orderAt } from "../schedule/orderings.ts";
 import { currentLoad } from "../util/load.ts";
 import { VERSION } from "../version.ts";
 import { withCleanup, type Cleanup } from "../util/scope.ts";
+import { XbenchError } from "../errors.ts";
+import { emptyFileVerdict, scanBenchSource, type EmptyFileVerdict } from "./diagnose.ts";
 import { ignoreEvents, type OnCompareEvent, type WidestInterval } from "./events.ts";
 import { jobsFor, planFile, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
 import { makeRunTemp, ownPath } from "./reclaim.ts";
@@ -153,6 +156,25 @@ async function takeInventory(file: string, bundles: Bundles, run: RunProcess): P
   return outcome;
 }
 
+/**
+ * For a file whose sides loaded and registered nothing at all: an error that says why (it
+ * times itself, it uses a library xbench does not read, …), or a skip for a helper module a
+ * pattern matched. Undefined for a file that registers something or failed to load.
+ */
+function emptyFile(file: string, outcome: InventoryOutcome, headRoot: string, exact: string[]): EmptyFileVerdict | undefined {
+  const inventories = SIDES.map((side) => outcome.inventories[side]);
+  if (Object.keys(outcome.errors).length > 0 || inventories.some((inv) => !inv)) return undefined;
+  if (inventories.some((inv) => inv!.benchmarks.length + inv!.metrics.length + inv!.commands.length > 0)) return undefined;
+  let source = "";
+  try {
+    source = readFileSync(join(headRoot, file), "utf8");
+  } catch {
+    // Unreadable now though it loaded: judge by what the sides reported.
+  }
+  const apis = inventories.flatMap((inv) => inv!.apis ?? []);
+  return emptyFileVerdict(file, scanBenchSource(source), apis, exact.includes(file));
+}
+
 /** The labels a job is to measure, so that a process that fails is charged only for what it missed. */
 function expectedLabels(outcome: InventoryOutcome, job: FileJob): string[] {
   return job.sides.flatMap((side) => {
@@ -205,13 +227,24 @@ export async function runCompare(store: RunStore, onEvent: OnCompareEvent = igno
     const done = new Set(store.records.map((r) => recordKey(r.round, r.file, r.job)));
     const files: Array<{ plan: FilePlan; outcome: InventoryOutcome }> = [];
     for (const file of plan.files) {
+      onEvent({ type: "working", what: `loading ${file}` });
       const outcome = await takeInventory(file, bundles, run);
+      const empty = emptyFile(file, outcome, sides.head.root, plan.exact ?? []);
+      if (empty?.kind === "error") throw new XbenchError(empty.message, { kind: "usage" });
+      if (empty?.kind === "skip") {
+        onEvent({ type: "skipped", file, note: empty.note });
+        continue;
+      }
       const filePlan = planFile(file, outcome, { isolate: plan.isolate });
       recordFailedSides(store, filePlan, outcome, done);
       onEvent({ type: "inventoried", file, loaded: SIDES.filter((side) => outcome.inventories[side] !== undefined) });
       if (filePlan.isolatedBecause && !plan.isolate) onEvent({ type: "isolated", file, because: filePlan.isolatedBecause });
       files.push({ plan: filePlan, outcome });
     }
+    if (files.length === 0) throw new XbenchError(`none of the ${plan.files.length} bench files registers a benchmark`, { kind: "usage" });
+    // Rounds only where some file has a process to run: files that failed on a side run none,
+    // and rounds of nothing would print progress and a sampling note for nothing measured.
+    const measurable = files.some(({ plan: filePlan }) => jobsFor(filePlan, SIDES).length > 0);
     const benchMs = () => store.records.reduce((sum, r) => sum + r.wallMs, 0);
     // Records only grow between rounds, so the rows of a number of rounds are analyzed once:
     // the progress event, the stop rule and the result all read the same analysis.
@@ -223,7 +256,7 @@ export async function runCompare(store: RunStore, onEvent: OnCompareEvent = igno
     };
     let stoppedBy: StopReason | undefined;
     let round = 0;
-    for (; ; round++) {
+    for (; measurable; round++) {
       stoppedBy = stopReason(plan.sampling, { rounds: round, cycle: CYCLE, benchSeconds: benchMs() / 1000, rows: () => analyze(round) });
       if (stoppedBy) {
         onEvent({ type: "stopped", by: stoppedBy, rounds: round });
@@ -237,6 +270,7 @@ export async function runCompare(store: RunStore, onEvent: OnCompareEvent = igno
       for (const { plan: filePlan, outcome } of files) {
         for (const job of jobsFor(filePlan, order)) {
           if (done.has(recordKey(round, filePlan.file, job.name))) continue;
+          if (round === 0) onEvent({ type: "working", what: `round 1: warming up and measuring ${filePlan.file}` });
           const result = await run(filePlan.file, job.kind, job.sides, job.parts);
           childMs += result.wallMs;
           const record: RoundRecord = {

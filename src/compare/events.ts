@@ -12,6 +12,13 @@ export interface WidestInterval {
  * terminal (output/compare-events.ts); a library user may log, draw or ignore them.
  */
 export type CompareEvent =
+  /**
+   * Something that may take long started (loading a file's sides, the first round of a file):
+   * the command shows it with elapsed time until the next event, so a slow start is never silent.
+   */
+  | { type: "working"; what: string }
+  /** A file matched by a pattern registers nothing and uses no benchmark API: left out, with why. */
+  | { type: "skipped"; file: string; note: string }
   /** A file's sides were loaded and their benchmarks listed (`loaded`: the sides that loaded). */
   | { type: "inventoried"; file: string; loaded: Side[] }
   /** A file runs one side per process though the run did not ask for that, and why. */

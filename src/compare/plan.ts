@@ -137,7 +137,7 @@ export function chooseBenchFiles(
   request: Pick<CompareRequest, "cwd" | "head" | "bench" | "filter">,
   repo: string,
   headSha: string,
-): { files: string[]; fromWorkingTree: string[] } {
+): { files: string[]; fromWorkingTree: string[]; exact: string[] } {
   const where = whereLabel(request.head);
   const onHead = request.head ? filesAtRef(repo, headSha) : listFiles(repo);
   const cwdInRepo = relative(repo, request.cwd);
@@ -149,7 +149,7 @@ export function chooseBenchFiles(
 
   if (!named) {
     const files = selectBenchFiles(onHead, request.filter);
-    if (files.length > 0) return { files, fromWorkingTree: [] };
+    if (files.length > 0) return { files, fromWorkingTree: [], exact: [] };
     const all = onHead.filter(isBenchFile);
     throw new XbenchError(
       all.length === 0
@@ -180,7 +180,8 @@ export function chooseBenchFiles(
   }
   // Only a `--head REF` side needs them copied: the working tree already is head.
   const fromWorkingTree = request.head ? files.filter((f) => !onHeadSet.has(f)) : [];
-  return { files, fromWorkingTree };
+  const exact = files.filter((f) => named.includes(f));
+  return { files, fromWorkingTree, exact };
 }
 
 function readIfExists(path: string): string | undefined {
@@ -201,13 +202,14 @@ function isFile(path: string): boolean {
  */
 export function makePlan(request: CompareRequest): RunPlan {
   const { repo, base, head } = resolveRevisions(request);
-  const { files, fromWorkingTree } = chooseBenchFiles(request, repo, head.sha);
+  const { files, fromWorkingTree, exact } = chooseBenchFiles(request, repo, head.sha);
   return {
     version: PLAN_VERSION,
     repo,
     filter: request.filter,
     files,
     ...(fromWorkingTree.length > 0 ? { fromWorkingTree } : {}),
+    ...(exact.length > 0 ? { exact } : {}),
     runtime: request.runtime,
     build: request.build,
     install: request.install,

@@ -46,6 +46,8 @@ export interface RunPlan extends RunSettings {
   files: string[];
   /** Bench files head (`--head REF`) lacks, taken from the working tree for both sides: uncommitted wrappers. */
   fromWorkingTree?: string[];
+  /** Files the user named by plain path (not a glob, not the default search): never skipped as helpers. */
+  exact?: string[];
   base: RevisionInfo;
   /** `dirtyWith`: what made the working tree dirty, as stated at the start. */
   head: RevisionInfo & { headRef?: string; dirtyWith?: string };

@@ -1,6 +1,6 @@
 import type { CompareEvent } from "../compare/events.ts";
 import { log } from "./log.ts";
-import { createProgress } from "./progress.ts";
+import { createProgress, createTicker } from "./progress.ts";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const percent = (x: number) => (Number.isFinite(x) ? `±${(x * 100).toFixed(1)}%` : "±∞");
@@ -32,6 +32,8 @@ export function eventMessage(event: CompareEvent): { level: "info" | "warn"; tex
             ? `submodule ${event.path} is not checked out in this repository, so it is empty on ${event.side} (git submodule update --init fixes that)`
             : `submodule ${event.path}: its clone here lacks commit ${event.sha.slice(0, 12)}, so it is empty on ${event.side} (git -C ${event.path} fetch fixes that)`,
       };
+    case "skipped":
+      return { level: "info", text: event.note };
     case "building-helpers":
       return { level: "info", text: `building ${event.side}'s helpers (${event.sha.slice(0, 12)})` };
     default:
@@ -45,8 +47,14 @@ export function eventMessage(event: CompareEvent): { level: "info" | "warn"; tex
  */
 export function renderCompareEvents(stream: NodeJS.WriteStream = process.stderr) {
   const progress = createProgress(stream);
+  const ticker = createTicker(stream);
   return {
     onEvent(event: CompareEvent): void {
+      if (event.type === "working") {
+        ticker.start(event.what);
+        return;
+      }
+      ticker.stop();
       if (event.type === "round") {
         const { round, rounds, elapsedS, widest } = event;
         const note = widest ? `widest ${percent(widest.halfWidth)} (target ${percent(widest.target)})` : undefined;
@@ -57,6 +65,9 @@ export function renderCompareEvents(stream: NodeJS.WriteStream = process.stderr)
       const message = eventMessage(event);
       if (message) log[message.level](message.text);
     },
-    done: () => progress.done(),
+    done: () => {
+      ticker.stop();
+      progress.done();
+    },
   };
 }

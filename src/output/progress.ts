@@ -55,3 +55,45 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr) {
     },
   };
 }
+
+/** How often a phase that is still going is repeated in a log (not a TTY), after it first shows. */
+const LOG_EVERY_S = 30;
+/** A phase shorter than this never shows in a log. */
+const LOG_AFTER_S = 5;
+
+/**
+ * A phase that may take long (`loading bench/x.ts`), with its elapsed time: redrawn every
+ * second on a TTY; in a log, one line once it has lasted 5 s and then one every 30 s, so
+ * quick phases add nothing and a slow one is never silent.
+ */
+export function createTicker(stream: NodeJS.WriteStream = process.stderr) {
+  const tty = !!stream.isTTY;
+  let phase: { what: string; since: number; logged: number } | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const tick = () => {
+    if (!phase) return;
+    const elapsed = (performance.now() - phase.since) / 1000;
+    const line = `${phase.what} · ${clock(elapsed)} elapsed`;
+    if (tty) stream.write(`\r\u001b[2K${line}`);
+    else if (elapsed >= LOG_AFTER_S && elapsed - phase.logged >= LOG_EVERY_S) {
+      stream.write(`${line}\n`);
+      phase.logged = elapsed;
+    }
+  };
+  const stop = () => {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+    if (tty && phase) stream.write("\r\u001b[2K");
+    phase = undefined;
+  };
+  return {
+    start(what: string) {
+      stop();
+      phase = { what, since: performance.now(), logged: -Infinity };
+      tick();
+      timer = setInterval(tick, 1000);
+      timer.unref?.();
+    },
+    stop,
+  };
+}

@@ -36,7 +36,11 @@ const VIRTUAL: Record<string, ChildAsset> = {
   "xbench-internal:deno": "deno",
 };
 
-const VIRTUAL_NAME = new RegExp(`^(${Object.keys(VIRTUAL).map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("|")})$`);
+const VIRTUAL_NAME = new RegExp(
+  `^(${Object.keys(VIRTUAL)
+    .map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"))
+    .join("|")})$`,
+);
 
 type BunRuntime = typeof Bun;
 
@@ -169,6 +173,23 @@ function entrySource(request: BundleRequest): string {
   ].join("\n");
 }
 
+/** What each stand-in provides, for a file that imports more of the package than that. */
+const STAND_IN_PROVIDES: Partial<Record<ChildAsset, string>> = {
+  vitest: "bench, describe, suite, the hooks (beforeAll, afterAll, beforeEach, afterEach), and test/it (skipped, as vitest bench does)",
+  tinybench: "Bench, Task and the time helpers",
+  benchmarkjs: "Benchmark and Benchmark.Suite",
+};
+
+/** `No matching export in "xbench:vitest" for import "expect"` as a user can act on it. */
+function explainMissingExport(message: string | undefined): string | undefined {
+  const match = /No matching export in "xbench:(\w+)" for import "([^"]+)"/.exec(message ?? "");
+  if (!match) return undefined;
+  const asset = match[1] as ChildAsset;
+  const name = Object.keys(VIRTUAL).find((key) => VIRTUAL[key] === asset) ?? asset;
+  const provides = STAND_IN_PROVIDES[asset];
+  return `it imports ${match[2]} from "${name}", which a bench process does not provide${provides ? ` (it provides ${provides})` : ""}; keep assertions in test files`;
+}
+
 async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<string> {
   mkdirSync(request.outDir, { recursive: true });
   const entry = join(request.outDir, "entry.mjs");
@@ -187,7 +208,7 @@ async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<stri
   } as Parameters<BunRuntime["build"]>[0]);
   if (!result.success) {
     const first = result.logs.map((l) => (typeof l === "string" ? l : (l.message ?? String(l)))).find(Boolean);
-    throw new BundleError(`cannot compile ${describe(request)}: ${first ?? "unknown error"}`);
+    throw new BundleError(`cannot compile ${describe(request)}: ${explainMissingExport(first) ?? first ?? "unknown error"}`);
   }
   return join(request.outDir, `${request.kind}.js`);
 }

@@ -49,10 +49,10 @@ if (deno?.[STAND_IN]) {
   const runtime = globalThis.Bun ? "bun" : "node";
   const target = { bench };
   globalThis.Deno = new Proxy(target, {
-      get(_, key) {
-        if (key === STAND_IN) return target;
-        if (key in target || typeof key === "symbol") return target[key];
-        throw new Error(`Deno.${String(key)} is not available under ${runtime}: run with --runtime deno`);
-      },
+    get(_, key) {
+      if (key === STAND_IN) return target;
+      if (key in target || typeof key === "symbol") return target[key];
+      throw new Error(`Deno.${String(key)} is not available under ${runtime}: run with --runtime deno`);
+    },
   });
 }

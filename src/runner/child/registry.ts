@@ -77,9 +77,9 @@ export async function registeredBenchmarks(): Promise<Registered[]> {
  * each with `this` bound to a task that carries the benchmark's name.
  */
 export function aroundFromOptions(options: Record<string, unknown>, name: string, task: unknown = { name }): Around {
-  const call = (key: string, ...args: unknown[]) =>
-    typeof options[key] === "function" ? [() => (options[key] as Function).call(task, ...args)] : [];
-  const each = (key: string) => (typeof options[key] === "function" ? () => (options[key] as Function).call(task, "run") : undefined);
+  const hook = (key: string) => (typeof options[key] === "function" ? (options[key] as (...args: unknown[]) => unknown) : undefined);
+  const call = (key: string, ...args: unknown[]) => (hook(key) ? [() => hook(key)!.call(task, ...args)] : []);
+  const each = (key: string) => (hook(key) ? () => hook(key)!.call(task, "run") : undefined);
   return {
     before: [...call("setup", task, "run"), ...call("beforeAll", "run")],
     after: [...call("afterAll", "run"), ...call("teardown", task, "run")],

@@ -196,7 +196,13 @@ async function otherSubject(benchmark): Promise<Subject> {
   let subject: Subject;
   if (benchmark.section && (await timesSection(fn))) subject = iterationSubject(fn, { context: true });
   else if (around.eachBefore || around.eachAfter) subject = iterationSubject(fn, bound, around.eachBefore, around.eachAfter);
-  else subject = await plainSubject(fn, false, undefined, benchmark.section ? { argument: { start() {}, end() {}, name: benchmark.label, origin: "" } } : bound);
+  else
+    subject = await plainSubject(
+      fn,
+      false,
+      undefined,
+      benchmark.section ? { argument: { start() {}, end() {}, name: benchmark.label, origin: "" } } : bound,
+    );
   if (!around.batchSetup && !around.batchTeardown) return subject;
   return {
     async batch(n) {
@@ -216,7 +222,8 @@ async function otherSubject(benchmark): Promise<Subject> {
 export async function prepare(benchmark): Promise<Subject> {
   const around = benchmark.around ?? { before: [], after: [] };
   for (const hook of around.before) await hook();
-  const subject = benchmark.api === "mitata" ? await mitataSubject(benchmark.fn, benchmark.args, benchmark.gc) : await otherSubject(benchmark);
+  const subject =
+    benchmark.api === "mitata" ? await mitataSubject(benchmark.fn, benchmark.args, benchmark.gc) : await otherSubject(benchmark);
   return {
     batch: subject.batch,
     async finish() {

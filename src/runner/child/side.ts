@@ -96,5 +96,12 @@ export async function describeSide(side: string): Promise<SideDescription> {
   const seen = new Set<string>();
   const duplicates = new Set<string>();
   for (const label of labels) (seen.has(label) ? duplicates : seen).add(label);
-  return { benchmarks, apis: usedApis(), metrics: extras.metrics, commands: extras.commands, isolate: extras.isolate, duplicates: [...duplicates] };
+  return {
+    benchmarks,
+    apis: usedApis(),
+    metrics: extras.metrics,
+    commands: extras.commands,
+    isolate: extras.isolate,
+    duplicates: [...duplicates],
+  };
 }

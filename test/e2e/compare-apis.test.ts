@@ -1,0 +1,185 @@
+/**
+ * Every benchmark API a project may already have runs unchanged under compare: vitest's
+ * bench, tinybench (current and 2.x), Benchmark.js and Deno.bench, each in a fixture modeled
+ * on a real library's suite (test/fixtures/bench-apis), with the real package installed from
+ * npm (linked from this checkout's node_modules). Each fixture first runs under its own tool,
+ * so it is a suite that tool accepts, not a look-alike; then head slows one benchmark down,
+ * and compare finds that row slower and no other row changed as much, every row named with
+ * its group on both sides; an A/A run of the same fixture leaves every row near zero.
+ */
+import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { join } from "pathe";
+import type { CompareResult } from "../../src/model/result.ts";
+import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
+import { ROOT } from "../support/xbench.ts";
+
+const FIXTURES = join(import.meta.dir, "..", "fixtures", "bench-apis");
+const MODULES = join(ROOT, "node_modules");
+
+const repoWith = repoPerTest();
+
+function filesOf(dir: string): Record<string, string> {
+  const names = readdirSync(dir, { recursive: true }) as string[];
+  return Object.fromEntries(names.filter((n) => statSync(join(dir, n)).isFile()).map((n) => [n, readFileSync(join(dir, n), "utf8")]));
+}
+
+/** A fixture as a committed repository, its packages linked in as `npm install` would place them. */
+function fixtureRepo(name: string, packages: Record<string, string>) {
+  const repo = repoWith({ ...filesOf(join(FIXTURES, name)), ".gitignore": "node_modules\n" });
+  mkdirSync(join(repo.dir, "node_modules"), { recursive: true });
+  for (const [as, from] of Object.entries(packages)) symlinkSync(join(MODULES, from), join(repo.dir, "node_modules", as));
+  return repo;
+}
+
+/** Runs the fixture's suite with its own tool: it must finish and print what that tool prints. */
+function runOwnTool(dir: string, argv: string[]): string {
+  const r = spawnSync(argv[0]!, argv.slice(1), { cwd: dir, env: COMPARE_ENV, encoding: "utf8", timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`${argv.join(" ")} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** The changed row is slower by more than 10%; no other row moved that much either way. */
+function expectOnlySlower(result: CompareResult | undefined, slowed: string, labels: string[]): void {
+  expect(result!.rows.map((row) => row.label).sort()).toEqual([...labels].sort());
+  for (const row of result!.rows) {
+    expect(row.status).toBe("ok");
+    expect(row.base.every((v) => typeof v === "number" && v > 0)).toBe(true);
+    expect(row.head.every((v) => typeof v === "number" && v > 0)).toBe(true);
+  }
+  const stats = rowOf(result, slowed).stats!;
+  expect(stats.verdict).toBe("slower");
+  expect(stats.delta).toBeGreaterThan(0.1);
+  for (const label of labels.filter((l) => l !== slowed)) {
+    const other = rowOf(result, label).stats!;
+    expect(other.ci[0]).toBeLessThan(0.1);
+    expect(other.ci[1]).toBeGreaterThan(-0.1);
+  }
+}
+
+/** An A/A run: every row measured on both sides and none far from zero. */
+function expectNoChange(result: CompareResult | undefined, labels: string[]): void {
+  expect(result!.rows.map((row) => row.label).sort()).toEqual([...labels].sort());
+  for (const row of result!.rows) {
+    expect(row.status).toBe("ok");
+    expect(row.stats!.ci[0]).toBeLessThan(0.1);
+    expect(row.stats!.ci[1]).toBeGreaterThan(-0.1);
+  }
+}
+
+const RUN = ["--base", "HEAD", "--rounds", "6"];
+
+interface ApiCase {
+  title: string;
+  fixture: string;
+  /** node_modules entries: name in the fixture → folder in this checkout's node_modules. */
+  packages: Record<string, string>;
+  /** The fixture's own tool, and a word its output must contain. */
+  ownTool?: { argv: string[]; prints: string };
+  labels: string[];
+  /** The change head makes: in `file`, `from` becomes `to`. */
+  change: { file: string; from: string; to: string };
+  slowed: string;
+  args?: string[];
+  /** Also an A/A run of the fixture before the change. */
+  aa: boolean;
+}
+
+const CASES: ApiCase[] = [
+  {
+    title: "vitest bench: describe groups, beforeAll, options, bench.skip, async",
+    fixture: "vitest-case",
+    packages: { vitest: "vitest" },
+    ownTool: { argv: [join(MODULES, ".bin", "vitest"), "bench", "--run"], prints: "camelCase" },
+    labels: ["camelCase › phrases", "camelCase › single word", "kebabCase › phrases", "snakeCase › async batch"],
+    // Capitalizing through a regular expression per word: only multi-word phrases pay.
+    change: {
+      file: "src/index.ts",
+      from: "for (let i = 1; i < words.length; i++) out += words[i]![0]!.toUpperCase() + words[i]!.slice(1);",
+      to: 'for (let i = 1; i < words.length; i++) out += words[i]!.replace(/^./, (c) => c.toUpperCase()).normalize("NFC").split("").join("");',
+    },
+    slowed: "camelCase › phrases",
+    aa: true,
+  },
+  {
+    title: "tinybench (current): named Bench, beforeAll hook, async task, table() after run()",
+    fixture: "tinybench-qs",
+    packages: { tinybench: "tinybench" },
+    ownTool: { argv: ["node", "bench/qs.bench.js"], prints: "parse long" },
+    labels: ["qs › parse short", "qs › parse long", "qs › stringify", "qs › parse async"],
+    // Decoded values are normalized too: only queries with escapes (the long one) pay.
+    change: {
+      file: "src/index.js",
+      from: 'return text.includes("%") || text.includes("+") ? decodeURIComponent(text.replace(/\\+/g, " ")) : text;',
+      to: 'return text.includes("%") || text.includes("+") ? decodeURIComponent(text.replace(/\\+/g, " ")).normalize("NFKC").split("").join("") : text;',
+    },
+    slowed: "qs › parse long",
+    aa: true,
+  },
+  {
+    title: "tinybench 2.x: warmup(), beforeEach around every iteration, results after run()",
+    fixture: "tinybench2-slug",
+    packages: { tinybench: "tinybench-2" },
+    ownTool: { argv: ["node", "bench/slug.bench.mjs"], prints: "unique with collisions" },
+    labels: ["slugify ascii title", "slugify accented", "unique with collisions"],
+    change: {
+      file: "src/index.js",
+      from: "while (taken.has(`${slug}-${n}`)) n++;",
+      to: "const list = [...taken].map(String);\n  while (list.includes(`${slug}-${n}`)) n++;",
+    },
+    slowed: "unique with collisions",
+    aa: true,
+  },
+  {
+    title: "Benchmark.js: a Suite named in package.json, setup through this, deferred",
+    fixture: "benchmarkjs-escape",
+    packages: { benchmark: "benchmark" },
+    ownTool: { argv: ["node", "-e", "require('benchmark').options.maxTime = 0.05; require('./benchmark/index.js')"], prints: "Fastest is" },
+    labels: ["no special characters", "markup", "long document", "deferred escape"],
+    change: { file: "index.js", from: "if (!match) return str;", to: "if (!match) return str.split('').join('');" },
+    slowed: "no special characters",
+    aa: true,
+  },
+  ...(["deno", "node"] as const).map(
+    (runtime): ApiCase => ({
+      title: `Deno.bench under ${runtime}: groups, b.start()/b.end(), ignore`,
+      fixture: "deno-bytes",
+      packages: {},
+      ...(runtime === "deno" ? { ownTool: { argv: [join(MODULES, ".bin", "deno"), "bench", "--no-check"], prints: "indexOfNeedle" } } : {}),
+      labels: ["search › indexOfNeedle", "compare › equals (4 KiB)", "concat 16 chunks"],
+      change: {
+        file: "mod.ts",
+        from: "for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;\n  return true;",
+        to: "return Array.from(a).every((v, i) => v === b[i]);",
+      },
+      slowed: "compare › equals (4 KiB)",
+      args: ["--runtime", runtime],
+      aa: false,
+    }),
+  ),
+];
+
+describe("compare runs the suite a project already has", () => {
+  for (const c of CASES) {
+    test(`${c.title}; one row slower`, () => {
+      const repo = fixtureRepo(c.fixture, c.packages);
+      if (c.ownTool) expect(runOwnTool(repo.dir, c.ownTool.argv)).toContain(c.ownTool.prints);
+      const args = [...RUN, ...(c.args ?? [])];
+      if (c.aa) {
+        const aa = compareIn(repo, args);
+        expect(aa.stderr).not.toContain("failed");
+        expect(aa.code).toBe(0);
+        expectNoChange(aa.result, c.labels);
+      }
+      const source = readFileSync(join(repo.dir, c.change.file), "utf8");
+      expect(source).toContain(c.change.from);
+      repo.write({ [c.change.file]: source.replace(c.change.from, c.change.to) });
+      const r = compareIn(repo, args);
+      expect(r.stderr).not.toContain("failed");
+      expect(r.code).toBe(0);
+      expectOnlySlower(r.result, c.slowed, c.labels);
+      expect(r.stdout).toMatch(new RegExp(`: ${c.slowed.replace(/[()]/g, "\\$&")} .* slower$`, "m"));
+    }, 300_000);
+  }
+});

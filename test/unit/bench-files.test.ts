@@ -1,0 +1,71 @@
+/**
+ * Which files are bench files by default, and what compare says about a file that registers
+ * nothing: a helper module a pattern matched is skipped; a file that times itself, uses a
+ * library xbench does not read, or uses a supported API and declared nothing is an error.
+ */
+import { describe, expect, test } from "bun:test";
+import { emptyFileVerdict, scanBenchSource, SUPPORTED_APIS } from "../../src/compare/diagnose.ts";
+import { isBenchFile } from "../../src/compare/discover.ts";
+
+describe("default bench files", () => {
+  test("vitest's default pattern and deno's *_bench, nothing else", () => {
+    for (const path of [
+      "a.bench.ts",
+      "src/x.bench.mts",
+      "b.benchmark.js",
+      "c.bench.cjs",
+      "d.bench.tsx",
+      "e.benchmark.jsx",
+      "mod_bench.ts",
+    ]) {
+      expect(isBenchFile(path)).toBe(true);
+    }
+    for (const path of [
+      "bench.ts",
+      "src/commands/bench.ts",
+      "benchmark/index.js",
+      "a.bench.json",
+      "node_modules/x/a.bench.ts",
+      "dist/a.bench.js",
+    ]) {
+      expect(isBenchFile(path)).toBe(false);
+    }
+  });
+});
+
+describe("a bench file that registers nothing", () => {
+  test("the APIs a source uses, by import, require or the Deno global", () => {
+    expect(scanBenchSource('import { bench } from "vitest";').apis).toEqual(["vitest"]);
+    expect(scanBenchSource('const B = require("benchmark");').apis).toEqual(["Benchmark.js"]);
+    expect(scanBenchSource('import { Bench } from "npm:tinybench@2";').apis).toEqual(["tinybench"]);
+    expect(scanBenchSource("Deno.bench('x', () => {});").apis).toEqual(["Deno.bench"]);
+    expect(scanBenchSource('import b from "benny";').otherLibraries).toEqual(["benny"]);
+    expect(scanBenchSource("const t = performance.now();").timesItself).toBe("performance.now()");
+  });
+
+  test("a helper module matched by a pattern is skipped; named, it is an error", () => {
+    const helper = scanBenchSource('export const input = "x".repeat(100);');
+    expect(emptyFileVerdict("bench/input.ts", helper, [], false).kind).toBe("skip");
+    const named = emptyFileVerdict("bench/input.ts", helper, [], true);
+    expect(named).toEqual({
+      kind: "error",
+      message: `bench/input.ts registers no benchmark and uses no benchmark API; xbench reads benchmarks written with ${SUPPORTED_APIS}`,
+    });
+  });
+
+  test("a file that times itself, or uses another library, is an error even when a pattern matched it", () => {
+    const timed = emptyFileVerdict("bench/loop.ts", scanBenchSource("const t0 = performance.now(); work();"), [], false);
+    expect(timed.kind).toBe("error");
+    expect((timed as { message: string }).message).toStartWith(
+      "bench/loop.ts times itself with performance.now() and registers no benchmark;",
+    );
+    const benny = emptyFileVerdict("bench/b.ts", scanBenchSource('import b from "benny";'), [], false);
+    expect((benny as { message: string }).message).toStartWith("bench/b.ts imports benny, which xbench does not read;");
+  });
+
+  test("a file that uses a supported API and registers nothing is an error, also when only a helper it imports uses it", () => {
+    const verdict = emptyFileVerdict("bench/a.ts", scanBenchSource('import "./setup";'), ["vitest"], false);
+    expect(verdict.kind).toBe("error");
+    expect((verdict as { message: string }).message).toStartWith("bench/a.ts uses vitest but registered no benchmark");
+  });
+});
