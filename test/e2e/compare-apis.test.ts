@@ -9,7 +9,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "pathe";
 import type { CompareResult } from "../../src/model/result.ts";
 import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
@@ -182,4 +183,82 @@ describe("compare runs the suite a project already has", () => {
       expect(r.stdout).toMatch(new RegExp(`: ${c.slowed.replace(/[()]/g, "\\$&")} .* slower$`, "m"));
     }, 300_000);
   }
+});
+
+describe("a bench file compare cannot read", () => {
+  test("one that times itself: one line naming it and the supported APIs, exit 2, no round", () => {
+    const repo = repoWith({
+      "src/sum.js": "export const sum = (xs) => xs.reduce((a, b) => a + b, 0);\n",
+      "bench/sum.bench.js": [
+        'import { sum } from "../src/sum.js";',
+        "const xs = Array.from({ length: 1000 }, (_, i) => i);",
+        "const t0 = performance.now();",
+        "for (let i = 0; i < 1e4; i++) sum(xs);",
+        "console.log(`sum: ${(performance.now() - t0) / 1e4} ms`);",
+        "",
+      ].join("\n"),
+    });
+    const r = compareIn(repo, RUN);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      "xbench: bench/sum.bench.js times itself with performance.now() and registers no benchmark; xbench measures benchmarks registered with mitata, vitest (bench), tinybench, Benchmark.js and Deno.bench",
+    );
+    expect(r.stderr).not.toMatch(/round \d/);
+    expect(r.result).toBeUndefined();
+  }, 120_000);
+
+  test("one written with a library xbench does not read: one line naming the library, exit 2", () => {
+    const repo = repoWith({
+      "bench/sum.bench.js": 'import b from "benny";\nb.suite("sum", b.add("reduce", () => [1, 2].reduce((a, c) => a + c)), b.cycle());\n',
+      "node_modules/benny/package.json": '{ "name": "benny", "main": "index.js" }\n',
+      "node_modules/benny/index.js": "module.exports = { suite() {}, add() {}, cycle() {} };\n",
+    });
+    const r = compareIn(repo, RUN);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("xbench: bench/sum.bench.js imports benny, which xbench does not read;");
+    expect(r.stderr).not.toMatch(/round \d/);
+  }, 120_000);
+
+  test("a glob over a bench folder skips its helper modules with a note and measures the rest", () => {
+    const repo = repoWith({
+      "test/bench/input.ts": 'export const WORDS = "a quick brown fox jumps over the lazy dog".split(" ");\n',
+      "test/bench/index.ts": [
+        'import { bench } from "vitest";',
+        'import { WORDS } from "./input.ts";',
+        'bench("join", () => { WORDS.join("-"); });',
+        "",
+      ].join("\n"),
+    });
+    const r = compareIn(repo, [...RUN, "--bench", "test/bench/*.ts"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("test/bench/input.ts: skipped, it registers no benchmark and uses no benchmark API");
+    expect(r.result!.rows.map((row) => row.label)).toEqual(["join"]);
+    // Named as a plain path, the same helper is an error.
+    const named = compareIn(repo, [...RUN, "--bench", "test/bench/input.ts"]);
+    expect(named.code).toBe(2);
+    expect(named.stderr).toContain("xbench: test/bench/input.ts registers no benchmark and uses no benchmark API;");
+  }, 120_000);
+
+  test("a file that is slow to load says so, with elapsed time, before its first round", () => {
+    // Slow in the first process only (the inventory), so the test does not wait in every round.
+    const marker = join(tmpdir(), `xbench-slow-load-${process.pid}-${Date.now()}`);
+    const repo = repoWith({
+      "bench/slow.bench.mjs": [
+        'import { Bench } from "tinybench";',
+        'import { existsSync, writeFileSync } from "node:fs";',
+        `if (!existsSync(${JSON.stringify(marker)})) {`,
+        `  writeFileSync(${JSON.stringify(marker)}, "");`,
+        "  await new Promise((resolve) => setTimeout(resolve, 6000)); // builds a large fixture",
+        "}",
+        "const bench = new Bench();",
+        'bench.add("noop", () => {});',
+        "await bench.run();",
+        "",
+      ].join("\n"),
+    });
+    const r = compareIn(repo, RUN);
+    rmSync(marker, { force: true });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^loading bench\/slow\.bench\.mjs · 0:0[5-9] elapsed$/m);
+  }, 180_000);
 });
