@@ -1,12 +1,14 @@
 import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { join, resolve } from "pathe";
-import { EXIT_STATUS, usageError } from "../errors.ts";
+import { EXIT_BISECT_SKIP, usageError } from "../errors.ts";
 import { log } from "../output/log.ts";
 import { renderCompareEvents } from "../output/compare-events.ts";
 import { printError } from "../output/errors.ts";
-import { flagValues, givenFlag, parsePositiveInt, parsePositiveNumber } from "./flags.ts";
-import { pullRequestTarget, upsertComment, writeJobSummary } from "../compare/github.ts";
+import { flagValues, GATE_ARGS, gateRule, givenFlag, parsePositiveInt, parsePositiveNumber } from "./flags.ts";
+import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput } from "../compare/github.ts";
+import { bisectInProgress } from "../git/git.ts";
+import { decideGate, exitStatus } from "../report/gate.ts";
 import {
   DEFAULT_MAX_TIME_S,
   DEFAULT_SIDE_TIME_MS,
@@ -116,6 +118,7 @@ export const compareCommand = defineCommand({
     comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
     holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
     resume: { type: "string", valueHint: "DIR", description: "Continue an interrupted run from its run folder" },
+    ...GATE_ARGS,
     suite: {
       type: "enum",
       options: ["tracer"],
@@ -129,6 +132,7 @@ export const compareCommand = defineCommand({
     const targets = outputTargets(args);
     checkOutputTargets(targets);
     const commentTarget = args.comment ? pullRequestTarget() : undefined;
+    const rule = gateRule(args);
     let store: RunStore;
     if (args.resume) {
       const clash = givenFlag(rawArgs, PLAN_FLAGS);
@@ -161,7 +165,9 @@ export const compareCommand = defineCommand({
     log.info(`${plan.files.length} bench file(s) · ${describeSampling(plan.sampling)} · runtime ${plan.runtime} · run folder ${store.dir}`);
 
     const events = renderCompareEvents();
-    const { result, timing } = await runCompare(store, events.onEvent).finally(events.done);
+    const outcome = await runCompare(store, events.onEvent).finally(events.done);
+    const { timing } = outcome;
+    const result = rule ? { ...outcome.result, gate: decideGate(outcome.result.rows, rule) } : outcome.result;
     const json = renderJson(result);
     writeFileSync(join(store.dir, "result.json"), json);
     const markdown = renderMarkdown(result);
@@ -172,23 +178,28 @@ export const compareCommand = defineCommand({
       const how = await upsertComment(commentTarget, COMMENT_MARKER, markdown);
       log.info(`PR comment ${how}`);
     }
+    // Every output is written (and the comment posted) before the gate decides the exit status.
+    if (result.gate) writeStepOutput("outcome", result.gate.outcome);
     const share = timing.wallMs > 0 ? (1 - timing.childMs / timing.wallMs) * 100 : 0;
     log.info(`took ${(timing.wallMs / 1000).toFixed(1)} s, ${share.toFixed(1)}% of it outside bench processes`);
     const failures = failureLines(result.rows);
     for (const line of failures) printError(line);
     const empty = nothingCompared(result.rows);
     if (empty && failures.length === 0) printError(empty);
-    return failures.length > 0 || empty ? EXIT_STATUS.failure : 0;
+    const bisecting = !!result.gate && bisectInProgress(plan.repo);
+    const status = exitStatus({ gate: result.gate, notMeasured: failures.length > 0 || !!empty, bisecting });
+    if (status === EXIT_BISECT_SKIP) log.info(`git bisect in progress: exit ${EXIT_BISECT_SKIP}, this commit cannot be judged (skip)`);
+    return status;
   },
 });
 
 /** Flags of a bench-file compare that mean nothing to a suite. */
-const BENCH_FILE_FLAGS = ["--resume", ...BENCH_RUN_FLAGS];
+const BENCH_FILE_FLAGS = ["--resume", "--fail-on", "--fail-above", ...BENCH_RUN_FLAGS];
 
 /**
  * `compare --suite tracer`: base's and head's helpers, each built from its own side, as the
  * base and head arms of the tracer-overhead suite. `--rounds` sets its iterations. Report only:
- * the exit code never depends on the numbers; `--comment` keeps a sticky comment of its own
+ * the exit code never depends on the numbers (no gate); `--comment` keeps a sticky comment of its own
  * (a marker apart from the bench-file compare's, so a pull request can carry both).
  */
 async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string[]): Promise<number> {
