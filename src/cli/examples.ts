@@ -16,6 +16,10 @@ export const EXAMPLES: Record<string, string[]> = {
     'xbench compare parse --json result.json         # bench files whose path has "parse"',
     "xbench compare --base main --fail-above 10      # exit 1 when a row is confidently >10% slower",
   ],
+  bisect: [
+    "xbench bisect --good v1.2.0 --above 10          # the first commit since v1.2.0 >10% slower",
+    "xbench bisect --good main~40 --bad main --above 5 parse --markdown bisect.md",
+  ],
   trace: [
     "xbench trace -- make -j4",
     "xbench trace --format ndjson -o accesses.ndjson -- npm test",
@@ -45,6 +49,12 @@ export const EXIT_STATUSES: Record<string, string[]> = {
     "3    a benchmark failed to run, or nothing was measured on both sides",
     "125  with a gate, under git bisect run: this commit cannot be judged (undecided or not measured); git skips it",
     "130  interrupted (Ctrl-C); --resume continues",
+  ],
+  bisect: [
+    "0    a first bad commit, or the smallest range of commits holding it, was found",
+    "1    --bad is not confidently more than PCT slower than --good: nothing to find (or xbench itself failed)",
+    "2    bad input: a flag, a ref, --good not a first-parent ancestor of --bad",
+    "130  interrupted (Ctrl-C); worktrees and bundles are removed",
   ],
   report: [
     "0    rendered; with --fail-on or --fail-above, the gate passed",
