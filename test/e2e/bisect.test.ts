@@ -9,7 +9,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "pathe";
 import type { BisectResult } from "../../src/compare/bisect.ts";
 import { COMPARE_ENV, processesWithEnv } from "../support/compare.ts";
-import { createRepo, workFiles, type TestRepo } from "../support/repo.ts";
+import { createRepo, slowdownHistory, workFiles, type TestRepo } from "../support/repo.ts";
 import { requireBinary, tempDir, xbench } from "../support/xbench.ts";
 
 // Temp folders of the runs under test go to a folder of this file's own, so other runs on the
@@ -24,22 +24,11 @@ afterAll(() => {
   removeOut();
 });
 
-/** Commits 0 (good) to 15; `slow(i)` says whether commit i's `slow` row does twice the work. */
+/** A 16-commit history (see slowdownHistory), removed after the tests. */
 function history(slow: (index: number) => boolean): { repo: TestRepo; shas: string[] } {
   const repo = createRepo();
   repos.push(repo);
-  const shas: string[] = [];
-  for (let i = 0; i < 16; i++) {
-    repo.write({
-      ...workFiles("g.bench.ts", [
-        { label: "slow", work: slow(i) ? 40000 : 20000 },
-        { label: "other", work: 20000 },
-      ]),
-      "src/unrelated.ts": `export const edits = ${i};\n`,
-    });
-    shas.push(repo.commit(`commit ${i}${slow(i) !== slow(i - 1) ? (slow(i) ? ": slower" : ": revert") : ""}`));
-  }
-  return { repo, shas };
+  return { repo, shas: slowdownHistory(repo, slow) };
 }
 
 function bisect(repo: TestRepo, args: string[]) {
