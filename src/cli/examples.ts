@@ -47,7 +47,7 @@ export const EXIT_STATUSES: Record<string, string[]> = {
     "1    the gate failed: a row's interval lies wholly past its line (or xbench itself failed: a build, the PR comment)",
     "2    bad input: a flag, a ref, no bench files",
     "3    a benchmark failed to run, or nothing was measured on both sides",
-    "125  with a gate, under git bisect run: this commit cannot be judged (undecided or not measured); git skips it",
+    "125  with a gate, under git bisect run: this commit cannot be judged (undecided, not measured, a failed build); git skips it",
     "130  interrupted (Ctrl-C); --resume continues",
   ],
   bisect: [

@@ -167,7 +167,7 @@ describe("git bisect run with compare's gate", () => {
     expect(repo.worktrees()).toHaveLength(1);
   }, 600_000);
 
-  test("a commit the gate cannot judge exits 125 (skip) only while a bisect is under way; otherwise its own status", () => {
+  test("a commit the gate cannot judge (rows that did not run, a failed build) exits 125 only while a bisect is under way", () => {
     const repo = createRepo();
     repos.push(repo);
     repo.write(workFiles("t.bench.ts", [{ label: "fragile", work: 2000 }]));
@@ -181,7 +181,11 @@ describe("git bisect run with compare's gate", () => {
     const bisecting = xbench(args, { cwd: repo.dir, env: ENV, timeout: 300_000 });
     // Without a gate, compare is no bisect's test: its own status, bisect or not.
     const ungated = xbench([...args.slice(0, 5), ...args.slice(7)], { cwd: repo.dir, env: ENV, timeout: 300_000 });
+    // A commit that does not build cannot be judged either: skipped, not called bad.
+    const unbuilt = xbench([...args, "--build", "exit 4"], { cwd: repo.dir, env: ENV, timeout: 300_000 });
     repo.git("bisect", "reset");
+    expect(unbuilt.code).toBe(125);
+    expect(unbuilt.stderr).toMatch(/^xbench: build \(exit 4\) failed on base/m);
     expect(bisecting.code).toBe(125);
     expect(bisecting.stderr).toContain("git bisect in progress: exit 125, this commit cannot be judged (skip)");
     expect(ungated.code).toBe(3);
