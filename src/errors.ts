@@ -37,3 +37,13 @@ export class XbenchError extends Error {
 export function usageError(message: string, showUsage = false): XbenchError {
   return new XbenchError(message, { kind: "usage", usage: showUsage });
 }
+
+/**
+ * Exit statuses of compare and report that are answers, not errors: the gate failed (1, as a
+ * failed check is everywhere); a benchmark failed to run or nothing was compared (3, so a
+ * broken benchmark never reads as a regression); a commit the gate cannot judge while
+ * `git bisect run` drives compare (125, git's "skip this commit").
+ */
+export const EXIT_GATE_FAILED = 1;
+export const EXIT_NOT_MEASURED = 3;
+export const EXIT_BISECT_SKIP = 125;

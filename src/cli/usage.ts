@@ -4,7 +4,7 @@
  * EXAMPLES. Columns are measured on plain text and no line ends in spaces.
  */
 import type { ArgsDef, CommandDef } from "citty";
-import { EXAMPLES } from "./examples.ts";
+import { EXAMPLES, EXIT_STATUSES } from "./examples.ts";
 
 type AnyCommand = CommandDef<ArgsDef>;
 
@@ -90,6 +90,8 @@ export async function renderHelp(command: AnyCommand, path: string[], version?: 
     out.push("COMMANDS", "", ...columns(visibleSubs), "");
     out.push(`Use ${name} <command> --help for more about a command.`, "");
   }
+  const statuses = EXIT_STATUSES[path.join(" ")];
+  if (statuses) out.push("EXIT STATUS", "", ...statuses.map((s) => `  ${s}`), "");
   const examples = EXAMPLES[path.join(" ")];
   if (examples) out.push("EXAMPLES", "", ...examples.map((e) => `  ${e}`), "");
   return out

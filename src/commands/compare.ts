@@ -1,12 +1,14 @@
 import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { join, resolve } from "pathe";
-import { EXIT_STATUS, usageError } from "../errors.ts";
+import { EXIT_BISECT_SKIP, XbenchError, usageError } from "../errors.ts";
 import { log } from "../output/log.ts";
 import { renderCompareEvents } from "../output/compare-events.ts";
 import { printError } from "../output/errors.ts";
-import { flagValues, givenFlag, parsePositiveInt, parsePositiveNumber } from "./flags.ts";
-import { pullRequestTarget, upsertComment, writeJobSummary } from "../compare/github.ts";
+import { flagValues, GATE_ARGS, gateRule, givenFlag, parsePositiveInt, parsePositiveNumber } from "./flags.ts";
+import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput } from "../compare/github.ts";
+import { bisectInProgress } from "../git/git.ts";
+import { decideGate, exitStatus } from "../report/gate.ts";
 import {
   DEFAULT_MAX_TIME_S,
   DEFAULT_SIDE_TIME_MS,
@@ -35,7 +37,7 @@ import { renderJson } from "../report/json.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
-import { RUNTIMES, type Runtime } from "../model/result.ts";
+import { RUNTIMES, type GateRule, type Runtime } from "../model/result.ts";
 
 function parseRounds(value: unknown): number {
   const rounds = parsePositiveInt("rounds", value, MIN_ROUNDS);
@@ -117,6 +119,7 @@ export const compareCommand = defineCommand({
     comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
     holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
     resume: { type: "string", valueHint: "DIR", description: "Continue an interrupted run from its run folder" },
+    ...GATE_ARGS,
     suite: {
       type: "enum",
       options: ["tracer"],
@@ -125,71 +128,96 @@ export const compareCommand = defineCommand({
   },
   async run({ args, rawArgs }) {
     if (args.suite === "tracer") return compareTracerSuite(args, rawArgs);
-    requireBundler();
-    // Fail before measuring anything when a report could never be written or the comment posted.
-    const targets = outputTargets(args);
-    checkOutputTargets(targets);
-    const commentTarget = args.comment ? pullRequestTarget() : undefined;
-    let store: RunStore;
-    if (args.resume) {
-      const clash = givenFlag(rawArgs, PLAN_FLAGS);
-      if (clash) throw usageError(`--resume continues a run with its own settings; drop ${clash}`);
-      if (args.filter) throw usageError("--resume continues a run with its own bench files; drop the filter");
-      store = openStore(resolve(String(args.resume)));
-      log.info(`resuming ${store.dir}: ${store.records.length} bench processes already measured`);
-    } else {
-      const plan = makePlan({
-        cwd: process.cwd(),
-        filter: args.filter ? String(args.filter) : undefined,
-        bench: flagValues(rawArgs, "--bench"),
-        base: args.base ? String(args.base) : undefined,
-        head: args.head ? String(args.head) : undefined,
-        rounds: args.rounds !== undefined ? parseRounds(args.rounds) : undefined,
-        targetHalfWidth: args.target !== undefined ? parsePositiveNumber("target", args.target) / 100 : undefined,
-        maxTimeS: args["max-time"] !== undefined ? parsePositiveNumber("max-time", args["max-time"]) : undefined,
-        isolate: !!args.isolate,
-        runtime: args.runtime as Runtime,
-        build: args.build ? String(args.build) : undefined,
-        install: !!args.install,
-        timeoutS: parsePositiveNumber("timeout", args.timeout),
-        sideTimeMs: args.time !== undefined ? parsePositiveNumber("time", args.time) : undefined,
-        holm: !!args.holm,
-      });
-      store = createStore(newRunDir(plan.repo), plan);
+    const rule = gateRule(args);
+    try {
+      return await compareBenchFiles(args, rawArgs, rule);
+    } catch (error) {
+      // Under git bisect run, a commit that cannot be built or measured is skipped, not called bad.
+      if (!rule || !(error instanceof XbenchError) || error.kind !== "failure" || !bisectInProgress(process.cwd())) throw error;
+      printError(error.message);
+      return sayBisectSkip();
     }
-    const { plan } = store;
-    log.info(`base ${plan.base.sha.slice(0, 12)} (${plan.base.ref}) · head ${plan.head.sha.slice(0, 12)} (${headLabel(plan.head)})`);
-    log.info(`${plan.files.length} bench file(s) · ${describeSampling(plan.sampling)} · runtime ${plan.runtime} · run folder ${store.dir}`);
-
-    const events = renderCompareEvents();
-    const { result, timing } = await runCompare(store, events.onEvent).finally(events.done);
-    const json = renderJson(result);
-    writeFileSync(join(store.dir, "result.json"), json);
-    const markdown = renderMarkdown(result);
-    const table = renderTerminal(result, { color: !jsonTakesStdout(targets) && !!process.stdout.isTTY, dirtyStated: true });
-    writeReport({ table: `${table}\n`, json, markdown }, targets);
-    if (writeJobSummary(markdown)) log.info("report added to the job summary");
-    if (commentTarget) {
-      const how = await upsertComment(commentTarget, COMMENT_MARKER, markdown);
-      log.info(`PR comment ${how}`);
-    }
-    const share = timing.wallMs > 0 ? (1 - timing.childMs / timing.wallMs) * 100 : 0;
-    log.info(`took ${(timing.wallMs / 1000).toFixed(1)} s, ${share.toFixed(1)}% of it outside bench processes`);
-    const failures = failureLines(result.rows);
-    for (const line of failures) printError(line);
-    const empty = nothingCompared(result.rows);
-    if (empty && failures.length === 0) printError(empty);
-    return failures.length > 0 || empty ? EXIT_STATUS.failure : 0;
   },
 });
 
+/** A compare of bench files, judged by `rule` when there is one; returns the exit status. */
+async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[], rule: GateRule | undefined): Promise<number> {
+  requireBundler();
+  // Fail before measuring anything when a report could never be written or the comment posted.
+  const targets = outputTargets(args);
+  checkOutputTargets(targets);
+  const commentTarget = args.comment ? pullRequestTarget() : undefined;
+  let store: RunStore;
+  if (args.resume) {
+    const clash = givenFlag(rawArgs, PLAN_FLAGS);
+    if (clash) throw usageError(`--resume continues a run with its own settings; drop ${clash}`);
+    if (args.filter) throw usageError("--resume continues a run with its own bench files; drop the filter");
+    store = openStore(resolve(String(args.resume)));
+    log.info(`resuming ${store.dir}: ${store.records.length} bench processes already measured`);
+  } else {
+    const plan = makePlan({
+      cwd: process.cwd(),
+      filter: args.filter ? String(args.filter) : undefined,
+      bench: flagValues(rawArgs, "--bench"),
+      base: args.base ? String(args.base) : undefined,
+      head: args.head ? String(args.head) : undefined,
+      rounds: args.rounds !== undefined ? parseRounds(args.rounds) : undefined,
+      targetHalfWidth: args.target !== undefined ? parsePositiveNumber("target", args.target) / 100 : undefined,
+      maxTimeS: args["max-time"] !== undefined ? parsePositiveNumber("max-time", args["max-time"]) : undefined,
+      isolate: !!args.isolate,
+      runtime: args.runtime as Runtime,
+      build: args.build ? String(args.build) : undefined,
+      install: !!args.install,
+      timeoutS: parsePositiveNumber("timeout", args.timeout),
+      sideTimeMs: args.time !== undefined ? parsePositiveNumber("time", args.time) : undefined,
+      holm: !!args.holm,
+    });
+    store = createStore(newRunDir(plan.repo), plan);
+  }
+  const { plan } = store;
+  log.info(`base ${plan.base.sha.slice(0, 12)} (${plan.base.ref}) · head ${plan.head.sha.slice(0, 12)} (${headLabel(plan.head)})`);
+  log.info(`${plan.files.length} bench file(s) · ${describeSampling(plan.sampling)} · runtime ${plan.runtime} · run folder ${store.dir}`);
+
+  const events = renderCompareEvents();
+  const outcome = await runCompare(store, events.onEvent).finally(events.done);
+  const { timing } = outcome;
+  const result = rule ? { ...outcome.result, gate: decideGate(outcome.result.rows, rule) } : outcome.result;
+  const json = renderJson(result);
+  writeFileSync(join(store.dir, "result.json"), json);
+  const markdown = renderMarkdown(result);
+  const table = renderTerminal(result, { color: !jsonTakesStdout(targets) && !!process.stdout.isTTY, dirtyStated: true });
+  writeReport({ table: `${table}\n`, json, markdown }, targets);
+  if (writeJobSummary(markdown)) log.info("report added to the job summary");
+  if (commentTarget) {
+    const how = await upsertComment(commentTarget, COMMENT_MARKER, markdown);
+    log.info(`PR comment ${how}`);
+  }
+  // Every output is written (and the comment posted) before the gate decides the exit status.
+  if (result.gate) writeStepOutput("outcome", result.gate.outcome);
+  const share = timing.wallMs > 0 ? (1 - timing.childMs / timing.wallMs) * 100 : 0;
+  log.info(`took ${(timing.wallMs / 1000).toFixed(1)} s, ${share.toFixed(1)}% of it outside bench processes`);
+  const failures = failureLines(result.rows);
+  for (const line of failures) printError(line);
+  const empty = nothingCompared(result.rows);
+  if (empty && failures.length === 0) printError(empty);
+  const bisecting = !!result.gate && bisectInProgress(plan.repo);
+  const status = exitStatus({ gate: result.gate, notMeasured: failures.length > 0 || !!empty, bisecting });
+  return status === EXIT_BISECT_SKIP ? sayBisectSkip() : status;
+}
+
+/** Says why the status is git's "skip", which a reader of the log would not guess. */
+function sayBisectSkip(): number {
+  log.info(`git bisect in progress: exit ${EXIT_BISECT_SKIP}, this commit cannot be judged (skip)`);
+  return EXIT_BISECT_SKIP;
+}
+
 /** Flags of a bench-file compare that mean nothing to a suite. */
-const BENCH_FILE_FLAGS = ["--resume", ...BENCH_RUN_FLAGS];
+const BENCH_FILE_FLAGS = ["--resume", "--fail-on", "--fail-above", ...BENCH_RUN_FLAGS];
 
 /**
  * `compare --suite tracer`: base's and head's helpers, each built from its own side, as the
  * base and head arms of the tracer-overhead suite. `--rounds` sets its iterations. Report only:
- * the exit code never depends on the numbers; `--comment` keeps a sticky comment of its own
+ * the exit code never depends on the numbers (no gate); `--comment` keeps a sticky comment of its own
  * (a marker apart from the bench-file compare's, so a pull request can carry both).
  */
 async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string[]): Promise<number> {

@@ -1,5 +1,7 @@
 /** Reading flags citty leaves to the command: repeats, what the user typed, the part after `--`. */
 import { usageError } from "../errors.ts";
+import type { ArgsDef } from "citty";
+import type { GateRule } from "../model/result.ts";
 
 /** The first of `flags` the user typed (`--rounds 3` or `--rounds=3`); citty's defaults hide that. */
 export function givenFlag(rawArgs: string[], flags: string[]): string | undefined {
@@ -34,4 +36,30 @@ export function parsePositiveNumber(flag: string, value: unknown): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw usageError(`--${flag} must be a positive number (got ${String(value)})`);
   return n;
+}
+
+/** `--fail-on` and `--fail-above`, declared alike by compare and report. */
+export const GATE_ARGS = {
+  "fail-on": {
+    type: "enum" as const,
+    options: ["slower", "change"] as string[],
+    description: "Exit 1 when a row's 95% interval lies wholly above 0 (slower), or wholly above or below 0 (change)",
+  },
+  "fail-above": {
+    type: "string" as const,
+    valueHint: "PCT",
+    description:
+      "Exit 1 when a row's 95% interval lies wholly above +PCT%; a row whose interval holds PCT is listed as undecided and passes",
+  },
+} satisfies ArgsDef;
+
+/** The gate asked for, if any; one rule per run, so what failed is never ambiguous. */
+export function gateRule(args: { "fail-on"?: unknown; "fail-above"?: unknown }): GateRule | undefined {
+  const on = args["fail-on"];
+  const above = args["fail-above"];
+  if (on !== undefined && above !== undefined) throw usageError("--fail-on and --fail-above are one gate each; give one of them");
+  if (on === "slower" || on === "change") return { on };
+  if (on !== undefined) throw usageError(`--fail-on must be slower or change (got ${String(on)})`);
+  if (above !== undefined) return { on: "above", above: parsePositiveNumber("fail-above", above) / 100 };
+  return undefined;
 }

@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import { join } from "pathe";
 import { embeddedHelpers } from "../helpers/cache.ts";
 import { optionalHelper } from "../helpers/index.ts";
-import type { CompareResult, Row, Side } from "../model/result.ts";
+import type { CompareResult, Row, Runtime, Side } from "../model/result.ts";
 import { SCHEMA_ID, SCHEMA_VERSION } from "../model/result.ts";
 import { analyzeRows, halfWidth, intervalRows } from "../report/analyze.ts";
 import { bundle } from "../runner/bundle.ts";
@@ -32,7 +32,7 @@ import {
   nearestNodeModules,
   type SideTree,
 } from "./sides.ts";
-import { recordKey, type RoundRecord, type RunStore } from "./store.ts";
+import { recordKey, type RoundRecord, type RunPlan, type RunStore } from "./store.ts";
 
 /** Wall time of this invocation and the part of it spent inside bench processes. */
 export interface CompareTiming {
@@ -61,10 +61,22 @@ function execStatsPrefix(): string[] {
   return [process.execPath, process.argv[1]!, "exec-stats"];
 }
 
+/** One side's compiled copy of each bench file, or why it does not compile. */
+export type SideBundles = Map<string, { path?: string; error?: string }>;
+
 /** Each side's compiled copy of each bench file (or why it does not compile), and the driver. */
-interface Bundles {
+export interface Bundles {
   driver: string;
-  sides: Record<Side, Map<string, { path?: string; error?: string }>>;
+  sides: Record<Side, SideBundles>;
+}
+
+/** Dependencies (linked from the repository, or installed) and the build of one checked-out side. */
+export async function setUpSide(plan: RunPlan, side: SideTree): Promise<void> {
+  if (side.root !== plan.repo) {
+    if (plan.install) await installDependencies(side);
+    else linkDependencies(plan.repo, side, plan.files);
+  }
+  if (plan.build) await buildSide(side, plan.build);
 }
 
 /** Sets both sides up: worktrees, head's bench files on base, dependencies, builds. */
@@ -73,40 +85,52 @@ async function prepareSides(store: RunStore, tmp: string, cleanup: Cleanup, onEv
   const base = checkoutSide(plan.repo, tmp, "base", plan.base.sha, cleanup, onEvent);
   const head = checkoutHead(plan.repo, tmp, plan.head.sha, plan.head.headRef, cleanup, onEvent);
   copyBenchFiles(plan, head.root, base.root);
-  for (const side of [base, head]) {
-    if (side.root === plan.repo) continue;
-    if (plan.install) await installDependencies(side);
-    else linkDependencies(plan.repo, side, plan.files);
-  }
-  if (plan.build) for (const side of [base, head]) await buildSide(side, plan.build);
+  for (const side of [base, head]) await setUpSide(plan, side);
   return { base, head };
 }
 
+/** The driver every bench process runs; it imports only runtime built-ins and the side bundles. */
+export function bundleDriver(tmp: string, runtime: Runtime): Promise<string> {
+  return bundle({ kind: "driver", outDir: join(tmp, "driver"), runtime });
+}
+
 /**
- * Bundles go inside the node_modules nearest each bench file on its side, so the packages a
- * bench file imports resolve from that side, exactly as the project's own code would. The
- * driver imports only runtime built-ins and the side bundles, so it lives in the temp folder.
+ * Compiles each bench file of one side. Bundles go inside the node_modules nearest each bench
+ * file on its side, so the packages a bench file imports resolve from that side, exactly as the
+ * project's own code would; `tag` keeps each side's (each commit's) folders apart.
  */
-async function bundleAll(store: RunStore, sides: Record<Side, SideTree>, tmp: string, cleanup: Cleanup): Promise<Bundles> {
-  const runId = store.dir.split("/").pop()!;
-  const driver = await bundle({ kind: "driver", outDir: join(tmp, "driver"), runtime: store.plan.runtime });
-  const bundles: Bundles = { driver, sides: { base: new Map(), head: new Map() } };
-  for (const side of SIDES) {
-    const tree = sides[side];
-    for (const [i, file] of store.plan.files.entries()) {
-      const modules = nearestNodeModules(tree.root, file);
-      const outDir = modules ? join(modules, ".cache", "xbench", `${runId}-${side}-${i}`) : join(tmp, "bundles", side, String(i));
-      ownPath(tmp, outDir, cleanup);
-      try {
-        bundles.sides[side].set(file, {
-          path: await bundle({ kind: "side", benchFile: join(tree.root, file), outDir, runtime: store.plan.runtime }),
-        });
-      } catch (error) {
-        bundles.sides[side].set(file, { error: (error as Error).message });
-      }
+export async function bundleSide(
+  tree: SideTree,
+  files: readonly string[],
+  runtime: Runtime,
+  tag: string,
+  tmp: string,
+  cleanup: Cleanup,
+): Promise<SideBundles> {
+  const bundles: SideBundles = new Map();
+  for (const [i, file] of files.entries()) {
+    const modules = nearestNodeModules(tree.root, file);
+    const outDir = modules ? join(modules, ".cache", "xbench", `${tag}-${i}`) : join(tmp, "bundles", tag, String(i));
+    ownPath(tmp, outDir, cleanup);
+    try {
+      bundles.set(file, { path: await bundle({ kind: "side", benchFile: join(tree.root, file), outDir, runtime }) });
+    } catch (error) {
+      bundles.set(file, { error: (error as Error).message });
     }
   }
   return bundles;
+}
+
+async function bundleAll(store: RunStore, sides: Record<Side, SideTree>, tmp: string, cleanup: Cleanup): Promise<Bundles> {
+  const runId = store.dir.split("/").pop()!;
+  const { files, runtime } = store.plan;
+  return {
+    driver: await bundleDriver(tmp, runtime),
+    sides: {
+      base: await bundleSide(sides.base, files, runtime, `${runId}-base`, tmp, cleanup),
+      head: await bundleSide(sides.head, files, runtime, `${runId}-head`, tmp, cleanup),
+    },
+  };
 }
 
 /** Starts bench processes for one run: the runtime, each side's root, the environment. */
@@ -213,113 +237,129 @@ function widestInterval(rule: SamplingRule, rounds: number, rows: () => Row[]): 
  */
 export async function runCompare(store: RunStore, onEvent: OnCompareEvent = ignoreEvents): Promise<CompareOutcome> {
   const started = performance.now();
-  const { plan } = store;
   const onSignal = (signal: string) => {
     killRunningChildren();
     onEvent({ type: "interrupted", signal, runDir: store.dir });
   };
-  let childMs = 0;
   return withCleanup(onSignal, async (cleanup) => {
-    const tmp = makeRunTemp("xbench-compare-", plan.repo, cleanup, onEvent);
+    const tmp = makeRunTemp("xbench-compare-", store.plan.repo, cleanup, onEvent);
     const sides = await prepareSides(store, tmp, cleanup, onEvent);
     const bundles = await bundleAll(store, sides, tmp, cleanup);
-    const run = processRunner(store, sides, bundles);
-    const done = new Set(store.records.map((r) => recordKey(r.round, r.file, r.job)));
-    const files: Array<{ plan: FilePlan; outcome: InventoryOutcome }> = [];
-    for (const file of plan.files) {
-      onEvent({ type: "working", what: `loading ${file}` });
-      const outcome = await takeInventory(file, bundles, run);
-      const empty = emptyFile(file, outcome, sides.head.root, plan.exact ?? []);
-      if (empty?.kind === "error") throw new XbenchError(empty.message, { kind: "usage" });
-      if (empty?.kind === "skip") {
-        onEvent({ type: "skipped", file, note: empty.note });
-        continue;
-      }
-      const filePlan = planFile(file, outcome, { isolate: plan.isolate });
-      recordFailedSides(store, filePlan, outcome, done);
-      onEvent({ type: "inventoried", file, loaded: SIDES.filter((side) => outcome.inventories[side] !== undefined) });
-      if (filePlan.isolatedBecause && !plan.isolate) onEvent({ type: "isolated", file, because: filePlan.isolatedBecause });
-      files.push({ plan: filePlan, outcome });
-    }
-    if (files.length === 0) throw new XbenchError(`none of the ${plan.files.length} bench files registers a benchmark`, { kind: "usage" });
-    // Rounds only where some file has a process to run: files that failed on a side run none,
-    // and rounds of nothing would print progress and a sampling note for nothing measured.
-    const measurable = files.some(({ plan: filePlan }) => jobsFor(filePlan, SIDES).length > 0);
-    const benchMs = () => store.records.reduce((sum, r) => sum + r.wallMs, 0);
-    // Records only grow between rounds, so the rows of a number of rounds are analyzed once:
-    // the progress event, the stop rule and the result all read the same analysis.
-    let analyzed: { rounds: number; rows: Row[] } | undefined;
-    const analyze = (rounds: number) => {
-      if (analyzed?.rounds !== rounds)
-        analyzed = { rounds, rows: analyzeRows(collectRows(plan.files, rounds, store.records), { holm: plan.holm }) };
-      return analyzed.rows;
-    };
-    let stoppedBy: StopReason | undefined;
-    let round = 0;
-    for (; measurable; round++) {
-      stoppedBy = stopReason(plan.sampling, { rounds: round, cycle: CYCLE, benchSeconds: benchMs() / 1000, rows: () => analyze(round) });
-      if (stoppedBy) {
-        onEvent({ type: "stopped", by: stoppedBy, rounds: round });
-        break;
-      }
-      if (!plan.loadavgStart) {
-        plan.loadavgStart = currentLoad();
-        store.savePlan();
-      }
-      const order = orderAt(SIDES, plan.seed, round) as Side[];
-      for (const { plan: filePlan, outcome } of files) {
-        for (const job of jobsFor(filePlan, order)) {
-          if (done.has(recordKey(round, filePlan.file, job.name))) continue;
-          if (round === 0) onEvent({ type: "working", what: `round 1: warming up and measuring ${filePlan.file}` });
-          const result = await run(filePlan.file, job.kind, job.sides, job.parts);
-          childMs += result.wallMs;
-          const record: RoundRecord = {
-            round,
-            file: filePlan.file,
-            job: job.name,
-            sides: job.sides,
-            wallMs: result.wallMs,
-            rows: result.report.rows,
-          };
-          store.append(result.error === undefined ? record : { ...record, error: result.error, expected: expectedLabels(outcome, job) });
-          done.add(recordKey(round, filePlan.file, job.name));
-        }
-      }
-      const widest = widestInterval(plan.sampling, round + 1, () => analyze(round + 1));
-      onEvent({
-        type: "round",
-        round: round + 1,
-        elapsedS: (performance.now() - started) / 1000,
-        ...(plan.sampling.minRounds === plan.sampling.maxRounds ? { rounds: plan.sampling.maxRounds } : {}),
-        ...(widest ? { widest } : {}),
-      });
-    }
-    const loadEnd = currentLoad();
-    const rows = analyze(round);
-    const result: CompareResult = {
-      schema: SCHEMA_ID,
-      schemaVersion: SCHEMA_VERSION,
-      xbenchVersion: VERSION,
-      runtime: plan.runtime,
-      rounds: {
-        requested: plan.sampling.requested ?? plan.sampling.minRounds,
-        planned: round,
-        completed: round,
-        cycle: CYCLE,
-        stoppedBy,
-        ...(plan.sampling.targetHalfWidth !== undefined ? { targetHalfWidth: plan.sampling.targetHalfWidth } : {}),
-        ...(plan.sampling.maxTimeS !== undefined ? { maxTimeS: plan.sampling.maxTimeS } : {}),
-      },
-      base: plan.base,
-      head: { ref: plan.head.ref, sha: plan.head.sha, dirty: plan.head.dirty },
-      loadavg: { start: plan.loadavgStart ?? loadEnd, end: loadEnd },
-      cores: availableParallelism(),
-      startedAt: plan.startedAt,
-      finishedAt: new Date().toISOString(),
-      holm: plan.holm,
-      rows,
-    };
-    const timing = { wallMs: performance.now() - started, childMs };
-    return { result: { ...result, timing }, timing };
+    return runRounds(store, sides, bundles, onEvent, started);
   });
+}
+
+/**
+ * The rounds of a compare whose sides are checked out and bundled (by runCompare, or by bisect,
+ * which keeps each commit's bundles across its steps). Continues what `store` already holds,
+ * so a store given more rounds in its plan runs only the new ones. The caller owns the
+ * cleanup scope and the signal handling.
+ */
+export async function runRounds(
+  store: RunStore,
+  sides: Record<Side, SideTree>,
+  bundles: Bundles,
+  onEvent: OnCompareEvent,
+  started = performance.now(),
+): Promise<CompareOutcome> {
+  const { plan } = store;
+  let childMs = 0;
+  const run = processRunner(store, sides, bundles);
+  const done = new Set(store.records.map((r) => recordKey(r.round, r.file, r.job)));
+  const files: Array<{ plan: FilePlan; outcome: InventoryOutcome }> = [];
+  for (const file of plan.files) {
+    onEvent({ type: "working", what: `loading ${file}` });
+    const outcome = await takeInventory(file, bundles, run);
+    const empty = emptyFile(file, outcome, sides.head.root, plan.exact ?? []);
+    if (empty?.kind === "error") throw new XbenchError(empty.message, { kind: "usage" });
+    if (empty?.kind === "skip") {
+      onEvent({ type: "skipped", file, note: empty.note });
+      continue;
+    }
+    const filePlan = planFile(file, outcome, { isolate: plan.isolate });
+    recordFailedSides(store, filePlan, outcome, done);
+    onEvent({ type: "inventoried", file, loaded: SIDES.filter((side) => outcome.inventories[side] !== undefined) });
+    if (filePlan.isolatedBecause && !plan.isolate) onEvent({ type: "isolated", file, because: filePlan.isolatedBecause });
+    files.push({ plan: filePlan, outcome });
+  }
+  if (files.length === 0) throw new XbenchError(`none of the ${plan.files.length} bench files registers a benchmark`, { kind: "usage" });
+  // Rounds only where some file has a process to run: files that failed on a side run none,
+  // and rounds of nothing would print progress and a sampling note for nothing measured.
+  const measurable = files.some(({ plan: filePlan }) => jobsFor(filePlan, SIDES).length > 0);
+  const benchMs = () => store.records.reduce((sum, r) => sum + r.wallMs, 0);
+  // Records only grow between rounds, so the rows of a number of rounds are analyzed once:
+  // the progress event, the stop rule and the result all read the same analysis.
+  let analyzed: { rounds: number; rows: Row[] } | undefined;
+  const analyze = (rounds: number) => {
+    if (analyzed?.rounds !== rounds)
+      analyzed = { rounds, rows: analyzeRows(collectRows(plan.files, rounds, store.records), { holm: plan.holm }) };
+    return analyzed.rows;
+  };
+  let stoppedBy: StopReason | undefined;
+  let round = 0;
+  for (; measurable; round++) {
+    stoppedBy = stopReason(plan.sampling, { rounds: round, cycle: CYCLE, benchSeconds: benchMs() / 1000, rows: () => analyze(round) });
+    if (stoppedBy) {
+      onEvent({ type: "stopped", by: stoppedBy, rounds: round });
+      break;
+    }
+    if (!plan.loadavgStart) {
+      plan.loadavgStart = currentLoad();
+      store.savePlan();
+    }
+    const order = orderAt(SIDES, plan.seed, round) as Side[];
+    for (const { plan: filePlan, outcome } of files) {
+      for (const job of jobsFor(filePlan, order)) {
+        if (done.has(recordKey(round, filePlan.file, job.name))) continue;
+        if (round === 0) onEvent({ type: "working", what: `round 1: warming up and measuring ${filePlan.file}` });
+        const result = await run(filePlan.file, job.kind, job.sides, job.parts);
+        childMs += result.wallMs;
+        const record: RoundRecord = {
+          round,
+          file: filePlan.file,
+          job: job.name,
+          sides: job.sides,
+          wallMs: result.wallMs,
+          rows: result.report.rows,
+        };
+        store.append(result.error === undefined ? record : { ...record, error: result.error, expected: expectedLabels(outcome, job) });
+        done.add(recordKey(round, filePlan.file, job.name));
+      }
+    }
+    const widest = widestInterval(plan.sampling, round + 1, () => analyze(round + 1));
+    onEvent({
+      type: "round",
+      round: round + 1,
+      elapsedS: (performance.now() - started) / 1000,
+      ...(plan.sampling.minRounds === plan.sampling.maxRounds ? { rounds: plan.sampling.maxRounds } : {}),
+      ...(widest ? { widest } : {}),
+    });
+  }
+  const loadEnd = currentLoad();
+  const rows = analyze(round);
+  const result: CompareResult = {
+    schema: SCHEMA_ID,
+    schemaVersion: SCHEMA_VERSION,
+    xbenchVersion: VERSION,
+    runtime: plan.runtime,
+    rounds: {
+      requested: plan.sampling.requested ?? plan.sampling.minRounds,
+      planned: round,
+      completed: round,
+      cycle: CYCLE,
+      stoppedBy,
+      ...(plan.sampling.targetHalfWidth !== undefined ? { targetHalfWidth: plan.sampling.targetHalfWidth } : {}),
+      ...(plan.sampling.maxTimeS !== undefined ? { maxTimeS: plan.sampling.maxTimeS } : {}),
+    },
+    base: plan.base,
+    head: { ref: plan.head.ref, sha: plan.head.sha, dirty: plan.head.dirty },
+    loadavg: { start: plan.loadavgStart ?? loadEnd, end: loadEnd },
+    cores: availableParallelism(),
+    startedAt: plan.startedAt,
+    finishedAt: new Date().toISOString(),
+    holm: plan.holm,
+    rows,
+  };
+  const timing = { wallMs: performance.now() - started, childMs };
+  return { result: { ...result, timing }, timing };
 }

@@ -18,6 +18,17 @@ export function writeJobSummary(markdown: string, env: NodeJS.ProcessEnv = proce
   return true;
 }
 
+/**
+ * Sets a step output (`steps.<id>.outputs.<name>`) when running on GitHub Actions, as the
+ * runner reads them: one `name=value` line appended to $GITHUB_OUTPUT.
+ */
+export function writeStepOutput(name: string, value: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const file = env.GITHUB_OUTPUT;
+  if (!file) return false;
+  appendFileSync(file, `${name}=${value}\n`);
+  return true;
+}
+
 function pullNumber(env: NodeJS.ProcessEnv): number | undefined {
   if (env.GITHUB_EVENT_PATH) {
     try {

@@ -18,11 +18,20 @@ export interface SideTree {
 }
 
 /**
- * Checks `sha` out into `<tmp>/<side>` as a detached worktree and registers its removal.
- * The temp folder sits outside the repository so tools that walk the repo never see it.
+ * Checks `sha` out into `<tmp>/<folder>` (the side's name unless bisect names one per commit)
+ * as a detached worktree and registers its removal. The temp folder sits outside the
+ * repository so tools that walk the repo never see it.
  */
-export function checkoutSide(repo: string, tmp: string, side: Side, sha: string, cleanup: Cleanup, onEvent: OnCompareEvent): SideTree {
-  const root = join(tmp, side);
+export function checkoutSide(
+  repo: string,
+  tmp: string,
+  side: Side,
+  sha: string,
+  cleanup: Cleanup,
+  onEvent: OnCompareEvent,
+  folder: string = side,
+): SideTree {
+  const root = join(tmp, folder);
   cleanup.add(() => removeWorktree(repo, root));
   addWorktree(repo, root, sha);
   initSubmodules(repo, root, side, onEvent);

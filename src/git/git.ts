@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { XbenchError } from "../errors.ts";
 
 /** A git command failed, or the repository lacks what was asked of it (a ref, a base). */
@@ -116,4 +117,32 @@ export function addWorktree(root: string, dir: string, sha: string): void {
 export function removeWorktree(root: string, dir: string): void {
   git(root, ["worktree", "remove", "--force", "--force", dir], { allowFail: true });
   git(root, ["worktree", "prune"], { allowFail: true });
+}
+
+/** A `git bisect` is under way in this worktree (what `git bisect run` runs a command inside). */
+export function bisectInProgress(root: string): boolean {
+  const marker = git(root, ["rev-parse", "--path-format=absolute", "--git-path", "BISECT_START"], { allowFail: true });
+  return marker !== "" && existsSync(marker);
+}
+
+/** The commits after `from` up to `to` on `to`'s first-parent line, oldest first, with their subjects. */
+export function firstParentPath(root: string, from: string, to: string): Array<{ sha: string; subject: string }> {
+  const out = git(root, ["log", "--first-parent", "--reverse", "--format=%H %s", `${from}..${to}`]);
+  return out
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => {
+      const space = line.indexOf(" ");
+      return space === -1 ? { sha: line, subject: "" } : { sha: line.slice(0, space), subject: line.slice(space + 1) };
+    });
+}
+
+/** Whether `ancestor` is an ancestor of (or the same commit as) `descendant`. */
+export function isAncestor(root: string, ancestor: string, descendant: string): boolean {
+  return spawnSync("git", ["merge-base", "--is-ancestor", ancestor, descendant], { cwd: root }).status === 0;
+}
+
+/** A commit's subject line. */
+export function commitSubject(root: string, sha: string): string {
+  return git(root, ["log", "-1", "--format=%s", sha]);
 }

@@ -137,6 +137,33 @@ export interface CompareResult {
   /** Intervals are Holm-adjusted across the rows with an interval (times, peak RSS) of this table. */
   holm: boolean;
   rows: Row[];
+  /** The gate the run was judged by (`--fail-on`, `--fail-above`), and what it decided. */
+  gate?: Gate;
   /** This invocation's wall time and the part spent inside bench processes (a resumed run counts only its own part). */
   timing?: { wallMs: number; childMs: number };
+}
+
+/**
+ * What fails the gate: `slower`, any interval wholly above 0; `change`, wholly above or below
+ * 0; `above`, wholly above +`above` (a fraction: 0.1 is `--fail-above 10`).
+ */
+export type GateRule = { on: "slower" } | { on: "change" } | { on: "above"; above: number };
+
+/** `undecided`: nothing failed, but some interval holds the `above` threshold. */
+export type GateOutcome = "pass" | "fail" | "undecided";
+
+/** A row as the gate saw it. */
+export interface GateRow {
+  id: string;
+  delta: number;
+  ci: [number, number];
+}
+
+export interface Gate {
+  rule: GateRule;
+  outcome: GateOutcome;
+  /** Rows whose interval lies wholly past the rule's line: they fail the gate. */
+  failing: GateRow[];
+  /** `above` only: rows whose interval holds the threshold; listed, never failing. */
+  undecided: GateRow[];
 }

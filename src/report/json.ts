@@ -81,6 +81,9 @@ const ROW: Shape = {
   "stats?": shaped(STATS),
   "exact?": shaped(EXACT),
 };
+/** A saved gate's rule; its rows are decided again from the table, never trusted as written. */
+const isGateRule: Check = (v) =>
+  isObject(v) && (v.on === "slower" || v.on === "change" || (v.on === "above" && isNumber(v.above) && (v.above as number) > 0));
 const RESULT: Shape = {
   xbenchVersion: isString,
   runtime: oneOf(...RUNTIMES),
@@ -100,6 +103,7 @@ const RESULT: Shape = {
   finishedAt: isString,
   holm: isBoolean,
   "cores?": isNumber,
+  "gate?": shaped({ rule: isGateRule, outcome: oneOf("pass", "fail", "undecided") }),
   rows: Array.isArray,
 };
 

@@ -5,6 +5,7 @@
  * Everything that comes from the project (benchmark names, error messages) goes through
  * `escapeMarkdown`, so a name cannot break the table or inject markup or HTML.
  */
+import { gateHeadline, gateRows } from "./gate.ts";
 import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible } from "./format.ts";
 import type { CompareResult, Row } from "../model/result.ts";
 
@@ -97,7 +98,16 @@ const FOOTNOTE =
   "Picture: the interval (━) and delta (●) against zero (│), each row on its own scale.";
 
 export function renderMarkdown(result: CompareResult): string {
-  const out = [COMMENT_MARKER, "", `**xbench compare**: ${summaryLine(result.rows)}`, ""];
+  const out = [COMMENT_MARKER, ""];
+  // The gate leads: a reader of the comment sees first whether the check failed and why.
+  if (result.gate) {
+    out.push(`**xbench ${gateHeadline(result.gate).replace(/^gate (\w+)/, "gate: $1**")}`, "");
+    // The text is xbench's own numbers (as in the table's cells); only the name needs escaping.
+    const rows = gateRows(result.gate);
+    for (const row of rows) out.push(`- ${escapeMarkdown(row.id)}: ${row.text}`);
+    if (rows.length > 0) out.push("");
+  }
+  out.push(`**xbench compare**: ${summaryLine(result.rows)}`, "");
   out.push(runLine(result), "", loadLine(result), "");
   out.push(...resultTable(result.rows), "");
   const notes = [...runNotes(result), ...rowNotes(result.rows).map((n) => `${escapeMarkdown(n.id)}: ${escapeMarkdown(n.text)}`)];

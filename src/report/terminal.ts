@@ -3,6 +3,7 @@
  * `benchmark  base  head  delta  95% CI  verdict`, the name left-aligned and every other column
  * right-aligned, then notes. Colour (ANSI) only when asked: the caller knows whether stdout is a TTY.
  */
+import { gateHeadline, gateRows } from "./gate.ts";
 import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible } from "./format.ts";
 import type { CompareResult, Row } from "../model/result.ts";
 
@@ -44,7 +45,14 @@ export function renderTerminal(result: CompareResult, options: { color: boolean;
   // Pad first, colour after, so escape codes never count toward the width.
   const layout = (cells: string[]) => cells.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!)));
 
-  const out = [paint("2", runLine(result, { markDirty: !options.dirtyStated })), paint("2", loadLine(result)), ""];
+  const out: string[] = [];
+  // The gate leads: in a CI log, the first lines say whether the check failed and why.
+  if (result.gate) {
+    out.push(paint(result.gate.outcome === "fail" ? "1;31" : "1", gateHeadline(result.gate)));
+    for (const row of gateRows(result.gate)) out.push(`  ${visible(row.id)}  ${row.text}`);
+    out.push("");
+  }
+  out.push(paint("2", runLine(result, { markDirty: !options.dirtyStated })), paint("2", loadLine(result)), "");
   out.push(paint("1", layout(HEADER).join(GAP)));
   result.rows.forEach((row, i) => {
     const cells = layout(lines[i]!);

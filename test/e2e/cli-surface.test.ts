@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import pkg from "../../package.json" with { type: "json" };
 import { xbench } from "../support/xbench.ts";
 
-const COMMANDS = ["", "compare ", "trace ", "bench ", "bench config ", "bench tracer ", "report ", "helpers ", "exec-stats "];
+const COMMANDS = ["", "compare ", "bisect ", "trace ", "bench ", "bench config ", "bench tracer ", "report ", "helpers ", "exec-stats "];
 
 describe("command line surface", () => {
   test("a mistyped command gets one line with a suggestion, exit 2", () => {

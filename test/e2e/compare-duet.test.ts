@@ -141,7 +141,7 @@ describe("both sides in one bench process (duet)", () => {
         'import { bench, group } from "mitata";\ngroup("g", () => { bench("x", () => 1); bench("x", () => 2); });\nbench("y", () => 3);\n',
     });
     const r = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.stdout).toContain('registers "g › x" more than once');
     expect(r.result!.rows.every((x) => x.status === "failed")).toBe(true);
   });
@@ -230,7 +230,7 @@ describe("both sides in one bench process (duet)", () => {
     }
   });
 
-  test("a process that dies mid-file keeps the rows it measured; the rest fail, exit 1", () => {
+  test("a process that dies mid-file keeps the rows it measured; the rest fail, exit 3", () => {
     const repo = repoWith({
       "crash.bench.ts": [
         'import { bench } from "mitata";',
@@ -241,7 +241,7 @@ describe("both sides in one bench process (duet)", () => {
       ].join("\n"),
     });
     const r = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     for (const label of ["first", "second"]) {
       expect(row(r.result, label).status).toBe("ok");
       expect(row(r.result, label).base.every((v) => typeof v === "number")).toBe(true);

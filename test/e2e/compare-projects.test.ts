@@ -144,18 +144,18 @@ describe("empty results fail loudly", () => {
     return repo;
   }
 
-  test("a bench file that registers no benchmark on base fails: exit 1, one line naming file and side", () => {
+  test("a bench file that registers no benchmark on base fails: exit 3, one line naming file and side", () => {
     const repo = casesRepo([], ["a=1&b=2"]);
     const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6"]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/^xbench: bench\/cases\.bench\.ts on base: registers no benchmark \(.*\)$/m);
     expect(r.stderr).not.toContain("    at ");
   });
 
-  test("a compare with no benchmark measured on both sides exits 1 and says why", () => {
+  test("a compare with no benchmark measured on both sides exits 3 and says why", () => {
     const repo = casesRepo(["x=1"], ["y=2"]);
     const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6"]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.result!.rows.map((row) => row.status).sort()).toEqual(["new", "removed"]);
     expect(r.stderr).toMatch(/^xbench: no benchmark was measured on both sides \(1 new, 1 removed\)$/m);
   });

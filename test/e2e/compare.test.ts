@@ -3,7 +3,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "pathe";
 import type { CompareResult } from "../../src/model/result.ts";
-import { COMPARE_ENV, compareIn, processesWithEnv, repoPerTest, rowOf } from "../support/compare.ts";
+import { COMPARE_ENV, compareIn, fragileHead, headChanged, processesWithEnv, repoPerTest, rowOf } from "../support/compare.ts";
 import { workFiles, type TestRepo } from "../support/repo.ts";
 import { requireBinary, tempDir, xbench } from "../support/xbench.ts";
 
@@ -17,17 +17,12 @@ describe("xbench compare on a real git repository", () => {
   // An untouched row's verdict is ~ in only 95% of runs, so no single run can require it: the
   // rate itself is checked by simulation in stats.test.ts. Here the row must stay near zero.
   test("head doing 25% more work is slower with a CI that excludes 0; an untouched row stays near 0", () => {
-    const repo = repoWith(
-      workFiles("bench/work.bench.ts", [
-        { label: "changed", work: 20000 },
-        { label: "same", work: 20000 },
-      ]),
-    );
-    repo.write(
-      workFiles("bench/work.bench.ts", [
-        { label: "changed", work: 25000 },
-        { label: "same", work: 20000 },
-      ]),
+    const untouched = { label: "same", work: 20000 };
+    const repo = headChanged(
+      repoWith,
+      "bench/work.bench.ts",
+      [{ label: "changed", work: 20000 }, untouched],
+      [{ label: "changed", work: 25000 }, untouched],
     );
     const r = compare(repo, ["--base", "main", "--rounds", "10"]);
     expect(r.code).toBe(0);
@@ -110,21 +105,10 @@ describe("xbench compare on a real git repository", () => {
     expect(repo.worktrees()).toHaveLength(1);
   });
 
-  test("a benchmark that throws only on head: that row failed, the others reported, exit 1", () => {
-    const repo = repoWith(
-      workFiles("t.bench.ts", [
-        { label: "fine", work: 2000 },
-        { label: "fragile", work: 2000 },
-      ]),
-    );
-    repo.write(
-      workFiles("t.bench.ts", [
-        { label: "fine", work: 2000 },
-        { label: "fragile", work: 0, throws: true },
-      ]),
-    );
+  test("a benchmark that throws only on head: that row failed, the others reported, exit 3", () => {
+    const repo = fragileHead(repoWith);
     const r = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     const fragile = row(r.result, "fragile");
     expect(fragile.status).toBe("failed");
     expect(fragile.error).toEqual({ side: "head", message: "broken on purpose" });
@@ -178,7 +162,7 @@ describe("command rows", () => {
       ].join("\n"),
     });
     const r = compare(repo, ["--base", "HEAD", "--rounds", "6"]);
-    expect(r.code).toBe(1); // the missing command's rows
+    expect(r.code).toBe(3); // the missing command's rows did not run
     const rss = (label: string) => row(r.result, `${label} (peak RSS)`);
     // Launched from a static helper of a few pages: `true` is about 1 MB, not the ~35 MB of the
     // Bun or node process a vfork-style spawn would start it from.

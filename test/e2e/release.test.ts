@@ -5,7 +5,7 @@ import { join } from "pathe";
 import pkg from "../../package.json" with { type: "json" };
 import { expand, readYaml, stepsOf } from "../support/actions.ts";
 import { fakePullRequest, pullRequestEnv } from "../support/github.ts";
-import { createRepo, workFiles } from "../support/repo.ts";
+import { createRepo, workFiles, type TestRepo } from "../support/repo.ts";
 import { ROOT, tempDir } from "../support/xbench.ts";
 
 const RELEASE = join(ROOT, "dist", "release");
@@ -194,54 +194,101 @@ describe("action.yml", () => {
     expect(gh.state.requests.length).toBe(downloads);
   });
 
-  test("its compare step runs the installed xbench with the inputs: markdown written, sticky comment posted", async () => {
-    const dir = join(work, "runner", ".xbench", "bin", pkg.version); // installed by the test above
+  /**
+   * Runs the compare step as the runner would (`sh -e`, its env with expressions expanded from
+   * the action's defaults and `inputs`) in `project`, against PR 3's fake API.
+   */
+  async function runCompareStep(project: TestRepo, api: ReturnType<typeof fakePullRequest>, inputs: Record<string, string>) {
+    const dir = join(work, "runner", ".xbench", "bin", pkg.version); // installed by the first test
     expect(existsSync(join(dir, "xbench"))).toBe(true);
     const step = stepsOf(join(ROOT, "action.yml")).find((s) => s.name === "Compare base and head")!;
+    const defaults = readYaml<{ inputs: Record<string, { default?: string }> }>(join(ROOT, "action.yml")).inputs;
+    const values: Record<string, string> = {
+      ...Object.fromEntries(Object.entries(defaults).map(([name, input]) => [`inputs.${name}`, input.default ?? ""])),
+      "inputs.token": TOKEN,
+      ...Object.fromEntries(Object.entries(inputs).map(([name, value]) => [`inputs.${name}`, value])),
+    };
+    const output = join(work, `github-output-${Date.now()}`);
+    writeFileSync(output, "");
+    const env = {
+      ...pullRequestEnv({
+        api: api.url,
+        repository: "acme/widgets",
+        number: 3,
+        token: "",
+        dir: work,
+        summary: join(work, "action-summary.md"),
+      }),
+      ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, values)])),
+      GITHUB_OUTPUT: output,
+      PATH: `${dir}:/usr/local/bin:/usr/bin:/bin`, // what the install step's GITHUB_PATH line gives later steps
+    };
+    const child = Bun.spawn(["sh", "-e", "-c", step.run!], { cwd: project.dir, env, stdout: "pipe", stderr: "pipe" });
+    const [stdout, stderr, status] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
+    return { stdout, stderr, status, outputs: readFileSync(output, "utf8") };
+  }
+
+  test("its compare step runs the installed xbench with the inputs: markdown written, sticky comment posted", async () => {
     const project = createRepo();
     const api = fakePullRequest({ token: TOKEN, repository: "acme/widgets", number: 3 });
     try {
       project.write(workFiles("a.bench.ts", [{ label: "a", work: 200 }]));
       project.commit("bench");
       const markdown = join(work, "action-report.md");
-      const values: Record<string, string> = {
-        "inputs.base": "HEAD",
-        "inputs.rounds": "6",
-        "inputs.target": "",
-        "inputs.max-time": "",
-        "inputs.filter": "a.bench",
-        "inputs.runtime": "node",
-        "inputs.markdown": markdown,
-        "inputs.comment": "true",
-        "inputs.token": TOKEN,
-      };
-      const env = {
-        ...pullRequestEnv({
-          api: api.url,
-          repository: "acme/widgets",
-          number: 3,
-          token: "",
-          dir: work,
-          summary: join(work, "action-summary.md"),
-        }),
-        ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, values)])),
-        PATH: `${dir}:/usr/local/bin:/usr/bin:/bin`, // what the install step's GITHUB_PATH line gives later steps
-      };
-      const child = Bun.spawn(["sh", "-e", "-c", step.run!], { cwd: project.dir, env, stdout: "pipe", stderr: "pipe" });
-      const [stdout, stderr, status] = await Promise.all([
-        new Response(child.stdout).text(),
-        new Response(child.stderr).text(),
-        child.exited,
-      ]);
-      expect(stderr).toContain("PR comment created");
-      expect(status).toBe(0);
-      expect(stdout).toContain("runtime node | rounds 6");
+      const r = await runCompareStep(project, api, { base: "HEAD", rounds: "6", filter: "a.bench", markdown });
+      expect(r.stderr).toContain("PR comment created");
+      expect(r.status).toBe(0);
+      expect(r.stdout).toContain("runtime node | rounds 6");
+      expect(r.outputs).toBe(""); // no gate asked for: no outcome
       expect(readFileSync(markdown, "utf8")).toContain("<!-- xbench-compare -->");
       expect(api.comments.filter((c) => c.body.includes("<!-- xbench-compare -->"))).toHaveLength(1);
-      expect(`${stdout}${stderr}`).not.toContain(TOKEN);
+      expect(`${r.stdout}${r.stderr}`).not.toContain(TOKEN);
     } finally {
       api.server.stop(true);
       project.cleanup();
     }
   }, 120_000);
+
+  test("a failed gate fails the step after the comment is posted; bench, build, isolate and holm reach xbench; outcome set", async () => {
+    const project = createRepo();
+    const api = fakePullRequest({ token: TOKEN, repository: "acme/widgets", number: 3 });
+    try {
+      // A suite not named *.bench.*, found only through the bench input; head does twice the work.
+      project.write(workFiles("perf/suite.ts", [{ label: "s", work: 20000 }]));
+      project.commit("suite");
+      project.write(workFiles("perf/suite.ts", [{ label: "s", work: 40000 }]));
+      project.commit("twice the work");
+      const markdown = join(work, "action-gate.md");
+      const inputs = {
+        base: "HEAD~1",
+        rounds: "6",
+        markdown,
+        bench: "perf/suite.ts\n",
+        build: "touch built",
+        isolate: "true",
+        holm: "true",
+      };
+      const failed = await runCompareStep(project, api, { ...inputs, "fail-above": "10" });
+      expect(failed.status).toBe(1);
+      expect(failed.stdout).toStartWith("gate failed (--fail-above 10): 1 row confidently more than 10% slower\n");
+      expect(failed.outputs).toBe("outcome=fail\n");
+      expect(failed.stderr).toContain("PR comment created");
+      const comment = api.comments.find((c) => c.body.includes("<!-- xbench-compare -->"))!;
+      expect(comment.body).toContain("**xbench gate: failed** (--fail-above 10)");
+      expect(comment.body).toContain("intervals and verdicts Holm-adjusted");
+      expect(comment.body).toContain("measured one side per bench process");
+      expect(readFileSync(markdown, "utf8")).toBe(comment.body);
+      const passed = await runCompareStep(project, api, { ...inputs, "fail-on": "", "fail-above": "500" });
+      expect(passed.status).toBe(0);
+      expect(passed.outputs).toBe("outcome=pass\n");
+      expect(passed.stderr).toContain("PR comment updated");
+    } finally {
+      api.server.stop(true);
+      project.cleanup();
+    }
+  }, 240_000);
 });

@@ -2,7 +2,7 @@ import { afterEach } from "bun:test";
 import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import type { CompareResult, Row } from "../../src/model/result.ts";
-import { createRepo, type TestRepo } from "./repo.ts";
+import { createRepo, workFiles, type TestRepo } from "./repo.ts";
 import { ROOT, xbench } from "./xbench.ts";
 
 /** Runtimes (bun, deno) from this checkout's node_modules. */
@@ -22,6 +22,24 @@ export function repoPerTest(): (files: Record<string, string>) => TestRepo {
     repo.commit("base");
     return repo;
   };
+}
+
+/** A repository whose commit has `baseRows` at `benchPath`, its working tree `headRows`. */
+export function headChanged(
+  repoWith: ReturnType<typeof repoPerTest>,
+  benchPath: string,
+  baseRows: Parameters<typeof workFiles>[1],
+  headRows: Parameters<typeof workFiles>[1],
+): TestRepo {
+  const repo = repoWith(workFiles(benchPath, baseRows));
+  repo.write(workFiles(benchPath, headRows));
+  return repo;
+}
+
+/** Rows `fine` and `fragile` in t.bench.ts, committed; the working tree's `fragile` throws. */
+export function fragileHead(repoWith: ReturnType<typeof repoPerTest>): TestRepo {
+  const fine = { label: "fine", work: 2000 };
+  return headChanged(repoWith, "t.bench.ts", [fine, { label: "fragile", work: 2000 }], [fine, { label: "fragile", work: 0, throws: true }]);
 }
 
 /** `xbench compare ARGS` in `repo`, with short sampling (`--time`), and the JSON result it wrote. */

@@ -83,3 +83,22 @@ export function workFiles(benchPath: string, rows: Parameters<typeof workBench>[
   const dir = benchPath.includes("/") ? benchPath.slice(0, benchPath.lastIndexOf("/") + 1) : "";
   return { [benchPath]: bench, [`${dir}work.ts`]: lib };
 }
+
+/**
+ * Commits 0 to `count - 1` of a bench file with rows `slow` and `other`: `slow(i)` says whether
+ * commit i's `slow` does twice the work; every commit also edits unrelated code. For bisect.
+ */
+export function slowdownHistory(repo: TestRepo, slow: (index: number) => boolean, count = 16): string[] {
+  const shas: string[] = [];
+  for (let i = 0; i < count; i++) {
+    repo.write({
+      ...workFiles("g.bench.ts", [
+        { label: "slow", work: slow(i) ? 40000 : 20000 },
+        { label: "other", work: 20000 },
+      ]),
+      "src/unrelated.ts": `export const edits = ${i};\n`,
+    });
+    shas.push(repo.commit(`commit ${i}${slow(i) !== slow(i - 1) ? (slow(i) ? ": slower" : ": revert") : ""}`));
+  }
+  return shas;
+}

@@ -1,0 +1,193 @@
+/**
+ * xbench bisect, and compare under `git bisect run`, on 16-commit histories where one
+ * benchmark does twice the work from some commit on (far above noise, so 6 rounds decide
+ * every step) and the other commits change unrelated code.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "pathe";
+import type { BisectResult } from "../../src/compare/bisect.ts";
+import { COMPARE_ENV, processesWithEnv } from "../support/compare.ts";
+import { createRepo, slowdownHistory, workFiles, type TestRepo } from "../support/repo.ts";
+import { requireBinary, tempDir, xbench } from "../support/xbench.ts";
+
+// Temp folders of the runs under test go to a folder of this file's own, so other runs on the
+// machine cannot look like leftovers.
+const { dir: ownTmp, cleanup: removeOwnTmp } = tempDir("xbench-bisect-tmp-");
+const { dir: out, cleanup: removeOut } = tempDir("xbench-bisect-out-");
+const ENV = { ...COMPARE_ENV, TMPDIR: ownTmp };
+const repos: TestRepo[] = [];
+afterAll(() => {
+  for (const repo of repos) repo.cleanup();
+  removeOwnTmp();
+  removeOut();
+});
+
+/** A 16-commit history (see slowdownHistory), removed after the tests. */
+function history(slow: (index: number) => boolean): { repo: TestRepo; shas: string[] } {
+  const repo = createRepo();
+  repos.push(repo);
+  return { repo, shas: slowdownHistory(repo, slow) };
+}
+
+function bisect(repo: TestRepo, args: string[]) {
+  const json = join(out, `bisect-${Date.now()}.json`);
+  const markdown = join(out, `bisect-${Date.now()}.md`);
+  const r = xbench(["bisect", "--time", "20", "--json", json, "--markdown", markdown, ...args], {
+    cwd: repo.dir,
+    env: ENV,
+    timeout: 600_000,
+  });
+  const result = existsSync(json) ? (JSON.parse(readFileSync(json, "utf8")) as BisectResult) : undefined;
+  return { ...r, result, markdown: existsSync(markdown) ? readFileSync(markdown, "utf8") : "" };
+}
+
+const leftovers = () => readdirSync(ownTmp).filter((name) => name.startsWith("xbench-compare-"));
+
+describe("xbench bisect", () => {
+  test("names commit 11 of 16 in at most ceil(log2 16) + 2 = 6 compares, each commit bundled once, the checkout untouched", () => {
+    const { repo, shas } = history((i) => i >= 11);
+    const before = repo.git("rev-parse", "HEAD");
+    const r = bisect(repo, ["--good", shas[0]!, "--above", "10"]);
+    expect(r.code).toBe(0);
+    const result = r.result!;
+    expect(result.conclusion).toEqual({ kind: "found", firstBad: 11, reverted: [] });
+    expect(result.path.map((c) => c.sha)).toEqual(shas);
+    expect(result.steps.length).toBeLessThanOrEqual(6);
+    // good once, and each probed commit once: bundles are kept across steps.
+    expect(result.bundled).toHaveLength(new Set(result.bundled).size);
+    expect(new Set(result.bundled)).toEqual(new Set([shas[0]!, ...result.steps.map((s) => s.commit.sha)]));
+    expect(result.steps[0]!.index).toBe(15);
+    // Each step is printed as it ends; the ending names the commit and why (parent good, itself bad).
+    const stepLines = r.stdout.split("\n").filter((line) => line.startsWith("step "));
+    expect(stepLines).toHaveLength(result.steps.length);
+    expect(stepLines[0]).toMatch(
+      /^step 1 {2}commit 15\/15 {2}[0-9a-f]{12} {2}bad {3}\+\d+\.\d% \[\+\d+\.\d%, \+\d+\.\d%\] \(g-[0-9a-f]{8}: slow\)/,
+    );
+    expect(r.stdout).toContain(`first bad commit: ${shas[11]!.slice(0, 12)} (commit 11/15) "commit 11: slower"`);
+    expect(r.stdout).toMatch(new RegExp(`its parent ${shas[10]!.slice(0, 12)} \\(commit 10/15\\) "commit 10" is good`));
+    expect(r.markdown).toContain(`**xbench bisect** (--above 10%): first bad commit: ${shas[11]!.slice(0, 12)}`);
+    expect(r.markdown).toContain("| step | commit |");
+    expect(repo.git("rev-parse", "HEAD")).toBe(before);
+    expect(repo.git("status", "--porcelain")).toBe("");
+    expect(repo.worktrees()).toHaveLength(1);
+    expect(leftovers()).toEqual([]);
+  }, 600_000);
+
+  test("a slowdown introduced at 6 and reverted at 9, then a real one at 12: names 12 and says 6 came and went", () => {
+    const { repo, shas } = history((i) => (i >= 6 && i < 9) || i >= 12);
+    const r = bisect(repo, ["--good", shas[0]!, "--above", "10"]);
+    expect(r.code).toBe(0);
+    const conclusion = r.result!.conclusion;
+    expect(conclusion.kind).toBe("found");
+    if (conclusion.kind !== "found") return;
+    expect(conclusion.firstBad).toBe(12);
+    expect(conclusion.reverted).toHaveLength(1);
+    expect(conclusion.reverted[0]!.bad).toBeGreaterThanOrEqual(6);
+    expect(conclusion.reverted[0]!.bad).toBeLessThan(9);
+    expect(r.stdout).toContain(`first bad commit: ${shas[12]!.slice(0, 12)} (commit 12/15)`);
+    expect(r.stdout).toMatch(/note: a slowdown (introduced|present) at [0-9a-f]{12} \(commit [678]\/15\) .* was reverted: good again at/);
+  }, 600_000);
+
+  test("--bad that is not slower: nothing to bisect, exit 1 after one compare", () => {
+    const { repo, shas } = history(() => false);
+    const r = bisect(repo, ["--good", shas[0]!, "--bad", shas[5]!, "--above", "10"]);
+    expect(r.code).toBe(1);
+    expect(r.result!.steps).toHaveLength(1);
+    expect(r.stdout).toContain(`nothing to bisect: --bad ${shas[5]} (${shas[5]!.slice(0, 12)}) is not more than 10% slower than --good`);
+  }, 600_000);
+
+  test("bad input: one line, exit 2", () => {
+    const { repo, shas } = history(() => false);
+    const cases: Array<[string[], string]> = [
+      [["--above", "10"], "xbench: bisect needs --good REF: a commit that is not slower"],
+      [["--good", shas[0]!], "xbench: bisect needs --above PCT: how much slower makes a commit bad"],
+      [["--good", "HEAD", "--above", "10"], `xbench: --good and --bad are the same commit (${shas[15]!.slice(0, 12)}): nothing to search`],
+      [["--good", shas[3]!, "--bad", shas[1]!, "--above", "10"], `xbench: --good ${shas[3]} is not an ancestor of --bad ${shas[1]}`],
+      [["--good", "nope", "--above", "10"], "xbench: --good ref not found: nope"],
+    ];
+    for (const [args, message] of cases) {
+      const r = xbench(["bisect", ...args], { cwd: repo.dir, env: ENV });
+      expect(r.code).toBe(2);
+      expect(r.stderr.split("\n")[0]).toBe(message);
+    }
+  });
+
+  test("Ctrl-C during a step: exit 130, no worktree, bundle or bench process left", async () => {
+    const { repo, shas } = history((i) => i >= 11);
+    const tag = `bisect-sigint-${process.pid}-${Date.now()}`;
+    const child = spawn(requireBinary(), ["bisect", "--good", shas[0]!, "--above", "10", "--time", "100"], {
+      cwd: repo.dir,
+      env: { ...ENV, XBENCH_TEST_TAG: tag },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline && !stdout.includes("step 1 ")) await Bun.sleep(20);
+    expect(stdout).toContain("step 1 ");
+    await Bun.sleep(300); // into step 2's rounds
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(repo.worktrees()).toHaveLength(1);
+    expect(processesWithEnv("XBENCH_TEST_TAG", tag)).toEqual([]);
+    expect(leftovers()).toEqual([]);
+  }, 300_000);
+});
+
+describe("git bisect run with compare's gate", () => {
+  test("git bisect run xbench compare --base GOOD --head HEAD --fail-above 10 names commit 11", () => {
+    const { repo, shas } = history((i) => i >= 11);
+    repo.git("bisect", "start", shas[15]!, shas[0]!);
+    const run = spawnSync(
+      "git",
+      [
+        "bisect",
+        "run",
+        requireBinary(),
+        "compare",
+        "--base",
+        shas[0]!,
+        "--head",
+        "HEAD",
+        "--fail-above",
+        "10",
+        "--rounds",
+        "6",
+        "--time",
+        "20",
+      ],
+      { cwd: repo.dir, env: ENV, encoding: "utf8", timeout: 600_000 },
+    );
+    repo.git("bisect", "reset");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`${shas[11]} is the first bad commit`);
+    expect(repo.worktrees()).toHaveLength(1);
+  }, 600_000);
+
+  test("a commit the gate cannot judge (rows that did not run, a failed build) exits 125 only while a bisect is under way", () => {
+    const repo = createRepo();
+    repos.push(repo);
+    repo.write(workFiles("t.bench.ts", [{ label: "fragile", work: 2000 }]));
+    repo.commit("works");
+    repo.write(workFiles("t.bench.ts", [{ label: "fragile", work: 0, throws: true }]));
+    repo.commit("breaks the benchmark");
+    const args = ["compare", "--base", "HEAD~1", "--head", "HEAD", "--fail-above", "10", "--rounds", "6", "--time", "20"];
+    const plain = xbench(args, { cwd: repo.dir, env: ENV, timeout: 300_000 });
+    expect(plain.code).toBe(3);
+    repo.git("bisect", "start", "HEAD", "HEAD~1");
+    const bisecting = xbench(args, { cwd: repo.dir, env: ENV, timeout: 300_000 });
+    // Without a gate, compare is no bisect's test: its own status, bisect or not.
+    const ungated = xbench([...args.slice(0, 5), ...args.slice(7)], { cwd: repo.dir, env: ENV, timeout: 300_000 });
+    // A commit that does not build cannot be judged either: skipped, not called bad.
+    const unbuilt = xbench([...args, "--build", "exit 4"], { cwd: repo.dir, env: ENV, timeout: 300_000 });
+    repo.git("bisect", "reset");
+    expect(unbuilt.code).toBe(125);
+    expect(unbuilt.stderr).toMatch(/^xbench: build \(exit 4\) failed on base/m);
+    expect(bisecting.code).toBe(125);
+    expect(bisecting.stderr).toContain("git bisect in progress: exit 125, this commit cannot be judged (skip)");
+    expect(ungated.code).toBe(3);
+  }, 600_000);
+});
