@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "pathe";
 import { embeddedHelpers } from "../helpers/cache.ts";
@@ -6,7 +6,7 @@ import { optionalHelper } from "../helpers/index.ts";
 import type { CompareResult, Row, Runtime, Side } from "../model/result.ts";
 import { SCHEMA_ID, SCHEMA_VERSION } from "../model/result.ts";
 import { analyzeRows, halfWidth, intervalRows } from "../report/analyze.ts";
-import { bundle } from "../runner/bundle.ts";
+import { BUNDLE_SOURCES, bundle } from "../runner/bundle.ts";
 import { CHILD_ENV, CHILD_PROTOCOL, type Job, type JobSide } from "../runner/protocol.ts";
 import { runtimeArgv } from "../runner/runtimes.ts";
 import { killRunningChildren, runBenchProcess, type BenchOutcome } from "../runner/spawn.ts";
@@ -16,6 +16,8 @@ import { VERSION } from "../version.ts";
 import { withCleanup, type Cleanup } from "../util/scope.ts";
 import { XbenchError } from "../errors.ts";
 import { emptyFileVerdict, scanBenchSource, type EmptyFileVerdict } from "./diagnose.ts";
+import { globToRegExp } from "./discover.ts";
+import { measureReason } from "./unchanged.ts";
 import { ignoreEvents, type OnCompareEvent, type WidestInterval } from "./events.ts";
 import { jobsFor, planFile, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
 import { makeRunTemp, ownPath } from "./reclaim.ts";
@@ -199,6 +201,91 @@ function emptyFile(file: string, outcome: InventoryOutcome, headRoot: string, ex
   return emptyFileVerdict(file, scanBenchSource(source), apis, exact.includes(file));
 }
 
+/** The folder of package `name` that code in `dir` resolves to (node's lookup upwards), if any. */
+function packageDir(dir: string, name: string): string | undefined {
+  const pkg = name.startsWith("@") ? name.split("/").slice(0, 2).join("/") : name.split("/")[0]!;
+  for (let at = dir; ; at = join(at, "..")) {
+    const candidate = join(at, "node_modules", pkg);
+    if (existsSync(join(candidate, "package.json"))) return realpathSync(candidate);
+    if (at === "/" || at === join(at, "..")) return undefined;
+  }
+}
+
+/** The same package on both sides: the same folder, or (installed per side) the same package.json. */
+function samePackageOnBothSides(baseBundle: string, headBundle: string) {
+  return (specifier: string): boolean => {
+    const a = packageDir(join(baseBundle, ".."), specifier);
+    const b = packageDir(join(headBundle, ".."), specifier);
+    if (a === b) return true;
+    if (!a || !b) return false;
+    return readFileSync(join(a, "package.json"), "utf8") === readFileSync(join(b, "package.json"), "utf8");
+  };
+}
+
+/** Files under `root` (outside node_modules and .git) that a package.json "xbench.inputs" glob matches, with their content. */
+function declaredInputs(root: string, globs: RegExp[]): Map<string, string> {
+  const found = new Map<string, string>();
+  const walk = (dir: string, rel: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === "node_modules" || entry.name === ".git") continue;
+      const path = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(join(dir, entry.name), path);
+      else if (entry.isFile() && globs.some((glob) => glob.test(path))) found.set(path, readFileSync(join(dir, entry.name), "utf8"));
+    }
+  };
+  walk(root, "");
+  return found;
+}
+
+function sameInputs(sides: Record<Side, SideTree>, patterns: string[] | undefined): boolean | undefined {
+  if (!patterns || patterns.length === 0) return undefined;
+  const globs = patterns.map(globToRegExp);
+  const [base, head] = SIDES.map((side) => declaredInputs(sides[side].root, globs));
+  return base!.size === head!.size && [...base!].every(([path, text]) => head!.get(path) === text);
+}
+
+/** head's package.json "xbench": { "inputs": [...] }: files bench files read at run time. */
+function inputPatterns(headRoot: string): string[] | undefined {
+  try {
+    const inputs = JSON.parse(readFileSync(join(headRoot, "package.json"), "utf8"))?.xbench?.inputs;
+    if (typeof inputs === "string") return [inputs];
+    return Array.isArray(inputs) && inputs.every((i) => typeof i === "string") ? inputs : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Bench files whose code is the same on both sides (compare/unchanged.ts): their rows cannot
+ * differ, so they are listed but not measured. None with `--all`, and none in an A/A run,
+ * whose point is to measure the noise of identical code.
+ */
+function unchangedFiles(plan: RunPlan, sides: Record<Side, SideTree>, bundles: Bundles): Set<string> {
+  const unchanged = new Set<string>();
+  if (plan.all || (plan.base.sha === plan.head.sha && !plan.head.dirty)) return unchanged;
+  const patterns = inputPatterns(sides.head.root);
+  let inputs: { same: boolean | undefined } | undefined;
+  // Declared inputs are read once, and only if a file that reads files at run time asks.
+  const sameDeclaredInputs = () => (inputs ??= { same: sameInputs(sides, patterns) }).same;
+  const side = (bundle: string, root: string) => ({
+    text: readFileSync(bundle, "utf8"),
+    sources: JSON.parse(readFileSync(join(bundle, "..", BUNDLE_SOURCES), "utf8")) as Array<[string, string]>,
+    root,
+  });
+  for (const file of plan.files) {
+    const [base, head] = SIDES.map((s) => bundles.sides[s].get(file)?.path);
+    if (!base || !head) continue;
+    const reason = measureReason(
+      side(base, sides.base.root),
+      side(head, sides.head.root),
+      samePackageOnBothSides(base, head),
+      sameDeclaredInputs,
+    );
+    if (reason === undefined) unchanged.add(file);
+  }
+  return unchanged;
+}
+
 /** The labels a job is to measure, so that a process that fails is charged only for what it missed. */
 function expectedLabels(outcome: InventoryOutcome, job: FileJob): string[] {
   return job.sides.flatMap((side) => {
@@ -209,6 +296,14 @@ function expectedLabels(outcome: InventoryOutcome, job: FileJob): string[] {
       job.parts === "timed" ? [] : [...inventory.metrics.map((m) => m.label), ...inventory.commands.flatMap((c) => [c, `${c} (peak RSS)`])];
     return [...timed, ...extras];
   });
+}
+
+/** Records once that a file's rows were not measured because its code is the same on both sides. */
+function recordUnchanged(store: RunStore, file: string, outcome: InventoryOutcome, done: Set<string>): void {
+  if (done.has(recordKey(0, file, "unchanged"))) return;
+  const labels = [...new Set(SIDES.flatMap((s) => expectedLabels(outcome, { name: s, kind: "solo", sides: [s], parts: "all" })))];
+  store.append({ round: 0, file, job: "unchanged", sides: [], wallMs: 0, expected: labels });
+  done.add(recordKey(0, file, "unchanged"));
 }
 
 /** Records a file that cannot be measured on a side once, so its rows show as failed. */
@@ -267,6 +362,7 @@ export async function runRounds(
   const run = processRunner(store, sides, bundles);
   const done = new Set(store.records.map((r) => recordKey(r.round, r.file, r.job)));
   const files: Array<{ plan: FilePlan; outcome: InventoryOutcome }> = [];
+  const unchanged = unchangedFiles(plan, sides, bundles);
   for (const file of plan.files) {
     onEvent({ type: "working", what: `loading ${file}` });
     const outcome = await takeInventory(file, bundles, run);
@@ -277,12 +373,17 @@ export async function runRounds(
       continue;
     }
     const filePlan = planFile(file, outcome, { isolate: plan.isolate });
+    if (unchanged.has(file) && Object.keys(filePlan.failed).length === 0) {
+      recordUnchanged(store, file, outcome, done);
+      continue;
+    }
     recordFailedSides(store, filePlan, outcome, done);
     onEvent({ type: "inventoried", file, loaded: SIDES.filter((side) => outcome.inventories[side] !== undefined) });
     if (filePlan.isolatedBecause && !plan.isolate) onEvent({ type: "isolated", file, because: filePlan.isolatedBecause });
     files.push({ plan: filePlan, outcome });
   }
-  if (files.length === 0) throw new XbenchError(`none of the ${plan.files.length} bench files registers a benchmark`, { kind: "usage" });
+  if (files.length === 0 && unchanged.size === 0)
+    throw new XbenchError(`none of the ${plan.files.length} bench files registers a benchmark`, { kind: "usage" });
   // Rounds only where some file has a process to run: files that failed on a side run none,
   // and rounds of nothing would print progress and a sampling note for nothing measured.
   const measurable = files.some(({ plan: filePlan }) => jobsFor(filePlan, SIDES).length > 0);

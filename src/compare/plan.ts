@@ -216,6 +216,7 @@ export function makePlan(request: CompareRequest): RunPlan {
     timeoutS: request.timeoutS,
     holm: request.holm,
     isolate: request.isolate,
+    ...(request.all ? { all: true } : {}),
     sampling: samplingRule(request),
     budget: samplingBudget(request.sideTimeMs),
     // A new order of sides for every run, kept in the plan so that a resumed run continues it.

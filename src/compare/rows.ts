@@ -8,7 +8,7 @@ export const WHOLE_FILE = "(bench file)";
 
 /** Whom a failed process's error is charged to: its one side, or both for a duet process. */
 function blamed(record: RoundRecord): Side | "both" {
-  return record.job === "duet" ? "both" : record.job;
+  return record.job === "duet" || record.job === "unchanged" ? "both" : record.job;
 }
 
 /**
@@ -42,6 +42,14 @@ export function collectRows(files: string[], rounds: number, records: RoundRecor
     const modes = new Map<string, Set<MeasureMode>>();
     const failures: Array<{ error: { side: Side | "both"; message: string }; measured: Set<string>; expected?: string[] }> = [];
     for (const record of mine) {
+      if (record.job === "unchanged") {
+        for (const label of record.expected ?? []) {
+          const target = row(label, "ns");
+          target.presentOn = { base: true, head: true };
+          target.unchanged = true;
+        }
+        continue;
+      }
       if (record.error !== undefined) {
         const measured = new Set((record.rows ?? []).filter((r) => r.value !== undefined).map((r) => r.label));
         const expected = record.expected?.length ? record.expected : undefined;

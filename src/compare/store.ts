@@ -33,6 +33,8 @@ export interface RunSettings {
   holm: boolean;
   /** Every file's benchmarks one side per process. */
   isolate: boolean;
+  /** Measure files whose code is the same on both sides too (`--all`). */
+  all?: boolean;
   sampling: SamplingRule;
   budget: SamplingBudget;
 }
@@ -61,8 +63,11 @@ export interface RunPlan extends RunSettings {
 export interface RoundRecord {
   round: number;
   file: string;
-  /** `duet` (both sides in one process) or the one side the process held. */
-  job: "duet" | Side;
+  /**
+   * `duet` (both sides in one process) or the one side the process held; `unchanged`: no
+   * process, the file's code is the same on both sides and its rows (`expected`) were not measured.
+   */
+  job: "duet" | Side | "unchanged";
   /** Sides in the order the process loaded them. */
   sides: Side[];
   wallMs: number;

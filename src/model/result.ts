@@ -83,7 +83,8 @@ export interface ExactComparison {
   varies?: boolean;
 }
 
-export type RowStatus = "ok" | "new" | "removed" | "failed";
+/** `unchanged`: the bench file's code is the same on both sides (bundles and packages), so it was not measured. */
+export type RowStatus = "ok" | "new" | "removed" | "failed" | "unchanged";
 
 export interface Row {
   /** `<file basename>-<8 hex of sha256(repo-relative path)>: <label>` */

@@ -27,6 +27,8 @@ export interface RawRow {
   /** The benchmark threw on a side. */
   error?: { side: Side | "both"; message: string };
   mode?: MeasureMode;
+  /** The file's code is the same on both sides: the row was not measured. */
+  unchanged?: true;
 }
 
 function statusRow(raw: RawRow, status: Row["status"], error?: Row["error"]): Row {
@@ -47,6 +49,7 @@ interface Analyzed {
 }
 
 function analyzeOne(raw: RawRow): Analyzed {
+  if (raw.unchanged) return { row: statusRow(raw, "unchanged") };
   if (raw.error) return { row: statusRow(raw, "failed", raw.error) };
   if (raw.presentOn.head && !raw.presentOn.base) return { row: statusRow(raw, "new") };
   if (raw.presentOn.base && !raw.presentOn.head) return { row: statusRow(raw, "removed") };
@@ -100,9 +103,11 @@ export function intervalRows(rows: readonly Row[]): Row[] {
  */
 export function nothingCompared(rows: readonly Row[]): string | undefined {
   if (rows.some((row) => row.stats || row.exact)) return undefined;
+  // Code the same on both sides (a change to docs only) is an answer, not a failure.
+  if (rows.length > 0 && rows.every((row) => row.status === "unchanged")) return undefined;
   if (rows.length === 0) return "no benchmark was measured: the bench files reported no rows";
   const count = (status: Row["status"]) => rows.filter((row) => row.status === status).length;
-  const parts = (["new", "removed", "failed"] as const).filter((s) => count(s) > 0).map((s) => `${count(s)} ${s}`);
+  const parts = (["new", "removed", "failed", "unchanged"] as const).filter((s) => count(s) > 0).map((s) => `${count(s)} ${s}`);
   return `no benchmark was measured on both sides (${parts.join(", ")})`;
 }
 

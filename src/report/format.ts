@@ -231,7 +231,7 @@ export function rowCells(row: Row): RowCells {
     head: row.status === "removed" ? NONE : sideCell(row.head, row.unit),
     delta: "",
     ci: "",
-    verdict: row.status,
+    verdict: row.status === "unchanged" ? "unchanged code" : row.status,
   };
 }
 
@@ -245,9 +245,9 @@ export function summaryLine(rows: readonly Row[]): string {
   ];
   const exact = count((r) => r.exact !== undefined);
   if (exact > 0) parts.push(`${count((r) => r.exact !== undefined && r.exact.verdict !== "same")} of ${exact} exact changed`);
-  for (const status of ["new", "removed", "failed"] as const) {
+  for (const status of ["new", "removed", "failed", "unchanged"] as const) {
     const n = count((r) => r.status === status);
-    if (n > 0) parts.push(`${n} ${status}`);
+    if (n > 0) parts.push(`${n} ${status === "unchanged" ? "unchanged code (not measured)" : status}`);
   }
   return `${parts.join(", ")} (${rows.length} rows)`;
 }

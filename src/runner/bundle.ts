@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { dirname, join } from "pathe";
@@ -105,16 +106,29 @@ export function pinFileLocation(source: string, file: string): string {
     .replace(/(?<![.\w$])__filename\b/g, path);
 }
 
-const sourceLocations: import("bun").BunPlugin = {
-  name: "xbench-source-locations",
-  setup(build) {
-    build.onLoad({ filter: /\.(m|c)?(t|j)sx?$/, namespace: "file" }, (args) => {
-      if (args.path.includes("/node_modules/")) return undefined;
-      const ext = args.path.split(".").pop()!;
-      return { contents: pinFileLocation(readFileSync(args.path, "utf8"), args.path), loader: LOADERS[ext] ?? "js" };
-    });
-  },
-};
+/**
+ * Pins each project source's location (see pinFileLocation), and notes every project file the
+ * bundle is made of with a hash of its text: two sides whose bundles hold the same files with
+ * the same text run the same code (compare/unchanged.ts), whatever order the bundler wrote.
+ */
+function sourceLocations(entry: string, sources: Array<[string, string]>): import("bun").BunPlugin {
+  return {
+    name: "xbench-source-locations",
+    setup(build) {
+      build.onLoad({ filter: /\.(m|c)?(t|j)sx?$/, namespace: "file" }, (args) => {
+        if (args.path.includes("/node_modules/")) return undefined;
+        const text = readFileSync(args.path, "utf8");
+        // The generated entry names the side's own path: not project code.
+        if (args.path !== entry) sources.push([args.path, createHash("sha256").update(text).digest("hex")]);
+        const ext = args.path.split(".").pop()!;
+        return { contents: pinFileLocation(text, args.path), loader: LOADERS[ext] ?? "js" };
+      });
+    },
+  };
+}
+
+/** Beside a side's bundle: the project files it was made of, as [absolute path, sha256]. */
+export const BUNDLE_SOURCES = "sources.json";
 
 /** A side's copy of one bench file, or the bench process's main module (one per run). */
 export type BundleRequest =
@@ -194,6 +208,7 @@ async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<stri
   mkdirSync(request.outDir, { recursive: true });
   const entry = join(request.outDir, "entry.mjs");
   writeFileSync(entry, entrySource(request));
+  const sources: Array<[string, string]> = [];
   const result = await bun.build({
     entrypoints: [entry],
     outdir: request.outDir,
@@ -202,7 +217,7 @@ async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<stri
     format: "esm",
     packages: "external",
     external: ["@mitata/counters", "bun:jsc"],
-    plugins: [virtualModules, sourceLocations],
+    plugins: [virtualModules, sourceLocations(entry, sources)],
     ignoreDCEAnnotations: true,
     throw: false,
   } as Parameters<BunRuntime["build"]>[0]);
@@ -210,5 +225,6 @@ async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<stri
     const first = result.logs.map((l) => (typeof l === "string" ? l : (l.message ?? String(l)))).find(Boolean);
     throw new BundleError(`cannot compile ${describe(request)}: ${explainMissingExport(first) ?? first ?? "unknown error"}`);
   }
+  writeFileSync(join(request.outDir, BUNDLE_SOURCES), JSON.stringify(sources.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
   return join(request.outDir, `${request.kind}.js`);
 }

@@ -1,0 +1,98 @@
+/**
+ * Rows whose code did not change are not measured: a bench file whose two bundles are made of
+ * the same project files, with packages that resolve to the same place and no run-time file
+ * reads, is reported as `unchanged code` without timing. A file that reads a data file at run
+ * time is measured (or compared through the inputs package.json declares); `--all` and an A/A
+ * run measure everything.
+ */
+import { describe, expect, test } from "bun:test";
+import { compareIn, repoPerTest } from "../support/compare.ts";
+
+const repoWith = repoPerTest();
+
+/** `count` modules, each with its own bench file of three rows; module i's work is i-th. */
+function suite(count: number): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i++) {
+    files[`src/m${i}.js`] =
+      `export function work${i}(n) { let s = 0; for (let k = 0; k < n; k++) s = (s + k * ${i + 3}) % 65521; return s; }\n`;
+    files[`bench/m${i}.bench.js`] = [
+      'import { bench, group } from "mitata";',
+      `import { work${i} } from "../src/m${i}.js";`,
+      `group("m${i}", () => {`,
+      `  bench("small", () => work${i}(100));`,
+      `  bench("medium", () => work${i}(1000));`,
+      `  bench("large", () => work${i}(3000));`,
+      "});",
+      "",
+    ].join("\n");
+  }
+  return files;
+}
+
+const FAST = ["--base", "HEAD", "--rounds", "6"];
+
+describe("compare measures only what changed", () => {
+  test("24 files of 3 rows, head changes code two of them reach: 6 rows measured, 66 unchanged code", () => {
+    const repo = repoWith(suite(24));
+    repo.write({
+      "src/m3.js": "export function work3(n) { let s = 0; for (let k = 0; k < 2 * n; k++) s = (s + k * 6) % 65521; return s; }\n",
+      "src/m17.js": "export function work17(n) { let s = 1; for (let k = 0; k < n; k++) s = (s * 31 + k) % 65521; return s; }\n",
+    });
+    const r = compareIn(repo, FAST, { timeMs: 20 });
+    expect(r.code).toBe(0);
+    const rows = r.result!.rows;
+    expect(rows).toHaveLength(72);
+    const measured = rows.filter((row) => row.status === "ok").map((row) => row.id.split(":")[0]);
+    expect(new Set(measured)).toEqual(new Set(rows.filter((row) => /^m(3|17)-/.test(row.id)).map((row) => row.id.split(":")[0])));
+    expect(measured).toHaveLength(6);
+    expect(rows.filter((row) => row.status === "unchanged")).toHaveLength(66);
+    expect(r.stdout).toMatch(/^m5-[0-9a-f]{8}: m5 › small +— +— +unchanged code$/m);
+    expect(r.stdout).toContain("66 unchanged code (not measured) (72 rows)");
+    // m3 does twice the work on head.
+    const doubled = rows.find((row) => row.id.startsWith("m3-") && row.label === "m3 › large")!;
+    expect(doubled.stats!.verdict).toBe("slower");
+  }, 300_000);
+
+  test("a bench file that reads a changed data file at run time is measured; declared inputs decide it", () => {
+    const repo = repoWith({
+      "data/words.txt": "alpha beta gamma\n",
+      "bench/words.bench.js": [
+        'import { bench } from "mitata";',
+        'import { readFileSync } from "node:fs";',
+        'const words = readFileSync(new URL("../data/words.txt", import.meta.url), "utf8").split(/\\s+/);',
+        'bench("join", () => words.join("-"));',
+        "",
+      ].join("\n"),
+      ...suite(1),
+    });
+    repo.write({ "data/words.txt": "alpha beta gamma delta epsilon zeta eta theta\n".repeat(50) });
+    const r = compareIn(repo, FAST, { timeMs: 20 });
+    expect(r.code).toBe(0);
+    const status = (id: string) => r.result!.rows.filter((row) => row.id.startsWith(id)).map((row) => row.status);
+    expect(status("words-")).toEqual(["ok"]);
+    expect(status("m0-")).toEqual(["unchanged", "unchanged", "unchanged"]);
+
+    // Declared inputs that did not change: the reader is unchanged code too.
+    repo.write({ "data/words.txt": "alpha beta gamma\n", "package.json": '{ "xbench": { "inputs": ["data/**"] } }\n' });
+    repo.commit("declare inputs");
+    repo.write({ "src/other.js": "export const x = 1;\n" });
+    const same = compareIn(repo, FAST, { timeMs: 20 });
+    expect(same.code).toBe(0);
+    expect(same.result!.rows.every((row) => row.status === "unchanged")).toBe(true);
+    // Every row unchanged (a change to docs only): an answer, exit 0, nothing timed.
+    expect(same.stdout).toContain("4 unchanged code (not measured) (4 rows)");
+  }, 300_000);
+
+  test("--all measures unchanged files too, and an A/A run always does", () => {
+    const repo = repoWith(suite(2));
+    const aa = compareIn(repo, FAST, { timeMs: 20 });
+    expect(aa.result!.rows.every((row) => row.status === "ok")).toBe(true);
+    repo.write({ "README.md": "docs only\n" });
+    const quick = compareIn(repo, FAST, { timeMs: 20 });
+    expect(quick.result!.rows.every((row) => row.status === "unchanged")).toBe(true);
+    const all = compareIn(repo, [...FAST, "--all"], { timeMs: 20 });
+    expect(all.code).toBe(0);
+    expect(all.result!.rows.every((row) => row.status === "ok")).toBe(true);
+  }, 300_000);
+});
