@@ -82,6 +82,8 @@ enum xb_op {
   XB_OP_TRUNCATE = 14,
   XB_OP_LINK = 15, /* new name of link/symlink */
   XB_OP_READDIR = 16, /* getdents on an fd, fdopendir: path = the fd's directory (absolute) */
+  XB_OP_MKNOD = 17, /* a new node: mknod, mkfifo, bind of an AF_UNIX path socket */
+  XB_OP_SETATTR = 18, /* a metadata change: chmod, chown, utime families (arg: AT_SYMLINK_NOFOLLOW) */
 };
 
 enum xb_src { XB_SRC_PRELOAD = 1, XB_SRC_SECCOMP = 2, XB_SRC_DLL = 3 };

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 /* Debian's headers lack these (Linux 6.6+). */
@@ -112,6 +113,14 @@ static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out
 /* Each serving thread appends into its own chunk of the log (see xb_log_append_local). */
 static __thread struct xb_cursor t_cur;
 
+/* "/proc/self" or "/proc/thread-self", alone or followed by a '/'. */
+static int self_proc(const char *path) {
+  if (strncmp(path, "/proc/", 6) != 0) return 0;
+  const char *rest = path + 6;
+  size_t n = strncmp(rest, "self", 4) == 0 ? 4 : strncmp(rest, "thread-self", 11) == 0 ? 11 : 0;
+  return n && (rest[n] == '/' || rest[n] == 0);
+}
+
 /*
  * FLAG_CONTINUE means the supervisor never sees a call's outcome, so it looks before the kernel
  * does, where the outcome changes the modes: a call on a missing path fails (ENOENT/ENOTDIR),
@@ -121,14 +130,14 @@ static __thread struct xb_cursor t_cur;
  * Otherwise 0 (the path exists) or XB_RESULT_UNKNOWN (it may be created, or the look could not
  * tell).
  */
-static int32_t existence(int op, uint32_t arg, const struct path_read *p) {
+static int32_t existence(pid_t pid, int op, uint32_t arg, const struct path_read *p) {
   if (op == XB_OP_READDIR) return 0; /* an open fd */
   int open_creates = op == XB_OP_OPEN && (arg & O_CREAT);
-  int exclusive = op == XB_OP_MKDIR || op == XB_OP_LINK || (open_creates && (arg & O_EXCL));
+  int exclusive = op == XB_OP_MKDIR || op == XB_OP_LINK || op == XB_OP_MKNOD || (open_creates && (arg & O_EXCL));
   int creates = exclusive || open_creates || op == XB_OP_RENAME_TO;
   int needs = op == XB_OP_STAT || op == XB_OP_ACCESS || op == XB_OP_READLINK || op == XB_OP_EXEC || op == XB_OP_CHDIR ||
               op == XB_OP_UNLINK || op == XB_OP_RMDIR || op == XB_OP_RENAME_FROM || op == XB_OP_TRUNCATE ||
-              (op == XB_OP_OPEN && !open_creates);
+              op == XB_OP_SETATTR || (op == XB_OP_OPEN && !open_creates);
   if ((!creates && !needs) || p->path_len == 0 || (p->rflags & (XB_RF_TRUNCATED | XB_RF_UNREADABLE)))
     return XB_RESULT_UNKNOWN;
   char full[2 * PATH_MAX + 2];
@@ -138,13 +147,19 @@ static int32_t existence(int op, uint32_t arg, const struct path_read *p) {
     memcpy(full, p->base, p->base_len);
     full[p->base_len] = '/';
     memcpy(full + p->base_len + 1, p->path, p->path_len + 1);
+  } else if (self_proc(p->path)) {
+    /* The caller's own /proc entry, not S's (glibc's fchmodat(AT_SYMLINK_NOFOLLOW) chmods
+     * /proc/self/fd/N; bash reads /dev/stdin through it). */
+    const char *rest = strchr(p->path + 6, '/');
+    snprintf(full, sizeof full, "/proc/%d%s", (int)pid, rest ? rest : "");
   } else {
     memcpy(full, p->path, p->path_len + 1);
   }
   /* Calls that act on a symlink itself, not on what it points to. */
   int nofollow = exclusive || op == XB_OP_READLINK || op == XB_OP_UNLINK || op == XB_OP_RMDIR ||
                  op == XB_OP_RENAME_FROM || op == XB_OP_RENAME_TO ||
-                 (op == XB_OP_STAT && (arg & AT_SYMLINK_NOFOLLOW)) || (op == XB_OP_OPEN && (arg & O_NOFOLLOW));
+                 ((op == XB_OP_STAT || op == XB_OP_SETATTR) && (arg & AT_SYMLINK_NOFOLLOW)) ||
+                 (op == XB_OP_OPEN && (arg & O_NOFOLLOW));
   struct stat st;
   if (fstatat(AT_FDCWD, q, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
     if (exclusive) return EEXIST;
@@ -176,6 +191,30 @@ static void read_fd_path(pid_t pid, int fd, struct path_read *out) {
     out->path[k] = 0;
     out->path_len = (uint32_t)k;
   }
+}
+
+/* The path an AF_UNIX socket is bound to (nothing for other families and abstract names). */
+static void read_sockaddr_path(pid_t pid, uint64_t addr, uint64_t len, struct path_read *out) {
+  struct sockaddr_un sun;
+  const size_t at = offsetof(struct sockaddr_un, sun_path);
+  out->present = 0;
+  if (len <= at + 1) return;
+  if (len > sizeof sun) len = sizeof sun;
+  struct iovec l = {.iov_base = &sun, .iov_len = (size_t)len};
+  struct iovec r = {.iov_base = (void *)(uintptr_t)addr, .iov_len = (size_t)len};
+  if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)len || sun.sun_family != AF_UNIX || !sun.sun_path[0]) return;
+  size_t n = strnlen(sun.sun_path, (size_t)len - at);
+  memcpy(out->path, sun.sun_path, n);
+  out->path[n] = 0;
+  out->path_len = (uint32_t)n;
+  out->rflags = 0;
+  out->base_len = 0;
+  out->present = 1;
+  if (out->path[0] == '/') return;
+  char link[64];
+  snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+  ssize_t k = readlink(link, out->base, sizeof out->base);
+  if (k > 0 && out->base[0] == '/') out->base_len = (uint32_t)k;
 }
 
 /* A notified call, read and probed while its thread waits; recorded once the reply let it go. */
@@ -266,6 +305,8 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   case __NR_execveat:
     op = XB_OP_EXEC;
     read_path(pid, FD(0), x[1], a);
+    if (a->path_len == 0 && !(a->rflags & XB_RF_UNREADABLE) && (x[4] & AT_EMPTY_PATH))
+      read_fd_path(pid, FD(0), a); /* fexecve: the program open as the fd */
     break;
   case __NR_renameat:
   case __NR_renameat2:
@@ -290,9 +331,12 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     op = XB_OP_TRUNCATE;
     read_path(pid, AT_FDCWD, x[0], a);
     break;
-  case __NR_linkat:
-    op = XB_OP_LINK;
-    read_path(pid, FD(2), x[3], a);
+  case __NR_linkat: /* the source is looked up (followed only with AT_SYMLINK_FOLLOW) */
+    op = XB_OP_STAT;
+    op2 = XB_OP_LINK;
+    arg = (x[4] & AT_SYMLINK_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
+    read_path(pid, FD(0), x[1], a);
+    read_path(pid, FD(2), x[3], b);
     break;
   case __NR_symlinkat:
     op = XB_OP_LINK;
@@ -305,6 +349,37 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   case __NR_getdents64:
     op = XB_OP_READDIR;
     read_fd_path(pid, FD(0), a);
+    break;
+  case __NR_mknodat:
+    op = XB_OP_MKNOD;
+    arg = (uint32_t)x[2];
+    read_path(pid, FD(0), x[1], a);
+    break;
+  case __NR_bind:
+    op = XB_OP_MKNOD;
+    arg = S_IFSOCK;
+    read_sockaddr_path(pid, x[1], x[2], a);
+    if (!a->present) return 0;
+    break;
+  case __NR_fchmodat:
+    op = XB_OP_SETATTR;
+    read_path(pid, FD(0), x[1], a);
+    break;
+  case __NR_fchmodat2:
+    op = XB_OP_SETATTR;
+    arg = (uint32_t)x[3] & AT_SYMLINK_NOFOLLOW;
+    read_path(pid, FD(0), x[1], a);
+    break;
+  case __NR_fchownat:
+    op = XB_OP_SETATTR;
+    arg = (uint32_t)x[4] & AT_SYMLINK_NOFOLLOW;
+    read_path(pid, FD(0), x[1], a);
+    break;
+  case __NR_utimensat:
+    if (!x[1]) return 0; /* futimens: an fd */
+    op = XB_OP_SETATTR;
+    arg = (uint32_t)x[3] & AT_SYMLINK_NOFOLLOW;
+    read_path(pid, FD(0), x[1], a);
     break;
 #ifdef __NR_open /* the pre-*at calls: x86-64 has them, arm64 has only the *at forms */
   case __NR_open:
@@ -354,6 +429,12 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     read_path(pid, AT_FDCWD, x[0], a);
     break;
   case __NR_link:
+    op = XB_OP_STAT;
+    op2 = XB_OP_LINK;
+    arg = AT_SYMLINK_NOFOLLOW;
+    read_path(pid, AT_FDCWD, x[0], a);
+    read_path(pid, AT_FDCWD, x[1], b);
+    break;
   case __NR_symlink:
     op = XB_OP_LINK;
     read_path(pid, AT_FDCWD, x[1], a);
@@ -361,6 +442,28 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   case __NR_getdents:
     op = XB_OP_READDIR;
     read_fd_path(pid, FD(0), a);
+    break;
+  case __NR_mknod:
+    op = XB_OP_MKNOD;
+    arg = (uint32_t)x[1];
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_chmod:
+  case __NR_chown:
+  case __NR_utime:
+  case __NR_utimes:
+    op = XB_OP_SETATTR;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_lchown:
+    op = XB_OP_SETATTR;
+    arg = AT_SYMLINK_NOFOLLOW;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_futimesat:
+    if (!x[1]) return 0; /* an fd */
+    op = XB_OP_SETATTR;
+    read_path(pid, FD(0), x[1], a);
     break;
 #endif
   default:
@@ -371,8 +474,8 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   c->op = op;
   c->op2 = op2;
   c->arg = arg;
-  a->result = existence(op, arg, a);
-  b->result = op2 ? existence(op2, arg, b) : XB_RESULT_UNKNOWN;
+  a->result = existence(pid, op, arg, a);
+  b->result = op2 ? existence(pid, op2, arg, b) : XB_RESULT_UNKNOWN;
   return 1;
 }
 

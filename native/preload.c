@@ -41,12 +41,16 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+#include <utime.h>
 
 #define EXPORT __attribute__((visibility("default"), hot))
 
@@ -177,6 +181,9 @@ int __fxstatat64(int, int, const char *, struct stat64 *, int);
   X(execve) X(execvpe) X(posix_spawn) X(posix_spawnp) \
   X(rename) X(renameat) X(renameat2) X(unlink) X(unlinkat) X(link) X(linkat) X(symlink) X(symlinkat) \
   X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(truncate) X(truncate64) \
+  X(mknod) X(mknodat) X(mkfifo) X(mkfifoat) X(bind) \
+  X(chmod) X(lchmod) X(fchmodat) X(chown) X(lchown) X(fchownat) \
+  X(utime) X(utimes) X(lutimes) X(futimesat) X(utimensat) \
   X(mkstemp) X(mkstemp64) X(mkostemp) X(mkostemp64) X(mkstemps) X(mkstemps64) X(mkostemps) X(mkostemps64)
 // clang-format on
 #define XB_DECLARE_REAL(name) REAL(name);
@@ -596,26 +603,83 @@ DEF_PATHCALL(int, truncate, XB_OP_TRUNCATE, (const char *p, off_t l), (p, l), p,
              T(SYS_truncate, p, l, 0, 0))
 DEF_PATHCALL(int, truncate64, XB_OP_TRUNCATE, (const char *p, off64_t l), (p, l), p, AT_FDCWD, 0,
              T(SYS_truncate, p, l, 0, 0))
-/* Links: the new name is written; the old one (or a symlink's text) is not a write. */
-DEF_PATHCALL(int, link, XB_OP_LINK, (const char *a, const char *p), (a, p), p, AT_FDCWD, 0,
-             T(SYS_linkat, AT_FDCWD, a, AT_FDCWD, p))
-DEF_PATHCALL(int, linkat, XB_OP_LINK, (int da, const char *a, int d, const char *p, int f), (da, a, d, p, f), p, d, 0,
-             g_tramp(SYS_linkat, da, (long)a, d, (long)p, f, 0))
-DEF_PATHCALL(int, symlink, XB_OP_LINK, (const char *a, const char *p), (a, p), p, AT_FDCWD, 0,
-             T(SYS_symlinkat, a, AT_FDCWD, p, 0))
-DEF_PATHCALL(int, symlinkat, XB_OP_LINK, (const char *a, int d, const char *p), (a, d, p), p, d, 0,
-             T(SYS_symlinkat, a, d, p, 0))
-
-/* Both names of a rename, recorded before the call, results stored after. */
-#define DEF_RENAME(name, params, args, fd1, fd2, flags, raw)                                                           \
+/* Calls on two names (`from`, `to`): both recorded before the call, results stored after. */
+#define DEF_TWO_PATHS(name, params, args, op1, fd1, arg1, op2, fd2, arg2, raw)                                         \
   EXPORT int name params {                                                                                             \
-    int32_t *a = record(XB_OP_RENAME_FROM, fd1, from, flags);                                                          \
-    int32_t *b = record(XB_OP_RENAME_TO, fd2, to, flags);                                                              \
+    int32_t *a = record(op1, fd1, from, arg1);                                                                         \
+    int32_t *b = record(op2, fd2, to, arg2);                                                                           \
     RAW_OR_REAL(int, r, name, args, raw)                                                                               \
     done(a, r < 0);                                                                                                    \
     done(b, r < 0);                                                                                                    \
     return r;                                                                                                          \
   }
+/* Links: the new name is written; the old one is looked up (a hard link's source, not followed
+ * unless AT_SYMLINK_FOLLOW), and a symlink's text is no path at all. */
+#define DEF_LINK(name, params, args, fd1, fd2, follow, raw)                                                            \
+  DEF_TWO_PATHS(name, params, args, XB_OP_STAT, fd1, (follow) ? 0 : NOFOLLOW, XB_OP_LINK, fd2, 0, raw)
+DEF_LINK(link, (const char *from, const char *to), (from, to), AT_FDCWD, AT_FDCWD, 0,
+         T(SYS_linkat, AT_FDCWD, from, AT_FDCWD, to))
+DEF_LINK(linkat, (int d1, const char *from, int d2, const char *to, int f), (d1, from, d2, to, f), d1, d2,
+         f &AT_SYMLINK_FOLLOW, g_tramp(SYS_linkat, d1, (long)from, d2, (long)to, f, 0))
+DEF_PATHCALL(int, symlink, XB_OP_LINK, (const char *a, const char *p), (a, p), p, AT_FDCWD, 0,
+             T(SYS_symlinkat, a, AT_FDCWD, p, 0))
+DEF_PATHCALL(int, symlinkat, XB_OP_LINK, (const char *a, int d, const char *p), (a, d, p), p, d, 0,
+             T(SYS_symlinkat, a, d, p, 0))
+
+/* New nodes: device files and FIFOs (glibc's mkfifo calls its own hidden mknodat). */
+DEF_PATHCALL(int, mknod, XB_OP_MKNOD, (const char *p, mode_t m, dev_t v), (p, m, v), p, AT_FDCWD, m,
+             T(SYS_mknodat, AT_FDCWD, p, m, v))
+DEF_PATHCALL(int, mknodat, XB_OP_MKNOD, (int d, const char *p, mode_t m, dev_t v), (d, p, m, v), p, d, m,
+             T(SYS_mknodat, d, p, m, v))
+DEF_PATHCALL(int, mkfifo, XB_OP_MKNOD, (const char *p, mode_t m), (p, m), p, AT_FDCWD, m | S_IFIFO,
+             T(SYS_mknodat, AT_FDCWD, p, m | S_IFIFO, 0))
+DEF_PATHCALL(int, mkfifoat, XB_OP_MKNOD, (int d, const char *p, mode_t m), (d, p, m), p, d, m | S_IFIFO,
+             T(SYS_mknodat, d, p, m | S_IFIFO, 0))
+
+/* bind of an AF_UNIX socket to a path creates it (abstract names, a leading NUL, are no path).
+ * sun_path need not end in a NUL: its copy here does. */
+EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len) {
+  char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+  const size_t at = offsetof(struct sockaddr_un, sun_path);
+  int32_t *slot = NULL;
+  if (addr && len > at + 1 && addr->sa_family == AF_UNIX) {
+    size_t n = len - at < sizeof path - 1 ? len - at : sizeof path - 1;
+    memcpy(path, (const char *)addr + at, n);
+    path[n] = 0;
+    slot = record(XB_OP_MKNOD, AT_FDCWD, path, S_IFSOCK);
+  }
+  RAW_OR_REAL(int, r, bind, (fd, addr, len), T(SYS_bind, fd, addr, len, 0))
+  done(slot, r < 0);
+  return r;
+}
+
+/* Metadata changes. The calls whose work glibc does in several steps (utime's conversions, a
+ * flagged fchmodat's fallback) go to libc; in hybrid mode the supervisor also sees its calls. */
+static long fchmodat_flags(int d, const char *p, mode_t m, int f) {
+  return real_fchmodat(d, p, m, f) == 0 ? 0 : -errno;
+}
+DEF_PATHCALL(int, chmod, XB_OP_SETATTR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, 0,
+             T(SYS_fchmodat, AT_FDCWD, p, m, 0))
+DEF_LIBCALL(int, lchmod, XB_OP_SETATTR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, NOFOLLOW)
+DEF_PATHCALL(int, fchmodat, XB_OP_SETATTR, (int d, const char *p, mode_t m, int f), (d, p, m, f), p, d, f &NOFOLLOW,
+             f ? fchmodat_flags(d, p, m, f) : T(SYS_fchmodat, d, p, m, 0))
+DEF_PATHCALL(int, chown, XB_OP_SETATTR, (const char *p, uid_t u, gid_t g), (p, u, g), p, AT_FDCWD, 0,
+             T(SYS_fchownat, AT_FDCWD, p, u, g))
+DEF_PATHCALL(int, lchown, XB_OP_SETATTR, (const char *p, uid_t u, gid_t g), (p, u, g), p, AT_FDCWD, NOFOLLOW,
+             g_tramp(SYS_fchownat, AT_FDCWD, (long)p, u, g, NOFOLLOW, 0))
+DEF_PATHCALL(int, fchownat, XB_OP_SETATTR, (int d, const char *p, uid_t u, gid_t g, int f), (d, p, u, g, f), p, d,
+             f &NOFOLLOW, g_tramp(SYS_fchownat, d, (long)p, u, g, f, 0))
+DEF_LIBCALL(int, utime, XB_OP_SETATTR, (const char *p, const struct utimbuf *t), (p, t), p, AT_FDCWD, 0)
+DEF_LIBCALL(int, utimes, XB_OP_SETATTR, (const char *p, const struct timeval t[2]), (p, t), p, AT_FDCWD, 0)
+DEF_LIBCALL(int, lutimes, XB_OP_SETATTR, (const char *p, const struct timeval t[2]), (p, t), p, AT_FDCWD, NOFOLLOW)
+DEF_LIBCALL(int, futimesat, XB_OP_SETATTR, (int d, const char *p, const struct timeval t[2]), (d, p, t), p, d, 0)
+/* A NULL path is futimens (an fd): record() skips it. */
+DEF_PATHCALL(int, utimensat, XB_OP_SETATTR, (int d, const char *p, const struct timespec t[2], int f), (d, p, t, f), p,
+             d, f &NOFOLLOW, T(SYS_utimensat, d, p, t, f))
+
+/* Both names of a rename are written. */
+#define DEF_RENAME(name, params, args, fd1, fd2, flags, raw)                                                           \
+  DEF_TWO_PATHS(name, params, args, XB_OP_RENAME_FROM, fd1, flags, XB_OP_RENAME_TO, fd2, flags, raw)
 DEF_RENAME(rename, (const char *from, const char *to), (from, to), AT_FDCWD, AT_FDCWD, 0,
            T(SYS_renameat, AT_FDCWD, from, AT_FDCWD, to))
 DEF_RENAME(renameat, (int fd1, const char *from, int fd2, const char *to), (fd1, from, fd2, to), fd1, fd2, 0,

@@ -30,6 +30,10 @@ export const OP = {
   TRUNCATE: 14,
   LINK: 15,
   READDIR: 16,
+  /** mknod, mkfifo, bind of an AF_UNIX path socket: a new node. */
+  MKNOD: 17,
+  /** chmod, chown, utime families: a change of the path's metadata. */
+  SETATTR: 18,
 } as const;
 
 export const SRC_PRELOAD = 1;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { tempDir, xbench } from "../support/xbench.ts";
 import { PYTHON, compile, fixture, have, traceRun } from "../support/trace.ts";
@@ -113,6 +113,16 @@ describe.each(["auto", "preload", "seccomp"])("backend %s", (backend) => {
     expect(trace.accesses.find((a) => a.path === d)?.modes).toEqual(["stat"]);
   });
 
+  test("8. creations and metadata changes are writes: mkfifo, mknod, bind, chmod, chown, utimensat; link's source a stat", () => {
+    expectNodes(calls, backend, flags);
+  });
+
+  test('9. fexecve (execveat(fd, "", AT_EMPTY_PATH)) records the program as exec', () => {
+    const r = traceRun([calls, "fexecve", TRUE], flags);
+    expect(r.code).toBe(0);
+    expect(r.modes.get(TRUE)).toContain("exec");
+  });
+
   // A program that drops to another user (the shim and the log are closed to it), or whose exec
   // the loader runs securely (uid != euid): ld.so would print an error into the command's stderr.
   test.skipIf(process.getuid?.() !== 0).each([
@@ -134,7 +144,33 @@ describe.each(["auto", "preload", "seccomp"])("backend %s", (backend) => {
   });
 });
 
+/** The real path of true(1): fexecve's fd names the file, not the link to it. */
+const TRUE = realpathSync(existsSync("/usr/bin/true") ? "/usr/bin/true" : "/bin/true");
+
+/** `calls nodes` in a fresh folder: each new node and metadata change is a write (issue 29, 1). */
+function expectNodes(program: string, backend: string, flags: string[]): void {
+  const d = work(`nodes-${backend}-${program === calls ? "dyn" : "static"}`);
+  writeFileSync(join(d, "file"), "f");
+  symlinkSync("file", join(d, "sym"));
+  const r = traceRun([program, "nodes", d], flags);
+  expect(r.code).toBe(0);
+  for (const name of ["fifo", "node", "sock", "hard", "sym"]) expect([name, r.modes.get(join(d, name))]).toEqual([name, ["write"]]);
+  expect(r.modes.get(join(d, "file"))).toEqual(["write", "stat"]); // chmod etc.; link's source
+  expect(r.modes.get(join(d, "file2"))).toEqual(["missing"]); // utimes of a missing file
+  expect(r.trace.complete).toBe(true);
+}
+
 describe.skipIf(!have("musl-gcc"))("a static program (no shim)", () => {
+  test.each(["auto", "seccomp"])("8. its creations and metadata changes are writes (--backend %s)", (backend) => {
+    expectNodes(callsStatic, backend, ["--backend", backend]);
+  });
+
+  test.each(["auto", "seccomp"])("9. its fexecve records an exec (--backend %s)", (backend) => {
+    const r = traceRun([callsStatic, "fexecve", TRUE], ["--backend", backend]);
+    expect(r.code).toBe(0);
+    expect(r.modes.get(TRUE)).toContain("exec");
+  });
+
   test.each(["auto", "seccomp"])("1. its getdents64 listing is readdir (--backend %s)", (backend) => {
     const d = work(`list-static-${backend}`);
     const r = traceRun([callsStatic, "listdir", d], ["--backend", backend]);
