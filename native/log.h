@@ -47,7 +47,8 @@
 #define XB_FLAG_SHIM_DROPPED 0x200u /* preload mode: an exec the shim could not follow (setuid, user change) */
 #define XB_FLAG_SIP_STRIPPED 0x400u /* macOS: a SIP-protected program ran with DYLD_* removed, untraced */
 #define XB_FLAG_CHILD_UNTRACED 0x800u /* Windows: a child process could not be injected */
-#define XB_FLAGS_INCOMPLETE 0xff0u
+#define XB_FLAG_PATH_UNRESOLVED 0x1000u /* a relative path's folder was too long to name (over 4,096 bytes) */
+#define XB_FLAGS_INCOMPLETE 0xfff0u
 
 struct xb_log_header {
   uint64_t magic;

@@ -64,6 +64,7 @@ struct path_read {
   char path[PATH_MAX + 1];
   char base[PATH_MAX];
   uint32_t path_len, base_len, rflags;
+  int dirfd; /* the caller's: AT_FDCWD or the dirfd a relative path is relative to */
   int present;
   int32_t result; /* existence() before the call */
 };
@@ -93,7 +94,22 @@ static void read_remote(pid_t pid, uint64_t addr, struct path_read *out) {
   if (got == PATH_MAX) out->rflags |= XB_RF_TRUNCATED;
 }
 
+/*
+ * readlink of a /proc link into `buf` (PATH_MAX bytes): its length, or 0. A folder whose name is
+ * longer than the kernel gives out (ENAMETOOLONG past a page) cannot be named: a path under it
+ * would be recorded as a bare relative name, so the trace says it is incomplete instead.
+ */
+static size_t read_proc_link(const char *link, char *buf) {
+  ssize_t k = readlink(link, buf, PATH_MAX);
+  if ((k < 0 && errno == ENAMETOOLONG) || k >= (ssize_t)PATH_MAX) {
+    xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED);
+    return 0;
+  }
+  return k > 0 && buf[0] == '/' ? (size_t)k : 0;
+}
+
 static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out) {
+  out->dirfd = dirfd;
   out->rflags = 0;
   out->base_len = 0;
   out->present = 1;
@@ -106,8 +122,8 @@ static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out
     snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
     out->rflags |= XB_RF_BASE_DIRFD;
   }
-  ssize_t k = readlink(link, out->base, sizeof out->base);
-  if (k > 0 && out->base[0] == '/') out->base_len = (uint32_t)k;
+  out->base_len = (uint32_t)read_proc_link(link, out->base);
+  if (!out->base_len) out->present = 0; /* nothing to resolve it against */
 }
 
 /* Each serving thread appends into its own chunk of the log (see xb_log_append_local). */
@@ -119,6 +135,31 @@ static int self_proc(const char *path) {
   const char *rest = path + 6;
   size_t n = strncmp(rest, "self", 4) == 0 ? 4 : strncmp(rest, "thread-self", 11) == 0 ? 11 : 0;
   return n && (rest[n] == '/' || rest[n] == 0);
+}
+
+/* existence()'s look at `q` (relative to `at`); see there. */
+static int32_t look(int at, char *q, int op, uint32_t arg, int exclusive, int creates) {
+  /* Calls that act on a symlink itself, not on what it points to. */
+  int nofollow = exclusive || op == XB_OP_READLINK || op == XB_OP_UNLINK || op == XB_OP_RMDIR ||
+                 op == XB_OP_RENAME_FROM || op == XB_OP_RENAME_TO ||
+                 ((op == XB_OP_STAT || op == XB_OP_SETATTR) && (arg & AT_SYMLINK_NOFOLLOW)) ||
+                 (op == XB_OP_OPEN && (arg & O_NOFOLLOW));
+  struct stat st;
+  if (fstatat(at, q, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
+    if (exclusive) return EEXIST;
+    if (op == XB_OP_EXEC && !S_ISREG(st.st_mode)) return EACCES;
+    if (op == XB_OP_UNLINK && S_ISDIR(st.st_mode)) return EISDIR; /* Go's RemoveAll tries this first */
+    return 0;
+  }
+  int e = errno;
+  if (e != ENOENT && e != ENOTDIR) return XB_RESULT_UNKNOWN;
+  if (!creates) return e;
+  /* A creation fails the same way when its folder is missing (git's first try of tmp_obj_*). */
+  char *slash = strrchr(q, '/');
+  if (!slash || slash == q) return XB_RESULT_UNKNOWN; /* the folder is `at` itself, or "/" */
+  *slash = 0;
+  if (fstatat(at, q, &st, 0) == 0) return S_ISDIR(st.st_mode) ? XB_RESULT_UNKNOWN : ENOTDIR;
+  return errno == ENOENT || errno == ENOTDIR ? errno : XB_RESULT_UNKNOWN;
 }
 
 /*
@@ -142,11 +183,25 @@ static int32_t existence(pid_t pid, int op, uint32_t arg, const struct path_read
     return XB_RESULT_UNKNOWN;
   char full[2 * PATH_MAX + 2];
   char *q = full;
+  int at = AT_FDCWD;
   if (p->path[0] != '/') {
     if (!p->base_len) return XB_RESULT_UNKNOWN;
-    memcpy(full, p->base, p->base_len);
-    full[p->base_len] = '/';
-    memcpy(full + p->base_len + 1, p->path, p->path_len + 1);
+    if (p->base_len + 1 + p->path_len >= PATH_MAX) {
+      /* Too long to look up whole (a deep tree reached through openat): from the caller's own
+       * folder, which its /proc link opens whatever the length of its name. */
+      char link[64];
+      if (p->dirfd == AT_FDCWD)
+        snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+      else
+        snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, p->dirfd);
+      at = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (at < 0) return XB_RESULT_UNKNOWN;
+      memcpy(full, p->path, p->path_len + 1);
+    } else {
+      memcpy(full, p->base, p->base_len);
+      full[p->base_len] = '/';
+      memcpy(full + p->base_len + 1, p->path, p->path_len + 1);
+    }
   } else if (self_proc(p->path)) {
     /* The caller's own /proc entry, not S's (glibc's fchmodat(AT_SYMLINK_NOFOLLOW) chmods
      * /proc/self/fd/N; bash reads /dev/stdin through it). */
@@ -155,42 +210,22 @@ static int32_t existence(pid_t pid, int op, uint32_t arg, const struct path_read
   } else {
     memcpy(full, p->path, p->path_len + 1);
   }
-  /* Calls that act on a symlink itself, not on what it points to. */
-  int nofollow = exclusive || op == XB_OP_READLINK || op == XB_OP_UNLINK || op == XB_OP_RMDIR ||
-                 op == XB_OP_RENAME_FROM || op == XB_OP_RENAME_TO ||
-                 ((op == XB_OP_STAT || op == XB_OP_SETATTR) && (arg & AT_SYMLINK_NOFOLLOW)) ||
-                 (op == XB_OP_OPEN && (arg & O_NOFOLLOW));
-  struct stat st;
-  if (fstatat(AT_FDCWD, q, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
-    if (exclusive) return EEXIST;
-    if (op == XB_OP_EXEC && !S_ISREG(st.st_mode)) return EACCES;
-    if (op == XB_OP_UNLINK && S_ISDIR(st.st_mode)) return EISDIR; /* Go's RemoveAll tries this first */
-    return 0;
-  }
-  int e = errno;
-  if (e != ENOENT && e != ENOTDIR) return XB_RESULT_UNKNOWN;
-  if (!creates) return e;
-  /* A creation fails the same way when its folder is missing (git's first try of tmp_obj_*). */
-  char *slash = strrchr(q, '/');
-  if (!slash || slash == q) return XB_RESULT_UNKNOWN;
-  *slash = 0;
-  if (fstatat(AT_FDCWD, q, &st, 0) == 0) return S_ISDIR(st.st_mode) ? XB_RESULT_UNKNOWN : ENOTDIR;
-  return errno == ENOENT || errno == ENOTDIR ? errno : XB_RESULT_UNKNOWN;
+  int32_t r = look(at, q, op, arg, exclusive, creates);
+  if (at != AT_FDCWD && close(at) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+  return r;
 }
 
 /* The directory open as `fd` in `pid` (for getdents): an absolute path, or nothing. */
 static void read_fd_path(pid_t pid, int fd, struct path_read *out) {
+  out->dirfd = AT_FDCWD;
   out->rflags = 0;
   out->base_len = 0;
   out->present = 1;
   out->path_len = 0;
   char link[64];
   snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, fd);
-  ssize_t k = readlink(link, out->path, PATH_MAX);
-  if (k > 0 && out->path[0] == '/') {
-    out->path[k] = 0;
-    out->path_len = (uint32_t)k;
-  }
+  out->path_len = (uint32_t)read_proc_link(link, out->path);
+  out->path[out->path_len] = 0;
 }
 
 /* The path an AF_UNIX socket is bound to (nothing for other families and abstract names). */
@@ -209,12 +244,13 @@ static void read_sockaddr_path(pid_t pid, uint64_t addr, uint64_t len, struct pa
   out->path_len = (uint32_t)n;
   out->rflags = 0;
   out->base_len = 0;
+  out->dirfd = AT_FDCWD;
   out->present = 1;
   if (out->path[0] == '/') return;
   char link[64];
   snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
-  ssize_t k = readlink(link, out->base, sizeof out->base);
-  if (k > 0 && out->base[0] == '/') out->base_len = (uint32_t)k;
+  out->base_len = (uint32_t)read_proc_link(link, out->base);
+  if (!out->base_len) out->present = 0;
 }
 
 /* A notified call, read and probed while its thread waits; recorded once the reply let it go. */

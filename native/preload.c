@@ -319,8 +319,14 @@ __attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, co
       char link[40];
       fmt_fd_link(link, dirfd);
       k = XSYS(SYS_readlinkat, AT_FDCWD, link, base, PATH_MAX, 0);
+      if (k >= PATH_MAX) k = -ENAMETOOLONG; /* cut short */
       if (k > 0 && base[0] == '/') r.base_len = (uint16_t)k;
       r.rflags |= XB_RF_BASE_DIRFD;
+    }
+    if (__builtin_expect(k == -ENAMETOOLONG, 0)) { /* a folder too long to name: say so, no bare name */
+      xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED);
+      t_busy = 0;
+      return NULL;
     }
   }
   int32_t *slot = xb_log_append_local(&g_log, &t_cur, &r, base, path);
@@ -542,7 +548,8 @@ static int32_t *record_fd(int op, int fd) {
   t_busy = 1;
   long k = XSYS(SYS_readlinkat, AT_FDCWD, link, t_base, PATH_MAX - 1, 0);
   t_busy = 0;
-  if (k <= 0 || t_base[0] != '/') return NULL;
+  if (k == -ENAMETOOLONG || k >= PATH_MAX - 1) xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED); /* see record_call */
+  if (k <= 0 || k >= PATH_MAX - 1 || t_base[0] != '/') return NULL;
   t_base[k] = 0;
   /* record_call writes from t_base only for relative paths; this one is absolute. */
   return record_call(op, AT_FDCWD, t_base, 0, 0);

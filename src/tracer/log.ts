@@ -60,7 +60,8 @@ export const FLAG = {
   SHIM_DROPPED: 0x200,
   SIP_STRIPPED: 0x400,
   CHILD_UNTRACED: 0x800,
-  INCOMPLETE: 0xff0,
+  PATH_UNRESOLVED: 0x1000,
+  INCOMPLETE: 0xfff0,
 } as const;
 
 export interface LogHeader {

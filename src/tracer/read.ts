@@ -42,6 +42,8 @@ export function incompleteReasons(header: LogHeader): string[] {
     reasons.push(
       "a program protected by macOS System Integrity Protection (/usr/bin, /bin, ...) ran, or ran a script; it and its children were not traced",
     );
+  if (f & FLAG.PATH_UNRESOLVED)
+    reasons.push("a path was reached through a folder whose name is longer than the kernel names (4,096 bytes); it was not recorded");
   if (header.dropped > 0) reasons.push(`${header.dropped} records did not fit in the log`);
   return reasons;
 }
