@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 /* Debian's headers lack these (Linux 6.6+). */
@@ -137,8 +138,40 @@ static int self_proc(const char *path) {
   return n && (rest[n] == '/' || rest[n] == 0);
 }
 
+/* The effective user (field 1) and group ids of `pid`, from /proc/PID/status; -1 if unknown. */
+static void effective_ids(pid_t pid, long *uid, long *gid) {
+  char path[64], buf[2048];
+  *uid = *gid = -1;
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  if (close(fd) != 0 || n <= 0) return;
+  buf[n] = 0;
+  const char *u = strstr(buf, "\nUid:"), *g = strstr(buf, "\nGid:");
+  long real;
+  if (u && sscanf(u + 5, "%ld %ld", &real, uid) != 2) *uid = -1;
+  if (g && sscanf(g + 5, "%ld %ld", &real, gid) != 2) *gid = -1;
+}
+
+/*
+ * An exec of a program that would raise its privileges (setuid or setgid to another id, or file
+ * capabilities for a non-root user): the filter's no_new_privs makes it run without them, so the
+ * trace says so (XB_FLAG_SETUID_UNPRIVILEGED). Only setuid/setgid bits and xattr'd programs cost
+ * more than the look existence() already made.
+ */
+static void note_privileged_exec(pid_t pid, int at, const char *q, const struct stat *st) {
+  int caps = at == AT_FDCWD && getxattr(q, "security.capability", NULL, 0) > 0;
+  if (!(st->st_mode & (S_ISUID | S_ISGID)) && !caps) return;
+  long uid, gid;
+  effective_ids(pid, &uid, &gid);
+  if (((st->st_mode & S_ISUID) && (long)st->st_uid != uid) || ((st->st_mode & S_ISGID) && (long)st->st_gid != gid) ||
+      (caps && uid != 0))
+    xb_log_flag(&g_log, XB_FLAG_SETUID_UNPRIVILEGED);
+}
+
 /* existence()'s look at `q` (relative to `at`); see there. */
-static int32_t look(int at, char *q, int op, uint32_t arg, int exclusive, int creates) {
+static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclusive, int creates) {
   /* Calls that act on a symlink itself, not on what it points to. */
   int nofollow = exclusive || op == XB_OP_READLINK || op == XB_OP_UNLINK || op == XB_OP_RMDIR ||
                  op == XB_OP_RENAME_FROM || op == XB_OP_RENAME_TO ||
@@ -148,6 +181,7 @@ static int32_t look(int at, char *q, int op, uint32_t arg, int exclusive, int cr
   if (fstatat(at, q, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
     if (exclusive) return EEXIST;
     if (op == XB_OP_EXEC && !S_ISREG(st.st_mode)) return EACCES;
+    if (op == XB_OP_EXEC) note_privileged_exec(pid, at, q, &st);
     if (op == XB_OP_UNLINK && S_ISDIR(st.st_mode)) return EISDIR; /* Go's RemoveAll tries this first */
     return 0;
   }
@@ -210,7 +244,7 @@ static int32_t existence(pid_t pid, int op, uint32_t arg, const struct path_read
   } else {
     memcpy(full, p->path, p->path_len + 1);
   }
-  int32_t r = look(at, q, op, arg, exclusive, creates);
+  int32_t r = look(pid, at, q, op, arg, exclusive, creates);
   if (at != AT_FDCWD && close(at) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
   return r;
 }
@@ -278,11 +312,13 @@ static void append(const struct call *c, int op, const struct path_read *p) {
   xb_log_append_local(&g_log, &t_cur, &r, p->base, p->path);
 }
 
+#define CALL_REFUSE 2 /* read_call: answer ENOSYS instead of continuing the call */
+
 /*
  * Decodes a notification, reads its paths and probes them while the caller waits. 1 if there
- * is something to record once the reply succeeds: that success proves the caller was still in
- * this call, so the memory read was its own (what SECCOMP_IOCTL_NOTIF_ID_VALID would tell,
- * one ioctl less per call).
+ * is something to record once the reply succeeds (CALL_REFUSE: fail the call instead): that success proves the caller
+ * was still in this call, so the memory read was its own (what SECCOMP_IOCTL_NOTIF_ID_VALID would tell, one ioctl less
+ * per call).
  */
 static int read_call(const struct seccomp_notif *req, struct call *c) {
   const struct seccomp_data *d = &req->data;
@@ -299,6 +335,11 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   uint32_t arg = 0;
 #define FD(i) ((int)(int32_t)x[i])
   switch (d->nr) {
+  case __NR_io_uring_setup:
+    /* Its ring's opens and stats would reach the kernel past the filter. Refused as where
+     * io_uring is off (Docker's default profile, io_uring_disabled): programs fall back. */
+    xb_log_flag(&g_log, XB_FLAG_CHANGED_IO_URING);
+    return CALL_REFUSE;
   case __NR_openat:
     op = XB_OP_OPEN;
     arg = (uint32_t)x[2];
@@ -563,7 +604,12 @@ static void *serve(void *arg) {
     int pending = read_call(&req.n, &call);
     memset(&resp, 0, sizeof resp);
     resp.r.id = req.n.id;
-    resp.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    if (pending == CALL_REFUSE) {
+      resp.r.error = -ENOSYS;
+      pending = 0;
+    } else {
+      resp.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    }
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp.r) == 0) {
       if (pending) {
         append(&call, call.op, &call.a);

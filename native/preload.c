@@ -29,6 +29,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <linux/capability.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -715,6 +716,8 @@ EXPORT long syscall(long nr, ...) {
     slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)flags);
   } else if (nr == SYS_getdents64 || XB_IS_GETDENTS(nr)) {
     slot = record_fd(XB_OP_READDIR, (int)a);
+  } else if (nr == SYS_io_uring_setup && !g_tramp) {
+    xb_log_flag(&g_log, XB_FLAG_IO_URING_UNTRACED); /* its ring's file operations: no shim sees them */
   }
   /* Only a call recorded here may bypass the filter; any other goes to it as from libc. */
   long r = set_errno(slot && g_tramp ? g_tramp(nr, a, b, c, d, e, f) : xb_sys6(nr, a, b, c, d, e, f));
@@ -817,6 +820,25 @@ static char **traced_env(char *const envp[], struct exec_buf *b, int secure) {
   return b->env;
 }
 
+/*
+ * access(2) of `path` as the image about to be exec'd will have it: a process that is not root
+ * keeps no capabilities through an exec (setpriv --reuid keeps CAP_DAC_OVERRIDE until then), so
+ * the check runs with the effective set emptied for its duration. Raw calls, no records.
+ */
+static long access_as_next_image(const char *path, int mode, long euid) {
+  struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+  struct __user_cap_data_struct had[2], none[2];
+  int dropped = 0;
+  if (euid != 0 && xb_sys(SYS_capget, (long)&h, (long)had, 0, 0, 0) == 0 && (had[0].effective | had[1].effective)) {
+    memcpy(none, had, sizeof none);
+    none[0].effective = none[1].effective = 0;
+    dropped = xb_sys(SYS_capset, (long)&h, (long)none, 0, 0, 0) == 0;
+  }
+  long r = XSYS(SYS_faccessat2, AT_FDCWD, path, mode, AT_EACCESS, 0);
+  if (dropped && xb_sys(SYS_capset, (long)&h, (long)had, 0, 0, 0) != 0) r = -EPERM; /* cannot happen: our own set */
+  return r;
+}
+
 /* Who this process was when the shim loaded and opened the log (so both were open to it). */
 static long g_euid = -1, g_egid = -1;
 static const char *g_logpath = "";
@@ -830,17 +852,23 @@ static const char *g_logpath = "";
  */
 static int shim_cannot_follow(const char *path) {
   long euid = xb_sys(SYS_geteuid, 0, 0, 0, 0, 0), egid = xb_sys(SYS_getegid, 0, 0, 0, 0, 0);
-  if (xb_sys(SYS_getuid, 0, 0, 0, 0, 0) != euid || xb_sys(SYS_getgid, 0, 0, 0, 0, 0) != egid) return 1;
-  if (euid != g_euid || egid != g_egid) {
-    long a = XSYS(SYS_faccessat2, AT_FDCWD, g_self, R_OK, AT_EACCESS, 0);
-    long b = XSYS(SYS_faccessat2, AT_FDCWD, g_logpath, R_OK | W_OK, AT_EACCESS, 0);
-    if ((a != 0 && a != -ENOSYS) || (b != 0 && b != -ENOSYS)) return 1;
+  int cannot = xb_sys(SYS_getuid, 0, 0, 0, 0, 0) != euid || xb_sys(SYS_getgid, 0, 0, 0, 0, 0) != egid;
+  if (!cannot && (euid != g_euid || egid != g_egid)) {
+    long a = access_as_next_image(g_self, R_OK, euid);
+    long b = access_as_next_image(g_logpath, R_OK | W_OK, euid);
+    cannot = (a != 0 && a != -ENOSYS) || (b != 0 && b != -ENOSYS);
   }
-  if (!path || xb_sys(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1) return 0;
   struct stat st;
-  if (XSYS(SYS_newfstatat, AT_FDCWD, path, &st, 0, 0) != 0) return 0;
-  if (st.st_mode & (S_ISUID | S_ISGID)) return 1;
-  return XSYS(SYS_getxattr, path, "security.capability", NULL, 0, 0) > 0;
+  if (!path || XSYS(SYS_newfstatat, AT_FDCWD, path, &st, 0, 0) != 0) return cannot;
+  int caps = XSYS(SYS_getxattr, path, "security.capability", NULL, 0, 0) > 0;
+  if (xb_sys(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+    return cannot || (st.st_mode & (S_ISUID | S_ISGID)) || caps;
+  /* no_new_privs (the seccomp filter's, in hybrid mode): the program runs without the privileges
+   * it would take, and the trace says so (the exec is made from the trampoline: S does not see it). */
+  if (((st.st_mode & S_ISUID) && st.st_uid != euid) || ((st.st_mode & S_ISGID) && st.st_gid != egid) ||
+      (caps && euid != 0))
+    xb_log_flag(&g_log, XB_FLAG_SETUID_UNPRIVILEGED);
+  return cannot;
 }
 
 /* The shim will not be in the image `path` runs: say so when nothing else sees it (preload mode). */

@@ -78,6 +78,7 @@ export async function runTrace(flags: TraceFlags, command: string[]): Promise<nu
   // Signals sent to xbench go on to the command (the terminal's reach it directly): the command
   // decides, xbench stays alive to report and exits the way the command did.
   const result = await trace(command[0]!, command.slice(1), { backend: flags.backend, stdio: "inherit", forwardSignals: true });
+  for (const change of result.changes) writeDirect(2, `xbench: warning: the command ran differently under the tracer: ${change}\n`);
   if (!result.complete) writeDirect(2, `xbench: warning: trace incomplete: ${result.incompleteReasons.join("; ")}\n`);
   if (flags.output) {
     writeFileSync(flags.output, formatAccesses(result, flags.format));

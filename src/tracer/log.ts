@@ -61,7 +61,11 @@ export const FLAG = {
   SIP_STRIPPED: 0x400,
   CHILD_UNTRACED: 0x800,
   PATH_UNRESOLVED: 0x1000,
+  IO_URING_UNTRACED: 0x2000,
+  SETUID_UNPRIVILEGED: 0x4000,
   INCOMPLETE: 0xfff0,
+  /** The command ran differently from an untraced run; what ran was traced (not INCOMPLETE). */
+  CHANGED_IO_URING: 0x10000,
 } as const;
 
 export interface LogHeader {

@@ -37,6 +37,8 @@ export interface TraceResult {
   /** False when something may be missing (see incompleteReasons). */
   complete: boolean;
   incompleteReasons: string[];
+  /** How the command ran differently from an untraced run (io_uring refused); empty if it did not. */
+  changes: string[];
   /** The backend asked for. */
   backend: TraceBackend;
   /** The backends that actually recorded. */
@@ -83,6 +85,7 @@ export async function trace(command: string, args: string[], options: TraceOptio
       accesses: parsed.accesses,
       complete: parsed.complete,
       incompleteReasons: parsed.incompleteReasons,
+      changes: parsed.changes,
       backend,
       backendsUsed: parsed.backendsUsed,
     };

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "pathe";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "pathe";
 import { tempDir, xbench } from "../support/xbench.ts";
 import { PYTHON, compile, fixture, have, traceRun } from "../support/trace.ts";
 
@@ -17,10 +17,17 @@ afterAll(tmp.cleanup);
 const calls = join(dir, "calls");
 const callsStatic = join(dir, "calls-static");
 const secure = join(dir, "secure");
+/** A setuid-root program that prints its effective uid, where another user can run it. */
+const euid = join(dir, "pub", "euid");
 beforeAll(() => {
   compile("gcc", ["-O2", "-o", calls, fixture("calls.c")]);
   if (have("musl-gcc")) compile("musl-gcc", ["-static", "-O2", "-o", callsStatic, fixture("calls.c")]);
   compile("gcc", ["-O2", "-o", secure, fixture("secure.c")]);
+  mkdirSync(dirname(euid));
+  writeFileSync(`${euid}.c`, '#include <stdio.h>\n#include <unistd.h>\nint main(void) { printf("%d\\n", (int)geteuid()); return 0; }\n');
+  compile("gcc", ["-O2", "-o", euid, `${euid}.c`]);
+  for (const d of [dir, dirname(euid)]) chmodSync(d, 0o755); // mkdtemp's 0700 would stop the other user
+  chmodSync(euid, 0o4755);
 });
 
 /** A fresh folder per test and backend. */
@@ -122,6 +129,33 @@ describe.each(["auto", "preload", "seccomp"])("backend %s", (backend) => {
     expect(r.code).toBe(0);
     expect(r.modes.get(TRUE)).toContain("exec");
   });
+
+  test("10. io_uring: refused under auto and seccomp (ENOSYS, said on stderr), untraced under preload (incomplete)", () => {
+    const r = traceRun([calls, "iouring", "x"], flags);
+    expect(r.code).toBe(0);
+    if (backend === "preload") {
+      expect(r.trace.complete).toBe(false);
+      expect(r.trace.incompleteReasons.join(" ")).toContain("io_uring");
+    } else {
+      expect(r.stdout).toBe("ENOSYS\n");
+      expect(r.trace.complete).toBe(true); // what ran was traced
+      expect(r.trace.changes.join(" ")).toContain("io_uring_setup was refused");
+      expect(r.stderr.match(/ran differently under the tracer: io_uring/g)?.length).toBe(1);
+    }
+  });
+
+  // A setuid program under auto and seccomp runs without its privileges (no_new_privs): the trace
+  // says so, and no ld.so message reaches the command's stderr on any backend.
+  test.skipIf(process.getuid?.() !== 0 || !have("setpriv"))(
+    "11. a setuid program run by another user: said in the trace, no ld.so line",
+    () => {
+      const r = traceRun(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", euid], flags);
+      expect(r.code).toBe(0);
+      expect(r.stderr).not.toContain("ld.so");
+      expect(r.trace.complete).toBe(false);
+      expect(r.trace.incompleteReasons.join(" ")).toContain(backend === "preload" ? "another user" : "without its privileges");
+    },
+  );
 
   // A program that drops to another user (the shim and the log are closed to it), or whose exec
   // the loader runs securely (uid != euid): ld.so would print an error into the command's stderr.
