@@ -170,6 +170,22 @@ static void note_privileged_exec(pid_t pid, int at, const char *q, const struct 
     xb_log_flag(&g_log, XB_FLAG_SETUID_UNPRIVILEGED);
 }
 
+/* An open of /dev/tty by a process without a controlling terminal fails with ENXIO (a shell's
+ * `exec 3</dev/tty` in a pipeline or a service). tty_nr is field 7 of /proc/PID/stat. */
+static int no_controlling_tty(pid_t pid, const char *q) {
+  if (strcmp(q, "/dev/tty") != 0) return 0;
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  if (close(fd) != 0 || n <= 0) return 0;
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+  int tty = -1;
+  return p && sscanf(p + 1, " %*c %*d %*d %*d %d", &tty) == 1 && tty == 0;
+}
+
 /* existence()'s look at `q` (relative to `at`); see there. */
 static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclusive, int creates) {
   /* Calls that act on a symlink itself, not on what it points to. */
@@ -180,12 +196,16 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
   struct stat st;
   if (fstatat(at, q, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
     if (exclusive) return EEXIST;
+    /* O_NOFOLLOW on a symlink fails with ELOOP (unless O_PATH). */
+    if (op == XB_OP_OPEN && S_ISLNK(st.st_mode) && !(arg & O_PATH)) return ELOOP;
+    if (op == XB_OP_OPEN && S_ISCHR(st.st_mode) && no_controlling_tty(pid, q)) return ENXIO;
     if (op == XB_OP_EXEC && !S_ISREG(st.st_mode)) return EACCES;
     if (op == XB_OP_EXEC) note_privileged_exec(pid, at, q, &st);
     if (op == XB_OP_UNLINK && S_ISDIR(st.st_mode)) return EISDIR; /* Go's RemoveAll tries this first */
     return 0;
   }
   int e = errno;
+  if (e == ELOOP) return ELOOP; /* a symlink loop: the call fails the same way (stat, as preload sees it) */
   if (e != ENOENT && e != ENOTDIR) return XB_RESULT_UNKNOWN;
   if (!creates) return e;
   /* A creation fails the same way when its folder is missing (git's first try of tmp_obj_*). */

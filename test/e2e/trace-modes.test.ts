@@ -157,6 +157,19 @@ describe.each(["auto", "preload", "seccomp"])("backend %s", (backend) => {
     },
   );
 
+  test("12. one rule per mode: a failed open of /dev/tty (ENXIO) and a symlink loop are stat; a failed lookup before a creation stays missing", () => {
+    const d = work(`agree-${backend}`);
+    symlinkSync("loop2", join(d, "loop1"));
+    symlinkSync("loop1", join(d, "loop2"));
+    // setsid: no controlling terminal, so /dev/tty cannot be opened (ENXIO) however the tests run.
+    const script = `cd ${d}; test -e sym || ln -s target sym; cat loop1; true </dev/tty; exit 0`;
+    const r = traceRun(["setsid", "-w", "sh", "-c", `${script} 2>/dev/null; exit 0`], flags);
+    expect(r.code).toBe(0);
+    expect(r.modes.get("/dev/tty")).toEqual(["stat"]);
+    expect(r.modes.get(join(d, "loop1"))).toEqual(["stat"]);
+    expect(r.modes.get(join(d, "sym"))).toEqual(["write", "missing"]);
+  });
+
   // A program that drops to another user (the shim and the log are closed to it), or whose exec
   // the loader runs securely (uid != euid): ld.so would print an error into the command's stderr.
   test.skipIf(process.getuid?.() !== 0).each([
