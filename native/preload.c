@@ -270,6 +270,7 @@ static inline uint64_t path_hash(const char *path, size_t n, int op, uint32_t ar
 /* Appends a record for `path` (relative to dirfd) and returns its result slot, NULL if not
  * recorded, or &g_skipped for a repeat (see above; only when `may_skip`). */
 static void after_fork(void);
+static int init_early(void);
 
 static inline pid_t current_pid(void) {
   if (!g_pid_page) return g_pid_fallback;
@@ -283,7 +284,8 @@ static inline pid_t current_pid(void) {
 
 __attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, const char *path, uint32_t arg,
                                                            int may_skip) {
-  if (!g_log.hdr || !path || !path[0] || t_busy) return NULL;
+  if (__builtin_expect(!g_log.hdr, 0) && !init_early()) return NULL;
+  if (!path || !path[0] || t_busy) return NULL;
   t_busy = 1;
   pid_t pid = current_pid();
   const size_t max = XB_REC_MAX - PATH_MAX - sizeof(struct xb_rec);
@@ -543,7 +545,7 @@ DEF_LIBCALL(int, scandir64, XB_OP_OPENDIR,
 
 /* Records a listing of the directory open as `fd` (its path read back from /proc/self/fd). */
 static int32_t *record_fd(int op, int fd) {
-  if (!g_log.hdr || t_busy) return NULL;
+  if ((!g_log.hdr && !init_early()) || t_busy) return NULL;
   char link[40];
   fmt_fd_link(link, fd);
   t_busy = 1;
@@ -701,6 +703,54 @@ DEF_RENAME(renameat2, (int fd1, const char *from, int fd2, const char *to, unsig
 #define XB_IS_GETDENTS(nr) 0
 #endif
 
+/* A call on a path that syscall(2) below does not decode: preload mode cannot record it. */
+static int undecoded_file_call(long nr) {
+  switch (nr) {
+  case SYS_faccessat:
+  case SYS_faccessat2:
+  case SYS_readlinkat:
+  case SYS_execve:
+  case SYS_execveat:
+  case SYS_renameat:
+  case SYS_renameat2:
+  case SYS_unlinkat:
+  case SYS_mkdirat:
+  case SYS_chdir:
+  case SYS_truncate:
+  case SYS_linkat:
+  case SYS_symlinkat:
+  case SYS_statfs:
+  case SYS_mknodat:
+  case SYS_fchmodat:
+  case SYS_fchownat:
+  case SYS_utimensat:
+#ifdef SYS_open /* x86-64's pre-*at calls */
+  case SYS_open:
+  case SYS_creat:
+  case SYS_stat:
+  case SYS_lstat:
+  case SYS_access:
+  case SYS_readlink:
+  case SYS_rename:
+  case SYS_unlink:
+  case SYS_mkdir:
+  case SYS_rmdir:
+  case SYS_link:
+  case SYS_symlink:
+  case SYS_chmod:
+  case SYS_chown:
+  case SYS_lchown:
+  case SYS_utime:
+  case SYS_utimes:
+  case SYS_futimesat:
+  case SYS_mknod:
+#endif
+    return 1;
+  default:
+    return 0;
+  }
+}
+
 /* syscall(2) itself: the way programs reach calls glibc has no wrapper for (openat2), or that
  * they make raw (getdents64). */
 EXPORT long syscall(long nr, ...) {
@@ -716,8 +766,16 @@ EXPORT long syscall(long nr, ...) {
     slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)flags);
   } else if (nr == SYS_getdents64 || XB_IS_GETDENTS(nr)) {
     slot = record_fd(XB_OP_READDIR, (int)a);
+  } else if (nr == SYS_statx) { /* libuv's stat (node's fs.statSync) */
+    slot = record(XB_OP_STAT, (int)a, (const char *)b, (uint32_t)c);
+  } else if (nr == SYS_newfstatat) {
+    slot = record(XB_OP_STAT, (int)a, (const char *)b, (uint32_t)d);
+  } else if (nr == SYS_openat) {
+    slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)c);
   } else if (nr == SYS_io_uring_setup && !g_tramp) {
     xb_log_flag(&g_log, XB_FLAG_IO_URING_UNTRACED); /* its ring's file operations: no shim sees them */
+  } else if (!g_tramp && undecoded_file_call(nr)) {
+    xb_log_flag(&g_log, XB_FLAG_RAW_UNTRACED); /* in hybrid mode the filter sees it */
   }
   /* Only a call recorded here may bypass the filter; any other goes to it as from libc. */
   long r = set_errno(slot && g_tramp ? g_tramp(nr, a, b, c, d, e, f) : xb_sys6(nr, a, b, c, d, e, f));
@@ -878,7 +936,11 @@ static void note_secure(void) {
 
 /* In preload mode, a static program runs untraced: say so. */
 static void note_static(const char *path) {
-  if (!g_tramp && !t_busy && xb_needs_seccomp(path)) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
+  if (g_tramp || t_busy) return;
+  t_busy = 1; /* its look at the ELF header goes through syscall(2), which records openat */
+  int untraced = xb_needs_seccomp(path);
+  t_busy = 0;
+  if (untraced) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
 }
 
 /*
@@ -1147,7 +1209,12 @@ static int attach_log(const char *path) {
   return err;
 }
 
+/* Set once the set-up below has run (or started), from its constructor or from init_early. */
+static int g_init_ran;
+
 __attribute__((constructor)) static void xbench_preload_init(void) {
+  if (g_init_ran) return;
+  g_init_ran = 1;
   const char *logpath = getenv(XB_ENV_LOG);
   if (!logpath) return;
   t_busy = 1;
@@ -1191,4 +1258,15 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
     int32_t *slot = record(XB_OP_PROC, AT_FDCWD, t_base, (uint32_t)xb_sys(SYS_getppid, 0, 0, 0, 0, 0));
     xb_log_set_result(slot, 0);
   }
+}
+
+/*
+ * Another library's constructor can run before this one (ld.so initializes the objects loaded
+ * after the shim first: libselinux reads /proc/filesystems and /etc/selinux/config there). The
+ * first call recorded sets the shim up then, instead of letting those accesses go unseen.
+ */
+static int init_early(void) {
+  if (g_init_ran || t_busy) return 0;
+  xbench_preload_init();
+  return g_log.hdr != NULL;
 }

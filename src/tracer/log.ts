@@ -63,6 +63,7 @@ export const FLAG = {
   PATH_UNRESOLVED: 0x1000,
   IO_URING_UNTRACED: 0x2000,
   SETUID_UNPRIVILEGED: 0x4000,
+  RAW_UNTRACED: 0x8000,
   INCOMPLETE: 0xfff0,
   /** The command ran differently from an untraced run; what ran was traced (not INCOMPLETE). */
   CHANGED_IO_URING: 0x10000,

@@ -47,6 +47,8 @@ export function incompleteReasons(header: LogHeader): string[] {
   if (f & FLAG.PATH_UNRESOLVED)
     reasons.push("a path was reached through a folder whose name is longer than the kernel names (4,096 bytes); it was not recorded");
   if (f & FLAG.IO_URING_UNTRACED) reasons.push("the command used io_uring, whose file operations --backend preload cannot see");
+  if (f & FLAG.RAW_UNTRACED)
+    reasons.push("a program made a file system call through syscall(2) that --backend preload does not decode (auto and seccomp see it)");
   if (f & FLAG.SETUID_UNPRIVILEGED)
     reasons.push(
       "a setuid, setgid or file-capability program ran without its privileges (the seccomp filter sets no_new_privs); --backend preload keeps them but cannot trace it",

@@ -17,6 +17,8 @@ afterAll(tmp.cleanup);
 const calls = join(dir, "calls");
 const callsStatic = join(dir, "calls-static");
 const secure = join(dir, "secure");
+/** A program linked to a library whose constructor opens $CTOR_FILE (argv[1], via /proc/self/cmdline). */
+const ctorProgram = join(dir, "ctor", "main");
 /** A setuid-root program that prints its effective uid, where another user can run it. */
 const euid = join(dir, "pub", "euid");
 beforeAll(() => {
@@ -28,6 +30,30 @@ beforeAll(() => {
   compile("gcc", ["-O2", "-o", euid, `${euid}.c`]);
   for (const d of [dir, dirname(euid)]) chmodSync(d, 0o755); // mkdtemp's 0700 would stop the other user
   chmodSync(euid, 0o4755);
+  const ctorDir = dirname(ctorProgram);
+  mkdirSync(ctorDir);
+  // The library's constructor reads the file named by the program's first argument.
+  writeFileSync(
+    join(ctorDir, "ctor.c"),
+    `#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+__attribute__((constructor)) static void early(void) {
+  char a[4096] = {0};
+  int c = open("/proc/self/cmdline", O_RDONLY);
+  if (c < 0) return;
+  ssize_t n = read(c, a, sizeof a - 1);
+  close(c);
+  if (n <= 0) return;
+  const char *file = a + strlen(a) + 1;
+  int fd = open(file, O_RDONLY);
+  if (fd >= 0) close(fd);
+}
+`,
+  );
+  writeFileSync(join(ctorDir, "main.c"), "int main(void) { return 0; }\n");
+  compile("gcc", ["-shared", "-fPIC", "-O2", "-o", join(ctorDir, "libctor.so"), join(ctorDir, "ctor.c")]);
+  compile("gcc", ["-O2", "-o", ctorProgram, join(ctorDir, "main.c"), "-Wl,--no-as-needed", `-L${ctorDir}`, "-lctor", "-Wl,-rpath,$ORIGIN"]);
 });
 
 /** A fresh folder per test and backend. */
@@ -168,6 +194,29 @@ describe.each(["auto", "preload", "seccomp"])("backend %s", (backend) => {
     expect(r.modes.get("/dev/tty")).toEqual(["stat"]);
     expect(r.modes.get(join(d, "loop1"))).toEqual(["stat"]);
     expect(r.modes.get(join(d, "sym"))).toEqual(["write", "missing"]);
+  });
+
+  test("13. through syscall(2): statx (libuv's stat) is a stat; a call preload does not decode marks its trace incomplete", () => {
+    const d = work(`raw-${backend}`);
+    writeFileSync(join(d, "f"), "f");
+    const r = traceRun([calls, "rawcalls", join(d, "f")], flags);
+    expect(r.code).toBe(0);
+    expect(r.modes.get(join(d, "f"))).toEqual(["stat"]);
+    if (backend === "preload") {
+      expect(r.trace.complete).toBe(false);
+      expect(r.trace.incompleteReasons.join(" ")).toContain("syscall(2)");
+    } else {
+      expect(r.modes.get(join(d, "f.d"))).toEqual(["write"]);
+      expect(r.trace.complete).toBe(true);
+    }
+  });
+
+  test("14. a library's constructor, run before the shim's, is traced", () => {
+    const d = work(`ctor-${backend}`);
+    writeFileSync(join(d, "seen-by-ctor"), "x");
+    const r = traceRun([ctorProgram, join(d, "seen-by-ctor")], flags);
+    expect(r.code).toBe(0);
+    expect(r.modes.get(join(d, "seen-by-ctor"))).toEqual(["read"]);
   });
 
   // A program that drops to another user (the shim and the log are closed to it), or whose exec

@@ -47,8 +47,8 @@ function kernelRan(expected: Modes): Set<string> {
 /**
  * What the shim alone cannot see (every preload tracer shares these): ld.so's own opens and
  * probes before any library code runs, glibc-internal calls through hidden aliases (locale,
- * gconv, NSS, /etc/localtime, realpath's readlinks, libselinux's start-up reads made before the
- * shim's constructor), raw syscall() calls other than openat2/getdents64. auto exists to close
+ * gconv, NSS, /etc/localtime, realpath's readlinks), raw syscall() calls the shim does not
+ * decode (they mark the trace incomplete). auto exists to close
  * exactly these. PRELOAD_BLIND_CALLS: misses strace shows only through these calls (realpath()
  * reads links with glibc's hidden __readlink; strace cannot tell it from a public readlink).
  */
@@ -60,8 +60,7 @@ const PRELOAD_BLIND: RegExp[] = [
   /\/locale\/|\/gconv\/|locale-archive|\/usr\/share\/i18n\//,
   /^\/etc\/(nsswitch\.conf|passwd|group|localtime|host\.conf|resolv\.conf|hosts|gai\.conf) /,
   /^\/(proc|sys|dev)\//,
-  /^\/selinux |^\/etc\/selinux\//,
-  / stat$/, // realpath's readlinks, fstatat inside libc (qsort/getcwd helpers), statx via syscall()
+  / stat$/, // realpath's readlinks, fstatat inside libc (qsort/getcwd helpers)
 ];
 
 /** Names that change in every run: gcc's and git's temporary files, Go's work dir, pids. */
