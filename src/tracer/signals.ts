@@ -57,7 +57,9 @@ export function forwardSignals(): SignalForwarder {
     }
   };
   const handler = (signal: NodeJS.Signals) => {
-    if (!shouldForward(signal)) return;
+    // Windows has no kill(): process.kill would terminate the launcher, not signal it; there
+    // the console's Ctrl-C reaches the command itself, and xbench only waits for it.
+    if (process.platform === "win32" || !shouldForward(signal)) return;
     if (pid === undefined) early.push(signal);
     else send(signal);
   };
