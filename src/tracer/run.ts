@@ -9,7 +9,7 @@ import type { StdioOptions } from "node:child_process";
 import { XbenchError } from "../errors.ts";
 import { helperPath } from "../helpers/index.ts";
 import { launch } from "./launch.ts";
-import { forwardSignals } from "./signals.ts";
+import { forwardSignals, ignoredAtStartNumbers } from "./signals.ts";
 import { launcherArgs, tracerKind } from "./platform.ts";
 import { traceScratchRoot } from "./scratch.ts";
 import type { AccessLog } from "./read.ts";
@@ -24,7 +24,9 @@ export interface TraceOptions {
   /**
    * Send SIGTERM, SIGHUP, SIGINT and SIGQUIT that this process receives on to the command (the
    * terminal's own INT, QUIT and HUP excepted: they reach the command directly), and stay alive
-   * meanwhile to report. For CLIs; a library caller keeps its own signal handling by default.
+   * meanwhile to report. Signals this process was started with ignored (nohup's HUP) stay
+   * ignored for the command, as they would untraced. For CLIs; a library caller keeps its own
+   * signal handling by default.
    */
   forwardSignals?: boolean;
 }
@@ -62,9 +64,10 @@ export async function trace(command: string, args: string[], options: TraceOptio
   const dir = mkdtempSync(join(traceScratchRoot(), "xbench-trace-"));
   const log = join(dir, "trace.log");
   // Installed before the launch: a signal that comes meanwhile is forwarded once it runs.
+  const ignoreSignals = options.forwardSignals ? ignoredAtStartNumbers() : [];
   const forwarder = options.forwardSignals ? forwardSignals() : undefined;
   try {
-    const argv = launcherArgs(kind, { backend, library, log }, command, args);
+    const argv = launcherArgs(kind, { backend, library, log, ignoreSignals }, command, args);
     const onSpawn = forwarder ? (pid: number) => forwarder.attach(pid) : undefined;
     const running = launch({ launcher, argv, cwd: options.cwd, env: options.env, stdio: options.stdio, onSpawn });
     const reader = import("./read.ts");

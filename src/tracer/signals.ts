@@ -3,6 +3,7 @@
  * `timeout` would: the command decides what they mean, and the caller then exits as it did.
  */
 import { readFileSync } from "node:fs";
+import { constants } from "node:os";
 
 /** The signals a user or a service manager sends to stop or reload a program. */
 export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ["SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT"];
@@ -35,6 +36,33 @@ export function shouldForward(signal: NodeJS.Signals, foreground: () => boolean 
   return !TERMINAL_SIGNALS.has(signal) || !foreground();
 }
 
+/**
+ * The signals this process was started with ignored (SigIgn in /proc/self/status, a hex mask
+ * with bit n-1 for signal n): `nohup` ignores HUP, a non-interactive shell's `&` INT and QUIT.
+ * Untraced, the command would have inherited that and never seen them; so they are not sent on.
+ */
+export function ignoredSignals(status?: string): Set<NodeJS.Signals> {
+  let text = status;
+  if (text === undefined) {
+    try {
+      text = readFileSync("/proc/self/status", "latin1");
+    } catch {
+      return new Set(); // no /proc: forward them all
+    }
+  }
+  const mask = BigInt(`0x${/^SigIgn:\s*([0-9a-f]+)/m.exec(text)?.[1] ?? "0"}`);
+  return new Set(FORWARDED_SIGNALS.filter((s) => (mask >> BigInt(constants.signals[s] - 1)) & 1n));
+}
+
+/** Read once, before this module's handlers change any disposition. */
+let ignoredAtStart: Set<NodeJS.Signals> | undefined;
+
+/** The numbers of the FORWARDED_SIGNALS this process was started with ignored (see ignoredSignals). */
+export function ignoredAtStartNumbers(): number[] {
+  ignoredAtStart ??= ignoredSignals();
+  return [...ignoredAtStart].map((s) => constants.signals[s]);
+}
+
 export interface SignalForwarder {
   /** The process to forward to, once it exists; a signal that came before is sent then. */
   attach(pid: number): void;
@@ -47,6 +75,8 @@ export interface SignalForwarder {
  * pid (the launcher, which relays kill()-sent signals to the command).
  */
 export function forwardSignals(): SignalForwarder {
+  ignoredAtStart ??= ignoredSignals();
+  const ignored = ignoredAtStart;
   let pid: number | undefined;
   const early: NodeJS.Signals[] = [];
   const send = (signal: NodeJS.Signals) => {
@@ -59,7 +89,7 @@ export function forwardSignals(): SignalForwarder {
   const handler = (signal: NodeJS.Signals) => {
     // Windows has no kill(): process.kill would terminate the launcher, not signal it; there
     // the console's Ctrl-C reaches the command itself, and xbench only waits for it.
-    if (process.platform === "win32" || !shouldForward(signal)) return;
+    if (process.platform === "win32" || ignored.has(signal) || !shouldForward(signal)) return;
     if (pid === undefined) early.push(signal);
     else send(signal);
   };

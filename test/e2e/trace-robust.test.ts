@@ -157,6 +157,21 @@ describe("signals sent to xbench trace alone (issue 29)", () => {
     expect(code).toBe(status);
     expect(Date.now() - sent).toBeLessThan(3000);
   });
+
+  test("under nohup, the command starts with SIGHUP ignored as it would untraced, and xbench does not send it on", async () => {
+    const ready = join(dir, "ready-xbench-nohup");
+    const mask = join(dir, "sigign-nohup");
+    const script = `grep SigIgn /proc/self/status > ${mask}; touch ${ready}; exec sleep 1`;
+    const child = spawn("nohup", [requireBinary(), "trace", "--", "sh", "-c", script], {
+      stdio: "ignore",
+      cwd: dir,
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    expect(await waitFor(() => existsSync(ready), 5000)).toBe(true);
+    child.kill("SIGHUP"); // nohup has exec'd xbench in its place
+    expect(await exited).toBe(0);
+    expect(BigInt(`0x${readFileSync(mask, "utf8").split(/\s+/)[1]}`) & 1n).toBe(1n); // bit 0: SIGHUP
+  });
 });
 
 describe("seccomp refused", () => {

@@ -1,6 +1,6 @@
 /** Which signals xbench trace passes on to the command (src/tracer/signals.ts). */
 import { expect, test } from "bun:test";
-import { inForeground, shouldForward } from "../../src/tracer/signals.ts";
+import { ignoredSignals, inForeground, shouldForward } from "../../src/tracer/signals.ts";
 
 // /proc/self/stat: pid (comm) state ppid pgrp session tty_nr tpgid ...; the name may hold ") ".
 const stat = (pgrp: number, tpgid: number) => `4242 (x) y) S 1 ${pgrp} ${pgrp} 34816 ${tpgid} 4194304 0 0`;
@@ -17,4 +17,11 @@ test("SIGTERM always goes on; the terminal's INT, QUIT and HUP only when it did 
     expect(shouldForward(s, () => true)).toBe(false);
     expect(shouldForward(s, () => false)).toBe(true);
   }
+});
+
+test("signals ignored at start (nohup: HUP; a script's &: INT and QUIT) are not sent on", () => {
+  const status = (ign: string) => `Name:\txbench\nSigBlk:\t0000000000000000\nSigIgn:\t${ign}\nSigCgt:\t0000000000000000\n`;
+  expect([...ignoredSignals(status("0000000000000001"))]).toEqual(["SIGHUP"]);
+  expect([...ignoredSignals(status("0000000000000006"))].sort()).toEqual(["SIGINT", "SIGQUIT"]);
+  expect(ignoredSignals(status("0000000001001000")).size).toBe(0); // PIPE and XFSZ: not ours
 });
