@@ -338,9 +338,9 @@ static void append(const struct call *c, int op, const struct path_read *p) {
 
 /*
  * Decodes a notification, reads its paths and probes them while the caller waits. 1 if there
- * is something to record once the reply succeeds (CALL_REFUSE: fail the call instead): that success proves the caller
- * was still in this call, so the memory read was its own (what SECCOMP_IOCTL_NOTIF_ID_VALID would tell, one ioctl less
- * per call).
+ * is something to record once the reply succeeds: that success proves the caller was still in
+ * this call, so the memory read was its own (what SECCOMP_IOCTL_NOTIF_ID_VALID would tell,
+ * one ioctl less per call). CALL_REFUSE: fail the call instead.
  */
 static int read_call(const struct seccomp_notif *req, struct call *c) {
   const struct seccomp_data *d = &req->data;
