@@ -23,12 +23,14 @@
 
 /* The calls whose paths are recorded (notify.c decodes each of them). */
 static const int k_notified[] = {
-    __NR_openat,    __NR_openat2,   __NR_faccessat,  __NR_faccessat2, __NR_readlinkat, __NR_execve,   __NR_execveat,
-    __NR_renameat,  __NR_renameat2, __NR_unlinkat,   __NR_mkdirat,    __NR_chdir,      __NR_truncate, __NR_linkat,
-    __NR_symlinkat, __NR_statfs,    __NR_getdents64,
+    __NR_openat,    __NR_openat2,   __NR_faccessat,  __NR_faccessat2, __NR_readlinkat, __NR_execve,    __NR_execveat,
+    __NR_renameat,  __NR_renameat2, __NR_unlinkat,   __NR_mkdirat,    __NR_chdir,      __NR_truncate,  __NR_linkat,
+    __NR_symlinkat, __NR_statfs,    __NR_getdents64, __NR_mknodat,    __NR_bind,       __NR_fchmodat,  __NR_fchmodat2,
+    __NR_fchownat,  __NR_utimensat,
 #ifdef __NR_open /* the pre-*at calls: x86-64 has them, arm64 has only the *at forms */
-    __NR_open,      __NR_creat,     __NR_stat,       __NR_lstat,      __NR_access,     __NR_readlink, __NR_rename,
-    __NR_unlink,    __NR_mkdir,     __NR_rmdir,      __NR_link,       __NR_symlink,    __NR_getdents,
+    __NR_open,      __NR_creat,     __NR_stat,       __NR_lstat,      __NR_access,     __NR_readlink,  __NR_rename,
+    __NR_unlink,    __NR_mkdir,     __NR_rmdir,      __NR_link,       __NR_symlink,    __NR_getdents,  __NR_mknod,
+    __NR_chmod,     __NR_chown,     __NR_lchown,     __NR_utime,      __NR_utimes,     __NR_futimesat,
 #endif
 };
 
@@ -40,10 +42,10 @@ static struct sock_fprog g_prog;
 #define IP_HI (IP_LO + 4)
 
 /*
- * Layout: arch check (and x32's, on x86-64); io_uring refused; per call number a jump to CHECK for notified
- * calls, else ALLOW. Non-file calls decide on the number alone, so the kernel's per-number
- * action cache (5.11+) skips the filter for them. CHECK: AT_EMPTY_PATH stats (glibc's fstat)
- * pass; in hybrid mode so do calls from the trampoline page; the rest notify.
+ * Layout: arch check (and x32's, on x86-64); io_uring_setup to S (which refuses it); per call number a jump to CHECK
+ * for notified calls, else ALLOW. Non-file calls decide on the number alone, so the kernel's per-number action cache
+ * (5.11+) skips the filter for them. CHECK: AT_EMPTY_PATH stats (glibc's fstat) pass; in hybrid mode so do calls from
+ * the trampoline page; the rest notify.
  */
 void xb_filter_build(int hybrid) {
   const unsigned count = sizeof k_notified / sizeof k_notified[0];
@@ -70,7 +72,7 @@ void xb_filter_build(int hybrid) {
   STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
 #endif
   JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1);
-  STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS); /* it would bypass the filter */
+  STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF); /* its operations would bypass the filter: S refuses it, flagged */
   /* Jumps below are relative: `stat3` is the block after this list and ALLOW. */
   unsigned list_end = n + 2 + count; /* index of the ALLOW after the list */
   unsigned stat3 = list_end + 1, stat2 = stat3 + 4, check = stat2 + 4;

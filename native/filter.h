@@ -10,6 +10,7 @@
 #define XBENCH_FILTER_H
 
 #include <linux/audit.h>
+#include <sys/syscall.h>
 
 /* The system call ABI the filter decodes: the helper's own. Calls of another ABI on the same
  * kernel (x86-64: i386 and x32; arm64: AArch32) are notified and only flag the trace
@@ -18,6 +19,11 @@
 #define XB_AUDIT_ARCH AUDIT_ARCH_AARCH64
 #else
 #define XB_AUDIT_ARCH AUDIT_ARCH_X86_64
+#endif
+
+/* fchmodat2 (Linux 6.6; one number on every architecture): older headers lack it. */
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
 #endif
 
 /* Builds the filter. `hybrid`: let through calls made from the shim's trampoline (env.h). */

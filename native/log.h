@@ -47,7 +47,13 @@
 #define XB_FLAG_SHIM_DROPPED 0x200u /* preload mode: an exec the shim could not follow (setuid, user change) */
 #define XB_FLAG_SIP_STRIPPED 0x400u /* macOS: a SIP-protected program ran with DYLD_* removed, untraced */
 #define XB_FLAG_CHILD_UNTRACED 0x800u /* Windows: a child process could not be injected */
-#define XB_FLAGS_INCOMPLETE 0xff0u
+#define XB_FLAG_PATH_UNRESOLVED 0x1000u /* a relative path's folder was too long to name (over 4,096 bytes) */
+#define XB_FLAG_IO_URING_UNTRACED 0x2000u /* preload mode: io_uring_setup made (through syscall(2)) */
+#define XB_FLAG_SETUID_UNPRIVILEGED 0x4000u /* a setuid/setgid/capability program ran without (no_new_privs) */
+#define XB_FLAG_RAW_UNTRACED 0x8000u /* preload mode: a file call made through syscall(2) the shim does not decode */
+#define XB_FLAGS_INCOMPLETE 0xfff0u
+/* Header flags that say the command ran differently from an untraced run (what ran was traced). */
+#define XB_FLAG_CHANGED_IO_URING 0x10000u /* the filter refused io_uring_setup (ENOSYS) */
 
 struct xb_log_header {
   uint64_t magic;
@@ -82,6 +88,8 @@ enum xb_op {
   XB_OP_TRUNCATE = 14,
   XB_OP_LINK = 15, /* new name of link/symlink */
   XB_OP_READDIR = 16, /* getdents on an fd, fdopendir: path = the fd's directory (absolute) */
+  XB_OP_MKNOD = 17, /* a new node: mknod, mkfifo, bind of an AF_UNIX path socket */
+  XB_OP_SETATTR = 18, /* a metadata change: chmod, chown, utime families (arg: AT_SYMLINK_NOFOLLOW) */
 };
 
 enum xb_src { XB_SRC_PRELOAD = 1, XB_SRC_SECCOMP = 2, XB_SRC_DLL = 3 };

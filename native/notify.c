@@ -26,6 +26,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 /* Debian's headers lack these (Linux 6.6+). */
@@ -63,6 +65,7 @@ struct path_read {
   char path[PATH_MAX + 1];
   char base[PATH_MAX];
   uint32_t path_len, base_len, rflags;
+  int dirfd; /* the caller's: AT_FDCWD or the dirfd a relative path is relative to */
   int present;
   int32_t result; /* existence() before the call */
 };
@@ -92,7 +95,22 @@ static void read_remote(pid_t pid, uint64_t addr, struct path_read *out) {
   if (got == PATH_MAX) out->rflags |= XB_RF_TRUNCATED;
 }
 
+/*
+ * readlink of a /proc link into `buf` (PATH_MAX bytes): its length, or 0. A folder whose name is
+ * longer than the kernel gives out (ENAMETOOLONG past a page) cannot be named: a path under it
+ * would be recorded as a bare relative name, so the trace says it is incomplete instead.
+ */
+static size_t read_proc_link(const char *link, char *buf) {
+  ssize_t k = readlink(link, buf, PATH_MAX);
+  if ((k < 0 && errno == ENAMETOOLONG) || k >= (ssize_t)PATH_MAX) {
+    xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED);
+    return 0;
+  }
+  return k > 0 && buf[0] == '/' ? (size_t)k : 0;
+}
+
 static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out) {
+  out->dirfd = dirfd;
   out->rflags = 0;
   out->base_len = 0;
   out->present = 1;
@@ -105,12 +123,100 @@ static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out
     snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
     out->rflags |= XB_RF_BASE_DIRFD;
   }
-  ssize_t k = readlink(link, out->base, sizeof out->base);
-  if (k > 0 && out->base[0] == '/') out->base_len = (uint32_t)k;
+  out->base_len = (uint32_t)read_proc_link(link, out->base);
+  if (!out->base_len) out->present = 0; /* nothing to resolve it against */
 }
 
 /* Each serving thread appends into its own chunk of the log (see xb_log_append_local). */
 static __thread struct xb_cursor t_cur;
+
+/* "/proc/self" or "/proc/thread-self", alone or followed by a '/'. */
+static int self_proc(const char *path) {
+  if (strncmp(path, "/proc/", 6) != 0) return 0;
+  const char *rest = path + 6;
+  size_t n = strncmp(rest, "self", 4) == 0 ? 4 : strncmp(rest, "thread-self", 11) == 0 ? 11 : 0;
+  return n && (rest[n] == '/' || rest[n] == 0);
+}
+
+/* The effective user (field 1) and group ids of `pid`, from /proc/PID/status; -1 if unknown. */
+static void effective_ids(pid_t pid, long *uid, long *gid) {
+  char path[64], buf[2048];
+  *uid = *gid = -1;
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  if (close(fd) != 0 || n <= 0) return;
+  buf[n] = 0;
+  const char *u = strstr(buf, "\nUid:"), *g = strstr(buf, "\nGid:");
+  long real;
+  if (u && sscanf(u + 5, "%ld %ld", &real, uid) != 2) *uid = -1;
+  if (g && sscanf(g + 5, "%ld %ld", &real, gid) != 2) *gid = -1;
+}
+
+/*
+ * An exec of a program that would raise its privileges (setuid or setgid to another id, or file
+ * capabilities for a non-root user): the filter's no_new_privs makes it run without them, so the
+ * trace says so (XB_FLAG_SETUID_UNPRIVILEGED). Only setuid/setgid bits and xattr'd programs cost
+ * more than the look existence() already made.
+ */
+static void note_privileged_exec(pid_t pid, int at, const char *q, const struct stat *st) {
+  int caps = at == AT_FDCWD && getxattr(q, "security.capability", NULL, 0) > 0;
+  if (!(st->st_mode & (S_ISUID | S_ISGID)) && !caps) return;
+  long uid, gid;
+  effective_ids(pid, &uid, &gid);
+  if (((st->st_mode & S_ISUID) && (long)st->st_uid != uid) || ((st->st_mode & S_ISGID) && (long)st->st_gid != gid) ||
+      (caps && uid != 0))
+    xb_log_flag(&g_log, XB_FLAG_SETUID_UNPRIVILEGED);
+}
+
+/* An open of /dev/tty by a process without a controlling terminal fails with ENXIO (a shell's
+ * `exec 3</dev/tty` in a pipeline or a service). tty_nr is field 7 of /proc/PID/stat. */
+static int no_controlling_tty(pid_t pid, const char *q) {
+  if (strcmp(q, "/dev/tty") != 0) return 0;
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  if (close(fd) != 0 || n <= 0) return 0;
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+  int tty = -1;
+  return p && sscanf(p + 1, " %*c %*d %*d %*d %d", &tty) == 1 && tty == 0;
+}
+
+/* existence()'s look at `q` (relative to `at`); see there. */
+static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclusive, int creates) {
+  /* Calls that act on a symlink itself, not on what it points to. */
+  int nofollow = exclusive || op == XB_OP_READLINK || op == XB_OP_UNLINK || op == XB_OP_RMDIR ||
+                 op == XB_OP_RENAME_FROM || op == XB_OP_RENAME_TO ||
+                 ((op == XB_OP_STAT || op == XB_OP_SETATTR) && (arg & AT_SYMLINK_NOFOLLOW)) ||
+                 (op == XB_OP_OPEN && (arg & O_NOFOLLOW));
+  struct stat st;
+  if (fstatat(at, q, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
+    if (exclusive) return EEXIST;
+    /* O_NOFOLLOW on a symlink fails with ELOOP (unless O_PATH). */
+    if (op == XB_OP_OPEN && S_ISLNK(st.st_mode) && !(arg & O_PATH)) return ELOOP;
+    if (op == XB_OP_OPEN && S_ISCHR(st.st_mode) && no_controlling_tty(pid, q)) return ENXIO;
+    /* O_DIRECTORY on something else fails with ENOTDIR (ln -sf's look at its link name). */
+    if (op == XB_OP_OPEN && (arg & O_DIRECTORY) && !S_ISDIR(st.st_mode) && !(arg & O_CREAT)) return ENOTDIR;
+    if (op == XB_OP_EXEC && !S_ISREG(st.st_mode)) return EACCES;
+    if (op == XB_OP_EXEC) note_privileged_exec(pid, at, q, &st);
+    if (op == XB_OP_UNLINK && S_ISDIR(st.st_mode)) return EISDIR; /* Go's RemoveAll tries this first */
+    return 0;
+  }
+  int e = errno;
+  if (e == ELOOP) return ELOOP; /* a symlink loop: the call fails the same way (stat, as preload sees it) */
+  if (e != ENOENT && e != ENOTDIR) return XB_RESULT_UNKNOWN;
+  if (!creates) return e;
+  /* A creation fails the same way when its folder is missing (git's first try of tmp_obj_*). */
+  char *slash = strrchr(q, '/');
+  if (!slash || slash == q) return XB_RESULT_UNKNOWN; /* the folder is `at` itself, or "/" */
+  *slash = 0;
+  if (fstatat(at, q, &st, 0) == 0) return S_ISDIR(st.st_mode) ? XB_RESULT_UNKNOWN : ENOTDIR;
+  return errno == ENOENT || errno == ENOTDIR ? errno : XB_RESULT_UNKNOWN;
+}
 
 /*
  * FLAG_CONTINUE means the supervisor never sees a call's outcome, so it looks before the kernel
@@ -121,61 +227,86 @@ static __thread struct xb_cursor t_cur;
  * Otherwise 0 (the path exists) or XB_RESULT_UNKNOWN (it may be created, or the look could not
  * tell).
  */
-static int32_t existence(int op, uint32_t arg, const struct path_read *p) {
+static int32_t existence(pid_t pid, int op, uint32_t arg, const struct path_read *p) {
   if (op == XB_OP_READDIR) return 0; /* an open fd */
   int open_creates = op == XB_OP_OPEN && (arg & O_CREAT);
-  int exclusive = op == XB_OP_MKDIR || op == XB_OP_LINK || (open_creates && (arg & O_EXCL));
+  int exclusive = op == XB_OP_MKDIR || op == XB_OP_LINK || op == XB_OP_MKNOD || (open_creates && (arg & O_EXCL));
   int creates = exclusive || open_creates || op == XB_OP_RENAME_TO;
   int needs = op == XB_OP_STAT || op == XB_OP_ACCESS || op == XB_OP_READLINK || op == XB_OP_EXEC || op == XB_OP_CHDIR ||
               op == XB_OP_UNLINK || op == XB_OP_RMDIR || op == XB_OP_RENAME_FROM || op == XB_OP_TRUNCATE ||
-              (op == XB_OP_OPEN && !open_creates);
+              op == XB_OP_SETATTR || (op == XB_OP_OPEN && !open_creates);
   if ((!creates && !needs) || p->path_len == 0 || (p->rflags & (XB_RF_TRUNCATED | XB_RF_UNREADABLE)))
     return XB_RESULT_UNKNOWN;
   char full[2 * PATH_MAX + 2];
   char *q = full;
+  int at = AT_FDCWD;
   if (p->path[0] != '/') {
     if (!p->base_len) return XB_RESULT_UNKNOWN;
-    memcpy(full, p->base, p->base_len);
-    full[p->base_len] = '/';
-    memcpy(full + p->base_len + 1, p->path, p->path_len + 1);
+    if (p->base_len + 1 + p->path_len >= PATH_MAX) {
+      /* Too long to look up whole (a deep tree reached through openat): from the caller's own
+       * folder, which its /proc link opens whatever the length of its name. */
+      char link[64];
+      if (p->dirfd == AT_FDCWD)
+        snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+      else
+        snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, p->dirfd);
+      at = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (at < 0) return XB_RESULT_UNKNOWN;
+      memcpy(full, p->path, p->path_len + 1);
+    } else {
+      memcpy(full, p->base, p->base_len);
+      full[p->base_len] = '/';
+      memcpy(full + p->base_len + 1, p->path, p->path_len + 1);
+    }
+  } else if (self_proc(p->path)) {
+    /* The caller's own /proc entry, not S's (glibc's fchmodat(AT_SYMLINK_NOFOLLOW) chmods
+     * /proc/self/fd/N; bash reads /dev/stdin through it). */
+    const char *rest = strchr(p->path + 6, '/');
+    snprintf(full, sizeof full, "/proc/%d%s", (int)pid, rest ? rest : "");
   } else {
     memcpy(full, p->path, p->path_len + 1);
   }
-  /* Calls that act on a symlink itself, not on what it points to. */
-  int nofollow = exclusive || op == XB_OP_READLINK || op == XB_OP_UNLINK || op == XB_OP_RMDIR ||
-                 op == XB_OP_RENAME_FROM || op == XB_OP_RENAME_TO ||
-                 (op == XB_OP_STAT && (arg & AT_SYMLINK_NOFOLLOW)) || (op == XB_OP_OPEN && (arg & O_NOFOLLOW));
-  struct stat st;
-  if (fstatat(AT_FDCWD, q, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
-    if (exclusive) return EEXIST;
-    if (op == XB_OP_EXEC && !S_ISREG(st.st_mode)) return EACCES;
-    if (op == XB_OP_UNLINK && S_ISDIR(st.st_mode)) return EISDIR; /* Go's RemoveAll tries this first */
-    return 0;
-  }
-  int e = errno;
-  if (e != ENOENT && e != ENOTDIR) return XB_RESULT_UNKNOWN;
-  if (!creates) return e;
-  /* A creation fails the same way when its folder is missing (git's first try of tmp_obj_*). */
-  char *slash = strrchr(q, '/');
-  if (!slash || slash == q) return XB_RESULT_UNKNOWN;
-  *slash = 0;
-  if (fstatat(AT_FDCWD, q, &st, 0) == 0) return S_ISDIR(st.st_mode) ? XB_RESULT_UNKNOWN : ENOTDIR;
-  return errno == ENOENT || errno == ENOTDIR ? errno : XB_RESULT_UNKNOWN;
+  int32_t r = look(pid, at, q, op, arg, exclusive, creates);
+  if (at != AT_FDCWD && close(at) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+  return r;
 }
 
 /* The directory open as `fd` in `pid` (for getdents): an absolute path, or nothing. */
 static void read_fd_path(pid_t pid, int fd, struct path_read *out) {
+  out->dirfd = AT_FDCWD;
   out->rflags = 0;
   out->base_len = 0;
   out->present = 1;
   out->path_len = 0;
   char link[64];
   snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, fd);
-  ssize_t k = readlink(link, out->path, PATH_MAX);
-  if (k > 0 && out->path[0] == '/') {
-    out->path[k] = 0;
-    out->path_len = (uint32_t)k;
-  }
+  out->path_len = (uint32_t)read_proc_link(link, out->path);
+  out->path[out->path_len] = 0;
+}
+
+/* The path an AF_UNIX socket is bound to (nothing for other families and abstract names). */
+static void read_sockaddr_path(pid_t pid, uint64_t addr, uint64_t len, struct path_read *out) {
+  struct sockaddr_un sun;
+  const size_t at = offsetof(struct sockaddr_un, sun_path);
+  out->present = 0;
+  if (len <= at + 1) return;
+  if (len > sizeof sun) len = sizeof sun;
+  struct iovec l = {.iov_base = &sun, .iov_len = (size_t)len};
+  struct iovec r = {.iov_base = (void *)(uintptr_t)addr, .iov_len = (size_t)len};
+  if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)len || sun.sun_family != AF_UNIX || !sun.sun_path[0]) return;
+  size_t n = strnlen(sun.sun_path, (size_t)len - at);
+  memcpy(out->path, sun.sun_path, n);
+  out->path[n] = 0;
+  out->path_len = (uint32_t)n;
+  out->rflags = 0;
+  out->base_len = 0;
+  out->dirfd = AT_FDCWD;
+  out->present = 1;
+  if (out->path[0] == '/') return;
+  char link[64];
+  snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+  out->base_len = (uint32_t)read_proc_link(link, out->base);
+  if (!out->base_len) out->present = 0;
 }
 
 /* A notified call, read and probed while its thread waits; recorded once the reply let it go. */
@@ -203,11 +334,13 @@ static void append(const struct call *c, int op, const struct path_read *p) {
   xb_log_append_local(&g_log, &t_cur, &r, p->base, p->path);
 }
 
+#define CALL_REFUSE 2 /* read_call: answer ENOSYS instead of continuing the call */
+
 /*
  * Decodes a notification, reads its paths and probes them while the caller waits. 1 if there
  * is something to record once the reply succeeds: that success proves the caller was still in
  * this call, so the memory read was its own (what SECCOMP_IOCTL_NOTIF_ID_VALID would tell,
- * one ioctl less per call).
+ * one ioctl less per call). CALL_REFUSE: fail the call instead.
  */
 static int read_call(const struct seccomp_notif *req, struct call *c) {
   const struct seccomp_data *d = &req->data;
@@ -224,6 +357,11 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   uint32_t arg = 0;
 #define FD(i) ((int)(int32_t)x[i])
   switch (d->nr) {
+  case __NR_io_uring_setup:
+    /* Its ring's opens and stats would reach the kernel past the filter. Refused as where
+     * io_uring is off (Docker's default profile, io_uring_disabled): programs fall back. */
+    xb_log_flag(&g_log, XB_FLAG_CHANGED_IO_URING);
+    return CALL_REFUSE;
   case __NR_openat:
     op = XB_OP_OPEN;
     arg = (uint32_t)x[2];
@@ -266,6 +404,8 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   case __NR_execveat:
     op = XB_OP_EXEC;
     read_path(pid, FD(0), x[1], a);
+    if (a->path_len == 0 && !(a->rflags & XB_RF_UNREADABLE) && (x[4] & AT_EMPTY_PATH))
+      read_fd_path(pid, FD(0), a); /* fexecve: the program open as the fd */
     break;
   case __NR_renameat:
   case __NR_renameat2:
@@ -290,9 +430,12 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     op = XB_OP_TRUNCATE;
     read_path(pid, AT_FDCWD, x[0], a);
     break;
-  case __NR_linkat:
-    op = XB_OP_LINK;
-    read_path(pid, FD(2), x[3], a);
+  case __NR_linkat: /* the source is looked up (followed only with AT_SYMLINK_FOLLOW) */
+    op = XB_OP_STAT;
+    op2 = XB_OP_LINK;
+    arg = (x[4] & AT_SYMLINK_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
+    read_path(pid, FD(0), x[1], a);
+    read_path(pid, FD(2), x[3], b);
     break;
   case __NR_symlinkat:
     op = XB_OP_LINK;
@@ -305,6 +448,37 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   case __NR_getdents64:
     op = XB_OP_READDIR;
     read_fd_path(pid, FD(0), a);
+    break;
+  case __NR_mknodat:
+    op = XB_OP_MKNOD;
+    arg = (uint32_t)x[2];
+    read_path(pid, FD(0), x[1], a);
+    break;
+  case __NR_bind:
+    op = XB_OP_MKNOD;
+    arg = S_IFSOCK;
+    read_sockaddr_path(pid, x[1], x[2], a);
+    if (!a->present) return 0;
+    break;
+  case __NR_fchmodat:
+    op = XB_OP_SETATTR;
+    read_path(pid, FD(0), x[1], a);
+    break;
+  case __NR_fchmodat2:
+    op = XB_OP_SETATTR;
+    arg = (uint32_t)x[3] & AT_SYMLINK_NOFOLLOW;
+    read_path(pid, FD(0), x[1], a);
+    break;
+  case __NR_fchownat:
+    op = XB_OP_SETATTR;
+    arg = (uint32_t)x[4] & AT_SYMLINK_NOFOLLOW;
+    read_path(pid, FD(0), x[1], a);
+    break;
+  case __NR_utimensat:
+    if (!x[1]) return 0; /* futimens: an fd */
+    op = XB_OP_SETATTR;
+    arg = (uint32_t)x[3] & AT_SYMLINK_NOFOLLOW;
+    read_path(pid, FD(0), x[1], a);
     break;
 #ifdef __NR_open /* the pre-*at calls: x86-64 has them, arm64 has only the *at forms */
   case __NR_open:
@@ -354,6 +528,12 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     read_path(pid, AT_FDCWD, x[0], a);
     break;
   case __NR_link:
+    op = XB_OP_STAT;
+    op2 = XB_OP_LINK;
+    arg = AT_SYMLINK_NOFOLLOW;
+    read_path(pid, AT_FDCWD, x[0], a);
+    read_path(pid, AT_FDCWD, x[1], b);
+    break;
   case __NR_symlink:
     op = XB_OP_LINK;
     read_path(pid, AT_FDCWD, x[1], a);
@@ -361,6 +541,28 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   case __NR_getdents:
     op = XB_OP_READDIR;
     read_fd_path(pid, FD(0), a);
+    break;
+  case __NR_mknod:
+    op = XB_OP_MKNOD;
+    arg = (uint32_t)x[1];
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_chmod:
+  case __NR_chown:
+  case __NR_utime:
+  case __NR_utimes:
+    op = XB_OP_SETATTR;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_lchown:
+    op = XB_OP_SETATTR;
+    arg = AT_SYMLINK_NOFOLLOW;
+    read_path(pid, AT_FDCWD, x[0], a);
+    break;
+  case __NR_futimesat:
+    if (!x[1]) return 0; /* an fd */
+    op = XB_OP_SETATTR;
+    read_path(pid, FD(0), x[1], a);
     break;
 #endif
   default:
@@ -371,8 +573,8 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   c->op = op;
   c->op2 = op2;
   c->arg = arg;
-  a->result = existence(op, arg, a);
-  b->result = op2 ? existence(op2, arg, b) : XB_RESULT_UNKNOWN;
+  a->result = existence(pid, op, arg, a);
+  b->result = op2 ? existence(pid, op2, arg, b) : XB_RESULT_UNKNOWN;
   return 1;
 }
 
@@ -424,7 +626,12 @@ static void *serve(void *arg) {
     int pending = read_call(&req.n, &call);
     memset(&resp, 0, sizeof resp);
     resp.r.id = req.n.id;
-    resp.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    if (pending == CALL_REFUSE) {
+      resp.r.error = -ENOSYS;
+      pending = 0;
+    } else {
+      resp.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    }
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp.r) == 0) {
       if (pending) {
         append(&call, call.op, &call.a);

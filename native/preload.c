@@ -29,6 +29,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <linux/capability.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -41,12 +42,16 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+#include <utime.h>
 
 #define EXPORT __attribute__((visibility("default"), hot))
 
@@ -177,6 +182,9 @@ int __fxstatat64(int, int, const char *, struct stat64 *, int);
   X(execve) X(execvpe) X(posix_spawn) X(posix_spawnp) \
   X(rename) X(renameat) X(renameat2) X(unlink) X(unlinkat) X(link) X(linkat) X(symlink) X(symlinkat) \
   X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(truncate) X(truncate64) \
+  X(mknod) X(mknodat) X(mkfifo) X(mkfifoat) X(bind) \
+  X(chmod) X(lchmod) X(fchmodat) X(chown) X(lchown) X(fchownat) \
+  X(utime) X(utimes) X(lutimes) X(futimesat) X(utimensat) \
   X(mkstemp) X(mkstemp64) X(mkostemp) X(mkostemp64) X(mkstemps) X(mkstemps64) X(mkostemps) X(mkostemps64)
 // clang-format on
 #define XB_DECLARE_REAL(name) REAL(name);
@@ -262,6 +270,7 @@ static inline uint64_t path_hash(const char *path, size_t n, int op, uint32_t ar
 /* Appends a record for `path` (relative to dirfd) and returns its result slot, NULL if not
  * recorded, or &g_skipped for a repeat (see above; only when `may_skip`). */
 static void after_fork(void);
+static int init_early(void);
 
 static inline pid_t current_pid(void) {
   if (!g_pid_page) return g_pid_fallback;
@@ -275,7 +284,8 @@ static inline pid_t current_pid(void) {
 
 __attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, const char *path, uint32_t arg,
                                                            int may_skip) {
-  if (!g_log.hdr || !path || !path[0] || t_busy) return NULL;
+  if (__builtin_expect(!g_log.hdr, 0) && !init_early()) return NULL;
+  if (!path || !path[0] || t_busy) return NULL;
   t_busy = 1;
   pid_t pid = current_pid();
   const size_t max = XB_REC_MAX - PATH_MAX - sizeof(struct xb_rec);
@@ -312,8 +322,14 @@ __attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, co
       char link[40];
       fmt_fd_link(link, dirfd);
       k = XSYS(SYS_readlinkat, AT_FDCWD, link, base, PATH_MAX, 0);
+      if (k >= PATH_MAX) k = -ENAMETOOLONG; /* cut short */
       if (k > 0 && base[0] == '/') r.base_len = (uint16_t)k;
       r.rflags |= XB_RF_BASE_DIRFD;
+    }
+    if (__builtin_expect(k == -ENAMETOOLONG, 0)) { /* a folder too long to name: say so, no bare name */
+      xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED);
+      t_busy = 0;
+      return NULL;
     }
   }
   int32_t *slot = xb_log_append_local(&g_log, &t_cur, &r, base, path);
@@ -529,13 +545,14 @@ DEF_LIBCALL(int, scandir64, XB_OP_OPENDIR,
 
 /* Records a listing of the directory open as `fd` (its path read back from /proc/self/fd). */
 static int32_t *record_fd(int op, int fd) {
-  if (!g_log.hdr || t_busy) return NULL;
+  if ((!g_log.hdr && !init_early()) || t_busy) return NULL;
   char link[40];
   fmt_fd_link(link, fd);
   t_busy = 1;
   long k = XSYS(SYS_readlinkat, AT_FDCWD, link, t_base, PATH_MAX - 1, 0);
   t_busy = 0;
-  if (k <= 0 || t_base[0] != '/') return NULL;
+  if (k == -ENAMETOOLONG || k >= PATH_MAX - 1) xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED); /* see record_call */
+  if (k <= 0 || k >= PATH_MAX - 1 || t_base[0] != '/') return NULL;
   t_base[k] = 0;
   /* record_call writes from t_base only for relative paths; this one is absolute. */
   return record_call(op, AT_FDCWD, t_base, 0, 0);
@@ -596,26 +613,83 @@ DEF_PATHCALL(int, truncate, XB_OP_TRUNCATE, (const char *p, off_t l), (p, l), p,
              T(SYS_truncate, p, l, 0, 0))
 DEF_PATHCALL(int, truncate64, XB_OP_TRUNCATE, (const char *p, off64_t l), (p, l), p, AT_FDCWD, 0,
              T(SYS_truncate, p, l, 0, 0))
-/* Links: the new name is written; the old one (or a symlink's text) is not a write. */
-DEF_PATHCALL(int, link, XB_OP_LINK, (const char *a, const char *p), (a, p), p, AT_FDCWD, 0,
-             T(SYS_linkat, AT_FDCWD, a, AT_FDCWD, p))
-DEF_PATHCALL(int, linkat, XB_OP_LINK, (int da, const char *a, int d, const char *p, int f), (da, a, d, p, f), p, d, 0,
-             g_tramp(SYS_linkat, da, (long)a, d, (long)p, f, 0))
-DEF_PATHCALL(int, symlink, XB_OP_LINK, (const char *a, const char *p), (a, p), p, AT_FDCWD, 0,
-             T(SYS_symlinkat, a, AT_FDCWD, p, 0))
-DEF_PATHCALL(int, symlinkat, XB_OP_LINK, (const char *a, int d, const char *p), (a, d, p), p, d, 0,
-             T(SYS_symlinkat, a, d, p, 0))
-
-/* Both names of a rename, recorded before the call, results stored after. */
-#define DEF_RENAME(name, params, args, fd1, fd2, flags, raw)                                                           \
+/* Calls on two names (`from`, `to`): both recorded before the call, results stored after. */
+#define DEF_TWO_PATHS(name, params, args, op1, fd1, arg1, op2, fd2, arg2, raw)                                         \
   EXPORT int name params {                                                                                             \
-    int32_t *a = record(XB_OP_RENAME_FROM, fd1, from, flags);                                                          \
-    int32_t *b = record(XB_OP_RENAME_TO, fd2, to, flags);                                                              \
+    int32_t *a = record(op1, fd1, from, arg1);                                                                         \
+    int32_t *b = record(op2, fd2, to, arg2);                                                                           \
     RAW_OR_REAL(int, r, name, args, raw)                                                                               \
     done(a, r < 0);                                                                                                    \
     done(b, r < 0);                                                                                                    \
     return r;                                                                                                          \
   }
+/* Links: the new name is written; the old one is looked up (a hard link's source, not followed
+ * unless AT_SYMLINK_FOLLOW), and a symlink's text is no path at all. */
+#define DEF_LINK(name, params, args, fd1, fd2, follow, raw)                                                            \
+  DEF_TWO_PATHS(name, params, args, XB_OP_STAT, fd1, (follow) ? 0 : NOFOLLOW, XB_OP_LINK, fd2, 0, raw)
+DEF_LINK(link, (const char *from, const char *to), (from, to), AT_FDCWD, AT_FDCWD, 0,
+         T(SYS_linkat, AT_FDCWD, from, AT_FDCWD, to))
+DEF_LINK(linkat, (int d1, const char *from, int d2, const char *to, int f), (d1, from, d2, to, f), d1, d2,
+         f &AT_SYMLINK_FOLLOW, g_tramp(SYS_linkat, d1, (long)from, d2, (long)to, f, 0))
+DEF_PATHCALL(int, symlink, XB_OP_LINK, (const char *a, const char *p), (a, p), p, AT_FDCWD, 0,
+             T(SYS_symlinkat, a, AT_FDCWD, p, 0))
+DEF_PATHCALL(int, symlinkat, XB_OP_LINK, (const char *a, int d, const char *p), (a, d, p), p, d, 0,
+             T(SYS_symlinkat, a, d, p, 0))
+
+/* New nodes: device files and FIFOs (glibc's mkfifo calls its own hidden mknodat). */
+DEF_PATHCALL(int, mknod, XB_OP_MKNOD, (const char *p, mode_t m, dev_t v), (p, m, v), p, AT_FDCWD, m,
+             T(SYS_mknodat, AT_FDCWD, p, m, v))
+DEF_PATHCALL(int, mknodat, XB_OP_MKNOD, (int d, const char *p, mode_t m, dev_t v), (d, p, m, v), p, d, m,
+             T(SYS_mknodat, d, p, m, v))
+DEF_PATHCALL(int, mkfifo, XB_OP_MKNOD, (const char *p, mode_t m), (p, m), p, AT_FDCWD, m | S_IFIFO,
+             T(SYS_mknodat, AT_FDCWD, p, m | S_IFIFO, 0))
+DEF_PATHCALL(int, mkfifoat, XB_OP_MKNOD, (int d, const char *p, mode_t m), (d, p, m), p, d, m | S_IFIFO,
+             T(SYS_mknodat, d, p, m | S_IFIFO, 0))
+
+/* bind of an AF_UNIX socket to a path creates it (abstract names, a leading NUL, are no path).
+ * sun_path need not end in a NUL: its copy here does. */
+EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len) {
+  char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+  const size_t at = offsetof(struct sockaddr_un, sun_path);
+  int32_t *slot = NULL;
+  if (addr && len > at + 1 && addr->sa_family == AF_UNIX) {
+    size_t n = len - at < sizeof path - 1 ? len - at : sizeof path - 1;
+    memcpy(path, (const char *)addr + at, n);
+    path[n] = 0;
+    slot = record(XB_OP_MKNOD, AT_FDCWD, path, S_IFSOCK);
+  }
+  RAW_OR_REAL(int, r, bind, (fd, addr, len), T(SYS_bind, fd, addr, len, 0))
+  done(slot, r < 0);
+  return r;
+}
+
+/* Metadata changes. The calls whose work glibc does in several steps (utime's conversions, a
+ * flagged fchmodat's fallback) go to libc; in hybrid mode the supervisor also sees its calls. */
+static long fchmodat_flags(int d, const char *p, mode_t m, int f) {
+  return real_fchmodat(d, p, m, f) == 0 ? 0 : -errno;
+}
+DEF_PATHCALL(int, chmod, XB_OP_SETATTR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, 0,
+             T(SYS_fchmodat, AT_FDCWD, p, m, 0))
+DEF_LIBCALL(int, lchmod, XB_OP_SETATTR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, NOFOLLOW)
+DEF_PATHCALL(int, fchmodat, XB_OP_SETATTR, (int d, const char *p, mode_t m, int f), (d, p, m, f), p, d, f &NOFOLLOW,
+             f ? fchmodat_flags(d, p, m, f) : T(SYS_fchmodat, d, p, m, 0))
+DEF_PATHCALL(int, chown, XB_OP_SETATTR, (const char *p, uid_t u, gid_t g), (p, u, g), p, AT_FDCWD, 0,
+             T(SYS_fchownat, AT_FDCWD, p, u, g))
+DEF_PATHCALL(int, lchown, XB_OP_SETATTR, (const char *p, uid_t u, gid_t g), (p, u, g), p, AT_FDCWD, NOFOLLOW,
+             g_tramp(SYS_fchownat, AT_FDCWD, (long)p, u, g, NOFOLLOW, 0))
+DEF_PATHCALL(int, fchownat, XB_OP_SETATTR, (int d, const char *p, uid_t u, gid_t g, int f), (d, p, u, g, f), p, d,
+             f &NOFOLLOW, g_tramp(SYS_fchownat, d, (long)p, u, g, f, 0))
+DEF_LIBCALL(int, utime, XB_OP_SETATTR, (const char *p, const struct utimbuf *t), (p, t), p, AT_FDCWD, 0)
+DEF_LIBCALL(int, utimes, XB_OP_SETATTR, (const char *p, const struct timeval t[2]), (p, t), p, AT_FDCWD, 0)
+DEF_LIBCALL(int, lutimes, XB_OP_SETATTR, (const char *p, const struct timeval t[2]), (p, t), p, AT_FDCWD, NOFOLLOW)
+DEF_LIBCALL(int, futimesat, XB_OP_SETATTR, (int d, const char *p, const struct timeval t[2]), (d, p, t), p, d, 0)
+/* A NULL path is futimens (an fd): record() skips it. */
+DEF_PATHCALL(int, utimensat, XB_OP_SETATTR, (int d, const char *p, const struct timespec t[2], int f), (d, p, t, f), p,
+             d, f &NOFOLLOW, T(SYS_utimensat, d, p, t, f))
+
+/* Both names of a rename are written. */
+#define DEF_RENAME(name, params, args, fd1, fd2, flags, raw)                                                           \
+  DEF_TWO_PATHS(name, params, args, XB_OP_RENAME_FROM, fd1, flags, XB_OP_RENAME_TO, fd2, flags, raw)
 DEF_RENAME(rename, (const char *from, const char *to), (from, to), AT_FDCWD, AT_FDCWD, 0,
            T(SYS_renameat, AT_FDCWD, from, AT_FDCWD, to))
 DEF_RENAME(renameat, (int fd1, const char *from, int fd2, const char *to), (fd1, from, fd2, to), fd1, fd2, 0,
@@ -628,6 +702,54 @@ DEF_RENAME(renameat2, (int fd1, const char *from, int fd2, const char *to, unsig
 #else /* arm64 has only getdents64 */
 #define XB_IS_GETDENTS(nr) 0
 #endif
+
+/* A call on a path that syscall(2) below does not decode: preload mode cannot record it. */
+static int undecoded_file_call(long nr) {
+  switch (nr) {
+  case SYS_faccessat:
+  case SYS_faccessat2:
+  case SYS_readlinkat:
+  case SYS_execve:
+  case SYS_execveat:
+  case SYS_renameat:
+  case SYS_renameat2:
+  case SYS_unlinkat:
+  case SYS_mkdirat:
+  case SYS_chdir:
+  case SYS_truncate:
+  case SYS_linkat:
+  case SYS_symlinkat:
+  case SYS_statfs:
+  case SYS_mknodat:
+  case SYS_fchmodat:
+  case SYS_fchownat:
+  case SYS_utimensat:
+#ifdef SYS_open /* x86-64's pre-*at calls */
+  case SYS_open:
+  case SYS_creat:
+  case SYS_stat:
+  case SYS_lstat:
+  case SYS_access:
+  case SYS_readlink:
+  case SYS_rename:
+  case SYS_unlink:
+  case SYS_mkdir:
+  case SYS_rmdir:
+  case SYS_link:
+  case SYS_symlink:
+  case SYS_chmod:
+  case SYS_chown:
+  case SYS_lchown:
+  case SYS_utime:
+  case SYS_utimes:
+  case SYS_futimesat:
+  case SYS_mknod:
+#endif
+    return 1;
+  default:
+    return 0;
+  }
+}
 
 /* syscall(2) itself: the way programs reach calls glibc has no wrapper for (openat2), or that
  * they make raw (getdents64). */
@@ -644,6 +766,16 @@ EXPORT long syscall(long nr, ...) {
     slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)flags);
   } else if (nr == SYS_getdents64 || XB_IS_GETDENTS(nr)) {
     slot = record_fd(XB_OP_READDIR, (int)a);
+  } else if (nr == SYS_statx) { /* libuv's stat (node's fs.statSync) */
+    slot = record(XB_OP_STAT, (int)a, (const char *)b, (uint32_t)c);
+  } else if (nr == SYS_newfstatat) {
+    slot = record(XB_OP_STAT, (int)a, (const char *)b, (uint32_t)d);
+  } else if (nr == SYS_openat) {
+    slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)c);
+  } else if (nr == SYS_io_uring_setup && !g_tramp) {
+    xb_log_flag(&g_log, XB_FLAG_IO_URING_UNTRACED); /* its ring's file operations: no shim sees them */
+  } else if (!g_tramp && undecoded_file_call(nr)) {
+    xb_log_flag(&g_log, XB_FLAG_RAW_UNTRACED); /* in hybrid mode the filter sees it */
   }
   /* Only a call recorded here may bypass the filter; any other goes to it as from libc. */
   long r = set_errno(slot && g_tramp ? g_tramp(nr, a, b, c, d, e, f) : xb_sys6(nr, a, b, c, d, e, f));
@@ -746,6 +878,25 @@ static char **traced_env(char *const envp[], struct exec_buf *b, int secure) {
   return b->env;
 }
 
+/*
+ * access(2) of `path` as the image about to be exec'd will have it: a process that is not root
+ * keeps no capabilities through an exec (setpriv --reuid keeps CAP_DAC_OVERRIDE until then), so
+ * the check runs with the effective set emptied for its duration. Raw calls, no records.
+ */
+static long access_as_next_image(const char *path, int mode, long euid) {
+  struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+  struct __user_cap_data_struct had[2], none[2];
+  int dropped = 0;
+  if (euid != 0 && xb_sys(SYS_capget, (long)&h, (long)had, 0, 0, 0) == 0 && (had[0].effective | had[1].effective)) {
+    memcpy(none, had, sizeof none);
+    none[0].effective = none[1].effective = 0;
+    dropped = xb_sys(SYS_capset, (long)&h, (long)none, 0, 0, 0) == 0;
+  }
+  long r = XSYS(SYS_faccessat2, AT_FDCWD, path, mode, AT_EACCESS, 0);
+  if (dropped && xb_sys(SYS_capset, (long)&h, (long)had, 0, 0, 0) != 0) r = -EPERM; /* cannot happen: our own set */
+  return r;
+}
+
 /* Who this process was when the shim loaded and opened the log (so both were open to it). */
 static long g_euid = -1, g_egid = -1;
 static const char *g_logpath = "";
@@ -759,17 +910,23 @@ static const char *g_logpath = "";
  */
 static int shim_cannot_follow(const char *path) {
   long euid = xb_sys(SYS_geteuid, 0, 0, 0, 0, 0), egid = xb_sys(SYS_getegid, 0, 0, 0, 0, 0);
-  if (xb_sys(SYS_getuid, 0, 0, 0, 0, 0) != euid || xb_sys(SYS_getgid, 0, 0, 0, 0, 0) != egid) return 1;
-  if (euid != g_euid || egid != g_egid) {
-    long a = XSYS(SYS_faccessat2, AT_FDCWD, g_self, R_OK, AT_EACCESS, 0);
-    long b = XSYS(SYS_faccessat2, AT_FDCWD, g_logpath, R_OK | W_OK, AT_EACCESS, 0);
-    if ((a != 0 && a != -ENOSYS) || (b != 0 && b != -ENOSYS)) return 1;
+  int cannot = xb_sys(SYS_getuid, 0, 0, 0, 0, 0) != euid || xb_sys(SYS_getgid, 0, 0, 0, 0, 0) != egid;
+  if (!cannot && (euid != g_euid || egid != g_egid)) {
+    long a = access_as_next_image(g_self, R_OK, euid);
+    long b = access_as_next_image(g_logpath, R_OK | W_OK, euid);
+    cannot = (a != 0 && a != -ENOSYS) || (b != 0 && b != -ENOSYS);
   }
-  if (!path || xb_sys(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1) return 0;
   struct stat st;
-  if (XSYS(SYS_newfstatat, AT_FDCWD, path, &st, 0, 0) != 0) return 0;
-  if (st.st_mode & (S_ISUID | S_ISGID)) return 1;
-  return XSYS(SYS_getxattr, path, "security.capability", NULL, 0, 0) > 0;
+  if (!path || XSYS(SYS_newfstatat, AT_FDCWD, path, &st, 0, 0) != 0) return cannot;
+  int caps = XSYS(SYS_getxattr, path, "security.capability", NULL, 0, 0) > 0;
+  if (xb_sys(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+    return cannot || (st.st_mode & (S_ISUID | S_ISGID)) || caps;
+  /* no_new_privs (the seccomp filter's, in hybrid mode): the program runs without the privileges
+   * it would take, and the trace says so (the exec is made from the trampoline: S does not see it). */
+  if (((st.st_mode & S_ISUID) && st.st_uid != euid) || ((st.st_mode & S_ISGID) && st.st_gid != egid) ||
+      (caps && euid != 0))
+    xb_log_flag(&g_log, XB_FLAG_SETUID_UNPRIVILEGED);
+  return cannot;
 }
 
 /* The shim will not be in the image `path` runs: say so when nothing else sees it (preload mode). */
@@ -779,7 +936,11 @@ static void note_secure(void) {
 
 /* In preload mode, a static program runs untraced: say so. */
 static void note_static(const char *path) {
-  if (!g_tramp && !t_busy && xb_needs_seccomp(path)) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
+  if (g_tramp || t_busy) return;
+  t_busy = 1; /* its look at the ELF header goes through syscall(2), which records openat */
+  int untraced = xb_needs_seccomp(path);
+  t_busy = 0;
+  if (untraced) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
 }
 
 /*
@@ -1048,7 +1209,12 @@ static int attach_log(const char *path) {
   return err;
 }
 
+/* Set once the set-up below has run (or started), from its constructor or from init_early. */
+static int g_init_ran;
+
 __attribute__((constructor)) static void xbench_preload_init(void) {
+  if (g_init_ran) return;
+  g_init_ran = 1;
   const char *logpath = getenv(XB_ENV_LOG);
   if (!logpath) return;
   t_busy = 1;
@@ -1092,4 +1258,15 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
     int32_t *slot = record(XB_OP_PROC, AT_FDCWD, t_base, (uint32_t)xb_sys(SYS_getppid, 0, 0, 0, 0, 0));
     xb_log_set_result(slot, 0);
   }
+}
+
+/*
+ * Another library's constructor can run before this one (ld.so initializes the objects loaded
+ * after the shim first: libselinux reads /proc/filesystems and /etc/selinux/config there). The
+ * first call recorded sets the shim up then, instead of letting those accesses go unseen.
+ */
+static int init_early(void) {
+  if (g_init_ran || t_busy) return 0;
+  xbench_preload_init();
+  return g_log.hdr != NULL;
 }

@@ -24,6 +24,9 @@
  *              reported. When the kernel or a sandbox refuses seccomp, auto and seccomp fall
  *              back to the shim alone and the log says so (XB_FLAG_SECCOMP_REFUSED).
  *   --preload  the shim; default `libxbench-preload.so` next to this binary.
+ *   --ignore-signals N,N  signals (numbers) to ignore for the whole tree and never forward: the
+ *              ones the caller was started with ignored (nohup's HUP), which its runtime's spawn
+ *              reset to the default for this process.
  *   --die-with-parent  also kill the traced tree when the supervisor's parent dies, then
  *              delete the log and its folder if that is left empty: nobody is left to read
  *              them (xbench's own trace() passes it, with the log in a folder of its own).
@@ -210,6 +213,19 @@ static void remove_log(const char *log) {
   }
 }
 
+/* --ignore-signals N,N...: the signals the caller's own caller ignored, which the caller's
+ * runtime reset when it spawned this (Bun, libuv): ignored again, the command inherits them as
+ * it would untraced (nohup's HUP), and nothing forwards them. */
+static void ignore_signals(const char *list) {
+  for (const char *p = list; *p;) {
+    char *end;
+    long sig = strtol(p, &end, 10);
+    if (end == p || sig <= 0 || sig >= NSIG || (*end && *end != ',')) usage();
+    if (signal((int)sig, SIG_IGN) == SIG_ERR) die("signal", errno);
+    p = *end ? end + 1 : end;
+  }
+}
+
 /* Orphans of the tree reparent to a subreaper, which waits for them. qemu-user (an arm64 binary
  * on an x86-64 host through binfmt_misc) refuses it with EINVAL: then the tree is waited for
  * through its parents, and a process orphaned in it (a daemon) may outlive the trace. */
@@ -252,6 +268,8 @@ int main(int argc, char **argv) {
         usage();
     } else if (strcmp(a, "--preload") == 0 && i + 1 < argc) {
       preload = argv[++i];
+    } else if (strcmp(a, "--ignore-signals") == 0 && i + 1 < argc) {
+      ignore_signals(argv[++i]);
     } else if (strcmp(a, "--die-with-parent") == 0) {
       die_with_parent = 1;
     } else if (strcmp(a, "--log") == 0 && i + 1 < argc) {

@@ -207,8 +207,13 @@ static int set_handler(int sig, void (*fn)(int, siginfo_t *, void *), int flags)
 
 static const int k_forwarded[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2};
 
+/* A signal ignored when the supervisor starts (nohup's HUP, a script's `&` INT and QUIT) stays
+ * ignored: the command inherits that through exec, as it would untraced, and nothing forwards it. */
 int xb_install_forwarding(void) {
   for (unsigned i = 0; i < sizeof k_forwarded / sizeof k_forwarded[0]; i++) {
+    struct sigaction old;
+    if (sigaction(k_forwarded[i], 0, &old) != 0) return -EINVAL;
+    if (old.sa_handler == SIG_IGN) continue;
     int err = set_handler(k_forwarded[i], forward, SA_RESTART);
     if (err) return err;
   }

@@ -67,7 +67,7 @@ extern uint64_t xb_orig_sigmask;
  * command); terminal-generated ones are not relayed (the command gets its own copy). Installed
  * in L before the split, so S inherits it. 0 or -errno.
  */
-int xb_install_forwarding(void);
+int xb_install_forwarding(void); /* skips signals ignored now (they stay ignored) */
 
 /* S's parent-death signal: L is gone, so kill the tree, and keep killing what reparents here. */
 #define XB_PARENT_DEATH_SIGNAL SIGPWR

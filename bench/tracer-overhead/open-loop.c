@@ -8,12 +8,10 @@
  *                           path, so every open is a first-time record for the shim (it skips
  *                           repeats of a path a thread accessed recently).
  *   open-loop PATH N ab     interleaves blocks of 200 opens through libc's open() (which the
- *                           preload shim interposes) with blocks through syscall(SYS_openat)
- *                           (which it cannot see); prints the fastest block of each,
- *                           "libc_ns raw_ns" per open+close (the fastest block is the one
- *                           nothing else interrupted).
- *                           Their difference, minus the same difference untraced, is the
- *                           shim's own cost, measured in one process under one set of
+ *                           preload shim interposes) with blocks of raw openat system calls
+ *                           (inline, no libc: the shim decodes openat made through syscall(2)); prints the fastest
+ * block of each, "libc_ns raw_ns" per open+close (the fastest block is the one nothing else interrupted). Their
+ * difference, minus the same difference untraced, is the shim's own cost, measured in one process under one set of
  *                           conditions: robust on a noisy machine.
  */
 #define _GNU_SOURCE
@@ -23,6 +21,9 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+
+#include "../../native/sys.h"
+
 #include <unistd.h>
 
 static double clock_ns(clockid_t id) {
@@ -52,7 +53,7 @@ static int via_libc(const char *path, long n) {
 
 static int via_syscall(const char *path, long n) {
   for (long i = 0; i < n; i++) {
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, next_path(path), O_RDONLY);
+    int fd = (int)xb_sys(SYS_openat, AT_FDCWD, (long)next_path(path), O_RDONLY, 0, 0);
     if (fd < 0) return 1;
     close(fd);
   }

@@ -22,9 +22,6 @@ export interface TraceFlags {
   output?: string;
 }
 
-/** Signals the command should decide about; xbench only waits for its verdict. */
-const PASSED_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGQUIT", "SIGTERM", "SIGHUP"];
-
 /**
  * The flags of a plain `trace [--backend B] [--format F] [-o FILE] -- CMD...`, or undefined
  * for anything else (help, an unknown or repeated flag, a bad value, no command), which the
@@ -78,16 +75,10 @@ export function checkOutputPath(file: string): void {
 export async function runTrace(flags: TraceFlags, command: string[]): Promise<number> {
   if (flags.output) checkOutputPath(flags.output);
   if (EXPERIMENTAL_TRACE_OS.has(process.platform)) writeDirect(2, `${EXPERIMENTAL_NOTICE}\n`);
-  // The supervisor forwards kill()-sent signals and the terminal signals the whole group:
-  // xbench stays alive to report and to exit the way the command did.
-  const ignore = () => {};
-  for (const s of PASSED_SIGNALS) process.on(s, ignore);
-  let result;
-  try {
-    result = await trace(command[0]!, command.slice(1), { backend: flags.backend, stdio: "inherit" });
-  } finally {
-    for (const s of PASSED_SIGNALS) process.off(s, ignore);
-  }
+  // Signals sent to xbench go on to the command (the terminal's reach it directly): the command
+  // decides, xbench stays alive to report and exits the way the command did.
+  const result = await trace(command[0]!, command.slice(1), { backend: flags.backend, stdio: "inherit", forwardSignals: true });
+  for (const change of result.changes) writeDirect(2, `xbench: warning: the command ran differently under the tracer: ${change}\n`);
   if (!result.complete) writeDirect(2, `xbench: warning: trace incomplete: ${result.incompleteReasons.join("; ")}\n`);
   if (flags.output) {
     writeFileSync(flags.output, formatAccesses(result, flags.format));

@@ -51,6 +51,9 @@ export function intendedModes(op: number, arg: number): AccessMode[] {
     case OP.RMDIR:
     case OP.TRUNCATE:
     case OP.LINK:
+    case OP.MKNOD:
+    // A metadata change is an output: a build cache keyed on mode or mtime must see it.
+    case OP.SETATTR:
       return ["write"];
     default:
       return [];

@@ -42,6 +42,7 @@ export function formatAccesses(result: TraceResult, format: TraceFormat): string
         backendsUsed: result.backendsUsed,
         complete: result.complete,
         incompleteReasons: result.incompleteReasons,
+        changes: result.changes,
         exitCode: result.exitCode,
         ...(result.signal ? { signal: result.signal } : {}),
         accesses: sorted.map(accessJson),

@@ -11,6 +11,8 @@ export interface LaunchOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   stdio?: StdioOptions;
+  /** Called with the launcher's pid as soon as it runs (to forward signals to it). */
+  onSpawn?: (pid: number) => void;
 }
 
 export interface LaunchResult {
@@ -48,6 +50,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   const stdio = bunStdio(o.stdio);
   if (globalThis.Bun && stdio) {
     const child = Bun.spawn([o.launcher, ...o.argv], { cwd: o.cwd, env: o.env ?? process.env, stdio });
+    o.onSpawn?.(child.pid);
     await child.exited;
     const signal = child.signalCode as NodeJS.Signals | null;
     return signal ? { exitCode: null, signal } : { exitCode: child.exitCode ?? 0 };
@@ -56,6 +59,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(o.launcher, o.argv, { cwd: o.cwd, env: o.env, stdio: o.stdio ?? "inherit" });
     child.once("error", reject);
+    if (child.pid !== undefined) o.onSpawn?.(child.pid);
     child.once("close", (code, signal) => resolve(signal ? { exitCode: null, signal } : { exitCode: code ?? 0 }));
   });
 }

@@ -30,6 +30,10 @@ export const OP = {
   TRUNCATE: 14,
   LINK: 15,
   READDIR: 16,
+  /** mknod, mkfifo, bind of an AF_UNIX path socket: a new node. */
+  MKNOD: 17,
+  /** chmod, chown, utime families: a change of the path's metadata. */
+  SETATTR: 18,
 } as const;
 
 export const SRC_PRELOAD = 1;
@@ -56,7 +60,13 @@ export const FLAG = {
   SHIM_DROPPED: 0x200,
   SIP_STRIPPED: 0x400,
   CHILD_UNTRACED: 0x800,
-  INCOMPLETE: 0xff0,
+  PATH_UNRESOLVED: 0x1000,
+  IO_URING_UNTRACED: 0x2000,
+  SETUID_UNPRIVILEGED: 0x4000,
+  RAW_UNTRACED: 0x8000,
+  INCOMPLETE: 0xfff0,
+  /** The command ran differently from an untraced run; what ran was traced (not INCOMPLETE). */
+  CHANGED_IO_URING: 0x10000,
 } as const;
 
 export interface LogHeader {

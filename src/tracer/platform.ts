@@ -22,19 +22,36 @@ export const EXPERIMENTAL_TRACE_OS: ReadonlySet<NodeJS.Platform> = new Set(["dar
 export const EXPERIMENTAL_NOTICE =
   "xbench: note: tracing on macOS is experimental (built and checked, not yet run on a Mac); programs under /usr/bin, /bin and other SIP-protected folders run untraced";
 
+export interface LauncherOptions {
+  backend: TraceBackend;
+  library: string;
+  log: string;
+  /** Signal numbers the command should start with ignored (Linux: --ignore-signals). */
+  ignoreSignals?: readonly number[];
+}
+
 export interface TracerKind {
   /** The launcher's file name in the helper folder. */
   launcher: string;
   /** The library it injects, in the helper folder. */
   library: string;
   /** The launcher's argv before `--`, given the two helpers' paths. */
-  args(o: { backend: TraceBackend; library: string; log: string }): string[];
+  args(o: LauncherOptions): string[];
 }
 
 const LINUX: TracerKind = {
   launcher: SUPERVISOR,
   library: PRELOAD_SHIM,
-  args: (o) => ["--backend", o.backend, "--preload", o.library, "--log", o.log, "--die-with-parent"],
+  args: (o) => [
+    "--backend",
+    o.backend,
+    "--preload",
+    o.library,
+    "--log",
+    o.log,
+    ...(o.ignoreSignals?.length ? ["--ignore-signals", o.ignoreSignals.join(",")] : []),
+    "--die-with-parent",
+  ],
 };
 
 const DARWIN: TracerKind = {
@@ -65,11 +82,6 @@ export function tracerKind(platform: NodeJS.Platform, backend: TraceBackend): Tr
 }
 
 /** The launcher's full argv for running `command args` traced. */
-export function launcherArgs(
-  kind: TracerKind,
-  o: { backend: TraceBackend; library: string; log: string },
-  command: string,
-  args: string[],
-): string[] {
+export function launcherArgs(kind: TracerKind, o: LauncherOptions, command: string, args: string[]): string[] {
   return [...kind.args(o), "--", command, ...args];
 }

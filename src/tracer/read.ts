@@ -7,6 +7,8 @@ export interface AccessLog {
   accesses: Access[];
   complete: boolean;
   incompleteReasons: string[];
+  /** How the command ran differently under the tracer (see changes()). */
+  changes: string[];
   backendsUsed: UsedBackend[];
   header: LogHeader;
   /** Records skipped because a writer died mid-record. */
@@ -42,8 +44,25 @@ export function incompleteReasons(header: LogHeader): string[] {
     reasons.push(
       "a program protected by macOS System Integrity Protection (/usr/bin, /bin, ...) ran, or ran a script; it and its children were not traced",
     );
+  if (f & FLAG.PATH_UNRESOLVED)
+    reasons.push("a path was reached through a folder whose name is longer than the kernel names (4,096 bytes); it was not recorded");
+  if (f & FLAG.IO_URING_UNTRACED) reasons.push("the command used io_uring, whose file operations --backend preload cannot see");
+  if (f & FLAG.RAW_UNTRACED)
+    reasons.push("a program made a file system call through syscall(2) that --backend preload does not decode (auto and seccomp see it)");
+  if (f & FLAG.SETUID_UNPRIVILEGED)
+    reasons.push(
+      "a setuid, setgid or file-capability program ran without its privileges (the seccomp filter sets no_new_privs); --backend preload keeps them but cannot trace it",
+    );
   if (header.dropped > 0) reasons.push(`${header.dropped} records did not fit in the log`);
   return reasons;
+}
+
+/** How the command ran differently from an untraced run (its trace is still whole), in words. */
+export function changes(header: LogHeader): string[] {
+  const out: string[] = [];
+  if (header.flags & FLAG.CHANGED_IO_URING)
+    out.push("io_uring_setup was refused (ENOSYS), since no tracer sees a ring's file operations; the program went on without io_uring");
+  return out;
 }
 
 /** Parses a log written by a launcher (its --log FILE) into deduplicated accesses. */
@@ -59,6 +78,7 @@ export function readAccessLog(file: string, options: CollectOptions = {}): Acces
     accesses: collector.finish(),
     complete: reasons.length === 0,
     incompleteReasons: reasons,
+    changes: changes(header),
     backendsUsed: used,
     header,
     torn,

@@ -9,6 +9,7 @@ import type { StdioOptions } from "node:child_process";
 import { XbenchError } from "../errors.ts";
 import { helperPath } from "../helpers/index.ts";
 import { launch } from "./launch.ts";
+import { forwardSignals, ignoredAtStartNumbers } from "./signals.ts";
 import { launcherArgs, tracerKind } from "./platform.ts";
 import { traceScratchRoot } from "./scratch.ts";
 import type { AccessLog } from "./read.ts";
@@ -20,6 +21,14 @@ export interface TraceOptions {
   env?: NodeJS.ProcessEnv;
   /** Default "inherit": the command shares xbench's stdin, stdout and stderr. */
   stdio?: StdioOptions;
+  /**
+   * Send SIGTERM, SIGHUP, SIGINT and SIGQUIT that this process receives on to the command (the
+   * terminal's own INT, QUIT and HUP excepted: they reach the command directly), and stay alive
+   * meanwhile to report. Signals this process was started with ignored (nohup's HUP) stay
+   * ignored for the command, as they would untraced. For CLIs; a library caller keeps its own
+   * signal handling by default.
+   */
+  forwardSignals?: boolean;
 }
 
 export interface TraceResult {
@@ -30,6 +39,8 @@ export interface TraceResult {
   /** False when something may be missing (see incompleteReasons). */
   complete: boolean;
   incompleteReasons: string[];
+  /** How the command ran differently from an untraced run (io_uring refused); empty if it did not. */
+  changes: string[];
   /** The backend asked for. */
   backend: TraceBackend;
   /** The backends that actually recorded. */
@@ -52,9 +63,13 @@ export async function trace(command: string, args: string[], options: TraceOptio
   const library = helperPath(kind.library);
   const dir = mkdtempSync(join(traceScratchRoot(), "xbench-trace-"));
   const log = join(dir, "trace.log");
+  // Installed before the launch: a signal that comes meanwhile is forwarded once it runs.
+  const ignoreSignals = options.forwardSignals ? ignoredAtStartNumbers() : [];
+  const forwarder = options.forwardSignals ? forwardSignals() : undefined;
   try {
-    const argv = launcherArgs(kind, { backend, library, log }, command, args);
-    const running = launch({ launcher, argv, cwd: options.cwd, env: options.env, stdio: options.stdio });
+    const argv = launcherArgs(kind, { backend, library, log, ignoreSignals }, command, args);
+    const onSpawn = forwarder ? (pid: number) => forwarder.attach(pid) : undefined;
+    const running = launch({ launcher, argv, cwd: options.cwd, env: options.env, stdio: options.stdio, onSpawn });
     const reader = import("./read.ts");
     const status = await running;
     const { readAccessLog } = await reader;
@@ -73,10 +88,12 @@ export async function trace(command: string, args: string[], options: TraceOptio
       accesses: parsed.accesses,
       complete: parsed.complete,
       incompleteReasons: parsed.incompleteReasons,
+      changes: parsed.changes,
       backend,
       backendsUsed: parsed.backendsUsed,
     };
   } finally {
+    forwarder?.remove();
     removeScratch(dir, log);
   }
 }

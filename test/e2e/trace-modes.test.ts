@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { join } from "pathe";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "pathe";
 import { tempDir, xbench } from "../support/xbench.ts";
 import { PYTHON, compile, fixture, have, traceRun } from "../support/trace.ts";
 
@@ -17,10 +17,43 @@ afterAll(tmp.cleanup);
 const calls = join(dir, "calls");
 const callsStatic = join(dir, "calls-static");
 const secure = join(dir, "secure");
+/** A program linked to a library whose constructor opens $CTOR_FILE (argv[1], via /proc/self/cmdline). */
+const ctorProgram = join(dir, "ctor", "main");
+/** A setuid-root program that prints its effective uid, where another user can run it. */
+const euid = join(dir, "pub", "euid");
 beforeAll(() => {
   compile("gcc", ["-O2", "-o", calls, fixture("calls.c")]);
   if (have("musl-gcc")) compile("musl-gcc", ["-static", "-O2", "-o", callsStatic, fixture("calls.c")]);
   compile("gcc", ["-O2", "-o", secure, fixture("secure.c")]);
+  mkdirSync(dirname(euid));
+  writeFileSync(`${euid}.c`, '#include <stdio.h>\n#include <unistd.h>\nint main(void) { printf("%d\\n", (int)geteuid()); return 0; }\n');
+  compile("gcc", ["-O2", "-o", euid, `${euid}.c`]);
+  for (const d of [dir, dirname(euid)]) chmodSync(d, 0o755); // mkdtemp's 0700 would stop the other user
+  chmodSync(euid, 0o4755);
+  const ctorDir = dirname(ctorProgram);
+  mkdirSync(ctorDir);
+  // The library's constructor reads the file named by the program's first argument.
+  writeFileSync(
+    join(ctorDir, "ctor.c"),
+    `#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+__attribute__((constructor)) static void early(void) {
+  char a[4096] = {0};
+  int c = open("/proc/self/cmdline", O_RDONLY);
+  if (c < 0) return;
+  ssize_t n = read(c, a, sizeof a - 1);
+  close(c);
+  if (n <= 0) return;
+  const char *file = a + strlen(a) + 1;
+  int fd = open(file, O_RDONLY);
+  if (fd >= 0) close(fd);
+}
+`,
+  );
+  writeFileSync(join(ctorDir, "main.c"), "int main(void) { return 0; }\n");
+  compile("gcc", ["-shared", "-fPIC", "-O2", "-o", join(ctorDir, "libctor.so"), join(ctorDir, "ctor.c")]);
+  compile("gcc", ["-O2", "-o", ctorProgram, join(ctorDir, "main.c"), "-Wl,--no-as-needed", `-L${ctorDir}`, "-lctor", "-Wl,-rpath,$ORIGIN"]);
 });
 
 /** A fresh folder per test and backend. */
@@ -113,6 +146,79 @@ describe.each(["auto", "preload", "seccomp"])("backend %s", (backend) => {
     expect(trace.accesses.find((a) => a.path === d)?.modes).toEqual(["stat"]);
   });
 
+  test("8. creations and metadata changes are writes: mkfifo, mknod, bind, chmod, chown, utimensat; link's source a stat", () => {
+    expectNodes(calls, backend, flags);
+  });
+
+  test('9. fexecve (execveat(fd, "", AT_EMPTY_PATH)) records the program as exec', () => {
+    const r = traceRun([calls, "fexecve", TRUE], flags);
+    expect(r.code).toBe(0);
+    expect(r.modes.get(TRUE)).toContain("exec");
+  });
+
+  test("10. io_uring: refused under auto and seccomp (ENOSYS, said on stderr), untraced under preload (incomplete)", () => {
+    const r = traceRun([calls, "iouring", "x"], flags);
+    expect(r.code).toBe(0);
+    if (backend === "preload") {
+      expect(r.trace.complete).toBe(false);
+      expect(r.trace.incompleteReasons.join(" ")).toContain("io_uring");
+    } else {
+      expect(r.stdout).toBe("ENOSYS\n");
+      expect(r.trace.complete).toBe(true); // what ran was traced
+      expect(r.trace.changes.join(" ")).toContain("io_uring_setup was refused");
+      expect(r.stderr.match(/ran differently under the tracer: io_uring/g)?.length).toBe(1);
+    }
+  });
+
+  // A setuid program under auto and seccomp runs without its privileges (no_new_privs): the trace
+  // says so, and no ld.so message reaches the command's stderr on any backend.
+  test.skipIf(process.getuid?.() !== 0 || !have("setpriv"))(
+    "11. a setuid program run by another user: said in the trace, no ld.so line",
+    () => {
+      const r = traceRun(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", euid], flags);
+      expect(r.code).toBe(0);
+      expect(r.stderr).not.toContain("ld.so");
+      expect(r.trace.complete).toBe(false);
+      expect(r.trace.incompleteReasons.join(" ")).toContain(backend === "preload" ? "another user" : "without its privileges");
+    },
+  );
+
+  test("12. one rule per mode: a failed open of /dev/tty (ENXIO) and a symlink loop are stat; a failed lookup before a creation stays missing", () => {
+    const d = work(`agree-${backend}`);
+    symlinkSync("loop2", join(d, "loop1"));
+    symlinkSync("loop1", join(d, "loop2"));
+    // setsid: no controlling terminal, so /dev/tty cannot be opened (ENXIO) however the tests run.
+    const script = `cd ${d}; test -e sym || ln -s target sym; cat loop1; true </dev/tty; exit 0`;
+    const r = traceRun(["setsid", "-w", "sh", "-c", `${script} 2>/dev/null; exit 0`], flags);
+    expect(r.code).toBe(0);
+    expect(r.modes.get("/dev/tty")).toEqual(["stat"]);
+    expect(r.modes.get(join(d, "loop1"))).toEqual(["stat"]);
+    expect(r.modes.get(join(d, "sym"))).toEqual(["write", "missing"]);
+  });
+
+  test("13. through syscall(2): statx (libuv's stat) is a stat; a call preload does not decode marks its trace incomplete", () => {
+    const d = work(`raw-${backend}`);
+    writeFileSync(join(d, "f"), "f");
+    const r = traceRun([calls, "rawcalls", join(d, "f")], flags);
+    expect(r.code).toBe(0);
+    expect(r.modes.get(join(d, "f"))).toEqual(["stat"]);
+    if (backend === "preload") {
+      expect(r.trace.complete).toBe(false);
+      expect(r.trace.incompleteReasons.join(" ")).toContain("syscall(2)");
+    } else {
+      expect(r.modes.get(join(d, "f.d"))).toEqual(["write"]);
+      expect(r.trace.complete).toBe(true);
+    }
+  });
+
+  test("14. a library's constructor, run before the shim's, is traced", () => {
+    const d = work(`ctor-${backend}`);
+    writeFileSync(join(d, "seen-by-ctor"), "x");
+    const r = traceRun([ctorProgram, join(d, "seen-by-ctor")], flags);
+    expect(r.code).toBe(0);
+    expect(r.modes.get(join(d, "seen-by-ctor"))).toEqual(["read"]);
+  });
+
   // A program that drops to another user (the shim and the log are closed to it), or whose exec
   // the loader runs securely (uid != euid): ld.so would print an error into the command's stderr.
   test.skipIf(process.getuid?.() !== 0).each([
@@ -134,7 +240,33 @@ describe.each(["auto", "preload", "seccomp"])("backend %s", (backend) => {
   });
 });
 
+/** The real path of true(1): fexecve's fd names the file, not the link to it. */
+const TRUE = realpathSync(existsSync("/usr/bin/true") ? "/usr/bin/true" : "/bin/true");
+
+/** `calls nodes` in a fresh folder: each new node and metadata change is a write (issue 29, 1). */
+function expectNodes(program: string, backend: string, flags: string[]): void {
+  const d = work(`nodes-${backend}-${program === calls ? "dyn" : "static"}`);
+  writeFileSync(join(d, "file"), "f");
+  symlinkSync("file", join(d, "sym"));
+  const r = traceRun([program, "nodes", d], flags);
+  expect(r.code).toBe(0);
+  for (const name of ["fifo", "node", "sock", "hard", "sym"]) expect([name, r.modes.get(join(d, name))]).toEqual([name, ["write"]]);
+  expect(r.modes.get(join(d, "file"))).toEqual(["write", "stat"]); // chmod etc.; link's source
+  expect(r.modes.get(join(d, "file2"))).toEqual(["missing"]); // utimes of a missing file
+  expect(r.trace.complete).toBe(true);
+}
+
 describe.skipIf(!have("musl-gcc"))("a static program (no shim)", () => {
+  test.each(["auto", "seccomp"])("8. its creations and metadata changes are writes (--backend %s)", (backend) => {
+    expectNodes(callsStatic, backend, ["--backend", backend]);
+  });
+
+  test.each(["auto", "seccomp"])("9. its fexecve records an exec (--backend %s)", (backend) => {
+    const r = traceRun([callsStatic, "fexecve", TRUE], ["--backend", backend]);
+    expect(r.code).toBe(0);
+    expect(r.modes.get(TRUE)).toContain("exec");
+  });
+
   test.each(["auto", "seccomp"])("1. its getdents64 listing is readdir (--backend %s)", (backend) => {
     const d = work(`list-static-${backend}`);
     const r = traceRun([callsStatic, "listdir", d], ["--backend", backend]);

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { tempDir } from "../support/xbench.ts";
-import { compile, fixture, have, traceRun } from "../support/trace.ts";
+import { PYTHON, compile, fixture, have, traceRun } from "../support/trace.ts";
 
 const tmp = tempDir("xbench-trace-paths-");
 const dir = realpathSync(tmp.dir);
@@ -74,5 +74,41 @@ describe("repeated accesses (the shim skips repeats of a successful access)", ()
     const r = traceRun([bin, target], ["--backend", backend]);
     expect(r.code).toBe(0);
     expect(r.modes.get(target)).toEqual(["read", "write", "missing"]);
+  });
+});
+
+/**
+ * A tree deeper than 4,096 bytes, walked with openat from each folder's fd (issue 29, 4): the
+ * kernel names no folder that long, so a path under it is either recorded whole or the trace
+ * says it is incomplete; never a bare relative name in a complete trace. Folders created just
+ * past the limit, whose parent can still be named, keep their true modes (not "missing").
+ */
+const DEEP = `
+import os
+fd = os.open(".", os.O_RDONLY)
+for i in range(45):
+    os.mkdir("d" * 100, dir_fd=fd)
+    nfd = os.open("d" * 100, os.O_RDONLY, dir_fd=fd)
+    os.close(fd)
+    fd = nfd
+os.close(os.open("leaf", os.O_CREAT | os.O_WRONLY, 0o600, dir_fd=fd))
+os.mkdir("sub", dir_fd=fd)
+os.listdir(fd)
+`;
+describe.each(["auto", "seccomp", "preload"])("a tree deeper than 4,096 bytes (--backend %s)", (backend) => {
+  test("every path is absolute, and what cannot be named makes the trace incomplete", () => {
+    const work = join(dir, `deep-${backend}`);
+    mkdirSync(work);
+    const r = traceRun([PYTHON, "-c", DEEP], ["--backend", backend], { cwd: work });
+    expect(r.code).toBe(0);
+    expect(r.trace.accesses.filter((a) => !a.path.startsWith("/")).map((a) => a.path)).toEqual([]);
+    const leaf = r.trace.accesses.find((a) => a.path.endsWith("/leaf"));
+    if (!leaf) {
+      expect(r.trace.complete).toBe(false);
+      expect(r.trace.incompleteReasons.join(" ")).toContain("4,096 bytes");
+    }
+    const mine = r.trace.accesses.filter((a) => a.path.startsWith(`${work}/`));
+    expect(mine.length).toBeGreaterThan(35);
+    expect(mine.filter((a) => a.modes.includes("missing")).map((a) => a.path.length)).toEqual([]);
   });
 });

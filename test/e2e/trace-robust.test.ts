@@ -139,6 +139,41 @@ describe("signals", () => {
   );
 });
 
+describe("signals sent to xbench trace alone (issue 29)", () => {
+  // As a shell or timeout would: the command decides, xbench exits as it did (128+n), promptly.
+  test.each([
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+    ["SIGINT", 130],
+  ] as const)("%s reaches the command, and xbench exits %i", async (signal, status) => {
+    const ready = join(dir, `ready-xbench-${signal}`);
+    const child = spawn(requireBinary(), ["trace", "--", "sh", "-c", `touch ${ready}; exec sleep 30`], { stdio: "ignore" });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    expect(await waitFor(() => existsSync(ready), 5000)).toBe(true);
+    const sent = Date.now();
+    child.kill(signal);
+    const code = await Promise.race([exited, Bun.sleep(5000).then(() => "still running")]);
+    if (code === "still running") child.kill("SIGKILL");
+    expect(code).toBe(status);
+    expect(Date.now() - sent).toBeLessThan(3000);
+  });
+
+  test("under nohup, the command starts with SIGHUP ignored as it would untraced, and xbench does not send it on", async () => {
+    const ready = join(dir, "ready-xbench-nohup");
+    const mask = join(dir, "sigign-nohup");
+    const script = `grep SigIgn /proc/self/status > ${mask}; touch ${ready}; exec sleep 1`;
+    const child = spawn("nohup", [requireBinary(), "trace", "--", "sh", "-c", script], {
+      stdio: "ignore",
+      cwd: dir,
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    expect(await waitFor(() => existsSync(ready), 5000)).toBe(true);
+    child.kill("SIGHUP"); // nohup has exec'd xbench in its place
+    expect(await exited).toBe(0);
+    expect(BigInt(`0x${readFileSync(mask, "utf8").split(/\s+/)[1]}`) & 1n).toBe(1n); // bit 0: SIGHUP
+  });
+});
+
 describe("seccomp refused", () => {
   test("under another listener (EBUSY): the command runs, one warning, trace incomplete, preload used", () => {
     const file = join(dir, "f.txt");

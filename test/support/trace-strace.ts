@@ -24,6 +24,21 @@ const STAT_LIKE_CALLS = [
 ];
 const STAT_LIKE = new Set(STAT_LIKE_CALLS);
 
+/** Calls that create a node or change a path's metadata: writes (issue 29). */
+const NODE_AND_METADATA_CALLS = [
+  "mknod",
+  "mknodat",
+  "chmod",
+  "fchmodat",
+  "chown",
+  "lchown",
+  "fchownat",
+  "utime",
+  "utimes",
+  "utimensat",
+  "futimesat",
+];
+
 /** The calls xbench traces, as strace names them, and the ones decoded only to follow cwds. */
 const TRACED = [
   "open",
@@ -48,24 +63,17 @@ const TRACED = [
   "symlink",
   "symlinkat",
   "truncate",
+  ...NODE_AND_METADATA_CALLS,
+  "bind",
 ];
 const FOLLOWED = ["fchdir", "clone", "clone3", "fork", "vfork"];
 
 /**
  * Calls strace shows under `trace=%file` that xbench does not trace, named here once: they
- * change or read metadata of a path the program has already opened or looked up (chmod, chown,
- * utimensat, *xattr), or are out of scope for a build tracer (mount, mknod, inotify, chroot).
+ * read or change extended attributes of a path the program has already opened or looked up
+ * (*xattr), or are out of scope for a build tracer (mount, inotify, chroot).
  */
 export const NOT_TRACED = [
-  "chmod",
-  "fchmodat",
-  "chown",
-  "fchownat",
-  "lchown",
-  "utime",
-  "utimes",
-  "utimensat",
-  "futimesat",
   "getxattr",
   "lgetxattr",
   "setxattr",
@@ -74,8 +82,6 @@ export const NOT_TRACED = [
   "llistxattr",
   "removexattr",
   "lremovexattr",
-  "mknod",
-  "mknodat",
   "inotify_add_watch",
   "fanotify_mark",
   "name_to_handle_at",
@@ -89,7 +95,7 @@ export const NOT_TRACED = [
   "quotactl",
 ];
 
-const WRITES = new Set(["unlink", "unlinkat", "rmdir", "mkdir", "mkdirat", "truncate"]);
+const WRITES = new Set(["unlink", "unlinkat", "rmdir", "mkdir", "mkdirat", "truncate", ...NODE_AND_METADATA_CALLS]);
 
 /** Splits strace's argument list at top-level commas (strings, <fd paths>, {}, [] kept whole). */
 export function splitArgs(s: string): string[] {
@@ -241,14 +247,22 @@ export function classify(log: string, topCwd: string): StraceView {
       case "link":
       case "symlink":
         if (name === "rename") add(unquote(args[0]), base, outcome(["write"]));
+        if (name === "link") add(unquote(args[0]), base, outcome(["stat"])); // the source is looked up
         add(unquote(args[1]), base, outcome(["write"]));
         break;
+      case "bind": {
+        // An AF_UNIX path socket is a new node; abstract names (sun_path=@"...") are no path.
+        const path = /sa_family=AF_UNIX, sun_path="/.test(args[1] ?? "") ? unquote(/sun_path=(".*")/.exec(args[1]!)?.[1]) : undefined;
+        add(path, base, outcome(["write"]));
+        break;
+      }
       case "renameat":
       case "renameat2":
         add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(["write"]));
         add(unquote(args[3]), fdPath(args[2]) ?? base, outcome(["write"]));
         break;
       case "linkat":
+        add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(["stat"])); // the source is looked up
         add(unquote(args[3]), fdPath(args[2]) ?? base, outcome(["write"]));
         break;
       case "symlinkat":

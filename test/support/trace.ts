@@ -24,6 +24,7 @@ export interface TraceJson {
   backendsUsed: string[];
   complete: boolean;
   incompleteReasons: string[];
+  changes: string[];
   exitCode: number | null;
   accesses: TracedAccess[];
 }

@@ -173,6 +173,7 @@ describe("formats", () => {
     ],
     complete: true,
     incompleteReasons: [],
+    changes: [],
     backend: "auto",
     backendsUsed: ["preload"],
   };
