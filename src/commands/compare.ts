@@ -38,6 +38,7 @@ import { requireBundler } from "../runner/bundle.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
 import { RUNTIMES, type GateRule, type Runtime } from "../model/result.ts";
+import { parseShard } from "../compare/shard.ts";
 
 function parseRounds(value: unknown): number {
   const rounds = parsePositiveInt("rounds", value, MIN_ROUNDS);
@@ -63,6 +64,7 @@ const BENCH_RUN_FLAGS = [
   "--max-time",
   "--isolate",
   "--all",
+  "--shard",
   "--runtime",
   "--build",
   "--install",
@@ -86,7 +88,7 @@ export const compareCommand = defineCommand({
       type: "string",
       valueHint: "PATH|GLOB",
       description:
-        'Bench file or glob, repeatable (default: package.json "xbench": { "bench": [...] }, else vitest bench\'s default **/*.{bench,benchmark}.?(c|m)[jt]s?(x) and **/*_bench.ts)',
+        'Bench file or glob, repeatable (default: package.json "xbench": { "bench": [...] }, else what vitest bench and deno bench find: **/*.{bench,benchmark}.?(c|m)[jt]s?(x), **/*_bench.ts)',
     },
     base: { type: "string", valueHint: "REF", description: "Base ref (default: merge-base of HEAD with origin/main, main or master)" },
     head: { type: "string", valueHint: "REF", description: "Head ref (default: the working tree, uncommitted edits included)" },
@@ -106,9 +108,14 @@ export const compareCommand = defineCommand({
       description: `Stop adding rounds after S seconds of bench processes, however wide (default: ${DEFAULT_MAX_TIME_S})`,
     },
     isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one process" },
+    shard: {
+      type: "string",
+      valueHint: "I/N",
+      description: "Measure the I-th of N shares of the bench files (one CI runner each); merge with xbench report --merge",
+    },
     all: {
       type: "boolean",
-      description: "Measure bench files whose code is the same on both sides too (by default their rows read: unchanged code)",
+      description: "Measure bench files whose code is the same on both sides too (otherwise their rows read: unchanged code)",
     },
     runtime: { type: "enum", options: [...RUNTIMES], description: "Runtime for the bench processes", default: "node" },
     build: { type: "string", valueHint: "CMD", description: "Command run once per side before any timing" },
@@ -171,6 +178,7 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
       maxTimeS: args["max-time"] !== undefined ? parsePositiveNumber("max-time", args["max-time"]) : undefined,
       isolate: !!args.isolate,
       all: !!args.all,
+      ...(args.shard !== undefined ? { shard: parseShard(String(args.shard)) } : {}),
       runtime: args.runtime as Runtime,
       build: args.build ? String(args.build) : undefined,
       install: !!args.install,
@@ -204,7 +212,8 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
   log.info(`took ${(timing.wallMs / 1000).toFixed(1)} s, ${share.toFixed(1)}% of it outside bench processes`);
   const failures = failureLines(result.rows);
   for (const line of failures) printError(line);
-  const empty = nothingCompared(result.rows);
+  // A shard that drew no files (fewer files than shards) measured nothing, and that is fine.
+  const empty = result.shard && result.rows.length === 0 ? undefined : nothingCompared(result.rows);
   if (empty && failures.length === 0) printError(empty);
   const bisecting = !!result.gate && bisectInProgress(plan.repo);
   const status = exitStatus({ gate: result.gate, notMeasured: failures.length > 0 || !!empty, bisecting });

@@ -1,11 +1,16 @@
 import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
+import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput } from "../compare/github.ts";
+import { mergeShards } from "../compare/shard.ts";
 import { usageError } from "../errors.ts";
+import type { CompareResult } from "../model/result.ts";
+import { log } from "../output/log.ts";
+import { checkOutputTargets, writeReport } from "../output/writer.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { decideGate, exitStatus } from "../report/gate.ts";
 import { GATE_ARGS, gateRule } from "./flags.ts";
 import { parseResult, renderJson } from "../report/json.ts";
-import { renderMarkdown } from "../report/markdown.ts";
+import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
 
 /** Colour on a terminal only, and never when NO_COLOR is set (https://no-color.org). */
@@ -23,18 +28,41 @@ function readResultFile(file: string): string {
   }
 }
 
+/** The saved result, or with --merge the one result the shards' files make together. */
+function loadResult(files: string[], merge: boolean): CompareResult {
+  if (!merge) {
+    if (files.length > 1)
+      throw usageError(`report takes one result file (got ${files.length}); --merge combines the shards of one compare`);
+    return parseResult(readResultFile(files[0]!), files[0]!);
+  }
+  return mergeShards(files.map((source) => ({ source, result: parseResult(readResultFile(source), source) })));
+}
+
 export const reportCommand = defineCommand({
-  meta: { name: "report", description: "Re-render a saved result file, and with --fail-on or --fail-above judge it" },
+  meta: {
+    name: "report",
+    description: "Re-render a saved result file, merge the shards of one compare (--merge), and with --fail-on or --fail-above judge it",
+  },
   args: {
-    file: { type: "positional", description: "Result JSON written by compare --json" },
+    file: { type: "positional", description: "Result JSON written by compare --json (with --merge: every shard's)", rest: true } as {
+      type: "positional";
+      description: string;
+    },
     format: { type: "enum", options: ["term", "md", "json"], description: "Output format", default: "term" },
+    merge: { type: "boolean", description: "The files are the shards of one compare (compare --shard I/N): check and merge them" },
+    json: { type: "string", valueHint: "FILE", description: "Also write the result as JSON to FILE" },
+    markdown: { type: "string", valueHint: "FILE", description: "Also write the markdown report to FILE" },
+    comment: { type: "boolean", description: "On GitHub Actions, create or update the sticky PR comment with this report" },
     ...GATE_ARGS,
   },
-  run({ args }) {
-    const file = args.file as string | undefined;
-    if (!file) throw usageError("report needs a result file: xbench report FILE.json", true);
+  async run({ args }) {
+    const files = (args._ as string[] | undefined)?.length ? (args._ as string[]) : args.file ? [args.file as string] : [];
+    if (files.length === 0) throw usageError("report needs a result file: xbench report FILE.json", true);
+    const targets = { json: args.json ? String(args.json) : undefined, markdown: args.markdown ? String(args.markdown) : undefined };
+    checkOutputTargets(targets);
+    const commentTarget = args.comment ? pullRequestTarget() : undefined;
     const rule = gateRule(args);
-    const saved = parseResult(readResultFile(file), file);
+    const saved = loadResult(files, !!args.merge);
     // A gate given here judges the saved table; without one, a saved gate is decided again from
     // its rule, so the rows it names always match the table.
     const gateBy = rule ?? saved.gate?.rule;
@@ -43,7 +71,11 @@ export const reportCommand = defineCommand({
     const text =
       format === "md" ? renderMarkdown(result) : format === "json" ? renderJson(result) : renderTerminal(result, { color: wantsColor() });
     process.stdout.write(text);
+    if (targets.json || targets.markdown) writeReport({ table: "", json: renderJson(result), markdown: renderMarkdown(result) }, targets);
+    if (args.merge && writeJobSummary(renderMarkdown(result))) log.info("report added to the job summary");
+    if (commentTarget) log.info(`PR comment ${await upsertComment(commentTarget, COMMENT_MARKER, renderMarkdown(result))}`);
     if (!rule) return 0;
+    if (result.gate) writeStepOutput("outcome", result.gate.outcome);
     const notMeasured = failureLines(result.rows).length > 0 || nothingCompared(result.rows) !== undefined;
     return exitStatus({ gate: result.gate, notMeasured, bisecting: false });
   },

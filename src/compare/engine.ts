@@ -17,6 +17,7 @@ import { withCleanup, type Cleanup } from "../util/scope.ts";
 import { XbenchError } from "../errors.ts";
 import { emptyFileVerdict, scanBenchSource, type EmptyFileVerdict } from "./diagnose.ts";
 import { globToRegExp } from "./discover.ts";
+import { assignShards } from "./shard.ts";
 import { measureReason } from "./unchanged.ts";
 import { ignoreEvents, type OnCompareEvent, type WidestInterval } from "./events.ts";
 import { jobsFor, planFile, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
@@ -298,6 +299,24 @@ function expectedLabels(outcome: InventoryOutcome, job: FileJob): string[] {
   });
 }
 
+/**
+ * The files this run measures: all of them, or with `--shard I/N` the I-th share, balanced by
+ * the rows each file has to measure (none for unchanged code). Every shard inventories every
+ * file, so every shard computes the same assignment.
+ */
+function ownShare<T extends { plan: FilePlan; outcome: InventoryOutcome; unchanged: boolean }>(plan: RunPlan, files: T[]): T[] {
+  if (!plan.shard) return files;
+  const weight = ({ outcome, unchanged }: T) =>
+    unchanged
+      ? 0
+      : Math.max(0, ...SIDES.map((side) => expectedLabels(outcome, { name: side, kind: "solo", sides: [side], parts: "all" }).length));
+  const assigned = assignShards(
+    files.map((f) => ({ file: f.plan.file, weight: weight(f) })),
+    plan.shard.count,
+  );
+  return files.filter((f) => assigned.get(f.plan.file) === plan.shard!.index);
+}
+
 /** Records once that a file's rows were not measured because its code is the same on both sides. */
 function recordUnchanged(store: RunStore, file: string, outcome: InventoryOutcome, done: Set<string>): void {
   if (done.has(recordKey(0, file, "unchanged"))) return;
@@ -363,6 +382,7 @@ export async function runRounds(
   const done = new Set(store.records.map((r) => recordKey(r.round, r.file, r.job)));
   const files: Array<{ plan: FilePlan; outcome: InventoryOutcome }> = [];
   const unchanged = unchangedFiles(plan, sides, bundles);
+  const inventoried: Array<{ plan: FilePlan; outcome: InventoryOutcome; unchanged: boolean }> = [];
   for (const file of plan.files) {
     onEvent({ type: "working", what: `loading ${file}` });
     const outcome = await takeInventory(file, bundles, run);
@@ -373,7 +393,11 @@ export async function runRounds(
       continue;
     }
     const filePlan = planFile(file, outcome, { isolate: plan.isolate });
-    if (unchanged.has(file) && Object.keys(filePlan.failed).length === 0) {
+    inventoried.push({ plan: filePlan, outcome, unchanged: unchanged.has(file) && Object.keys(filePlan.failed).length === 0 });
+  }
+  for (const { plan: filePlan, outcome, unchanged: same } of ownShare(plan, inventoried)) {
+    const file = filePlan.file;
+    if (same) {
       recordUnchanged(store, file, outcome, done);
       continue;
     }
@@ -382,7 +406,7 @@ export async function runRounds(
     if (filePlan.isolatedBecause && !plan.isolate) onEvent({ type: "isolated", file, because: filePlan.isolatedBecause });
     files.push({ plan: filePlan, outcome });
   }
-  if (files.length === 0 && unchanged.size === 0)
+  if (files.length === 0 && inventoried.length === 0)
     throw new XbenchError(`none of the ${plan.files.length} bench files registers a benchmark`, { kind: "usage" });
   // Rounds only where some file has a process to run: files that failed on a side run none,
   // and rounds of nothing would print progress and a sampling note for nothing measured.
@@ -459,6 +483,7 @@ export async function runRounds(
     startedAt: plan.startedAt,
     finishedAt: new Date().toISOString(),
     holm: plan.holm,
+    ...(plan.shard ? { shard: plan.shard } : {}),
     rows,
   };
   const timing = { wallMs: performance.now() - started, childMs };

@@ -217,6 +217,7 @@ export function makePlan(request: CompareRequest): RunPlan {
     holm: request.holm,
     isolate: request.isolate,
     ...(request.all ? { all: true } : {}),
+    ...(request.shard ? { shard: request.shard } : {}),
     sampling: samplingRule(request),
     budget: samplingBudget(request.sideTimeMs),
     // A new order of sides for every run, kept in the plan so that a resumed run continues it.

@@ -35,6 +35,8 @@ export interface RunSettings {
   isolate: boolean;
   /** Measure files whose code is the same on both sides too (`--all`). */
   all?: boolean;
+  /** This run measures the I-th of N shares of the bench files (`--shard I/N`). */
+  shard?: { index: number; count: number };
   sampling: SamplingRule;
   budget: SamplingBudget;
 }

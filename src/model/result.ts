@@ -140,8 +140,23 @@ export interface CompareResult {
   rows: Row[];
   /** The gate the run was judged by (`--fail-on`, `--fail-above`), and what it decided. */
   gate?: Gate;
+  /** This result is one shard of a compare split across runners (`--shard I/N`): its files only. */
+  shard?: { index: number; count: number };
+  /** This result was merged from shards (`report --merge`): each shard's machine state and extent. */
+  shards?: ShardSummary[];
   /** This invocation's wall time and the part spent inside bench processes (a resumed run counts only its own part). */
   timing?: { wallMs: number; childMs: number };
+}
+
+/** One shard of a merged result: its rows were measured on its own runner. */
+export interface ShardSummary {
+  index: number;
+  count: number;
+  rounds: number;
+  rows: number;
+  loadavg: { start: LoadAvg; end: LoadAvg };
+  startedAt: string;
+  finishedAt: string;
 }
 
 /**

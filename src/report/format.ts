@@ -113,7 +113,21 @@ export function runNotes(result: CompareResult): string[] {
   }
   const aa = aaNote(result);
   if (aa) notes.push(aa);
+  const shards = shardNote(result);
+  if (shards) notes.push(shards);
   return notes;
+}
+
+/** Where the rows of a merged or sharded result were measured: each file on one runner, never pooled. */
+export function shardNote(result: CompareResult): string | undefined {
+  if (result.shard)
+    return `shard ${result.shard.index} of ${result.shard.count}: this result holds its share of the bench files only (merge the shards with xbench report --merge)`;
+  if (!result.shards) return undefined;
+  const each = result.shards.map(
+    (s) => `${s.index}: ${s.rows} rows, ${s.rounds} rounds, load ${s.loadavg.start[0].toFixed(1)} → ${s.loadavg.end[0].toFixed(1)}`,
+  );
+  const holm = result.holm ? "; Holm-adjusted within each shard" : "";
+  return `merged from ${result.shards.length} shards, each bench file measured on one runner (rounds never pooled across machines)${holm}: ${each.join("; ")}`;
 }
 
 const pct1 = (x: number) => (Number.isFinite(x) ? `±${(x * 100).toFixed(1)}%` : "±∞");

@@ -6,7 +6,12 @@
  * run measure everything.
  */
 import { describe, expect, test } from "bun:test";
-import { compareIn, repoPerTest } from "../support/compare.ts";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import type { CompareResult } from "../../src/model/result.ts";
+import { COMPARE_ENV, compareIn, repoPerTest } from "../support/compare.ts";
+import { xbench, xbenchAsync } from "../support/xbench.ts";
 
 const repoWith = repoPerTest();
 
@@ -94,5 +99,39 @@ describe("compare measures only what changed", () => {
     const all = compareIn(repo, [...FAST, "--all"], { timeMs: 20 });
     expect(all.code).toBe(0);
     expect(all.result!.rows.every((row) => row.status === "ok")).toBe(true);
+  }, 300_000);
+});
+
+describe("compare --shard I/N and report --merge", () => {
+  test("4 shards as 4 processes, merged: the same rows as one unsharded run; a missing shard is one line", async () => {
+    const repo = repoWith(suite(8));
+    const dir = mkdtempSync(join(tmpdir(), "xbench-shards-"));
+    try {
+      const shard = (i: number) =>
+        xbenchAsync(
+          ["compare", "--base", "HEAD", "--rounds", "6", "--time", "10", "--all", "--shard", `${i}/4`, "--json", join(dir, `s${i}.json`)],
+          {
+            cwd: repo.dir,
+            env: COMPARE_ENV,
+          },
+        );
+      const runs = await Promise.all([1, 2, 3, 4].map(shard));
+      for (const r of runs) expect(r.code).toBe(0);
+      const merged = xbench(["report", "--merge", ...[1, 2, 3, 4].map((i) => join(dir, `s${i}.json`)), "--format", "json"]);
+      expect(merged.code).toBe(0);
+      const rows = (JSON.parse(merged.stdout) as CompareResult).rows;
+      const whole = compareIn(repo, [...FAST, "--all"], { timeMs: 10 });
+      expect(rows.map((row) => row.id).sort()).toEqual(whole.result!.rows.map((row) => row.id).sort());
+      expect(rows.every((row) => row.status === "ok")).toBe(true);
+      // Each shard measured some files and no file twice.
+      const perShard = [1, 2, 3, 4].map((i) => (JSON.parse(readFileSync(join(dir, `s${i}.json`), "utf8")) as CompareResult).rows.length);
+      expect(perShard.reduce((a, b) => a + b, 0)).toBe(24);
+      expect(Math.min(...perShard)).toBeGreaterThan(0);
+      const missing = xbench(["report", "--merge", ...[1, 2, 4].map((i) => join(dir, `s${i}.json`))]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr.trim()).toBe("xbench: shard 3/4 missing");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 300_000);
 });

@@ -291,4 +291,44 @@ describe("action.yml", () => {
       project.cleanup();
     }
   }, 240_000);
+
+  test("sharded as bench-sharded.yml runs it: two shard jobs write JSON and post nothing, the merge job posts one comment", async () => {
+    const project = createRepo();
+    const api = fakePullRequest({ token: TOKEN, repository: "acme/widgets", number: 3 });
+    const shards = join(work, "shards");
+    mkdirSync(shards, { recursive: true });
+    try {
+      project.write({
+        ...workFiles("a.bench.ts", [{ label: "a", work: 200 }]),
+        ...workFiles("sub/b.bench.ts", [{ label: "b", work: 300 }]),
+      });
+      project.commit("two bench files");
+      for (const shard of ["1/2", "2/2"]) {
+        const r = await runCompareStep(project, api, {
+          base: "HEAD",
+          rounds: "6",
+          shard,
+          json: join(shards, `shard-${shard[0]}.json`),
+          comment: "false",
+          markdown: join(work, `shard-${shard[0]}.md`),
+        });
+        expect(r.status).toBe(0);
+        expect(r.stdout).toContain(`shard ${shard[0]} of 2`);
+      }
+      expect(api.comments.filter((c) => c.body.includes("<!-- xbench-compare -->"))).toHaveLength(0);
+      const merged = await runCompareStep(project, api, { merge: join(shards, "*.json"), "fail-above": "500" });
+      expect(merged.stderr).toContain("PR comment created");
+      expect(merged.status).toBe(0);
+      expect(merged.outputs).toBe("outcome=pass\n");
+      const comments = api.comments.filter((c) => c.body.includes("<!-- xbench-compare -->"));
+      expect(comments).toHaveLength(1);
+      expect(comments[0]!.body).toContain("merged from 2 shards");
+      // Both files' rows, each measured by one shard.
+      expect(comments[0]!.body).toMatch(/a-[0-9a-f]{8}: a/);
+      expect(comments[0]!.body).toMatch(/b-[0-9a-f]{8}: b/);
+    } finally {
+      api.server.stop(true);
+      project.cleanup();
+    }
+  }, 240_000);
 });

