@@ -33,6 +33,7 @@ import { createStore, openStore, type RunStore } from "../compare/store.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { renderJson } from "../report/json.ts";
 import { requireBundler } from "../runner/bundle.ts";
+import { checkRuntime } from "../runner/runtimes.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
 import { RUNTIMES, type Runtime } from "../model/result.ts";
@@ -135,6 +136,7 @@ export const compareCommand = defineCommand({
       if (clash) throw usageError(`--resume continues a run with its own settings; drop ${clash}`);
       if (args.filter) throw usageError("--resume continues a run with its own bench files; drop the filter");
       store = openStore(resolve(String(args.resume)));
+      await checkRuntime(store.plan.runtime, store.plan.repo);
       log.info(`resuming ${store.dir}: ${store.records.length} bench processes already measured`);
     } else {
       const plan = makePlan({
@@ -154,6 +156,8 @@ export const compareCommand = defineCommand({
         sideTimeMs: args.time !== undefined ? parsePositiveNumber("time", args.time) : undefined,
         holm: !!args.holm,
       });
+      // A runtime that cannot start is one line now, not a failed row in every round.
+      await checkRuntime(plan.runtime, plan.repo);
       store = createStore(newRunDir(plan.repo), plan);
     }
     const { plan } = store;

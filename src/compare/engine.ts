@@ -7,7 +7,7 @@ import { SCHEMA_ID, SCHEMA_VERSION } from "../model/result.ts";
 import { analyzeRows, halfWidth, intervalRows } from "../report/analyze.ts";
 import { bundle } from "../runner/bundle.ts";
 import { CHILD_ENV, CHILD_PROTOCOL, type Job, type JobSide } from "../runner/protocol.ts";
-import { runtimeArgv } from "../runner/runtimes.ts";
+import { runtimeLaunch } from "../runner/runtimes.ts";
 import { killRunningChildren, runBenchProcess, type BenchOutcome } from "../runner/spawn.ts";
 import { orderAt } from "../schedule/orderings.ts";
 import { currentLoad } from "../util/load.ts";
@@ -116,10 +116,11 @@ function processRunner(store: RunStore, sides: Record<Side, SideTree>, bundles: 
     const job: Job = { protocol: CHILD_PROTOCOL, kind, sides: jobSides, parts, budget: plan.budget, execStats };
     // A duet process runs in head's root: both sides' bundles import by absolute path.
     const root = sides[order.length === 1 ? order[0]! : "head"].root;
+    const launch = runtimeLaunch(plan.runtime, root, bundles.driver);
     return runBenchProcess({
-      argv: runtimeArgv(plan.runtime, root, bundles.driver),
+      argv: launch.argv,
       cwd: root,
-      env: { ...env, XBENCH_SIDE: order.length === 1 ? order[0]! : "both", [CHILD_ENV.job]: JSON.stringify(job) },
+      env: { ...env, ...launch.env, XBENCH_SIDE: order.length === 1 ? order[0]! : "both", [CHILD_ENV.job]: JSON.stringify(job) },
       resultFile: join(store.dir, "result-process.ndjson"),
       timeoutMs: plan.timeoutS * 1000,
     });
