@@ -82,11 +82,17 @@ async function prepareSides(store: RunStore, tmp: string, cleanup: Cleanup, onEv
 /**
  * Bundles go inside the node_modules nearest each bench file on its side, so the packages a
  * bench file imports resolve from that side, exactly as the project's own code would. The
- * driver imports only runtime built-ins and the side bundles, so it lives in the temp folder.
+ * driver imports only runtime built-ins and the side bundles; it goes into head's node_modules
+ * too where there is one, because deno takes the project's settings (package.json and its
+ * node_modules layout, npm's or pnpm's, deno.json) from where the main module is: from a temp
+ * folder it resolves no package of the project's.
  */
 async function bundleAll(store: RunStore, sides: Record<Side, SideTree>, tmp: string, cleanup: Cleanup): Promise<Bundles> {
   const runId = store.dir.split("/").pop()!;
-  const driver = await bundle({ kind: "driver", outDir: join(tmp, "driver"), runtime: store.plan.runtime });
+  const headModules = nearestNodeModules(sides.head.root, "");
+  const driverDir = headModules ? join(headModules, ".cache", "xbench", `${runId}-driver`) : join(tmp, "driver");
+  ownPath(tmp, driverDir, cleanup);
+  const driver = await bundle({ kind: "driver", outDir: driverDir, runtime: store.plan.runtime });
   const bundles: Bundles = { driver, sides: { base: new Map(), head: new Map() } };
   for (const side of SIDES) {
     const tree = sides[side];

@@ -51,12 +51,22 @@ function bunCommand(local: (name: string) => string | undefined): RuntimeCommand
   return { file: packagedBun() ?? "bun", env: {} };
 }
 
+/** deno.json or deno.jsonc in the root, which `deno run` there would read. */
+function denoConfig(root: string): string | undefined {
+  return ["deno.json", "deno.jsonc"].map((name) => join(root, name)).find((file) => existsSync(file));
+}
+
 const LAUNCH: Record<Runtime, RuntimeEntry> = {
   node: { command: () => ({ file: process.env.XBENCH_NODE || "node", env: {} }), args: () => [], bundleTarget: "node" },
   bun: { command: bunCommand, args: () => [], bundleTarget: "bun" },
   deno: {
     command: (local) => ({ file: process.env.XBENCH_DENO || local("deno") || "deno", env: {} }),
-    args: () => ["run", "-A", "--quiet"],
+    // Deno finds its configuration from the main module; the driver may sit outside the project
+    // (no node_modules to put it in), so the project's deno.json is named.
+    args: (root) => {
+      const config = denoConfig(root);
+      return ["run", "-A", "--quiet", ...(config ? ["--config", config] : [])];
+    },
     bundleTarget: "node",
   },
 };

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "pathe";
 import { compareIn, repoPerTest, rowOf } from "../support/compare.ts";
 import { workFiles } from "../support/repo.ts";
@@ -35,5 +35,61 @@ describe("the runtime of the bench processes", () => {
     );
     expect(r.stdout).toBe("");
     expect(existsSync(join(repo.dir, ".git", "xbench", "runs"))).toBe(false);
+  });
+});
+
+/**
+ * A pnpm install by hand: the package's files under node_modules/.pnpm/<name>@<version>/node_modules/<name>,
+ * and node_modules/<name> a link to them.
+ */
+function pnpmInstall(root: string, name: string, files: Record<string, string>): void {
+  const store = join(root, "node_modules", ".pnpm", `${name}@1.0.0`, "node_modules", name);
+  mkdirSync(store, { recursive: true });
+  writeFileSync(join(store, "package.json"), JSON.stringify({ name, version: "1.0.0", type: "module", exports: "./index.js" }));
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(store, file), text);
+  symlinkSync(join(".pnpm", `${name}@1.0.0`, "node_modules", name), join(root, "node_modules", name), "dir");
+  writeFileSync(join(root, "node_modules", ".modules.yaml"), "layoutVersion: 5\nnodeLinker: isolated\n");
+}
+
+describe("deno resolves the project's packages as `deno run` in the project does", () => {
+  const repoWith = repoPerTest();
+  const DENO = join(dirname(dirname(import.meta.dir)), "node_modules", ".bin", "deno");
+  const BENCH = [
+    'import { bench, run } from "mitata";',
+    'import { words } from "./src/words.js";',
+    'bench("words", () => words("a quick brown fox jumps over the lazy dog"));',
+    "await run();",
+    "",
+  ].join("\n");
+
+  test("a pnpm layout (node_modules/.pnpm, links): the bench file's package imports load", () => {
+    const repo = repoWith({
+      "package.json": JSON.stringify({ name: "p", private: true, type: "module", dependencies: { "split-lite": "1.0.0" } }),
+      ".gitignore": "node_modules\n",
+      "src/words.js": 'import { split } from "split-lite";\nexport const words = (s) => split(s).length;\n',
+      "words.bench.ts": BENCH,
+    });
+    pnpmInstall(repo.dir, "split-lite", { "index.js": 'export const split = (s) => s.split(" ");\n' });
+    // What the project's own `deno run` does with it.
+    const own = spawnSync(DENO, ["run", "-A", "--quiet", "src/words.js"], { cwd: repo.dir, encoding: "utf8" });
+    expect(own.stderr).toBe("");
+    const r = compareIn(repo, ["--base", "HEAD", "--runtime", "deno", "--rounds", "6"], { timeMs: 20 });
+    expect(r.stderr).not.toContain("not a dependency");
+    expect(r.code).toBe(0);
+    expect(rowOf(r.result, "words").status).toBe("ok");
+    expect(repo.git("status", "--porcelain")).toBe("");
+  });
+
+  test("deno.json imports, no node_modules: the bench file's mapped imports load", () => {
+    const repo = repoWith({
+      "deno.json": JSON.stringify({ imports: { "split-lite": "./vendor/split.js" } }),
+      "vendor/split.js": 'export const split = (s) => s.split(" ");\n',
+      "src/words.js": 'import { split } from "split-lite";\nexport const words = (s) => split(s).length;\n',
+      "words.bench.ts": BENCH,
+    });
+    const r = compareIn(repo, ["--base", "HEAD", "--runtime", "deno", "--rounds", "6"], { timeMs: 20 });
+    expect(r.stderr).not.toContain("not a dependency");
+    expect(r.code).toBe(0);
+    expect(rowOf(r.result, "words").status).toBe("ok");
   });
 });
