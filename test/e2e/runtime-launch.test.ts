@@ -43,12 +43,21 @@ describe("the runtime of the bench processes", () => {
  * and node_modules/<name> a link to them.
  */
 function pnpmInstall(root: string, name: string, files: Record<string, string>): void {
-  const store = join(root, "node_modules", ".pnpm", `${name}@1.0.0`, "node_modules", name);
-  mkdirSync(store, { recursive: true });
-  writeFileSync(join(store, "package.json"), JSON.stringify({ name, version: "1.0.0", type: "module", exports: "./index.js" }));
-  for (const [file, text] of Object.entries(files)) writeFileSync(join(store, file), text);
+  writePackage(join(root, "node_modules", ".pnpm", `${name}@1.0.0`, "node_modules", name), name, files);
   symlinkSync(join(".pnpm", `${name}@1.0.0`, "node_modules", name), join(root, "node_modules", name), "dir");
   writeFileSync(join(root, "node_modules", ".modules.yaml"), "layoutVersion: 5\nnodeLinker: isolated\n");
+}
+
+/** An npm install by hand: the package's files right under node_modules/<name>. */
+function npmInstall(root: string, name: string, files: Record<string, string>): void {
+  writePackage(join(root, "node_modules", name), name, files);
+}
+
+/** A package's folder: its package.json (version 1.0.0, ESM) and `files`. */
+function writePackage(dir: string, name: string, files: Record<string, string>): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name, version: "1.0.0", type: "module", exports: "./index.js" }));
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
 }
 
 describe("deno resolves the project's packages as `deno run` in the project does", () => {
@@ -62,14 +71,16 @@ describe("deno resolves the project's packages as `deno run` in the project does
     "",
   ].join("\n");
 
-  test("a pnpm layout (node_modules/.pnpm, links): the bench file's package imports load", () => {
+  test.each(["pnpm", "npm"] as const)("a %s layout: the bench file's package imports load", (layout) => {
     const repo = repoWith({
       "package.json": JSON.stringify({ name: "p", private: true, type: "module", dependencies: { "split-lite": "1.0.0" } }),
       ".gitignore": "node_modules\n",
       "src/words.js": 'import { split } from "split-lite";\nexport const words = (s) => split(s).length;\n',
       "words.bench.ts": BENCH,
     });
-    pnpmInstall(repo.dir, "split-lite", { "index.js": 'export const split = (s) => s.split(" ");\n' });
+    const files = { "index.js": 'export const split = (s) => s.split(" ");\n' };
+    if (layout === "pnpm") pnpmInstall(repo.dir, "split-lite", files);
+    else npmInstall(repo.dir, "split-lite", files);
     // What the project's own `deno run` does with it.
     const own = spawnSync(DENO, ["run", "-A", "--quiet", "src/words.js"], { cwd: repo.dir, encoding: "utf8" });
     expect(own.stderr).toBe("");
