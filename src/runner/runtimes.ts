@@ -34,7 +34,7 @@ interface RuntimeEntry {
 }
 
 /** Set beside BUN_BE_BUN so the bench process can drop both before it starts anything. */
-export const BE_BUN_MARK = "XBENCH_BE_BUN";
+const BE_BUN_MARK = "XBENCH_BE_BUN";
 
 /**
  * The side's own bun, else a bun on PATH, else the Bun running xbench (the compiled binary is
