@@ -17,7 +17,7 @@ import { samplingBudget } from "../src/compare/plan.ts";
 import type { Runtime } from "../src/model/result.ts";
 import { bundle } from "../src/runner/bundle.ts";
 import { CHILD_ENV, CHILD_PROTOCOL, type Job } from "../src/runner/protocol.ts";
-import { runtimeArgv } from "../src/runner/runtimes.ts";
+import { runtimeLaunch } from "../src/runner/runtimes.ts";
 import { runBenchProcess } from "../src/runner/spawn.ts";
 import { spread } from "../src/stats/quantile.ts";
 
@@ -68,10 +68,11 @@ try {
     ];
     const job: Job = { protocol: CHILD_PROTOCOL, kind: "duet", sides: headFirst ? sides.reverse() : sides, parts: "timed", budget };
     rmSync(resultFile, { force: true });
+    const launch = runtimeLaunch(runtime, dir, driver);
     const outcome = await runBenchProcess({
-      argv: runtimeArgv(runtime, dir, driver),
+      argv: launch.argv,
       cwd: dir,
-      env: { ...(process.env as Record<string, string>), [CHILD_ENV.job]: JSON.stringify(job) },
+      env: { ...(process.env as Record<string, string>), ...launch.env, [CHILD_ENV.job]: JSON.stringify(job) },
       resultFile,
       timeoutMs: 120_000,
     });

@@ -35,6 +35,7 @@ import { createStore, openStore, type RunStore } from "../compare/store.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { renderJson } from "../report/json.ts";
 import { requireBundler } from "../runner/bundle.ts";
+import { checkRuntime } from "../runner/runtimes.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
 import { RUNTIMES, type GateRule, type Runtime } from "../model/result.ts";
@@ -165,6 +166,7 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
     if (clash) throw usageError(`--resume continues a run with its own settings; drop ${clash}`);
     if (args.filter) throw usageError("--resume continues a run with its own bench files; drop the filter");
     store = openStore(resolve(String(args.resume)));
+    await checkRuntime(store.plan.runtime, store.plan.repo);
     log.info(`resuming ${store.dir}: ${store.records.length} bench processes already measured`);
   } else {
     const plan = makePlan({
@@ -186,6 +188,8 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
       sideTimeMs: args.time !== undefined ? parsePositiveNumber("time", args.time) : undefined,
       holm: !!args.holm,
     });
+    // A runtime that cannot start is one line now, not a failed row in every round.
+    await checkRuntime(plan.runtime, plan.repo);
     store = createStore(newRunDir(plan.repo), plan);
   }
   const { plan } = store;

@@ -138,7 +138,7 @@ export async function runBisect(
   };
   return withCleanup(onSignal, async (cleanup: Cleanup) => {
     const tmp = makeRunTemp("xbench-compare-", compare.repo, cleanup, onEvent);
-    const driver = await bundleDriver(tmp, compare.runtime);
+    const driver = await bundleDriver(tmp, compare.runtime, compare.repo, `bisect-${process.pid}`, cleanup);
     const prepared = new Map<string, Prepared>();
     const bundled: string[] = [];
     let benchSource: string | undefined;

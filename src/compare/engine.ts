@@ -8,7 +8,7 @@ import { SCHEMA_ID, SCHEMA_VERSION } from "../model/result.ts";
 import { analyzeRows, halfWidth, intervalRows } from "../report/analyze.ts";
 import { BUNDLE_SOURCES, bundle } from "../runner/bundle.ts";
 import { CHILD_ENV, CHILD_PROTOCOL, type Job, type JobSide } from "../runner/protocol.ts";
-import { runtimeArgv } from "../runner/runtimes.ts";
+import { runtimeLaunch } from "../runner/runtimes.ts";
 import { killRunningChildren, runBenchProcess, type BenchOutcome } from "../runner/spawn.ts";
 import { orderAt } from "../schedule/orderings.ts";
 import { currentLoad } from "../util/load.ts";
@@ -92,9 +92,17 @@ async function prepareSides(store: RunStore, tmp: string, cleanup: Cleanup, onEv
   return { base, head };
 }
 
-/** The driver every bench process runs; it imports only runtime built-ins and the side bundles. */
-export function bundleDriver(tmp: string, runtime: Runtime): Promise<string> {
-  return bundle({ kind: "driver", outDir: join(tmp, "driver"), runtime });
+/**
+ * The driver every bench process runs; it imports only runtime built-ins and the side bundles.
+ * It goes into the node_modules of `root` (head's) where there is one, because deno takes the
+ * project's settings (package.json and its node_modules layout, npm's or pnpm's, deno.json)
+ * from where the main module is: from a temp folder it resolves no package of the project's.
+ */
+export async function bundleDriver(tmp: string, runtime: Runtime, root: string, tag: string, cleanup: Cleanup): Promise<string> {
+  const modules = nearestNodeModules(root, "");
+  const outDir = modules ? join(modules, ".cache", "xbench", `${tag}-driver`) : join(tmp, "driver");
+  ownPath(tmp, outDir, cleanup);
+  return bundle({ kind: "driver", outDir, runtime });
 }
 
 /**
@@ -128,7 +136,7 @@ async function bundleAll(store: RunStore, sides: Record<Side, SideTree>, tmp: st
   const runId = store.dir.split("/").pop()!;
   const { files, runtime } = store.plan;
   return {
-    driver: await bundleDriver(tmp, runtime),
+    driver: await bundleDriver(tmp, runtime, sides.head.root, runId, cleanup),
     sides: {
       base: await bundleSide(sides.base, files, runtime, `${runId}-base`, tmp, cleanup),
       head: await bundleSide(sides.head, files, runtime, `${runId}-head`, tmp, cleanup),
@@ -146,10 +154,11 @@ function processRunner(store: RunStore, sides: Record<Side, SideTree>, bundles: 
     const job: Job = { protocol: CHILD_PROTOCOL, kind, sides: jobSides, parts, budget: plan.budget, execStats };
     // A duet process runs in head's root: both sides' bundles import by absolute path.
     const root = sides[order.length === 1 ? order[0]! : "head"].root;
+    const launch = runtimeLaunch(plan.runtime, root, bundles.driver);
     return runBenchProcess({
-      argv: runtimeArgv(plan.runtime, root, bundles.driver),
+      argv: launch.argv,
       cwd: root,
-      env: { ...env, XBENCH_SIDE: order.length === 1 ? order[0]! : "both", [CHILD_ENV.job]: JSON.stringify(job) },
+      env: { ...env, ...launch.env, XBENCH_SIDE: order.length === 1 ? order[0]! : "both", [CHILD_ENV.job]: JSON.stringify(job) },
       resultFile: join(store.dir, "result-process.ndjson"),
       timeoutMs: plan.timeoutS * 1000,
     });

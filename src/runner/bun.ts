@@ -23,8 +23,14 @@ export function findBun(dir: string, env: NodeJS.ProcessEnv = process.env): BunC
   if (process.versions.bun) return { file: process.execPath, env: { ...env, BUN_BE_BUN: "1" } };
   const packaged = packagedBun();
   if (packaged) return { file: packaged, env };
+  const found = onPath("bun", env);
+  return found ? { file: found, env } : undefined;
+}
+
+/** The first `name` in the folders of $PATH, as a shell would find it; undefined when none has it. */
+export function onPath(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   for (const folder of (env.PATH ?? "").split(":")) {
-    if (folder && existsSync(join(folder, "bun"))) return { file: join(folder, "bun"), env };
+    if (folder && existsSync(join(folder, name))) return join(folder, name);
   }
   return undefined;
 }

@@ -5,28 +5,106 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "pathe";
+import { usageError } from "../errors.ts";
 import type { Runtime } from "../model/result.ts";
+import { lastLines } from "../util/text.ts";
+import { onPath } from "./bun.ts";
+import { isBunPlaceholder, packagedBun } from "./bun-package.ts";
+import { runToEnd } from "./spawn.ts";
 
-interface RuntimeLaunch {
-  /** The command line that runs `bundle`; `local(name)` is the side's own installed copy if it has one. */
-  argv(bundle: string, local: (name: string) => string): string[];
+/** A runtime's executable and what it needs in its environment. */
+export interface RuntimeCommand {
+  file: string;
+  env: Record<string, string>;
+}
+
+/** The command line of a bench process: `argv` to run with `env` added to the parent's. */
+export interface RuntimeLaunch {
+  argv: string[];
+  env: Record<string, string>;
+}
+
+interface RuntimeEntry {
+  /** The executable; `local(name)` is the side's own installed copy, if it has one. */
+  command(local: (name: string) => string | undefined): RuntimeCommand;
+  /** Arguments before the bundle; `root` is the folder the process runs in. */
+  args(root: string): string[];
   /** Bun.build's target for bundles this runtime loads. */
   bundleTarget: "bun" | "node";
 }
 
-const LAUNCH: Record<Runtime, RuntimeLaunch> = {
-  node: { argv: (bundle) => [process.env.XBENCH_NODE || "node", bundle], bundleTarget: "node" },
-  bun: { argv: (bundle, local) => [process.env.XBENCH_BUN || local("bun"), bundle], bundleTarget: "bun" },
-  deno: { argv: (bundle, local) => [process.env.XBENCH_DENO || local("deno"), "run", "-A", "--quiet", bundle], bundleTarget: "node" },
+/** Set beside BUN_BE_BUN so the bench process can drop both before it starts anything. */
+const BE_BUN_MARK = "XBENCH_BE_BUN";
+
+/**
+ * The side's own bun, else a bun on PATH, else the Bun running xbench (the compiled binary is
+ * one: BUN_BE_BUN=1 makes it the bun CLI), else the bun xbench's npm package depends on, else
+ * plain `bun`, which the start-up check reports.
+ */
+function bunCommand(local: (name: string) => string | undefined): RuntimeCommand {
+  if (process.env.XBENCH_BUN) return { file: process.env.XBENCH_BUN, env: {} };
+  const own = local("bun");
+  if (own && !isBunPlaceholder(own)) return { file: own, env: {} };
+  const found = onPath("bun");
+  if (found && !isBunPlaceholder(found)) return { file: found, env: {} };
+  if (process.versions.bun) return { file: process.execPath, env: { BUN_BE_BUN: "1", [BE_BUN_MARK]: "1" } };
+  return { file: packagedBun() ?? "bun", env: {} };
+}
+
+/** deno.json or deno.jsonc in the root, which `deno run` there would read. */
+function denoConfig(root: string): string | undefined {
+  return ["deno.json", "deno.jsonc"].map((name) => join(root, name)).find((file) => existsSync(file));
+}
+
+const LAUNCH: Record<Runtime, RuntimeEntry> = {
+  node: { command: () => ({ file: process.env.XBENCH_NODE || "node", env: {} }), args: () => [], bundleTarget: "node" },
+  bun: { command: bunCommand, args: () => [], bundleTarget: "bun" },
+  deno: {
+    command: (local) => ({ file: process.env.XBENCH_DENO || local("deno") || "deno", env: {} }),
+    // Deno finds its configuration from the main module; the driver may sit outside the project
+    // (no node_modules to put it in), so the project's deno.json is named.
+    args: (root) => {
+      const config = denoConfig(root);
+      return ["run", "-A", "--quiet", ...(config ? ["--config", config] : [])];
+    },
+    bundleTarget: "node",
+  },
 };
 
-/** The runtime's command line for a bundle, preferring the side's own installed copy. */
-export function runtimeArgv(runtime: Runtime, sideRoot: string, bundle: string): string[] {
-  const local = (name: string) => {
-    const bin = join(sideRoot, "node_modules", ".bin", name);
-    return existsSync(bin) ? bin : name;
+/** The side's own copy of an executable, in its node_modules/.bin. */
+function localIn(root: string): (name: string) => string | undefined {
+  return (name) => {
+    const bin = join(root, "node_modules", ".bin", name);
+    return existsSync(bin) ? bin : undefined;
   };
-  return LAUNCH[runtime].argv(bundle, local);
+}
+
+/** The runtime's executable for a side, preferring the side's own installed copy. */
+export function runtimeCommand(runtime: Runtime, root: string): RuntimeCommand {
+  return LAUNCH[runtime].command(localIn(root));
+}
+
+/** The command line that runs `bundle` under `runtime` in `root`. */
+export function runtimeLaunch(runtime: Runtime, root: string, bundle: string): RuntimeLaunch {
+  const { file, env } = runtimeCommand(runtime, root);
+  return { argv: [file, ...LAUNCH[runtime].args(root), bundle], env };
+}
+
+/**
+ * Starts the runtime once (`--version`) so that one that is missing or broken is one line
+ * before any round, not a failed row per process.
+ */
+export async function checkRuntime(runtime: Runtime, root: string): Promise<void> {
+  const { file, env } = runtimeCommand(runtime, root);
+  const done = await runToEnd([file, "--version"], { cwd: root, env: { ...process.env, ...env } });
+  if (done.code === 0 && !done.error) return;
+  const missing = done.error !== undefined && /ENOENT|command not found|No such file/.test(done.error);
+  const why = missing
+    ? "command not found"
+    : (done.error?.replace(/^cannot start [^:]*: /, "") ??
+      (lastLines(done.stderr, 1) || `\`${file} --version\` exited ${done.code ?? done.signal}`));
+  const hint = missing ? ` (install it in the project or put it on PATH, or set XBENCH_${runtime.toUpperCase()})` : "";
+  throw usageError(`--runtime ${runtime}: cannot start ${file}: ${why}${hint}`);
 }
 
 /** Bun.build's target for the bundles of `runtime`. */

@@ -14,6 +14,12 @@ import { prepare, sample } from "xbench-internal:sampler";
 const LOADING_SIDE_KEY = Symbol.for("xbench.loadingSide");
 
 const job = JSON.parse(process.env.XBENCH_JOB);
+// A compiled xbench runs bench processes as bun through BUN_BE_BUN (runtimes.ts): what a bench
+// file starts, xbench exec-stats included, must see the user's environment, not that switch.
+if (process.env.XBENCH_BE_BUN) {
+  delete process.env.BUN_BE_BUN;
+  delete process.env.XBENCH_BE_BUN;
+}
 const resultFile = process.env.XBENCH_RESULT_FILE;
 
 function emit(line) {

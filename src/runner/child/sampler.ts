@@ -44,9 +44,16 @@ function isGenerator(fn) {
   return fn instanceof GeneratorFunction || fn instanceof AsyncGeneratorFunction;
 }
 
+/** Loops compiled in this process, numbered so that no two have the same source (see callLoop). */
+let loops = 0;
+
 /**
  * A loop of n calls of `fn`, compiled for this subject alone; awaited when `fn` is async.
- * `self` is bound as `this` (Benchmark.js), `argument` passed first (Deno's BenchContext).
+ * `self` is bound as `this` (Benchmark.js), `argument` passed first (Deno's BenchContext). Its
+ * source carries a serial number: newer V8s (deno 2.9's V8 15, not node 20's V8 11) cache
+ * `new Function` by source and give every function made from the same text one feedback cell,
+ * so two subjects' loops would share one call site, its feedback and its optimized code: one
+ * side's functions would shape the code that times the other's, and so would earlier rows.
  */
 function callLoop(fn, isAsync: boolean, arity: number, bound: { self?: unknown; argument?: unknown } = {}) {
   const args = [...("argument" in bound ? ["argument"] : []), ...Array.from({ length: arity }, (_, i) => `p${i}[i]`)];
@@ -56,7 +63,7 @@ function callLoop(fn, isAsync: boolean, arity: number, bound: { self?: unknown; 
     const t0 = now();
     for (let i = 0; i < n; i++) sink.value = ${call};
     return now() - t0;
-  }`;
+  } // subject ${++loops}`;
   return new Function("fn", "now", "sink", "self", "argument", source)(fn, now, sink, bound.self, bound.argument);
 }
 
