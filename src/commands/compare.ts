@@ -31,7 +31,7 @@ import {
 import { runTracerBenchWithProgress } from "../output/tracer-progress.ts";
 import { checkOutputTargets, jsonTakesStdout, prettyJson, writeReport, type OutputTargets } from "../output/writer.ts";
 import { runCompare } from "../compare/engine.ts";
-import { createStore, openStore, type RunStore } from "../compare/store.ts";
+import { createStore, inRunFolder, openStore, type RunStore } from "../compare/store.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { renderJson } from "../report/json.ts";
 import { requireBundler } from "../runner/bundle.ts";
@@ -183,7 +183,8 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
   const { timing } = outcome;
   const result = rule ? { ...outcome.result, gate: decideGate(outcome.result.rows, rule) } : outcome.result;
   const json = renderJson(result);
-  writeFileSync(join(store.dir, "result.json"), json);
+  const resultFile = join(store.dir, "result.json");
+  inRunFolder(store.dir, resultFile, () => writeFileSync(resultFile, json));
   const markdown = renderMarkdown(result);
   const table = renderTerminal(result, { color: !jsonTakesStdout(targets) && !!process.stdout.isTTY, dirtyStated: true });
   writeReport({ table: `${table}\n`, json, markdown }, targets);
