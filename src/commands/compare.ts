@@ -5,8 +5,10 @@ import { EXIT_BISECT_SKIP, XbenchError, usageError } from "../errors.ts";
 import { log } from "../output/log.ts";
 import { renderCompareEvents } from "../output/compare-events.ts";
 import { printError } from "../output/errors.ts";
-import { flagValues, GATE_ARGS, gateRule, givenFlag, parsePositiveInt, parsePositiveNumber } from "./flags.ts";
-import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput } from "../compare/github.ts";
+import { flagValues, GATE_ARGS, gateRule, givenFlag, parseDuration, parsePercent, parsePositiveInt } from "./flags.ts";
+import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput, type PullRequestTarget } from "../compare/github.ts";
+import { createTicker } from "../output/progress.ts";
+import { withCleanup } from "../util/scope.ts";
 import { bisectInProgress } from "../git/git.ts";
 import { decideGate, exitStatus } from "../report/gate.ts";
 import {
@@ -162,14 +164,14 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
       base: args.base ? String(args.base) : undefined,
       head: args.head ? String(args.head) : undefined,
       rounds: args.rounds !== undefined ? parseRounds(args.rounds) : undefined,
-      targetHalfWidth: args.target !== undefined ? parsePositiveNumber("target", args.target) / 100 : undefined,
-      maxTimeS: args["max-time"] !== undefined ? parsePositiveNumber("max-time", args["max-time"]) : undefined,
+      targetHalfWidth: args.target !== undefined ? parsePercent("target", args.target) / 100 : undefined,
+      maxTimeS: args["max-time"] !== undefined ? parseDuration("max-time", args["max-time"], "s") : undefined,
       isolate: !!args.isolate,
       runtime: args.runtime as Runtime,
       build: args.build ? String(args.build) : undefined,
       install: !!args.install,
-      timeoutS: parsePositiveNumber("timeout", args.timeout),
-      sideTimeMs: args.time !== undefined ? parsePositiveNumber("time", args.time) : undefined,
+      timeoutS: parseDuration("timeout", args.timeout, "s"),
+      sideTimeMs: args.time !== undefined ? parseDuration("time", args.time, "ms") : undefined,
       holm: !!args.holm,
     });
     store = createStore(newRunDir(plan.repo), plan);

@@ -17,6 +17,7 @@ import {
 import type { SamplingBudget } from "../runner/protocol.ts";
 import { filterFiles, isBenchFile, NAMING_HINT, repoRelativePattern, selectBenchFiles, selectNamedFiles } from "./discover.ts";
 import { wholeCycles } from "./sampling.ts";
+import { didYouMean } from "../util/suggest.ts";
 import { PLAN_VERSION, type RunPlan, type RunSettings, type SamplingRule } from "./store.ts";
 
 /** What the user asked for on the command line, validated. */
@@ -172,7 +173,9 @@ export function chooseBenchFiles(
     // Named as the user wrote it (`./bench/x.ts` from a subfolder), not as resolved.
     const typed = flags.length > 0 ? request.bench![flags.indexOf(unmatched[0]!)] : unmatched[0];
     const source = flags.length > 0 ? "--bench" : `package.json "xbench.bench" entry`;
-    throw new XbenchError(`${source} "${typed}" matches no file ${where}`, { kind: "usage" });
+    // A path typed almost right (`idx.ts` for `index.ts`) names the file it is closest to.
+    const near = /[*?]/.test(unmatched[0]!) ? "" : didYouMean(unmatched[0]!, candidates, Math.max(2, Math.floor(unmatched[0]!.length / 6)));
+    throw new XbenchError(`${source} "${typed}" matches no file ${where}${near}`, { kind: "usage" });
   }
   const files = filterFiles(picked, request.filter);
   if (files.length === 0) {
