@@ -1,4 +1,5 @@
 import { parseArgs, type ArgsDef, type CommandDef } from "citty";
+import { resolve } from "pathe";
 import { verboseVersion } from "../version.ts";
 import { EXIT_USAGE, XbenchError, printFailure, usageError } from "./errors.ts";
 import { versionRequest } from "./fast.ts";
@@ -160,6 +161,7 @@ export async function runCli(root: AnyCommand, argv: string[], version: string):
     } catch (error) {
       throw usageError((error as Error).message, true);
     }
+    resolvePathArgs(defs, parsed, process.cwd());
     const result = await command.run({ rawArgs: args, args: parsed, cmd: command, data: undefined });
     return typeof result === "number" ? result : 0;
   } catch (error) {
