@@ -242,11 +242,23 @@ export async function runCompare(store: RunStore, onEvent: OnCompareEvent = igno
     onEvent({ type: "interrupted", signal, runDir: store.dir });
   };
   return withCleanup(onSignal, async (cleanup) => {
+    noteStartLoad(store);
     const tmp = makeRunTemp("xbench-compare-", store.plan.repo, cleanup, onEvent);
     const sides = await prepareSides(store, tmp, cleanup, onEvent);
+    onEvent({ type: "working", what: `bundling ${store.plan.files.length} bench file(s) for base and head` });
     const bundles = await bundleAll(store, sides, tmp, cleanup);
     return runRounds(store, sides, bundles, onEvent, started);
   });
+}
+
+/**
+ * The load average as the run starts, before worktrees, installs and bench processes add to
+ * it; kept in the plan, so a resumed run reports the start of the whole run.
+ */
+function noteStartLoad(store: RunStore): void {
+  if (store.plan.loadavgStart) return;
+  store.plan.loadavgStart = currentLoad();
+  store.savePlan();
 }
 
 /**
@@ -263,8 +275,15 @@ export async function runRounds(
   started = performance.now(),
 ): Promise<CompareOutcome> {
   const { plan } = store;
+  noteStartLoad(store);
+  // Every bench process counts as bench time: inventories, and those that failed or timed out.
   let childMs = 0;
-  const run = processRunner(store, sides, bundles);
+  const runProcess = processRunner(store, sides, bundles);
+  const run: RunProcess = async (...job) => {
+    const outcome = await runProcess(...job);
+    childMs += outcome.wallMs;
+    return outcome;
+  };
   const done = new Set(store.records.map((r) => recordKey(r.round, r.file, r.job)));
   const files: Array<{ plan: FilePlan; outcome: InventoryOutcome }> = [];
   for (const file of plan.files) {
@@ -303,17 +322,12 @@ export async function runRounds(
       onEvent({ type: "stopped", by: stoppedBy, rounds: round });
       break;
     }
-    if (!plan.loadavgStart) {
-      plan.loadavgStart = currentLoad();
-      store.savePlan();
-    }
     const order = orderAt(SIDES, plan.seed, round) as Side[];
     for (const { plan: filePlan, outcome } of files) {
       for (const job of jobsFor(filePlan, order)) {
         if (done.has(recordKey(round, filePlan.file, job.name))) continue;
         if (round === 0) onEvent({ type: "working", what: `round 1: warming up and measuring ${filePlan.file}` });
         const result = await run(filePlan.file, job.kind, job.sides, job.parts);
-        childMs += result.wallMs;
         const record: RoundRecord = {
           round,
           file: filePlan.file,
