@@ -191,10 +191,7 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
   const table = renderTerminal(result, { color: !jsonTakesStdout(targets) && !!process.stdout.isTTY, dirtyStated: true });
   writeReport({ table: `${table}\n`, json, markdown }, targets);
   if (writeJobSummary(markdown)) log.info("report added to the job summary");
-  if (commentTarget) {
-    const how = await upsertComment(commentTarget, COMMENT_MARKER, markdown);
-    log.info(`PR comment ${how}`);
-  }
+  if (commentTarget) await postComment(commentTarget, COMMENT_MARKER, markdown, store.dir);
   // Every output is written (and the comment posted) before the gate decides the exit status.
   if (result.gate) writeStepOutput("outcome", result.gate.outcome);
   const share = timing.wallMs > 0 ? (1 - timing.childMs / timing.wallMs) * 100 : 0;
@@ -206,6 +203,22 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
   const bisecting = !!result.gate && bisectInProgress(plan.repo);
   const status = exitStatus({ gate: result.gate, notMeasured: failures.length > 0 || !!empty, bisecting });
   return status === EXIT_BISECT_SKIP ? sayBisectSkip() : status;
+}
+
+/**
+ * Posts (or updates) the sticky comment, named with its elapsed time while it waits on the
+ * API; a Ctrl-C while a request hangs says what was stopped and that the report is written.
+ */
+async function postComment(target: PullRequestTarget, marker: string, markdown: string, runDir?: string): Promise<void> {
+  const ticker = createTicker();
+  const onSignal = (signal: string) => {
+    ticker.stop();
+    const again = runDir ? ` (xbench compare --resume ${runDir} posts it again)` : "";
+    log.warn(`${signal}: stopped while posting the PR comment; the report is written${again}`);
+  };
+  ticker.start("posting the PR comment");
+  const how = await withCleanup(onSignal, () => upsertComment(target, marker, markdown)).finally(ticker.stop);
+  log.info(`PR comment ${how}`);
 }
 
 /** Says why the status is git's "skip", which a reader of the log would not guess. */
@@ -252,6 +265,6 @@ async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string
   });
   writeReport({ table: renderTracerTerminal(result), json: prettyJson(result), markdown }, targets);
   if (writeJobSummary(markdown)) log.info("report added to the job summary");
-  if (commentTarget) log.info(`PR comment ${await upsertComment(commentTarget, TRACER_COMMENT_MARKER, markdown)}`);
+  if (commentTarget) await postComment(commentTarget, TRACER_COMMENT_MARKER, markdown);
   return 0;
 }

@@ -27,6 +27,7 @@ import {
   checkoutHead,
   checkoutSide,
   copyBenchFiles,
+  installCommand,
   installDependencies,
   linkDependencies,
   nearestNodeModules,
@@ -71,12 +72,19 @@ export interface Bundles {
 }
 
 /** Dependencies (linked from the repository, or installed) and the build of one checked-out side. */
-export async function setUpSide(plan: RunPlan, side: SideTree): Promise<void> {
+export async function setUpSide(plan: RunPlan, side: SideTree, onEvent: OnCompareEvent = ignoreEvents): Promise<void> {
   if (side.root !== plan.repo) {
-    if (plan.install) await installDependencies(side);
-    else linkDependencies(plan.repo, side, plan.files);
+    if (plan.install) {
+      const argv = installCommand(side.root);
+      // An install takes seconds to minutes: named, with its elapsed time, never silent.
+      if (argv) onEvent({ type: "working", what: `installing ${side.side}'s dependencies (${argv.join(" ")})` });
+      await installDependencies(side);
+    } else linkDependencies(plan.repo, side, plan.files);
   }
-  if (plan.build) await buildSide(side, plan.build);
+  if (plan.build) {
+    onEvent({ type: "working", what: `building ${side.side} (${plan.build})` });
+    await buildSide(side, plan.build);
+  }
 }
 
 /** Sets both sides up: worktrees, head's bench files on base, dependencies, builds. */
@@ -85,7 +93,7 @@ async function prepareSides(store: RunStore, tmp: string, cleanup: Cleanup, onEv
   const base = checkoutSide(plan.repo, tmp, "base", plan.base.sha, cleanup, onEvent);
   const head = checkoutHead(plan.repo, tmp, plan.head.sha, plan.head.headRef, cleanup, onEvent);
   copyBenchFiles(plan, head.root, base.root);
-  for (const side of [base, head]) await setUpSide(plan, side);
+  for (const side of [base, head]) await setUpSide(plan, side, onEvent);
   return { base, head };
 }
 
