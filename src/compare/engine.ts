@@ -374,7 +374,7 @@ export async function runRounds(
       ...(plan.sampling.maxTimeS !== undefined ? { maxTimeS: plan.sampling.maxTimeS } : {}),
     },
     base: plan.base,
-    head: { ref: plan.head.ref, sha: plan.head.sha, dirty: plan.head.dirty },
+    head: { ref: plan.head.ref, sha: plan.head.sha, dirty: plan.head.dirty, ...(plan.head.sameCode ? { sameCode: true } : {}) },
     loadavg: { start: plan.loadavgStart ?? loadEnd, end: loadEnd },
     cores: availableParallelism(),
     startedAt: plan.startedAt,

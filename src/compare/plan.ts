@@ -94,8 +94,9 @@ export function resolveRevisions(request: Pick<CompareRequest, "cwd" | "base" | 
   if (request.head) {
     return { repo, base, head: { ref: request.head, sha: resolveCommit(repo, request.head, "--head"), dirty: false } };
   }
-  const dirtyWith = describeDirty(dirtyPaths(repo));
-  const head = { ref: "working tree", sha: resolveCommit(repo, "HEAD", "HEAD"), dirty: dirtyWith !== undefined, dirtyWith };
+  const paths = dirtyPaths(repo);
+  const dirtyWith = describeDirty(paths);
+  const head = { ref: "working tree", sha: resolveCommit(repo, "HEAD", "HEAD"), dirty: dirtyWith !== undefined, dirtyWith, paths };
   return { repo, base, head };
 }
 
@@ -230,9 +231,20 @@ export function makePlan(request: CompareRequest): RunPlan {
       dirty: head.dirty,
       headRef: request.head,
       ...("dirtyWith" in head && head.dirtyWith ? { dirtyWith: head.dirtyWith } : {}),
+      ...("paths" in head && head.dirty && sameCode(base.sha, head.sha, head.paths, files) ? { sameCode: true } : {}),
     },
     startedAt: new Date().toISOString(),
   };
+}
+
+/**
+ * Whether a dirty working tree still runs base's code on both sides: the same commit, and no
+ * tracked file changed but the bench files (both sides run head's copy of those). Untracked
+ * files (a wrapper, notes) exist on head only: a bench file importing one fails on base
+ * instead of measuring something else.
+ */
+export function sameCode(baseSha: string, headSha: string, paths: DirtyPaths, benchFiles: readonly string[]): boolean {
+  return baseSha === headSha && paths.changed.every((path) => benchFiles.includes(path));
 }
 
 /** Run folders live in git's own folder: per repository, never part of the working tree. */
