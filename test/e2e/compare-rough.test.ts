@@ -11,6 +11,7 @@ import { join } from "pathe";
 import { pidSpace } from "../../src/util/proc.ts";
 import { COMPARE_ENV, compareIn, repoPerTest } from "../support/compare.ts";
 import { pullRequestEnv } from "../support/github.ts";
+import { waitFor } from "../support/procs.ts";
 import { workFiles } from "../support/repo.ts";
 import { requireBinary, tempDir } from "../support/xbench.ts";
 
@@ -48,16 +49,6 @@ function start(args: string[], cwd: string, env: Record<string, string | undefin
     }
   });
   return { child, exited, stdout: () => stdout, stderr: () => stderr };
-}
-
-/** Polls until `ready` holds or the bound (a hang guard, not a timing claim) passes. */
-async function waitFor(ready: () => boolean, boundMs = 120_000): Promise<boolean> {
-  const deadline = Date.now() + boundMs;
-  while (!ready()) {
-    if (Date.now() > deadline) return false;
-    await Bun.sleep(20);
-  }
-  return true;
 }
 
 function records(runDir: string): Array<{ round: number; file: string; job: string }> {
