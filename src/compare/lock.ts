@@ -9,6 +9,7 @@ import { join } from "pathe";
 import { pidSpace, processStart } from "../util/proc.ts";
 import { XbenchError } from "../errors.ts";
 import { ownerAlive, type RunOwner } from "./reclaim.ts";
+import { inRunFolder } from "./run-write.ts";
 
 /** A run folder that cannot be used: not a run this version can continue, or in use. */
 export class RunFolderError extends XbenchError {
@@ -70,14 +71,14 @@ function inUse(dir: string, owner: LockOwner): RunFolderError {
 /**
  * Takes the run folder `dir` for this process until it exits, or fails in one line naming
  * the process that holds it. The lock is written whole beside it and linked into place, so a
- * reader never sees half of one.
+ * reader never sees half of one. `resumable`: the folder already holds a plan to go on from.
  */
-export function lockRunFolder(dir: string): void {
+export function lockRunFolder(dir: string, resumable = false): void {
   const path = join(dir, LOCK);
   if (held.has(path)) return;
   const me: LockOwner = { pid: process.pid, start: processStart(process.pid), space: pidSpace(hostname()) };
   const mine = join(dir, `.lock-${process.pid}`);
-  writeFileSync(mine, `${JSON.stringify(me)}\n`);
+  inRunFolder(dir, mine, () => writeFileSync(mine, `${JSON.stringify(me)}\n`), resumable);
   try {
     for (let attempt = 0; ; attempt++) {
       try {

@@ -1,11 +1,12 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
-import { XbenchError } from "../errors.ts";
 import { lockRunFolder, RunFolderError } from "./lock.ts";
+import { inRunFolder } from "./run-write.ts";
 import type { LoadAvg, RevisionInfo, Runtime, Side } from "../model/result.ts";
 import type { ChildRow, SamplingBudget } from "../runner/protocol.ts";
 
 export { RunFolderError } from "./lock.ts";
+export { inRunFolder } from "./run-write.ts";
 
 /** When a run stops adding rounds (see compare/sampling.ts). */
 export interface SamplingRule {
@@ -91,29 +92,6 @@ export function createStore(dir: string, plan: RunPlan): RunStore {
   return store;
 }
 
-const REASONS: Record<string, string> = {
-  ENOSPC: "no space left on device",
-  EDQUOT: "disk quota exceeded",
-  EROFS: "read-only file system",
-};
-
-/**
- * Runs a write into the run folder. A failure (a full disk) names the file, and, once the
- * plan is there, says how to continue as an interrupted run does: what was appended stays.
- */
-export function inRunFolder<T>(dir: string, path: string, write: () => T, resumable = true): T {
-  try {
-    return write();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (!code) throw error;
-    const why = `${REASONS[code] ?? (error as Error).message.split(",")[0]} (${code})`;
-    const full = code === "ENOSPC" || code === "EDQUOT" ? "free some space, then " : "";
-    const hint = resumable ? `. Measured rounds are saved; ${full}continue with: xbench compare --resume ${dir}` : "";
-    throw new XbenchError(`cannot write ${path}: ${why}${hint}`);
-  }
-}
-
 function openStoreAt(dir: string, plan: RunPlan, records: RoundRecord[]): RunStore {
   return {
     dir,
@@ -148,7 +126,7 @@ export function openStore(dir: string): RunStore {
     );
   }
   // Before the rounds are read: another xbench appending to them would make this copy stale.
-  lockRunFolder(dir);
+  lockRunFolder(dir, true);
   const records: RoundRecord[] = [];
   const roundsFile = join(dir, ROUNDS);
   if (existsSync(roundsFile)) {
