@@ -99,12 +99,12 @@ export const compareCommand = defineCommand({
     target: {
       type: "string",
       valueHint: "PCT",
-      description: `Add rounds until every row's 95% interval is within ±PCT percent of its delta (default: ${DEFAULT_TARGET * 100})`,
+      description: `Add rounds until every row's 95% interval is within ±PCT percent (0.5 or 0.5%) of its delta (default: ${DEFAULT_TARGET * 100})`,
     },
     "max-time": {
       type: "string",
       valueHint: "S",
-      description: `Stop adding rounds after S seconds of bench processes, however wide (default: ${DEFAULT_MAX_TIME_S})`,
+      description: `Stop adding rounds after S seconds of bench processes (or 90s, 2m), however wide (default: ${DEFAULT_MAX_TIME_S})`,
     },
     isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one process" },
     runtime: { type: "enum", options: [...RUNTIMES], description: "Runtime for the bench processes", default: "node" },
