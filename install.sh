@@ -6,8 +6,10 @@
 #
 # XBENCH_INSTALL       folder to install into (default ~/.local/bin)
 # XBENCH_VERSION       version to install (default: the latest release)
-# XBENCH_DOWNLOAD_URL  releases base URL (default https://github.com/xbench/xbench/releases);
-#                      files are fetched from <base>/download/v<version>/ or <base>/latest/download/
+# XBENCH_DOWNLOAD_URL  releases base URL (default https://github.com/xbench/xbench/releases):
+#                      GitHub's layout (<base>/download/v<version>/, <base>/latest/download/),
+#                      else a flat folder holding SHA256SUMS and the archives (a plain copy of
+#                      dist/release; file:///path works for an air-gapped machine)
 #
 # The archive is checked against the release's SHA256SUMS before anything is unpacked; on a
 # mismatch nothing is installed.
@@ -53,14 +55,21 @@ is_musl() {
   return 1
 }
 
-fetch() { # url file
+# Downloads url to file: 0 when done, 4 when the server (or folder) has no such file, else 1.
+try_fetch() { # url file
   if command -v curl >/dev/null 2>&1; then
-    curl -fsL --retry 2 -o "$2" "$1" || die "download failed: $1"
+    # 22: an HTTP error such as 404; 37: a file:// path that does not exist.
+    curl -fsL --retry 2 -o "$2" "$1" 2>/dev/null || case $? in 22 | 37) return 4 ;; *) return 1 ;; esac
   elif command -v wget >/dev/null 2>&1; then
-    wget -q -O "$2" "$1" || die "download failed: $1"
+    # 8: the server answered with an error such as 404.
+    wget -q -O "$2" "$1" || case $? in 8) return 4 ;; *) return 1 ;; esac
   else
     die "need curl or wget to download xbench"
   fi
+}
+
+fetch() { # url file
+  try_fetch "$1" "$2" || die "download failed: $1"
 }
 
 sha256_of() {
@@ -75,18 +84,41 @@ sha256_of() {
 
 target=$(detect_target)
 if [ "$VERSION" = latest ]; then
-  release_url="$BASE_URL/latest/download"
+  github_url="$BASE_URL/latest/download"
+  wanted="xbench-[^ ]*-$target\.tar\.gz"
 else
-  release_url="$BASE_URL/download/v$VERSION"
+  github_url="$BASE_URL/download/v$VERSION"
+  wanted="xbench-$(printf '%s' "$VERSION" | sed 's/[.[\*^$]/\\&/g')-$target\.tar\.gz"
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/xbench-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-fetch "$release_url/SHA256SUMS" "$tmp/SHA256SUMS"
+# GitHub's layout first, then a flat folder (a mirror or a copy of dist/release). Only a "no
+# such file" from both means there is no such release; any other failure is the network's.
+status=0
+try_fetch "$github_url/SHA256SUMS" "$tmp/SHA256SUMS" || status=$?
+if [ "$status" = 0 ]; then
+  release_url=$github_url
+elif [ "$status" = 4 ]; then
+  status=0
+  try_fetch "$BASE_URL/SHA256SUMS" "$tmp/SHA256SUMS" || status=$?
+  [ "$status" = 1 ] && die "download failed: $BASE_URL/SHA256SUMS"
+  if [ "$status" = 4 ]; then
+    [ "$VERSION" = latest ] && die "no release at $BASE_URL (neither latest/download/SHA256SUMS nor SHA256SUMS there)"
+    die "no release $VERSION at $BASE_URL"
+  fi
+  release_url=$BASE_URL
+else
+  die "download failed: $github_url/SHA256SUMS"
+fi
 # The latest version is read from the checksum list, so no API call (and no rate limit) is needed.
-archive=$(sed -n "s/^[0-9a-f]\{64\}  \(xbench-[^ ]*-$target\.tar\.gz\)$/\1/p" "$tmp/SHA256SUMS" | head -n 1)
-[ -n "$archive" ] || die "release $VERSION has no archive for $target"
+archive=$(sed -n "s/^[0-9a-f]\{64\}  \($wanted\)$/\1/p" "$tmp/SHA256SUMS" | head -n 1)
+if [ -z "$archive" ]; then
+  # A flat folder may hold other versions only: that is no such release, not a missing platform.
+  if [ "$VERSION" != latest ] && ! grep -q "  xbench-$VERSION-" "$tmp/SHA256SUMS"; then die "no release $VERSION at $BASE_URL"; fi
+  die "release $VERSION has no archive for $target"
+fi
 expected=$(grep "  $archive\$" "$tmp/SHA256SUMS" | cut -d' ' -f1)
 
 say "downloading $archive"
@@ -95,6 +127,7 @@ actual=$(sha256_of "$tmp/$archive")
 if [ "$actual" != "$expected" ]; then
   die "checksum mismatch for $archive (expected $expected, got $actual); nothing installed"
 fi
+say "verified SHA-256 of $archive"
 
 tar -xzf "$tmp/$archive" -C "$tmp"
 folder="$tmp/${archive%.tar.gz}"

@@ -1,4 +1,5 @@
 import { parseArgs, type ArgsDef, type CommandDef } from "citty";
+import { resolve } from "pathe";
 import { verboseVersion } from "../version.ts";
 import { EXIT_USAGE, XbenchError, printFailure, usageError } from "./errors.ts";
 import { versionRequest } from "./fast.ts";
@@ -43,6 +44,8 @@ export async function resolveCommand(root: AnyCommand, argv: string[]): Promise<
 export async function checkArgs(command: AnyCommand, args: string[]): Promise<void> {
   const defs = (await value(command.args)) ?? {};
   const known = new Map<string, string>();
+  // citty rejects a bad enum value with the whole help page; one line with a guess helps more.
+  const choices = new Map<string, { flag: string; options: string[] }>();
   let positionals = 0;
   let restPositional = false;
   for (const [name, def] of Object.entries(defs)) {
@@ -51,8 +54,11 @@ export async function checkArgs(command: AnyCommand, args: string[]): Promise<vo
       if ((def as { rest?: boolean }).rest) restPositional = true;
       continue;
     }
-    known.set(name, def.type ?? "string");
-    for (const alias of [(def as { alias?: string | string[] }).alias ?? []].flat()) known.set(alias, def.type ?? "string");
+    const options = def.type === "enum" ? (def as { options?: string[] }).options : undefined;
+    for (const key of [name, ...[(def as { alias?: string | string[] }).alias ?? []].flat()]) {
+      known.set(key, def.type ?? "string");
+      if (options) choices.set(key, { flag: `--${name}`, options });
+    }
   }
   let seenPositionals = 0;
   for (let i = 0; i < args.length; i++) {
@@ -80,11 +86,41 @@ export async function checkArgs(command: AnyCommand, args: string[]): Promise<vo
         }
         i++;
       }
+      const choice = choices.get(name);
+      if (choice) checkChoice(choice, arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : args[i]!);
       continue;
     }
     seenPositionals++;
     if (!restPositional && seenPositionals > positionals) throw usageError(`Unexpected argument: ${arg}`, true);
   }
+}
+
+/** Options that name a file or folder: `<FILE>` or `<DIR>` in the help (`usage.ts` says which). */
+function isPathArg(def: { type?: string; valueHint?: string; description?: string }): boolean {
+  if (def.type !== "string") return false;
+  return def.valueHint ? /^(FILE|DIR)$/.test(def.valueHint) : /\bFILE\b/.test(def.description ?? "");
+}
+
+/**
+ * Makes file and folder options absolute once, as parsed: a path means where the user typed
+ * it, whatever the command's later working folder, and Bun's Windows build fails to write a
+ * relative one under Wine. `-` (stdout) stays as it is.
+ */
+export function resolvePathArgs(defs: ArgsDef, parsed: Record<string, unknown>, cwd: string): void {
+  for (const [name, def] of Object.entries(defs)) {
+    if (!isPathArg(def as { type?: string })) continue;
+    for (const key of [name, ...[(def as { alias?: string | string[] }).alias ?? []].flat()]) {
+      const given = parsed[key];
+      if (typeof given === "string" && given !== "" && given !== "-") parsed[key] = resolve(cwd, given);
+    }
+  }
+}
+
+/** `--runtime must be one of node, bun, deno (got nod; did you mean node?)`. */
+function checkChoice({ flag, options }: { flag: string; options: string[] }, given: string): void {
+  if (options.includes(given)) return;
+  const guess = closest(given, options);
+  throw usageError(`${flag} must be one of ${options.join(", ")} (got ${given}${guess ? `; did you mean ${guess}?` : ""})`);
 }
 
 function wantsHelp(args: string[]): boolean {
@@ -125,6 +161,7 @@ export async function runCli(root: AnyCommand, argv: string[], version: string):
     } catch (error) {
       throw usageError((error as Error).message, true);
     }
+    resolvePathArgs(defs, parsed, process.cwd());
     const result = await command.run({ rawArgs: args, args: parsed, cmd: command, data: undefined });
     return typeof result === "number" ? result : 0;
   } catch (error) {

@@ -100,27 +100,4 @@ export async function renderHelp(command: AnyCommand, path: string[], version?: 
     .trimEnd();
 }
 
-/** Edit distance, for "did you mean": small words only, so the quadratic table is fine. */
-export function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length]!;
-}
-
-/** The closest name within two edits (or one that `typed` starts), as cargo suggests. */
-export function closest(typed: string, names: string[]): string | undefined {
-  let best: { name: string; distance: number } | undefined;
-  for (const name of names) {
-    const distance = name.startsWith(typed) && typed.length >= 2 ? 0.5 : editDistance(typed, name);
-    if (distance <= 2 && distance < name.length && (!best || distance < best.distance)) best = { name, distance };
-  }
-  return best?.name;
-}
+export { closest, editDistance } from "../util/suggest.ts";

@@ -8,7 +8,7 @@ import { log } from "../output/log.ts";
 import { checkOutputTargets, prettyJson, writeReport } from "../output/writer.ts";
 import { RUNTIMES, type Runtime } from "../model/result.ts";
 import { requireBundler } from "../runner/bundle.ts";
-import { flagValues, parsePositiveInt, parsePositiveNumber } from "./flags.ts";
+import { flagValues, parseDuration, parsePercent, parsePositiveInt } from "./flags.ts";
 
 const DEFAULT_STEP_ROUNDS = 6;
 const DEFAULT_MAX_ROUNDS = 24;
@@ -65,7 +65,7 @@ export const bisectCommand = defineCommand({
       cwd: process.cwd(),
       good: String(args.good),
       bad: args.bad ? String(args.bad) : undefined,
-      above: parsePositiveNumber("above", args.above) / 100,
+      above: parsePercent("above", args.above) / 100,
       filter: args.filter ? String(args.filter) : undefined,
       bench: flagValues(rawArgs, "--bench"),
       rounds,
@@ -75,8 +75,8 @@ export const bisectCommand = defineCommand({
       install: !!args.install,
       isolate: !!args.isolate,
       holm: !!args.holm,
-      timeoutS: parsePositiveNumber("timeout", args.timeout),
-      sideTimeMs: args.time !== undefined ? parsePositiveNumber("time", args.time) : undefined,
+      timeoutS: parseDuration("timeout", args.timeout, "s"),
+      sideTimeMs: args.time !== undefined ? parseDuration("time", args.time, "ms") : undefined,
     });
     const last = plan.path.length - 1;
     log.info(

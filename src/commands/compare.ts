@@ -5,8 +5,10 @@ import { EXIT_BISECT_SKIP, XbenchError, usageError } from "../errors.ts";
 import { log } from "../output/log.ts";
 import { renderCompareEvents } from "../output/compare-events.ts";
 import { printError } from "../output/errors.ts";
-import { flagValues, GATE_ARGS, gateRule, givenFlag, parsePositiveInt, parsePositiveNumber } from "./flags.ts";
-import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput } from "../compare/github.ts";
+import { flagValues, GATE_ARGS, gateRule, givenFlag, parseDuration, parsePercent, parsePositiveInt } from "./flags.ts";
+import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput, type PullRequestTarget } from "../compare/github.ts";
+import { createTicker } from "../output/progress.ts";
+import { withCleanup } from "../util/scope.ts";
 import { bisectInProgress } from "../git/git.ts";
 import { decideGate, exitStatus } from "../report/gate.ts";
 import {
@@ -31,7 +33,7 @@ import {
 import { runTracerBenchWithProgress } from "../output/tracer-progress.ts";
 import { checkOutputTargets, jsonTakesStdout, prettyJson, writeReport, type OutputTargets } from "../output/writer.ts";
 import { runCompare } from "../compare/engine.ts";
-import { createStore, openStore, type RunStore } from "../compare/store.ts";
+import { createStore, inRunFolder, openStore, type RunStore } from "../compare/store.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { renderJson } from "../report/json.ts";
 import { requireBundler } from "../runner/bundle.ts";
@@ -101,12 +103,12 @@ export const compareCommand = defineCommand({
     target: {
       type: "string",
       valueHint: "PCT",
-      description: `Add rounds until every row's 95% interval is within ±PCT percent of its delta (default: ${DEFAULT_TARGET * 100})`,
+      description: `Add rounds until every row's 95% interval is within ±PCT percent (0.5 or 0.5%) of its delta (default: ${DEFAULT_TARGET * 100})`,
     },
     "max-time": {
       type: "string",
       valueHint: "S",
-      description: `Stop adding rounds after S seconds of bench processes, however wide (default: ${DEFAULT_MAX_TIME_S})`,
+      description: `Stop adding rounds after S seconds of bench processes (or 90s, 2m), however wide (default: ${DEFAULT_MAX_TIME_S})`,
     },
     isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one process" },
     shard: {
@@ -176,16 +178,16 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
       base: args.base ? String(args.base) : undefined,
       head: args.head ? String(args.head) : undefined,
       rounds: args.rounds !== undefined ? parseRounds(args.rounds) : undefined,
-      targetHalfWidth: args.target !== undefined ? parsePositiveNumber("target", args.target) / 100 : undefined,
-      maxTimeS: args["max-time"] !== undefined ? parsePositiveNumber("max-time", args["max-time"]) : undefined,
+      targetHalfWidth: args.target !== undefined ? parsePercent("target", args.target) / 100 : undefined,
+      maxTimeS: args["max-time"] !== undefined ? parseDuration("max-time", args["max-time"], "s") : undefined,
       isolate: !!args.isolate,
       all: !!args.all,
       ...(args.shard !== undefined ? { shard: parseShard(String(args.shard)) } : {}),
       runtime: args.runtime as Runtime,
       build: args.build ? String(args.build) : undefined,
       install: !!args.install,
-      timeoutS: parsePositiveNumber("timeout", args.timeout),
-      sideTimeMs: args.time !== undefined ? parsePositiveNumber("time", args.time) : undefined,
+      timeoutS: parseDuration("timeout", args.timeout, "s"),
+      sideTimeMs: args.time !== undefined ? parseDuration("time", args.time, "ms") : undefined,
       holm: !!args.holm,
     });
     // A runtime that cannot start is one line now, not a failed row in every round.
@@ -201,15 +203,13 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
   const { timing } = outcome;
   const result = rule ? { ...outcome.result, gate: decideGate(outcome.result.rows, rule) } : outcome.result;
   const json = renderJson(result);
-  writeFileSync(join(store.dir, "result.json"), json);
+  const resultFile = join(store.dir, "result.json");
+  inRunFolder(store.dir, resultFile, () => writeFileSync(resultFile, json));
   const markdown = renderMarkdown(result);
   const table = renderTerminal(result, { color: !jsonTakesStdout(targets) && !!process.stdout.isTTY, dirtyStated: true });
   writeReport({ table: `${table}\n`, json, markdown }, targets);
   if (writeJobSummary(markdown)) log.info("report added to the job summary");
-  if (commentTarget) {
-    const how = await upsertComment(commentTarget, COMMENT_MARKER, markdown);
-    log.info(`PR comment ${how}`);
-  }
+  if (commentTarget) await postComment(commentTarget, COMMENT_MARKER, markdown, store.dir);
   // Every output is written (and the comment posted) before the gate decides the exit status.
   if (result.gate) writeStepOutput("outcome", result.gate.outcome);
   const share = timing.wallMs > 0 ? (1 - timing.childMs / timing.wallMs) * 100 : 0;
@@ -222,6 +222,22 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
   const bisecting = !!result.gate && bisectInProgress(plan.repo);
   const status = exitStatus({ gate: result.gate, notMeasured: failures.length > 0 || !!empty, bisecting });
   return status === EXIT_BISECT_SKIP ? sayBisectSkip() : status;
+}
+
+/**
+ * Posts (or updates) the sticky comment, named with its elapsed time while it waits on the
+ * API; a Ctrl-C while a request hangs says what was stopped and that the report is written.
+ */
+async function postComment(target: PullRequestTarget, marker: string, markdown: string, runDir?: string): Promise<void> {
+  const ticker = createTicker();
+  const onSignal = (signal: string) => {
+    ticker.stop();
+    const again = runDir ? ` (xbench compare --resume ${runDir} posts it again)` : "";
+    log.warn(`${signal}: stopped while posting the PR comment; the report is written${again}`);
+  };
+  ticker.start("posting the PR comment");
+  const how = await withCleanup(onSignal, () => upsertComment(target, marker, markdown)).finally(ticker.stop);
+  log.info(`PR comment ${how}`);
 }
 
 /** Says why the status is git's "skip", which a reader of the log would not guess. */
@@ -268,6 +284,6 @@ async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string
   });
   writeReport({ table: renderTracerTerminal(result), json: prettyJson(result), markdown }, targets);
   if (writeJobSummary(markdown)) log.info("report added to the job summary");
-  if (commentTarget) log.info(`PR comment ${await upsertComment(commentTarget, TRACER_COMMENT_MARKER, markdown)}`);
+  if (commentTarget) await postComment(commentTarget, TRACER_COMMENT_MARKER, markdown);
   return 0;
 }

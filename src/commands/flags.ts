@@ -38,6 +38,27 @@ export function parsePositiveNumber(flag: string, value: unknown): number {
   return n;
 }
 
+/** A percentage, `0.5` or `0.5%`: users type the sign the help text talks in. */
+export function parsePercent(flag: string, value: unknown): number {
+  return parsePositiveNumber(flag, String(value).trim().replace(/%$/, ""));
+}
+
+const SECONDS_PER: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
+
+/**
+ * A duration in `unit` (the flag's own, when none is typed): `90`, `90s`, `2m`, `1.5h`, `500ms`.
+ * Units are accepted rather than refused: `--max-time 2m` reads as what it means.
+ */
+export function parseDuration(flag: string, value: unknown, unit: "s" | "ms"): number {
+  const match = /^(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h)?$/.exec(String(value).trim());
+  const amount = match ? Number(match[1]) * (SECONDS_PER[match[2] ?? unit]! / SECONDS_PER[unit]!) : Number.NaN;
+  if (!(amount > 0) || !Number.isFinite(amount)) {
+    const what = unit === "s" ? "seconds" : "milliseconds";
+    throw usageError(`--${flag} must be a positive number of ${what}, or with a unit: 500ms, 90s, 2m, 1h (got ${String(value)})`);
+  }
+  return amount;
+}
+
 /** `--fail-on` and `--fail-above`, declared alike by compare and report. */
 export const GATE_ARGS = {
   "fail-on": {
@@ -60,6 +81,6 @@ export function gateRule(args: { "fail-on"?: unknown; "fail-above"?: unknown }):
   if (on !== undefined && above !== undefined) throw usageError("--fail-on and --fail-above are one gate each; give one of them");
   if (on === "slower" || on === "change") return { on };
   if (on !== undefined) throw usageError(`--fail-on must be slower or change (got ${String(on)})`);
-  if (above !== undefined) return { on: "above", above: parsePositiveNumber("fail-above", above) / 100 };
+  if (above !== undefined) return { on: "above", above: parsePercent("fail-above", above) / 100 };
   return undefined;
 }

@@ -40,7 +40,8 @@ export function parsePlainTrace(args: string[]): { flags: TraceFlags; command: s
     if (!key || key in seen) return undefined;
     const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
     if (value === undefined || value === "" || value.startsWith("-") || i >= dash) return undefined;
-    seen[key] = value;
+    // Absolute once, as parsed (#25): Bun's Windows build fails to write a relative path under Wine.
+    seen[key] = key === "output" ? resolve(value) : value;
   }
   const backend = (seen.backend ?? "auto") as TraceBackend;
   const format = (seen.format ?? "summary") as TraceFormat;

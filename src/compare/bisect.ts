@@ -148,7 +148,7 @@ export async function runBisect(
       const tree = checkoutSide(compare.repo, tmp, side, sha, cleanup, onEvent, `commit-${sha.slice(0, 12)}`);
       benchSource ??= tree.root; // bad is prepared first: its bench files go to every commit
       copyBenchFiles(compare, benchSource, tree.root);
-      await setUpSide(compare, tree);
+      await setUpSide(compare, tree, onEvent);
       const entry = { tree, bundles: await bundleSide(tree, compare.files, compare.runtime, `${runId}-${sha.slice(0, 12)}`, tmp, cleanup) };
       prepared.set(sha, entry);
       bundled.push(sha);

@@ -30,6 +30,7 @@ import {
   checkoutHead,
   checkoutSide,
   copyBenchFiles,
+  installCommand,
   installDependencies,
   linkDependencies,
   nearestNodeModules,
@@ -74,12 +75,19 @@ export interface Bundles {
 }
 
 /** Dependencies (linked from the repository, or installed) and the build of one checked-out side. */
-export async function setUpSide(plan: RunPlan, side: SideTree): Promise<void> {
+export async function setUpSide(plan: RunPlan, side: SideTree, onEvent: OnCompareEvent = ignoreEvents): Promise<void> {
   if (side.root !== plan.repo) {
-    if (plan.install) await installDependencies(side);
-    else linkDependencies(plan.repo, side, plan.files);
+    if (plan.install) {
+      const argv = installCommand(side.root);
+      // An install takes seconds to minutes: named, with its elapsed time, never silent.
+      if (argv) onEvent({ type: "working", what: `installing ${side.side}'s dependencies (${argv.join(" ")})` });
+      await installDependencies(side);
+    } else linkDependencies(plan.repo, side, plan.files);
   }
-  if (plan.build) await buildSide(side, plan.build);
+  if (plan.build) {
+    onEvent({ type: "working", what: `building ${side.side} (${plan.build})` });
+    await buildSide(side, plan.build);
+  }
 }
 
 /** Sets both sides up: worktrees, head's bench files on base, dependencies, builds. */
@@ -88,7 +96,7 @@ async function prepareSides(store: RunStore, tmp: string, cleanup: Cleanup, onEv
   const base = checkoutSide(plan.repo, tmp, "base", plan.base.sha, cleanup, onEvent);
   const head = checkoutHead(plan.repo, tmp, plan.head.sha, plan.head.headRef, cleanup, onEvent);
   copyBenchFiles(plan, head.root, base.root);
-  for (const side of [base, head]) await setUpSide(plan, side);
+  for (const side of [base, head]) await setUpSide(plan, side, onEvent);
   return { base, head };
 }
 
@@ -365,11 +373,23 @@ export async function runCompare(store: RunStore, onEvent: OnCompareEvent = igno
     onEvent({ type: "interrupted", signal, runDir: store.dir });
   };
   return withCleanup(onSignal, async (cleanup) => {
+    noteStartLoad(store);
     const tmp = makeRunTemp("xbench-compare-", store.plan.repo, cleanup, onEvent);
     const sides = await prepareSides(store, tmp, cleanup, onEvent);
+    onEvent({ type: "working", what: `bundling ${store.plan.files.length} bench file(s) for base and head` });
     const bundles = await bundleAll(store, sides, tmp, cleanup);
     return runRounds(store, sides, bundles, onEvent, started);
   });
+}
+
+/**
+ * The load average as the run starts, before worktrees, installs and bench processes add to
+ * it; kept in the plan, so a resumed run reports the start of the whole run.
+ */
+function noteStartLoad(store: RunStore): void {
+  if (store.plan.loadavgStart) return;
+  store.plan.loadavgStart = currentLoad();
+  store.savePlan();
 }
 
 /**
@@ -386,8 +406,15 @@ export async function runRounds(
   started = performance.now(),
 ): Promise<CompareOutcome> {
   const { plan } = store;
+  noteStartLoad(store);
+  // Every bench process counts as bench time: inventories, and those that failed or timed out.
   let childMs = 0;
-  const run = processRunner(store, sides, bundles);
+  const runProcess = processRunner(store, sides, bundles);
+  const run: RunProcess = async (...job) => {
+    const outcome = await runProcess(...job);
+    childMs += outcome.wallMs;
+    return outcome;
+  };
   const done = new Set(store.records.map((r) => recordKey(r.round, r.file, r.job)));
   const files: Array<{ plan: FilePlan; outcome: InventoryOutcome }> = [];
   const unchanged = unchangedFiles(plan, sides, bundles);
@@ -437,17 +464,12 @@ export async function runRounds(
       onEvent({ type: "stopped", by: stoppedBy, rounds: round });
       break;
     }
-    if (!plan.loadavgStart) {
-      plan.loadavgStart = currentLoad();
-      store.savePlan();
-    }
     const order = orderAt(SIDES, plan.seed, round) as Side[];
     for (const { plan: filePlan, outcome } of files) {
       for (const job of jobsFor(filePlan, order)) {
         if (done.has(recordKey(round, filePlan.file, job.name))) continue;
         if (round === 0) onEvent({ type: "working", what: `round 1: warming up and measuring ${filePlan.file}` });
         const result = await run(filePlan.file, job.kind, job.sides, job.parts);
-        childMs += result.wallMs;
         const record: RoundRecord = {
           round,
           file: filePlan.file,
@@ -486,7 +508,7 @@ export async function runRounds(
       ...(plan.sampling.maxTimeS !== undefined ? { maxTimeS: plan.sampling.maxTimeS } : {}),
     },
     base: plan.base,
-    head: { ref: plan.head.ref, sha: plan.head.sha, dirty: plan.head.dirty },
+    head: { ref: plan.head.ref, sha: plan.head.sha, dirty: plan.head.dirty, ...(plan.head.sameCode ? { sameCode: true } : {}) },
     loadavg: { start: plan.loadavgStart ?? loadEnd, end: loadEnd },
     cores: availableParallelism(),
     startedAt: plan.startedAt,

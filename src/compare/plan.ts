@@ -17,6 +17,7 @@ import {
 import type { SamplingBudget } from "../runner/protocol.ts";
 import { filterFiles, isBenchFile, NAMING_HINT, repoRelativePattern, selectBenchFiles, selectNamedFiles } from "./discover.ts";
 import { wholeCycles } from "./sampling.ts";
+import { didYouMean } from "../util/suggest.ts";
 import { PLAN_VERSION, type RunPlan, type RunSettings, type SamplingRule } from "./store.ts";
 
 /** What the user asked for on the command line, validated. */
@@ -93,8 +94,9 @@ export function resolveRevisions(request: Pick<CompareRequest, "cwd" | "base" | 
   if (request.head) {
     return { repo, base, head: { ref: request.head, sha: resolveCommit(repo, request.head, "--head"), dirty: false } };
   }
-  const dirtyWith = describeDirty(dirtyPaths(repo));
-  const head = { ref: "working tree", sha: resolveCommit(repo, "HEAD", "HEAD"), dirty: dirtyWith !== undefined, dirtyWith };
+  const paths = dirtyPaths(repo);
+  const dirtyWith = describeDirty(paths);
+  const head = { ref: "working tree", sha: resolveCommit(repo, "HEAD", "HEAD"), dirty: dirtyWith !== undefined, dirtyWith, paths };
   return { repo, base, head };
 }
 
@@ -172,7 +174,9 @@ export function chooseBenchFiles(
     // Named as the user wrote it (`./bench/x.ts` from a subfolder), not as resolved.
     const typed = flags.length > 0 ? request.bench![flags.indexOf(unmatched[0]!)] : unmatched[0];
     const source = flags.length > 0 ? "--bench" : `package.json "xbench.bench" entry`;
-    throw new XbenchError(`${source} "${typed}" matches no file ${where}`, { kind: "usage" });
+    // A path typed almost right (`idx.ts` for `index.ts`) names the file it is closest to.
+    const near = /[*?]/.test(unmatched[0]!) ? "" : didYouMean(unmatched[0]!, candidates, Math.max(2, Math.floor(unmatched[0]!.length / 6)));
+    throw new XbenchError(`${source} "${typed}" matches no file ${where}${near}`, { kind: "usage" });
   }
   const files = filterFiles(picked, request.filter);
   if (files.length === 0) {
@@ -229,9 +233,20 @@ export function makePlan(request: CompareRequest): RunPlan {
       dirty: head.dirty,
       headRef: request.head,
       ...("dirtyWith" in head && head.dirtyWith ? { dirtyWith: head.dirtyWith } : {}),
+      ...("paths" in head && head.dirty && sameCode(base.sha, head.sha, head.paths, files) ? { sameCode: true } : {}),
     },
     startedAt: new Date().toISOString(),
   };
+}
+
+/**
+ * Whether a dirty working tree still runs base's code on both sides: the same commit, and no
+ * tracked file changed but the bench files (both sides run head's copy of those). Untracked
+ * files (a wrapper, notes) exist on head only: a bench file importing one fails on base
+ * instead of measuring something else.
+ */
+export function sameCode(baseSha: string, headSha: string, paths: DirtyPaths, benchFiles: readonly string[]): boolean {
+  return baseSha === headSha && paths.changed.every((path) => benchFiles.includes(path));
 }
 
 /** Run folders live in git's own folder: per repository, never part of the working tree. */

@@ -32,7 +32,8 @@ interface OwnedPath {
   created: string[];
 }
 
-export function ownerAlive(owner: RunOwner): boolean {
+/** Whether the process that wrote `owner` still runs (a pid reused since is not it). */
+export function ownerAlive(owner: Pick<RunOwner, "pid" | "start" | "space">): boolean {
   if (owner.space !== pidSpace(hostname())) return true; // cannot tell: leave it alone
   try {
     process.kill(owner.pid, 0);

@@ -1,13 +1,12 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
-import { XbenchError } from "../errors.ts";
+import { lockRunFolder, RunFolderError } from "./lock.ts";
+import { inRunFolder } from "./run-write.ts";
 import type { LoadAvg, RevisionInfo, Runtime, Side } from "../model/result.ts";
 import type { ChildRow, SamplingBudget } from "../runner/protocol.ts";
 
-/** A folder given to `--resume` that is not a run this version of xbench can continue. */
-export class RunFolderError extends XbenchError {
-  override name = "RunFolderError";
-}
+export { RunFolderError } from "./lock.ts";
+export { inRunFolder } from "./run-write.ts";
 
 /** When a run stops adding rounds (see compare/sampling.ts). */
 export interface SamplingRule {
@@ -91,8 +90,10 @@ export interface RunStore {
 const PLAN = "plan.json";
 const ROUNDS = "rounds.ndjson";
 
+/** The folder of a new run, taken by this process (lock.ts) before anything is written. */
 export function createStore(dir: string, plan: RunPlan): RunStore {
-  mkdirSync(dir, { recursive: true });
+  inRunFolder(dir, dir, () => mkdirSync(dir, { recursive: true }), false);
+  lockRunFolder(dir);
   const store = openStoreAt(dir, plan, []);
   store.savePlan();
   return store;
@@ -104,11 +105,13 @@ function openStoreAt(dir: string, plan: RunPlan, records: RoundRecord[]): RunSto
     plan,
     records,
     append(record) {
+      const file = join(dir, ROUNDS);
+      inRunFolder(dir, file, () => appendFileSync(file, `${JSON.stringify(record)}\n`));
       records.push(record);
-      appendFileSync(join(dir, ROUNDS), `${JSON.stringify(record)}\n`);
     },
     savePlan() {
-      writeFileSync(join(dir, PLAN), `${JSON.stringify(plan, null, 2)}\n`);
+      const file = join(dir, PLAN);
+      inRunFolder(dir, file, () => writeFileSync(file, `${JSON.stringify(plan, null, 2)}\n`), existsSync(file));
     },
   };
 }
@@ -129,6 +132,8 @@ export function openStore(dir: string): RunStore {
       { kind: "usage" },
     );
   }
+  // Before the rounds are read: another xbench appending to them would make this copy stale.
+  lockRunFolder(dir, true);
   const records: RoundRecord[] = [];
   const roundsFile = join(dir, ROUNDS);
   if (existsSync(roundsFile)) {
@@ -143,7 +148,7 @@ export function openStore(dir: string): RunStore {
       }
     }
     // Rewrite without the torn line so the next append starts on a line of its own.
-    if (torn) writeFileSync(roundsFile, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    if (torn) inRunFolder(dir, roundsFile, () => writeFileSync(roundsFile, records.map((r) => `${JSON.stringify(r)}\n`).join("")));
   }
   return openStoreAt(dir, plan, records);
 }

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { XbenchError } from "../errors.ts";
+import { didYouMean } from "../util/suggest.ts";
 
 /** A git command failed, or the repository lacks what was asked of it (a ref, a base). */
 export class GitError extends XbenchError {
@@ -38,8 +39,14 @@ export function tryResolveCommit(root: string, ref: string): string | undefined 
 
 export function resolveCommit(root: string, ref: string, what: string): string {
   const sha = tryResolveCommit(root, ref);
-  if (!sha) throw new GitError(`${what} ref not found: ${ref}`, { kind: "usage" });
+  if (!sha) throw new GitError(`${what} ref not found: ${ref}${didYouMean(ref, refNames(root))}`, { kind: "usage" });
   return sha;
+}
+
+/** Branch, tag and remote-tracking names, for "did you mean" when a ref names nothing. */
+export function refNames(root: string): string[] {
+  const names = git(root, ["for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/tags", "refs/remotes"], { allowFail: true });
+  return names.split("\n").filter(Boolean);
 }
 
 /** The default base: merge-base of HEAD with origin/main, else main, else master. */

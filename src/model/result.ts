@@ -27,6 +27,12 @@ export interface RevisionInfo {
   sha: string;
   /** Head only: the working tree had uncommitted changes. */
   dirty: boolean;
+  /**
+   * Head only, when dirty: both sides still ran the same code (the same commit, and the tree
+   * differs from it only by untracked files and the bench files, which both sides run), so the
+   * run is an A/A run.
+   */
+  sameCode?: boolean;
 }
 
 /** One-, five- and fifteen-minute load averages. */

@@ -105,7 +105,7 @@ export function readAA(result: CompareResult): AAReading {
     } catch {}
   }
   return {
-    sameCommit: result.base.sha === result.head.sha && !result.head.dirty,
+    sameCommit: result.base.sha === result.head.sha && (!result.head.dirty || result.head.sameCode === true),
     rows,
     falseVerdicts: rows.filter((r) => r.verdict !== "~").length,
   };

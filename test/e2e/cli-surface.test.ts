@@ -1,6 +1,7 @@
 /** The flag surface as users of cargo, gh and hyperfine expect it. */
 import { describe, expect, test } from "bun:test";
 import pkg from "../../package.json" with { type: "json" };
+import { createRepo } from "../support/repo.ts";
 import { xbench } from "../support/xbench.ts";
 
 const COMMANDS = ["", "compare ", "bisect ", "trace ", "bench ", "bench config ", "bench tracer ", "report ", "helpers ", "exec-stats "];
@@ -18,6 +19,41 @@ describe("command line surface", () => {
     const r = xbench(["compare", "--rouds", "4"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("xbench: Unknown option: --rouds (did you mean --rounds?)\n");
+  });
+
+  test("a bad value gets one line with a guess, not the help page; units and % are accepted (#25)", () => {
+    const repo = createRepo();
+    try {
+      repo.write({ "test/bench/index.ts": 'import { bench } from "mitata";\nbench("x", () => 1);\n' });
+      repo.commit("base");
+      repo.git("tag", "v1.0.0");
+      const cases: Array<[string[], string]> = [
+        [["--runtime", "nod"], "xbench: --runtime must be one of node, bun, deno (got nod; did you mean node?)\n"],
+        [["--runtime=denno"], "xbench: --runtime must be one of node, bun, deno (got denno; did you mean deno?)\n"],
+        [["--base", "mian"], "xbench: --base ref not found: mian (did you mean main?)\n"],
+        [["--base", "v1.0"], "xbench: --base ref not found: v1.0 (did you mean v1.0.0?)\n"],
+        [
+          ["--base", "HEAD", "--bench", "test/bench/idx.ts"],
+          'xbench: --bench "test/bench/idx.ts" matches no file in the working tree (did you mean test/bench/index.ts?)\n',
+        ],
+        [
+          ["--base", "HEAD", "--max-time", "2 min"],
+          "xbench: --max-time must be a positive number of seconds, or with a unit: 500ms, 90s, 2m, 1h (got 2 min)\n",
+        ],
+        // Accepted: the run goes on to the next check, the ref.
+        [["--target", "0.5%", "--max-time", "2m", "--base", "nope"], "xbench: --base ref not found: nope\n"],
+        [["--max-time", "90s", "--timeout", "1m", "--time", "0.1s", "--base", "nope"], "xbench: --base ref not found: nope\n"],
+      ];
+      for (const [args, message] of cases) {
+        const r = xbench(["compare", ...args], { cwd: repo.dir });
+        expect(r.stderr).toBe(message);
+        expect(r.code).toBe(2);
+      }
+      const bisect = xbench(["bisect", "--good", "HEAD", "--above", "10%", "--runtime", "nde"], { cwd: repo.dir });
+      expect(bisect.stderr).toBe("xbench: --runtime must be one of node, bun, deno (got nde; did you mean node?)\n");
+    } finally {
+      repo.cleanup();
+    }
   });
 
   test.each(["-V", "--version"])("%s prints the version", (flag) => {

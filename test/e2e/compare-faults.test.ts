@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "pathe";
 import { createRepo, type TestRepo } from "../support/repo.ts";
-import { alive } from "../support/procs.ts";
+import { alive, waitFor } from "../support/procs.ts";
 import { ROOT, requireBinary, tempDir, xbench } from "../support/xbench.ts";
 
 const ENV = { ...process.env, PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH}` };
@@ -28,16 +28,6 @@ function setup(files: Record<string, string>): { repo: TestRepo; dir: string; tm
   repo.write(files);
   repo.commit("base");
   return { repo, dir, tmp: own.dir };
-}
-
-/** Polls until `ready` holds or the bound (a hang guard, not a timing claim) passes. */
-async function waitFor(ready: () => boolean, boundMs = 60_000): Promise<boolean> {
-  const deadline = Date.now() + boundMs;
-  while (!ready()) {
-    if (Date.now() > deadline) return false;
-    await Bun.sleep(20);
-  }
-  return true;
 }
 
 function pids(file: string): number[] {

@@ -23,13 +23,15 @@ function releaseServer() {
     fetch(req) {
       const path = new URL(req.url).pathname;
       state.requests.push(path);
+      // /mirror/F: a company mirror that is a plain copy of dist/release (a flat folder).
+      const flat = /^\/mirror\/([^/]+)$/.exec(path);
       const match = /^\/releases\/(?:latest\/download|download\/v([^/]+))\/([^/]+)$/.exec(path);
-      if (!match || (match[1] !== undefined && match[1] !== pkg.version)) return new Response("not found", { status: 404 });
-      const file = join(state.dir, match[2]!);
+      if (!flat && (!match || (match[1] !== undefined && match[1] !== pkg.version))) return new Response("not found", { status: 404 });
+      const file = join(state.dir, flat ? flat[1]! : match![2]!);
       return existsSync(file) ? new Response(Bun.file(file)) : new Response("not found", { status: 404 });
     },
   });
-  return { server, state, base: `http://127.0.0.1:${server.port}/releases` };
+  return { server, state, base: `http://127.0.0.1:${server.port}/releases`, mirror: `http://127.0.0.1:${server.port}/mirror` };
 }
 
 let gh: ReturnType<typeof releaseServer>;
@@ -86,7 +88,7 @@ describe("bun build.ts --release", () => {
 describe("install.sh against a local release server", () => {
   test("installs the latest release into ~/.local/bin; the binary says its version, commit and target", async () => {
     const r = await install("latest");
-    expect(r.stderr).toContain(`downloading ${ARCHIVE}`);
+    expect(r.stderr).toContain(`downloading ${ARCHIVE}\nxbench-install: verified SHA-256 of ${ARCHIVE}\n`);
     expect(r.stderr).toContain('add it to PATH: export PATH="');
     expect(r.status).toBe(0);
     const version = spawnSync(r.bin, ["--version", "--verbose"], { encoding: "utf8", env: { HOME: r.home } });
@@ -108,8 +110,30 @@ describe("install.sh against a local release server", () => {
     expect(spawnSync(join(dest, "xbench"), ["--version"], { encoding: "utf8" }).stdout).toBe(`${pkg.version}\n`);
     const missing = await install("missing", { env: { XBENCH_VERSION: "9.9.9" } });
     expect(missing.status).toBe(1);
-    expect(missing.stderr).toBe(`xbench-install: download failed: ${gh.base}/download/v9.9.9/SHA256SUMS\n`);
+    expect(missing.stderr).toBe(`xbench-install: no release 9.9.9 at ${gh.base}\n`);
   });
+
+  test("a flat folder (a plain copy of dist/release) works too: a mirror over HTTP, a folder by file://", async () => {
+    for (const [name, base] of [
+      ["mirror", gh.mirror],
+      ["air-gapped", `file://${RELEASE}`],
+    ] as const) {
+      for (const args of [[], [pkg.version]]) {
+        const r = await install(`${name}-${args.length}`, { args, env: { XBENCH_DOWNLOAD_URL: base } });
+        expect(r.stderr).toContain(`xbench-install: verified SHA-256 of ${ARCHIVE}\n`);
+        expect(r.status).toBe(0);
+        expect(spawnSync(r.bin, ["--version"], { encoding: "utf8" }).stdout).toBe(`${pkg.version}\n`);
+      }
+      const missing = await install(`${name}-missing`, { args: ["9.9.9"], env: { XBENCH_DOWNLOAD_URL: base } });
+      expect(missing.stderr).toBe(`xbench-install: no release 9.9.9 at ${base}\n`);
+      expect(missing.status).toBe(1);
+    }
+    const empty = await install("empty-mirror", { env: { XBENCH_DOWNLOAD_URL: `file://${join(work, "no-such-folder")}` } });
+    expect(empty.stderr).toBe(
+      `xbench-install: no release at file://${join(work, "no-such-folder")} (neither latest/download/SHA256SUMS nor SHA256SUMS there)\n`,
+    );
+    expect(gh.state.requests).toContain(`/mirror/${ARCHIVE}`);
+  }, 120_000);
 
   test("a corrupted archive is refused and nothing is installed", async () => {
     const bad = join(work, "corrupt-release");

@@ -19,12 +19,12 @@ describe("parsePlainTrace", () => {
     [["--backend", "seccomp", "--", "true"], { backend: "seccomp", format: "summary" }, ["true"]],
     [
       ["--backend=preload", "--format=json", "-o", "t.json", "--", "ls", "--", "x"],
-      { backend: "preload", format: "json", output: "t.json" },
+      { backend: "preload", format: "json", output: resolve("t.json") },
       ["ls", "--", "x"],
     ],
     [
       ["--output=a b.ndjson", "--format", "ndjson", "--", "sh", "-c", "exit 3"],
-      { backend: "auto", format: "ndjson", output: "a b.ndjson" },
+      { backend: "auto", format: "ndjson", output: resolve("a b.ndjson") },
       ["sh", "-c", "exit 3"],
     ],
   ])("takes %j", (args, flags, command) => {
