@@ -32,7 +32,10 @@ const write = (path: string, text: string) => {
 try {
   git("init", "-q");
   for (let i = 0; i < FILES; i++) {
-    write(`src/m${i}.js`, `export function work${i}(n) { let s = 0; for (let k = 0; k < n; k++) s = (s + k * ${i + 3}) % 65521; return s; }\n`);
+    write(
+      `src/m${i}.js`,
+      `export function work${i}(n) { let s = 0; for (let k = 0; k < n; k++) s = (s + k * ${i + 3}) % 65521; return s; }\n`,
+    );
     write(
       `bench/m${i}.bench.js`,
       `import { bench } from "mitata";\nimport { work${i} } from "../src/m${i}.js";\nbench("small", () => work${i}(100));\nbench("medium", () => work${i}(1000));\nbench("large", () => work${i}(3000));\n`,
