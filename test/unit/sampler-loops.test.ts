@@ -17,8 +17,9 @@ test("under deno, every subject's batch loop is compiled from a source of its ow
     const original = globalThis.Function;
     globalThis.Function = new Proxy(original, { construct(target, args) { sources.push(args.at(-1)); return Reflect.construct(target, args); } });
     const { prepare } = await import(${JSON.stringify(sampler)});
-    for (const fn of [() => 1, () => 2, async () => 3, () => 1]) await prepare(fn, {}, false);
-    await prepare(function* () { yield { [0]: () => 1, bench: (x) => x }; }, {}, false);
+    const mitata = (fn) => ({ label: "x", api: "mitata", fn, args: {}, gc: false });
+    for (const fn of [() => 1, () => 2, async () => 3, () => 1]) await prepare(mitata(fn));
+    await prepare(mitata(function* () { yield { [0]: () => 1, bench: (x) => x }; }));
     console.log(JSON.stringify(sources));
   `;
   const r = spawnSync(join(ROOT, "node_modules", ".bin", "deno"), ["run", "-A", "--quiet", "--ext=js", "-"], {
