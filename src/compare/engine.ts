@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "pathe";
@@ -229,14 +230,37 @@ function packageDir(dir: string, name: string): string | undefined {
   }
 }
 
-/** The same package on both sides: the same folder, or (installed per side) the same package.json. */
+/** A hash of every file in a package's folder (its own node_modules left out), memoized per folder. */
+const packageHashes = new Map<string, string>();
+function packageHash(dir: string): string {
+  let hash = packageHashes.get(dir);
+  if (hash !== undefined) return hash;
+  const digest = createHash("sha256");
+  const walk = (at: string, rel: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true }).sort((x, y) => (x.name < y.name ? -1 : 1))) {
+      if (entry.name === "node_modules") continue;
+      const path = `${rel}/${entry.name}`;
+      if (entry.isDirectory()) walk(join(at, entry.name), path);
+      else if (entry.isFile()) digest.update(`${path}\0`).update(readFileSync(join(at, entry.name))).update("\0");
+    }
+  };
+  walk(dir, "");
+  hash = digest.digest("hex");
+  packageHashes.set(dir, hash);
+  return hash;
+}
+
+/**
+ * The same package on both sides: the same folder (base links head's node_modules by
+ * default), or, installed per side, folders whose files are the same.
+ */
 function samePackageOnBothSides(baseBundle: string, headBundle: string) {
   return (specifier: string): boolean => {
     const a = packageDir(join(baseBundle, ".."), specifier);
     const b = packageDir(join(headBundle, ".."), specifier);
     if (a === b) return true;
     if (!a || !b) return false;
-    return readFileSync(join(a, "package.json"), "utf8") === readFileSync(join(b, "package.json"), "utf8");
+    return packageHash(a) === packageHash(b);
   };
 }
 
@@ -280,7 +304,9 @@ function inputPatterns(headRoot: string): string[] | undefined {
  */
 function unchangedFiles(plan: RunPlan, sides: Record<Side, SideTree>, bundles: Bundles): Set<string> {
   const unchanged = new Set<string>();
-  if (plan.all || (plan.base.sha === plan.head.sha && !plan.head.dirty)) return unchanged;
+  // An A/A run (the same commit, dirty at most through bench files and untracked ones) measures all.
+  const aa = plan.base.sha === plan.head.sha && (!plan.head.dirty || plan.head.sameCode === true);
+  if (plan.all || aa) return unchanged;
   const patterns = inputPatterns(sides.head.root);
   let inputs: { same: boolean | undefined } | undefined;
   // Declared inputs are read once, and only if a file that reads files at run time asks.

@@ -78,7 +78,8 @@ describe("xbench compare on a real git repository", () => {
         'import { bench } from "mitata";\nimport { n } from "./src/lib.ts";\nbench("added", () => { let s = 0; for (let i = 0; i < n; i++) s += i; return s; });\n',
     });
     repo.commit("add a bench");
-    const r = compare(repo, ["--rounds", "6"]); // default base: merge-base with main
+    // --all: the library did not change, so without it the new rows would read "unchanged code".
+    const r = compare(repo, ["--rounds", "6", "--all"]); // default base: merge-base with main
     expect(r.code).toBe(0);
     const added = row(r.result, "added");
     expect(added.status).toBe("ok");
