@@ -157,8 +157,9 @@ describe.skipIf(!installed)("html report in chromium", () => {
     expect(count).toEqual({ marks: result.rows.filter((row) => row.stats).length, rows: result.rows.length, scripts: 0 });
     await page.close();
   });
+});
 
-  test("the README's screenshot is small", () => {
-    expect(statSync(join(ROOT, "docs", "report.png")).size).toBeLessThan(200_000);
-  });
+// Checked with or without a browser: the README's picture stays light.
+test("the README's screenshot is small", () => {
+  expect(statSync(join(ROOT, "docs", "report.png")).size).toBeLessThan(200_000);
 });
