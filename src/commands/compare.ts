@@ -35,6 +35,7 @@ import { checkOutputTargets, jsonTakesStdout, prettyJson, writeReport, type Outp
 import { runCompare } from "../compare/engine.ts";
 import { createStore, inRunFolder, openStore, type RunStore } from "../compare/store.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
+import { renderHtml } from "../report/html.ts";
 import { renderJson } from "../report/json.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { checkRuntime } from "../runner/runtimes.ts";
@@ -55,9 +56,10 @@ function describeSampling(rule: SamplingRule): string {
   return `${rule.minRounds}+ rounds until every interval is within ±${(rule.targetHalfWidth * 100).toFixed(1)}% or ${rule.maxTimeS} s of bench processes`;
 }
 
-/** `--json` and `--markdown` as given (citty leaves unset strings undefined). */
-function outputTargets(args: { json?: unknown; markdown?: unknown }): OutputTargets {
-  return { json: args.json ? String(args.json) : undefined, markdown: args.markdown ? String(args.markdown) : undefined };
+/** `--json`, `--markdown` and `--html` as given (citty leaves unset strings undefined). */
+function outputTargets(args: { json?: unknown; markdown?: unknown; html?: unknown }): OutputTargets {
+  const given = (value: unknown) => (value ? String(value) : undefined);
+  return { json: given(args.json), markdown: given(args.markdown), html: given(args.html) };
 }
 
 /** Flags that set up a bench-file run and stay fixed for its life; a suite takes none of them. */
@@ -131,6 +133,7 @@ export const compareCommand = defineCommand({
     },
     json: { type: "string", valueHint: "FILE", description: "Write the result (JSON schema with raw rounds) to FILE, - for stdout" },
     markdown: { type: "string", valueHint: "FILE", description: "Write the markdown report to FILE" },
+    html: { type: "string", valueHint: "FILE", description: "Write a self-contained HTML report (plots, table) to FILE" },
     comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
     holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
     resume: { type: "string", valueHint: "DIR", description: "Continue an interrupted run from its run folder" },
@@ -207,7 +210,7 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
   inRunFolder(store.dir, resultFile, () => writeFileSync(resultFile, json));
   const markdown = renderMarkdown(result);
   const table = renderTerminal(result, { color: !jsonTakesStdout(targets) && !!process.stdout.isTTY, dirtyStated: true });
-  writeReport({ table: `${table}\n`, json, markdown }, targets);
+  writeReport({ table: `${table}\n`, json, markdown, html: targets.html ? renderHtml(result) : undefined }, targets);
   if (writeJobSummary(markdown)) log.info("report added to the job summary");
   if (commentTarget) await postComment(commentTarget, COMMENT_MARKER, markdown, store.dir);
   // Every output is written (and the comment posted) before the gate decides the exit status.
@@ -247,7 +250,7 @@ function sayBisectSkip(): number {
 }
 
 /** Flags of a bench-file compare that mean nothing to a suite. */
-const BENCH_FILE_FLAGS = ["--resume", "--fail-on", "--fail-above", ...BENCH_RUN_FLAGS];
+const BENCH_FILE_FLAGS = ["--resume", "--fail-on", "--fail-above", "--html", ...BENCH_RUN_FLAGS];
 
 /**
  * `compare --suite tracer`: base's and head's helpers, each built from its own side, as the

@@ -9,6 +9,7 @@ import { checkOutputTargets, writeReport } from "../output/writer.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { decideGate, exitStatus } from "../report/gate.ts";
 import { GATE_ARGS, gateRule } from "./flags.ts";
+import { renderHtml } from "../report/html.ts";
 import { parseResult, renderJson } from "../report/json.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
@@ -38,6 +39,15 @@ function loadResult(files: string[], merge: boolean): CompareResult {
   return mergeShards(files.map((source) => ({ source, result: parseResult(readResultFile(source), source) })));
 }
 
+type Format = "term" | "md" | "json" | "html";
+
+function render(result: CompareResult, format: Format): string {
+  if (format === "md") return renderMarkdown(result);
+  if (format === "json") return renderJson(result);
+  if (format === "html") return renderHtml(result);
+  return renderTerminal(result, { color: wantsColor() });
+}
+
 export const reportCommand = defineCommand({
   meta: {
     name: "report",
@@ -48,17 +58,19 @@ export const reportCommand = defineCommand({
       type: "positional";
       description: string;
     },
-    format: { type: "enum", options: ["term", "md", "json"], description: "Output format", default: "term" },
+    format: { type: "enum", options: ["term", "md", "json", "html"], description: "Output format", default: "term" },
     merge: { type: "boolean", description: "The files are the shards of one compare (compare --shard I/N): check and merge them" },
     json: { type: "string", valueHint: "FILE", description: "Also write the result as JSON to FILE" },
     markdown: { type: "string", valueHint: "FILE", description: "Also write the markdown report to FILE" },
+    html: { type: "string", valueHint: "FILE", description: "Also write the self-contained HTML report to FILE" },
     comment: { type: "boolean", description: "On GitHub Actions, create or update the sticky PR comment with this report" },
     ...GATE_ARGS,
   },
   async run({ args }) {
     const files = (args._ as string[] | undefined)?.length ? (args._ as string[]) : args.file ? [args.file as string] : [];
     if (files.length === 0) throw usageError("report needs a result file: xbench report FILE.json", true);
-    const targets = { json: args.json ? String(args.json) : undefined, markdown: args.markdown ? String(args.markdown) : undefined };
+    const given = (value: unknown) => (value ? String(value) : undefined);
+    const targets = { json: given(args.json), markdown: given(args.markdown), html: given(args.html) };
     checkOutputTargets(targets);
     const commentTarget = args.comment ? pullRequestTarget() : undefined;
     const rule = gateRule(args);
@@ -67,11 +79,11 @@ export const reportCommand = defineCommand({
     // its rule, so the rows it names always match the table.
     const gateBy = rule ?? saved.gate?.rule;
     const result = gateBy ? { ...saved, gate: decideGate(saved.rows, gateBy) } : saved;
-    const format = args.format as "term" | "md" | "json";
-    const text =
-      format === "md" ? renderMarkdown(result) : format === "json" ? renderJson(result) : renderTerminal(result, { color: wantsColor() });
-    process.stdout.write(text);
-    if (targets.json || targets.markdown) writeReport({ table: "", json: renderJson(result), markdown: renderMarkdown(result) }, targets);
+    process.stdout.write(render(result, args.format as Format));
+    if (targets.json || targets.markdown || targets.html) {
+      const html = targets.html ? renderHtml(result) : undefined;
+      writeReport({ table: "", json: renderJson(result), markdown: renderMarkdown(result), html }, targets);
+    }
     if (args.merge && writeJobSummary(renderMarkdown(result))) log.info("report added to the job summary");
     if (commentTarget) log.info(`PR comment ${await upsertComment(commentTarget, COMMENT_MARKER, renderMarkdown(result))}`);
     if (!rule) return 0;

@@ -1,6 +1,6 @@
 /**
  * Where a command's report goes: the table on stdout (on stderr when `--json -` takes stdout),
- * `--json FILE`, `--markdown FILE`. The targets are checked before a run starts, so a typo in
+ * `--json FILE`, `--markdown FILE`, `--html FILE`. The targets are checked before a run starts, so a typo in
  * a path fails at once rather than after minutes of measuring.
  */
 import { accessSync, constants, existsSync, statSync, writeFileSync } from "node:fs";
@@ -11,6 +11,7 @@ import { usageError } from "../errors.ts";
 export interface OutputTargets {
   json?: string;
   markdown?: string;
+  html?: string;
 }
 
 /** The texts of one report, ready to write. */
@@ -18,6 +19,8 @@ export interface ReportTexts {
   table: string;
   json: string;
   markdown?: string;
+  /** Rendered only when `--html` asks for it. */
+  html?: string;
 }
 
 /** `--json -`: the JSON takes stdout and everything human goes to stderr. */
@@ -41,13 +44,14 @@ export function checkOutputTargets(targets: OutputTargets): void {
   }
 }
 
-/** Writes the table, then the JSON and the markdown where the targets say. */
+/** Writes the table, then the JSON, the markdown and the HTML where the targets say. */
 export function writeReport(texts: ReportTexts, targets: OutputTargets): void {
   const toStdout = jsonTakesStdout(targets);
   (toStdout ? process.stderr : process.stdout).write(texts.table);
   if (toStdout) process.stdout.write(texts.json.endsWith("\n") ? texts.json : `${texts.json}\n`);
   else if (targets.json) writeFileSync(targets.json, texts.json);
   if (targets.markdown && texts.markdown !== undefined) writeFileSync(targets.markdown, texts.markdown);
+  if (targets.html && texts.html !== undefined) writeFileSync(targets.html, texts.html);
 }
 
 /** A result as indented JSON with a final newline, as the suites write it. */

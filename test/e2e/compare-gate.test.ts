@@ -39,7 +39,9 @@ describe("compare --fail-on / --fail-above", () => {
   test("a row twice as slow fails --fail-above 10 and --fail-on slower (exit 1), markdown and JSON written first; --fail-above 500 passes", () => {
     const repo = slowerHead();
     const markdown = join(out, "fail.md");
-    const r = compareIn(repo, ["--base", "HEAD~1", "--head", "HEAD", "--rounds", "6", "--fail-above", "10", "--markdown", markdown]);
+    const html = join(out, "fail.html");
+    const outputs = ["--markdown", markdown, "--html", html];
+    const r = compareIn(repo, ["--base", "HEAD~1", "--head", "HEAD", "--rounds", "6", "--fail-above", "10", ...outputs]);
     expect(r.code).toBe(1);
     expect(r.stdout.split("\n")[0]).toBe("gate failed (--fail-above 10): 1 row confidently more than 10% slower");
     expect(r.stdout.split("\n")[1]).toMatch(/^ {2}g-[0-9a-f]{8}: slow {2}\+\d+\.\d% \[\+\d+\.\d%, \+\d+\.\d%\] failing$/);
@@ -51,6 +53,10 @@ describe("compare --fail-on / --fail-above", () => {
     const md = readFileSync(markdown, "utf8");
     expect(md.split("\n")[2]).toBe("**xbench gate: failed** (--fail-above 10): 1 row confidently more than 10% slower");
     expect(md).toMatch(/^- g-[0-9a-f]{8}: slow: \+\d+\.\d% \[\+\d+\.\d%, \+\d+\.\d%\] failing$/m);
+    // The HTML page too: the one row's mark, and the gate's line drawn.
+    const page = readFileSync(html, "utf8");
+    expect(page.match(/<g class="mark slower"/g)).toHaveLength(1);
+    expect(page).toContain('<line class="threshold"');
 
     const slower = compareIn(repo, ["--base", "HEAD~1", "--head", "HEAD", "--rounds", "6", "--fail-on", "slower"]);
     expectGate(slower, 1, "fail", "gate failed (--fail-on slower): 1 row confidently slower");

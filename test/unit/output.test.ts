@@ -44,7 +44,7 @@ describe("report targets", () => {
   });
 
   test("a missing folder or a folder as the file is a usage error before anything runs", () => {
-    for (const targets of [{ markdown: join(dir, "missing", "report.md") }, { json: dir }]) {
+    for (const targets of [{ markdown: join(dir, "missing", "report.md") }, { json: dir }, { html: join(dir, "missing", "r.html") }]) {
       let error: unknown;
       try {
         checkOutputTargets(targets);
@@ -53,6 +53,7 @@ describe("report targets", () => {
       }
       expect(error).toBeInstanceOf(XbenchError);
       expect((error as XbenchError).kind).toBe("usage");
+      expect((error as Error).message).toStartWith(`--${Object.keys(targets)[0]} `);
     }
   });
 });

@@ -55,6 +55,23 @@ for (const [name, run, skip] of runners) {
       expect(r.stdout).toBe(readFileSync(join(FIXTURES, "mixed-result.json"), "utf8"));
     });
 
+    test("--format html writes the page; --html FILE beside another format writes the same page", () => {
+      const r = run(["report", join(FIXTURES, "slower-result.json"), "--format", "html"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toStartWith("<!doctype html>\n");
+      expect(r.stdout.match(/<g class="mark /g)).toHaveLength(2);
+      expect(r.stdout).toContain('class="threshold"');
+      const { dir, cleanup } = tempDir();
+      try {
+        const file = join(dir, "report.html");
+        const md = run(["report", join(FIXTURES, "slower-result.json"), "--format", "md", "--html", file]);
+        expect(md.code).toBe(0);
+        expect(readFileSync(file, "utf8")).toBe(r.stdout);
+      } finally {
+        cleanup();
+      }
+    });
+
     test("bad files give one line and exit 2", () => {
       const { dir, cleanup } = tempDir();
       try {

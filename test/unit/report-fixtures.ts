@@ -5,6 +5,7 @@
  */
 import seedRows from "../fixtures/seed-aa-rows.json" with { type: "json" };
 import { analyzeRows, type RawRow } from "../../src/report/analyze.ts";
+import { decideGate } from "../../src/report/gate.ts";
 import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type Rounds } from "../../src/model/result.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
 
@@ -94,5 +95,31 @@ export function mixedResult(): CompareResult {
     loadavg: { start: [14.26, 17.36, 22.8], end: [17.83, 31.33, 29.39] },
     holm: true,
     rows: analyzeRows(raw, { holm: true }),
+  });
+}
+
+/**
+ * What the HTML report's browser test draws: one row confidently slower (past the gate's
+ * +5%), one ~ row, and one row without an interval (its file's code unchanged).
+ */
+export function slowerResult(): CompareResult {
+  const random = mulberry32(27);
+  const drift = Array.from({ length: 12 }, (_, i) => 1 + 0.3 * Math.sin(i));
+  const timed = (id: string, center: number, change: number, noise: number) =>
+    timedRow(id, rounds(center, drift, noise, random), rounds(center * (1 + change), drift, noise, random));
+  const raw: RawRow[] = [
+    timed("parse-5b1c0e2a: parse 4 KiB document", 182_000, 0.12, 0.01),
+    timed("parse-5b1c0e2a: validate schema", 41_500, 0, 0.015),
+    { ...timedRow("render-9f3d11c4: render page", [], []), unchanged: true },
+  ];
+  const rows = analyzeRows(raw, { holm: false });
+  return baseResult({
+    rounds: { requested: 12, planned: 12, completed: 12, cycle: 2 },
+    base: { ref: "main", sha: "0c5e35d81638e85ed420c4b7c943d86ed502a2f7", dirty: false },
+    head: { ref: "working tree", sha: "4fa387b2e78bf32f810d7c21bc1f488bd33ce265", dirty: true },
+    loadavg: { start: [0.42, 0.51, 0.48], end: [1.18, 0.73, 0.56] },
+    cores: 2,
+    rows,
+    gate: decideGate(rows, { on: "above", above: 0.05 }),
   });
 }
