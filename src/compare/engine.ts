@@ -241,7 +241,11 @@ function packageHash(dir: string): string {
       if (entry.name === "node_modules") continue;
       const path = `${rel}/${entry.name}`;
       if (entry.isDirectory()) walk(join(at, entry.name), path);
-      else if (entry.isFile()) digest.update(`${path}\0`).update(readFileSync(join(at, entry.name))).update("\0");
+      else if (entry.isFile())
+        digest
+          .update(`${path}\0`)
+          .update(readFileSync(join(at, entry.name)))
+          .update("\0");
     }
   };
   walk(dir, "");
