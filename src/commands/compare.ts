@@ -5,7 +5,7 @@ import { EXIT_STATUS, usageError } from "../errors.ts";
 import { log } from "../output/log.ts";
 import { renderCompareEvents } from "../output/compare-events.ts";
 import { printError } from "../output/errors.ts";
-import { flagValues, givenFlag, parsePositiveInt, parsePositiveNumber } from "./flags.ts";
+import { flagValues, givenFlag, parsePercent, parsePositiveInt, parsePositiveNumber } from "./flags.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary } from "../compare/github.ts";
 import {
   DEFAULT_MAX_TIME_S,
@@ -36,6 +36,7 @@ import { requireBundler } from "../runner/bundle.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
 import { RUNTIMES, type Runtime } from "../model/result.ts";
+import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 
 function parseRounds(value: unknown): number {
   const rounds = parsePositiveInt("rounds", value, MIN_ROUNDS);
@@ -66,6 +67,7 @@ const BENCH_RUN_FLAGS = [
   "--timeout",
   "--time",
   "--holm",
+  "--min-effect",
 ];
 
 /** Flags that shape a run; a resumed run keeps its own. */
@@ -115,6 +117,11 @@ export const compareCommand = defineCommand({
     markdown: { type: "string", valueHint: "FILE", description: "Write the markdown report to FILE" },
     comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
     holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
+    "min-effect": {
+      type: "string",
+      valueHint: "PCT",
+      description: `A row whose 95% interval lies within ±PCT percent reads "same": no change beyond it (default: ${DEFAULT_MIN_EFFECT * 100})`,
+    },
     resume: { type: "string", valueHint: "DIR", description: "Continue an interrupted run from its run folder" },
     suite: {
       type: "enum",
@@ -153,6 +160,7 @@ export const compareCommand = defineCommand({
         timeoutS: parsePositiveNumber("timeout", args.timeout),
         sideTimeMs: args.time !== undefined ? parsePositiveNumber("time", args.time) : undefined,
         holm: !!args.holm,
+        minEffect: args["min-effect"] !== undefined ? parsePercent("min-effect", args["min-effect"]) : undefined,
       });
       store = createStore(newRunDir(plan.repo), plan);
     }

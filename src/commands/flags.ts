@@ -35,3 +35,10 @@ export function parsePositiveNumber(flag: string, value: unknown): number {
   if (!Number.isFinite(n) || n <= 0) throw usageError(`--${flag} must be a positive number (got ${String(value)})`);
   return n;
 }
+
+/** A percentage given in percent (`--min-effect 0.5`), as a fraction; 0 is allowed. */
+export function parsePercent(flag: string, value: unknown): number {
+  const n = Number(value);
+  if (value === "" || !Number.isFinite(n) || n < 0) throw usageError(`--${flag} must be a percentage of at least 0 (got ${String(value)})`);
+  return n / 100;
+}

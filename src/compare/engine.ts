@@ -10,6 +10,7 @@ import { CHILD_ENV, CHILD_PROTOCOL, type Job, type JobSide } from "../runner/pro
 import { runtimeArgv } from "../runner/runtimes.ts";
 import { killRunningChildren, runBenchProcess, type BenchOutcome } from "../runner/spawn.ts";
 import { orderAt } from "../schedule/orderings.ts";
+import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 import { currentLoad } from "../util/load.ts";
 import { VERSION } from "../version.ts";
 import { withCleanup, type Cleanup } from "../util/scope.ts";
@@ -197,6 +198,7 @@ export async function runCompare(store: RunStore, onEvent: OnCompareEvent = igno
     onEvent({ type: "interrupted", signal, runDir: store.dir });
   };
   let childMs = 0;
+  const minEffect = plan.minEffect ?? DEFAULT_MIN_EFFECT;
   return withCleanup(onSignal, async (cleanup) => {
     const tmp = makeRunTemp("xbench-compare-", plan.repo, cleanup, onEvent);
     const sides = await prepareSides(store, tmp, cleanup, onEvent);
@@ -218,7 +220,7 @@ export async function runCompare(store: RunStore, onEvent: OnCompareEvent = igno
     let analyzed: { rounds: number; rows: Row[] } | undefined;
     const analyze = (rounds: number) => {
       if (analyzed?.rounds !== rounds)
-        analyzed = { rounds, rows: analyzeRows(collectRows(plan.files, rounds, store.records), { holm: plan.holm }) };
+        analyzed = { rounds, rows: analyzeRows(collectRows(plan.files, rounds, store.records), { holm: plan.holm, minEffect }) };
       return analyzed.rows;
     };
     let stoppedBy: StopReason | undefined;
@@ -283,6 +285,7 @@ export async function runCompare(store: RunStore, onEvent: OnCompareEvent = igno
       startedAt: plan.startedAt,
       finishedAt: new Date().toISOString(),
       holm: plan.holm,
+      minEffect,
       rows,
     };
     const timing = { wallMs: performance.now() - started, childMs };

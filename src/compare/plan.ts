@@ -15,6 +15,7 @@ import {
   type DirtyPaths,
 } from "../git/git.ts";
 import type { SamplingBudget } from "../runner/protocol.ts";
+import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 import { filterFiles, isBenchFile, NAMING_HINT, repoRelativePattern, selectBenchFiles, selectNamedFiles } from "./discover.ts";
 import { wholeCycles } from "./sampling.ts";
 import { PLAN_VERSION, type RunPlan, type RunSettings, type SamplingRule } from "./store.ts";
@@ -213,6 +214,7 @@ export function makePlan(request: CompareRequest): RunPlan {
     install: request.install,
     timeoutS: request.timeoutS,
     holm: request.holm,
+    minEffect: request.minEffect ?? DEFAULT_MIN_EFFECT,
     isolate: request.isolate,
     sampling: samplingRule(request),
     budget: samplingBudget(request.sideTimeMs),

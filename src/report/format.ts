@@ -3,6 +3,7 @@
  * units, signed percentages, header lines and the cells of a row. No escaping here (markdown.ts
  * escapes; terminal.ts only makes control characters visible).
  */
+import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 import { readAA } from "../stats/noise.ts";
 import { halfWidth, intervalRows } from "./analyze.ts";
 import { median } from "../stats/quantile.ts";
@@ -111,9 +112,32 @@ export function runNotes(result: CompareResult): string[] {
     const timed = result.rows.filter((row) => row.stats).length;
     notes.push(`intervals and verdicts Holm-adjusted across ${timed} rows with an interval (family-wise 95%)`);
   }
+  const legend = verdictLegend(result);
+  if (legend) notes.push(legend);
   const aa = aaNote(result);
   if (aa) notes.push(aa);
   return notes;
+}
+
+/** `±0.5%`: the run's minimum effect (the default for a file from before it). */
+export function minEffectText(result: CompareResult): string {
+  return `±${formatPlain((result.minEffect ?? DEFAULT_MIN_EFFECT) * 100)}%`;
+}
+
+/** `0.5`, `1`, `0.25`: a percentage as typed, without trailing zeros. */
+function formatPlain(value: number): string {
+  return String(Number(value.toFixed(4)));
+}
+
+/**
+ * What `same` and `~` mean, when the table has either: both hold zero in their interval, but only
+ * one is an answer (no change beyond the minimum effect); the other needs more rounds.
+ */
+export function verdictLegend(result: CompareResult): string | undefined {
+  const verdicts = new Set(result.rows.map((row) => row.stats?.verdict));
+  if (!verdicts.has("same") && !verdicts.has("~")) return undefined;
+  const m = minEffectText(result);
+  return `same: the interval lies within ${m} (--min-effect), no change beyond ${m}; ~: the interval reaches beyond ${m} and holds zero, too wide to tell`;
 }
 
 const pct1 = (x: number) => (Number.isFinite(x) ? `±${(x * 100).toFixed(1)}%` : "±∞");
@@ -154,9 +178,11 @@ export function aaNote(result: CompareResult): string | undefined {
   const mdcs = reading.rows.map((r) => r.mdc);
   const n = Math.min(...reading.rows.map((r) => r.n));
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const same = reading.rows.filter((r) => r.verdict === "same").length;
+  // An interval within ±min-effect that excludes zero reads `same`, not a verdict: at most 5% expected.
   return (
-    `A/A run: ${reading.falseVerdicts} of ${reading.rows.length} timed rows got a verdict by chance (about 5% expected); ` +
-    `median |delta| ${pct(median(drift))}; ` +
+    `A/A run: ${reading.falseVerdicts} of ${reading.rows.length} timed rows got a verdict by chance (at most about 5% expected), ` +
+    `${same} read same (within ${minEffectText(result)}); median |delta| ${pct(median(drift))}; ` +
     `smallest change detectable at ${n} rounds (about the CI half-width): median ${pct(median(mdcs))}, largest ${pct(Math.max(...mdcs))}`
   );
 }
@@ -207,9 +233,11 @@ export function rowCells(row: Row): RowCells {
   if (row.stats) {
     const s = row.stats;
     const unit = row.unit;
+    // head is base moved by delta, so that the columns say what the delta says: the raw
+    // medians of each side moved separately over rounds and disagreed with it (in the JSON).
     return {
       base: formatValue(s.baseMedian, unit),
-      head: formatValue(s.headMedian, unit),
+      head: formatValue(s.baseMedian * (1 + s.delta), unit),
       delta: formatBound(s.delta),
       ci: formatInterval(s.ci),
       verdict: s.verdict,
@@ -241,6 +269,7 @@ export function summaryLine(rows: readonly Row[]): string {
   const parts = [
     `${count((r) => r.stats?.verdict === "faster")} faster`,
     `${count((r) => r.stats?.verdict === "slower")} slower`,
+    `${count((r) => r.stats?.verdict === "same")} same`,
     `${count((r) => r.stats?.verdict === "~")} ~`,
   ];
   const exact = count((r) => r.exact !== undefined);

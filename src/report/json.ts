@@ -45,7 +45,7 @@ const STATS: Shape = {
   n: isNumber,
   delta: isNumber,
   ci: tuple(2, isBound),
-  verdict: oneOf("slower", "faster", "~"),
+  verdict: oneOf("slower", "faster", "same", "~"),
   baseMedian: isNumber,
   headMedian: isNumber,
   ratioMedian: isNumber,
@@ -99,6 +99,7 @@ const RESULT: Shape = {
   startedAt: isString,
   finishedAt: isString,
   holm: isBoolean,
+  "minEffect?": isNumber,
   "cores?": isNumber,
   rows: Array.isArray,
 };

@@ -91,8 +91,10 @@ function rawTable(rows: readonly Row[]): string[] {
 const FOOTNOTE =
   "Each round is one fresh bench process that loads base and head and measures them alternately " +
   "(or one process per side where noted). delta is the Hodges–Lehmann estimate of the per-round log ratio " +
-  "ln(head/base) and the 95% CI the matching distribution-free interval of the Wilcoxon signed-rank test, " +
-  "not a comparison of the base and head columns, which are medians over rounds. " +
+  "ln(head/base) and the 95% CI the matching distribution-free interval of the Wilcoxon signed-rank test; " +
+  "base is the median of base's per-round values and head is base × (1 + delta), so the columns agree with delta " +
+  "(each side's own median over rounds is in the JSON). " +
+  "same: the interval lies within ±min-effect, no change beyond it; ~: too wide to tell. " +
   "Exact metrics (counts, bytes) are compared exactly. " +
   "Picture: the interval (━) and delta (●) against zero (│), each row on its own scale.";
 

@@ -104,6 +104,64 @@ describe("terminal", () => {
   });
 });
 
+/** `3.29 µs` back to ns, and how far its two decimals can be from the value it was rounded from. */
+function parseTime(cell: string): { ns: number; rounding: number } {
+  const [number, unit] = cell.split(" ");
+  const scale = { ns: 1, µs: 1e3, ms: 1e6, s: 1e9 }[unit!]!;
+  return { ns: Number(number) * scale, rounding: 0.005 * scale };
+}
+
+/** For each timed row of a table (its cells base, head, delta from the right): head/base - 1 and delta. */
+function columnsAgree(rows: Array<{ base: string; head: string; delta: string }>): void {
+  expect(rows.length).toBeGreaterThan(0);
+  for (const { base, head, delta } of rows) {
+    const b = parseTime(base);
+    const h = parseTime(head);
+    const shown = Number(delta.replace("%", "")) / 100;
+    // Each cell is rounded: the ratio of the cells may differ from the rounded delta by what
+    // the rounding of base and head (relative) and of the percentage (0.05 points) allow.
+    const slack = b.rounding / b.ns + h.rounding / h.ns + 0.0005 + 1e-12;
+    expect({ base, head, delta, off: Math.abs(h.ns / b.ns - 1 - shown) <= slack }).toEqual({ base, head, delta, off: true });
+  }
+}
+
+describe("columns agree with the delta", () => {
+  const timed = /^[-+]\d+\.\d%$/;
+  for (const [name, result] of [
+    ["A/A", aaResult()],
+    ["mixed", mixedResult()],
+  ] as const) {
+    test(`every timed row of the ${name} terminal table`, () => {
+      const lines = renderTerminal(result, { color: false }).split("\n");
+      const cells = lines
+        .map((line) => line.split(/ {2,}/).slice(-5))
+        .filter((c) => c.length === 5 && /^[\d.]+ (ns|µs|ms|s)$/.test(c[0]!))
+        .map(([base, head, delta]) => ({ base: base!, head: head!, delta: delta! }))
+        .filter((c) => timed.test(c.delta));
+      expect(cells.length).toBe(result.rows.filter((r) => r.stats).length);
+      columnsAgree(cells);
+    });
+
+    test(`every timed row of the ${name} markdown table`, () => {
+      const rows = renderMarkdown(result)
+        .split("\n")
+        .filter((line) => line.startsWith("| ") && line.split(" | ").length === 7)
+        .map((line) => line.split(" | "))
+        .filter((c) => timed.test(c[3]!) && c[4] !== "exact")
+        .map((c) => ({ base: c[1]!, head: c[2]!, delta: c[3]! }));
+      expect(rows.length).toBe(result.rows.filter((r) => r.stats).length);
+      columnsAgree(rows);
+    });
+  }
+
+  test("the raw medians stay in the JSON", () => {
+    const row = mixedResult().rows.find((r) => r.stats)!;
+    const back = parseResult(renderJson(mixedResult())).rows.find((r) => r.id === row.id)!;
+    expect(back.stats!.headMedian).toBe(row.stats!.headMedian);
+    expect(back.stats!.headMedian).not.toBe(row.stats!.baseMedian * (1 + row.stats!.delta));
+  });
+});
+
 describe("markdown", () => {
   test("snapshot: the seed-shaped A/A table", () => expectFixture("aa.md", renderMarkdown(aaResult())));
   test("snapshot: every kind of row, Holm, rounding note, hostile names", () => expectFixture("mixed.md", renderMarkdown(mixedResult())));
