@@ -202,8 +202,29 @@ export function rowNotes(rows: readonly Row[]): RowNote[] {
         text: `failed ${row.error.side === "both" ? "in a process holding both sides" : `on ${row.error.side}`}: ${row.error.message}`,
       });
     if (row.exact?.varies) notes.push({ id: row.id, text: "values differed between rounds; medians compared" });
+    const ties = row.stats ? tiedRounds(row) : undefined;
+    if (ties) notes.push({ id: row.id, text: ties });
   }
   return notes;
+}
+
+/**
+ * Timed values equal to the last digit on both sides in half the rounds or more: what a clock too
+ * coarse for the batches does (values can only be whole ticks / n), not what code does. Batches
+ * of at least 1000 ticks make it rare; a result from before them, or a row whose values repeat for
+ * another reason, says so rather than show an interval that looks certain.
+ */
+function tiedRounds(row: Row): string | undefined {
+  let paired = 0;
+  let tied = 0;
+  row.base.forEach((b, i) => {
+    const h = row.head[i];
+    if (b === null || h === null || h === undefined) return;
+    paired++;
+    if (b === h) tied++;
+  });
+  if (paired === 0 || 2 * tied < paired) return undefined;
+  return `base and head values were identical in ${tied} of ${paired} rounds: a clock too coarse for the batch length gives such values, so the interval may claim more certainty than the data has`;
 }
 
 /** The six cells of a row after the name, as plain text. */

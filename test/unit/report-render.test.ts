@@ -9,7 +9,18 @@ import { COMMENT_MARKER, escapeMarkdown, intervalPicture, renderMarkdown } from 
 import { SCHEMA_VERSION, type CompareResult } from "../../src/model/result.ts";
 import { renderTerminal } from "../../src/report/terminal.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
+import { analyzeRows, type RawRow } from "../../src/report/analyze.ts";
 import { aaResult, HOSTILE_NAME, mixedResult } from "./report-fixtures.ts";
+
+const rawTimed = (id: string, base: number[], head: number[]): RawRow => ({
+  id,
+  file: "bench/q.bench.ts",
+  label: id.split(": ")[1]!,
+  unit: "ns",
+  base,
+  head,
+  presentOn: { base: true, head: true },
+});
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures");
 const ANSI = /\u001b\[[0-9;]*m/g;
@@ -153,6 +164,26 @@ describe("columns agree with the delta", () => {
       columnsAgree(rows);
     });
   }
+
+  test("a timed row whose values tie on both sides in most rounds is marked, not shown as certain", () => {
+    const quantized = [750, 687.5, 750, 750, 687.5, 750, 750, 750];
+    const rows = analyzeRows(
+      [
+        {
+          ...rawTimed(
+            "q-00000000: quantized",
+            quantized,
+            quantized.map((v, i) => (i === 1 ? 750 : v)),
+          ),
+        },
+        { ...rawTimed("n-00000000: noisy", [100, 101, 102, 103, 104, 105], [101, 100, 103, 104, 103, 106]) },
+      ],
+      { holm: false },
+    );
+    const text = renderTerminal({ ...mixedResult(), rows }, { color: false });
+    expect(text).toContain("note: q-00000000: quantized: base and head values were identical in 7 of 8 rounds");
+    expect(text).not.toContain("n-00000000: noisy: base and head");
+  });
 
   test("the raw medians stay in the JSON", () => {
     const row = mixedResult().rows.find((r) => r.stats)!;
