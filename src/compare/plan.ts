@@ -68,10 +68,13 @@ export function samplingRule(request: Pick<CompareRequest, "rounds" | "targetHal
   };
 }
 
-/** Batches of about 1 ms, a quarter of the sampling time to warm up, at least 8 batches a side. */
+/**
+ * Batches of 1 ms (never shorter, whatever `--time`: the bench process also keeps them above
+ * 1000 ticks of its clock), a quarter of the sampling time to warm up, at least 8 batches a side.
+ */
 export function samplingBudget(sideTimeMs = DEFAULT_SIDE_TIME_MS): SamplingBudget {
   const sideNs = Math.round(sideTimeMs * 1e6);
-  return { batchNs: Math.min(1e6, sideNs / 8), sideNs, warmupNs: Math.max(sideNs / 4, 5e6), minBatches: 8 };
+  return { batchNs: 1e6, sideNs, warmupNs: Math.max(sideNs / 4, 5e6), minBatches: 8 };
 }
 
 function filesAtRef(root: string, sha: string): string[] {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
+import type { RoundRecord } from "../../src/compare/store.ts";
 import type { TestRepo } from "../support/repo.ts";
 
 const ENV = COMPARE_ENV;
@@ -133,6 +134,18 @@ describe("both sides in one bench process (duet)", () => {
       expect(x.status).toBe("ok");
       expect(x.base.every((v) => typeof v === "number" && v > 0)).toBe(true);
     }
+    // Every batch of every kind of benchmark lasts at least 1 ms (--time 30 notwithstanding),
+    // and the rounds file says how many iterations it held.
+    const runs = join(repo.dir, ".git", "xbench", "runs");
+    const records = readdirSync(runs).flatMap((id) =>
+      readFileSync(join(runs, id, "rounds.ndjson"), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as RoundRecord),
+    );
+    const timed = records.flatMap((record) => record.rows ?? []).filter((x) => x.value !== undefined);
+    expect(timed.length).toBe(12 * 2 * 6);
+    for (const x of timed) expect([x.label, x.batchNs! >= 1e6, x.iterations! >= 1]).toEqual([x.label, true, true]);
   });
 
   test("the same name twice in one group is a clear error naming it, not a merged row", () => {
