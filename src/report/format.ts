@@ -155,7 +155,43 @@ export function samplingNote(result: CompareResult): string | undefined {
     rounds.stoppedBy === "time"
       ? `the ${rounds.maxTimeS} s budget of bench-process time was spent`
       : "the most rounds a run may have were reached";
-  return `stopped at ${rounds.completed} rounds because ${why}: ${wide.length} of ${widths.length} intervals wider than ${pct1(target)}${widest}; --max-time gives them more rounds`;
+  const need = roundsNeeded(Math.max(...widths), target, rounds.completed);
+  const pace = need === undefined ? "" : `: the widest would need about ${need} rounds${timeNeeded(need, result)} (see the row notes)`;
+  return `stopped at ${rounds.completed} rounds because ${why}: ${wide.length} of ${widths.length} intervals wider than ${pct1(target)}${widest}; --max-time gives them more rounds${pace}`;
+}
+
+/**
+ * Rounds an interval of half-width `halfWidth` after `rounds` rounds needs to reach `target`: a
+ * half-width shrinks about as 1/√rounds, so rounds × (halfWidth / target)². Rough (the signed-rank
+ * interval's width changes regime with n, stats/noise.ts), but the right order of magnitude.
+ */
+export function roundsNeeded(halfWidth: number, target: number, rounds: number): number | undefined {
+  if (!Number.isFinite(halfWidth) || rounds <= 0 || target <= 0) return undefined;
+  return Math.ceil(rounds * (halfWidth / target) ** 2);
+}
+
+/** ` (~640 s of bench processes)`: the rounds needed at the pace of a run that spent its time budget. */
+function timeNeeded(needed: number, result: CompareResult): string {
+  const { rounds } = result;
+  if (rounds.stoppedBy !== "time" || rounds.maxTimeS === undefined || rounds.completed === 0) return "";
+  return ` (~${Math.round((rounds.maxTimeS * needed) / rounds.completed)} s of bench processes)`;
+}
+
+/** Per row still wider than the target when sampling stopped: how wide, and about how long it would need. */
+export function wideRowNotes(result: CompareResult): RowNote[] {
+  const { rounds } = result;
+  const target = rounds.targetHalfWidth;
+  if (target === undefined || !rounds.stoppedBy || rounds.stoppedBy === "target") return [];
+  return intervalRows(result.rows)
+    .filter((row) => halfWidth(row) > target)
+    .map((row) => {
+      const need = roundsNeeded(halfWidth(row), target, rounds.completed);
+      const estimate = need === undefined ? "" : `; about ${need} rounds${timeNeeded(need, result)} would reach it`;
+      return {
+        id: row.id,
+        text: `${pct1(halfWidth(row))} after ${rounds.completed} rounds, wider than the ${pct1(target)} target${estimate}`,
+      };
+    });
 }
 
 /** When the machine was busy, intervals widen: say so, with the load and the number of cores. */

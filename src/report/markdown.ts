@@ -5,7 +5,7 @@
  * Everything that comes from the project (benchmark names, error messages) goes through
  * `escapeMarkdown`, so a name cannot break the table or inject markup or HTML.
  */
-import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible } from "./format.ts";
+import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
 import type { CompareResult, Row } from "../model/result.ts";
 
 export const COMMENT_MARKER = "<!-- xbench-compare -->";
@@ -102,7 +102,10 @@ export function renderMarkdown(result: CompareResult): string {
   const out = [COMMENT_MARKER, "", `**xbench compare**: ${summaryLine(result.rows)}`, ""];
   out.push(runLine(result), "", loadLine(result), "");
   out.push(...resultTable(result.rows), "");
-  const notes = [...runNotes(result), ...rowNotes(result.rows).map((n) => `${escapeMarkdown(n.id)}: ${escapeMarkdown(n.text)}`)];
+  const notes = [
+    ...runNotes(result),
+    ...[...wideRowNotes(result), ...rowNotes(result.rows)].map((n) => `${escapeMarkdown(n.id)}: ${escapeMarkdown(n.text)}`),
+  ];
   for (const note of notes) out.push(`- ${note}`);
   if (notes.length > 0) out.push("");
   out.push(`<sub>${FOOTNOTE}</sub>`, "");

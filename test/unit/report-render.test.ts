@@ -185,6 +185,24 @@ describe("columns agree with the delta", () => {
     expect(text).not.toContain("n-00000000: noisy: base and head");
   });
 
+  test("rows still wider than the target when time ran out: how wide, and about how long they would need", () => {
+    const result = aaResult();
+    result.rounds = { ...result.rounds, stoppedBy: "time", targetHalfWidth: 0.01, maxTimeS: 120 };
+    const text = renderTerminal(result, { color: false });
+    const wide = result.rows.filter((r) => r.stats && r.stats.halfWidth! > 0.01);
+    expect(wide.length).toBeGreaterThan(0);
+    for (const row of wide) {
+      const need = Math.ceil(10 * (row.stats!.halfWidth! / 0.01) ** 2);
+      expect(text).toContain(
+        `note: ${row.id}: ±${(row.stats!.halfWidth! * 100).toFixed(1)}% after 10 rounds, wider than the ±1.0% target; about ${need} rounds (~${Math.round((120 * need) / 10)} s of bench processes) would reach it`,
+      );
+    }
+    expect(text).toMatch(/--max-time gives them more rounds: the widest would need about \d+ rounds \(~\d+ s of bench processes\)/);
+    // A run that reached its target has nothing to say per row.
+    result.rounds.stoppedBy = "target";
+    expect(renderTerminal(result, { color: false })).not.toContain("wider than the");
+  });
+
   test("the raw medians stay in the JSON", () => {
     const row = mixedResult().rows.find((r) => r.stats)!;
     const back = parseResult(renderJson(mixedResult())).rows.find((r) => r.id === row.id)!;
