@@ -98,6 +98,9 @@ describe("batches sized by time on a quantized clock", () => {
     const [a] = await sample([simulated(slow, 1000, random, log), simulated(slow, 1000, random)], samplingBudget(), 1000);
     expect(a!.iterations).toBe(1);
     expect(log.every((n) => n === 1)).toBe(true);
+    // A few calls to warm up (it is warm after its first), 12 measured: 1 to calibrate, 4 to 6 warming.
+    expect(a!.batches).toBe(12);
+    expect(log.length).toBeLessThanOrEqual(1 + 6 + 12);
   });
 
   test("A/A on a 1 µs clock: over 10 rounds and 20 seeds, no interval of zero width", async () => {

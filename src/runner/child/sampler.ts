@@ -187,20 +187,25 @@ export async function prepare(fn, args: Record<string, unknown>, gc): Promise<Su
 
 /**
  * Iterations per batch so that every subject's batch lasts at least `batchNs`: each subject in
- * turn ramps n up until its batch is that long, and n never comes down. Taking the larger n keeps
+ * turn ramps n up until its batch is that long, and n never comes down; and the shortest of the
+ * subjects' last batches (one call each, for a slow benchmark). Taking the larger n keeps
  * the faster side's batches at length; shrinking n for a slow batch once let the other side's
  * first, cold batch cut a 0.7 µs benchmark's batches to 10-20 iterations (8-15 µs).
  */
-async function calibrate(subjects: Subject[], batchNs: number): Promise<number> {
+async function calibrate(subjects: Subject[], batchNs: number): Promise<{ n: number; shortest: number }> {
   let n = 1;
+  let shortest = Infinity;
   for (const subject of subjects) {
     for (;;) {
       const elapsed = await subject.batch(n);
-      if (elapsed >= batchNs || n >= MAX_ITERATIONS) break;
+      if (elapsed >= batchNs || n >= MAX_ITERATIONS) {
+        shortest = Math.min(shortest, elapsed);
+        break;
+      }
       n = grow(n, elapsed, batchNs);
     }
   }
-  return n;
+  return { n, shortest };
 }
 
 const MAX_ITERATIONS = 1e9;
@@ -247,12 +252,27 @@ const WARMUP_CAP = 10;
  * are reached per copy of the code, and under load the optimizing compiler's thread may
  * wait long for a core, so a fixed warm-up leaves one side in a slower tier in some processes.
  */
-function settled(times: number[]): boolean {
-  if (times.length < 2 * WINDOW) return false;
-  const recent = median(times.slice(-WINDOW));
-  const before = median(times.slice(-2 * WINDOW, -WINDOW));
+function settled(times: number[], window = WINDOW): boolean {
+  if (times.length < 2 * window) return false;
+  const recent = median(times.slice(-window));
+  const before = median(times.slice(-2 * window, -window));
   return recent >= 0.98 * before;
 }
+
+/**
+ * A call at least this long is a slow benchmark: batches of one call each, a warm-up of a few
+ * calls (its loops reach the optimizing tiers within the first call), and more measured calls.
+ */
+const SLOW_CALL_NS = 10e6;
+/** Batches compared when deciding that a slow benchmark's warm-up is over. */
+const SLOW_WINDOW = 2;
+/**
+ * Fewest measured calls a side of a slow benchmark gets per process. Under load the calls of a
+ * 50 ms benchmark varied by a factor of 2 within a process (sd of ln 0.6 on the 2-core VM at
+ * load 8): more of them per process, and fewer spent warming up, narrow the interval most
+ * for the same time (docs/sampling.md).
+ */
+const SLOW_MIN_BATCHES = 12;
 
 /** What one subject's sampling in one process gave: its median time per iteration, and how. */
 export interface Sampled {
@@ -274,10 +294,13 @@ export interface Sampled {
 export async function sample(subjects: Subject[], budget: SamplingBudget, resolutionNs = clockResolution()): Promise<Sampled[]> {
   const k = subjects.length;
   const batchNs = Math.max(budget.batchNs, batchFloorNs(resolutionNs));
-  let n = await calibrate(subjects, batchNs);
+  const calibrated = await calibrate(subjects, batchNs);
+  let n = calibrated.n;
+  const slow = n === 1 && calibrated.shortest >= SLOW_CALL_NS;
+  const minBatches = slow ? Math.max(budget.minBatches, SLOW_MIN_BATCHES) : budget.minBatches;
   const spent = new Array(k).fill(0);
   const times: number[][] = subjects.map(() => []);
-  const warming = (s: number) => spent[s] < budget.warmupNs || !settled(times[s]);
+  const warming = (s: number) => spent[s] < budget.warmupNs || !settled(times[s], slow ? SLOW_WINDOW : WINDOW);
   let i = 0;
   while (subjects.some((_, s) => warming(s)) && spent.every((t) => t < WARMUP_CAP * budget.warmupNs)) {
     const s = abbaIndex(i++, k);
@@ -299,7 +322,7 @@ export async function sample(subjects: Subject[], budget: SamplingBudget, resolu
   // rewarm call before it would double the time of a slow benchmark for nothing.
   let rewarm = n > 1 ? Math.ceil(n / 4) : 0;
   let previous = -1;
-  while (spent.some((t, s) => t < budget.sideNs || times[s].length < budget.minBatches) && i < maxBatches) {
+  while (spent.some((t, s) => t < budget.sideNs || times[s].length < minBatches) && i < maxBatches) {
     // A batch that came out short (the code got faster still) grows n, at the start of an
     // A B B A cycle so that both sides get as many batches of each n.
     if (i % 4 === 0 && i > 0 && lengths.some((l) => Math.min(...l.slice(-2)) < batchNs)) {
