@@ -19,10 +19,11 @@
  * half-width, and the wall time of a run; then the half-widths per workload at equal wall time.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "pathe";
 import mri from "mri";
+import type { RoundRecord } from "../src/compare/store.ts";
 import type { CompareResult } from "../src/model/result.ts";
 import { logRatios, pairedStats } from "../src/stats/paired.ts";
 import { tInterval } from "../src/stats/t-interval.ts";
@@ -119,9 +120,25 @@ try {
     wallS: number;
     rounds: number;
     load: [number, number];
+    /** Median batch length of every timed row, side and process of the run, from its rounds file. */
+    batchNs: number[];
     result: CompareResult;
   }
   const done: Run[] = [];
+  const runsDir = join(repo.dir, ".git", "xbench", "runs");
+  const seen = new Set<string>();
+  /** The batch lengths (`batchNs`) of every timed row in the rounds file of the run that just ended. */
+  const batchLengths = (): number[] => {
+    const lengths: number[] = [];
+    for (const id of readdirSync(runsDir).filter((d) => !seen.has(d))) {
+      seen.add(id);
+      for (const line of readFileSync(join(runsDir, id, "rounds.ndjson"), "utf8").split("\n")) {
+        if (!line.trim()) continue;
+        for (const row of (JSON.parse(line) as RoundRecord).rows ?? []) if (row.batchNs !== undefined) lengths.push(row.batchNs);
+      }
+    }
+    return lengths;
+  };
   const out = join(repo.dir, ".git", "lab-result.json");
   for (let r = 0; r < runs; r++) {
     for (const mode of r % 2 === 0 ? modes : [...modes].reverse()) {
@@ -147,11 +164,16 @@ try {
         wallS: (performance.now() - start) / 1000,
         rounds: result.rounds.completed,
         load: [loadStart, loadavg()[0]!] as [number, number],
+        batchNs: batchLengths(),
         result,
       };
       done.push(run);
+      const ms = (ns: number) => `${(ns / 1e6).toFixed(2)} ms`;
       console.log(
-        `run ${r + 1}/${runs} ${mode}: ${run.rounds} rounds, ${run.wallS.toFixed(0)} s, load ${run.load.map((l) => l.toFixed(1)).join(" -> ")}`,
+        `run ${r + 1}/${runs} ${mode}: ${run.rounds} rounds, ${run.wallS.toFixed(0)} s, load ${run.load.map((l) => l.toFixed(1)).join(" -> ")}, ` +
+          (run.batchNs.length > 0
+            ? `batches (median per row, side and process) ${ms(Math.min(...run.batchNs))} shortest, ${ms(median(run.batchNs))} median`
+            : "no batch lengths in the rounds file"),
       );
     }
   }
