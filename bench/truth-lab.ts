@@ -8,7 +8,10 @@
  * per process), and reads every run with both inferences (the signed-rank/Hodges–Lehmann
  * interval xbench uses, and the paired t-interval it used before).
  *
- *   bun bench/truth-lab.ts [--runs 4] [--rounds N] [--max-time S] [--target PCT] [--modes duet,isolated] [--json FILE]
+ *   bun bench/truth-lab.ts [--runs 4] [--rounds N] [--max-time S] [--target PCT] [--modes duet,isolated]
+ *                          [--kinds sum,json,alloc,text] [--json FILE]
+ *
+ * `--kinds parse` runs the ms-scale workload alone (a parser at tens of milliseconds a call).
  *
  * Without --rounds, compare runs at its defaults (rounds until every interval is within the
  * target, or the time budget is spent). Prints per mode and inference: false verdicts on the
@@ -16,10 +19,11 @@
  * half-width, and the wall time of a run; then the half-widths per workload at equal wall time.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "pathe";
 import mri from "mri";
+import type { RoundRecord } from "../src/compare/store.ts";
 import type { CompareResult } from "../src/model/result.ts";
 import { logRatios, pairedStats } from "../src/stats/paired.ts";
 import { tInterval } from "../src/stats/t-interval.ts";
@@ -30,6 +34,7 @@ import {
   benchFile,
   CALIBRATE_JS,
   calibrationCopy,
+  DEFAULT_KINDS,
   FILES,
   KINDS,
   padsJs,
@@ -38,9 +43,11 @@ import {
   type LabFile,
 } from "./truth-lab/fixture.ts";
 
-const args = mri(process.argv.slice(2), { string: ["runs", "rounds", "max-time", "target", "modes", "json"] });
+const args = mri(process.argv.slice(2), { string: ["runs", "rounds", "max-time", "target", "modes", "kinds", "json"] });
 const runs = Number(args.runs ?? 4);
 const modes = String(args.modes ?? "duet,isolated").split(",") as Array<"duet" | "isolated">;
+const kinds = (args.kinds ? String(args.kinds).split(",") : DEFAULT_KINDS) as Kind[];
+for (const k of kinds) if (!KINDS.includes(k)) throw new Error(`--kinds: no workload ${k} (${KINDS.join(", ")})`);
 const BIN = join(import.meta.dir, "..", "dist", "xbench");
 
 type Interval = [number, number];
@@ -64,7 +71,7 @@ try {
     "package.json": JSON.stringify({ name: "lab", private: true, type: "module" }, null, 2),
     "src/workloads.js": WORKLOADS_JS,
     "src/pads.js": padsJs({ same: zero, slow2: zero, slow5: zero }),
-    ...Object.fromEntries((Object.keys(FILES) as LabFile[]).map((f) => [`bench/${f}.bench.ts`, benchFile(f)])),
+    ...Object.fromEntries((Object.keys(FILES) as LabFile[]).map((f) => [`bench/${f}.bench.ts`, benchFile(f, kinds)])),
   });
   repo.commit("base");
 
@@ -74,22 +81,22 @@ try {
   // built as compare builds them: the truth the intervals are checked against.
   const copies = (f: LabFile, pads: Record<Kind, number>) =>
     repo.write({ [`calibrate/base/${f}.js`]: calibrationCopy(f, zero), [`calibrate/head/${f}.js`]: calibrationCopy(f, pads) });
-  const calibrate = (argv: string[]) => node("calibrate/calibrate.mjs", argv, repo.dir);
+  const calibrate = (argv: string[]) => node("calibrate/calibrate.mjs", [...argv, kinds.join(",")], repo.dir);
   repo.write({ "calibrate/calibrate.mjs": CALIBRATE_JS });
   copies("same", zero);
-  const cost = calibrate(["cost", "same"]);
+  const cost = calibrate(["cost", "same", "1"]);
   const truthOf = (f: LabFile, processes: number, seconds: number): Record<Kind, number> => {
     const measured = Array.from({ length: processes }, () => calibrate(["truth", f, String(seconds)]));
-    return Object.fromEntries(KINDS.map((k) => [k, median(measured.map((m) => m[k]!)) - 1])) as Record<Kind, number>;
+    return { ...zero, ...Object.fromEntries(kinds.map((k) => [k, median(measured.map((m) => m[k]!)) - 1])) } as Record<Kind, number>;
   };
   const pads = { same: { ...zero }, slow2: { ...zero }, slow5: { ...zero } } as Record<LabFile, Record<Kind, number>>;
   const truth = { same: { ...zero }, slow2: { ...zero }, slow5: { ...zero } } as Record<LabFile, Record<Kind, number>>;
   for (const f of ["slow2", "slow5"] as const) {
-    for (const k of KINDS) pads[f][k] = Math.max(1, Math.round((FILES[f] * cost[k]!) / cost.spinStepNs!));
+    for (const k of kinds) pads[f][k] = Math.max(1, Math.round((FILES[f] * cost[k]!) / cost.spinStepNs!));
     for (let step = 0; step < 2; step++) {
       copies(f, pads[f]);
       const measured = truthOf(f, 1, 1);
-      for (const k of KINDS) if (measured[k] > 0) pads[f][k] = Math.max(1, Math.round((pads[f][k] * FILES[f]) / measured[k]));
+      for (const k of kinds) if (measured[k] > 0) pads[f][k] = Math.max(1, Math.round((pads[f][k] * FILES[f]) / measured[k]));
     }
     copies(f, pads[f]);
     truth[f] = truthOf(f, 3, 4);
@@ -97,10 +104,10 @@ try {
   repo.write({ "src/pads.js": padsJs(pads) });
   repo.commit("head: slower");
   console.log(
-    `workload cost (ns): ${KINDS.map((k) => `${k} ${cost[k]!.toFixed(0)}`).join(", ")}; spin step ${cost.spinStepNs!.toFixed(2)} ns`,
+    `workload cost (ns): ${kinds.map((k) => `${k} ${cost[k]!.toFixed(0)}`).join(", ")}; spin step ${cost.spinStepNs!.toFixed(2)} ns`,
   );
   for (const f of ["slow2", "slow5"] as const) {
-    console.log(`true change ${f}: ${KINDS.map((k) => `${k} ${(truth[f][k] * 100).toFixed(2)}%`).join(", ")}`);
+    console.log(`true change ${f}: ${kinds.map((k) => `${k} ${(truth[f][k] * 100).toFixed(2)}%`).join(", ")}`);
   }
 
   const settings = [
@@ -113,9 +120,25 @@ try {
     wallS: number;
     rounds: number;
     load: [number, number];
+    /** Median batch length of every timed row, side and process of the run, from its rounds file. */
+    batchNs: number[];
     result: CompareResult;
   }
   const done: Run[] = [];
+  const runsDir = join(repo.dir, ".git", "xbench", "runs");
+  const seen = new Set<string>();
+  /** The batch lengths (`batchNs`) of every timed row in the rounds file of the run that just ended. */
+  const batchLengths = (): number[] => {
+    const lengths: number[] = [];
+    for (const id of readdirSync(runsDir).filter((d) => !seen.has(d))) {
+      seen.add(id);
+      for (const line of readFileSync(join(runsDir, id, "rounds.ndjson"), "utf8").split("\n")) {
+        if (!line.trim()) continue;
+        for (const row of (JSON.parse(line) as RoundRecord).rows ?? []) if (row.batchNs !== undefined) lengths.push(row.batchNs);
+      }
+    }
+    return lengths;
+  };
   const out = join(repo.dir, ".git", "lab-result.json");
   for (let r = 0; r < runs; r++) {
     for (const mode of r % 2 === 0 ? modes : [...modes].reverse()) {
@@ -141,11 +164,16 @@ try {
         wallS: (performance.now() - start) / 1000,
         rounds: result.rounds.completed,
         load: [loadStart, loadavg()[0]!] as [number, number],
+        batchNs: batchLengths(),
         result,
       };
       done.push(run);
+      const ms = (ns: number) => `${(ns / 1e6).toFixed(2)} ms`;
       console.log(
-        `run ${r + 1}/${runs} ${mode}: ${run.rounds} rounds, ${run.wallS.toFixed(0)} s, load ${run.load.map((l) => l.toFixed(1)).join(" -> ")}`,
+        `run ${r + 1}/${runs} ${mode}: ${run.rounds} rounds, ${run.wallS.toFixed(0)} s, load ${run.load.map((l) => l.toFixed(1)).join(" -> ")}, ` +
+          (run.batchNs.length > 0
+            ? `batches (median per row, side and process) ${ms(Math.min(...run.batchNs))} shortest, ${ms(median(run.batchNs))} median`
+            : "no batch lengths in the rounds file"),
       );
     }
   }
@@ -212,7 +240,7 @@ try {
     const wall = (mode: string) => median(done.filter((r) => r.mode === mode).map((r) => r.wallS));
     const scale = Math.sqrt(wall("isolated") / wall("duet"));
     console.log(`\nsigned-rank half-width per workload, isolated projected to duet's wall time (x${scale.toFixed(2)}):`);
-    for (const kind of KINDS) {
+    for (const kind of kinds) {
       const hw = (mode: string) =>
         median(readings.filter((r) => r.mode === mode && r.inference === "signed-rank" && r.kind === kind).map(halfWidth));
       const isolated = hw("isolated") * scale;

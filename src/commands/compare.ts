@@ -5,7 +5,7 @@ import { EXIT_BISECT_SKIP, XbenchError, usageError } from "../errors.ts";
 import { log } from "../output/log.ts";
 import { renderCompareEvents } from "../output/compare-events.ts";
 import { printError } from "../output/errors.ts";
-import { flagValues, GATE_ARGS, gateRule, givenFlag, parseDuration, parsePercent, parsePositiveInt } from "./flags.ts";
+import { flagValues, GATE_ARGS, gateRule, givenFlag, parseDuration, parseMinEffect, parsePercent, parsePositiveInt } from "./flags.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput, type PullRequestTarget } from "../compare/github.ts";
 import { createTicker } from "../output/progress.ts";
 import { withCleanup } from "../util/scope.ts";
@@ -43,6 +43,7 @@ import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
 import { RUNTIMES, type GateRule, type Runtime } from "../model/result.ts";
 import { parseShard } from "../compare/shard.ts";
+import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 
 function parseRounds(value: unknown): number {
   const rounds = parsePositiveInt("rounds", value, MIN_ROUNDS);
@@ -76,6 +77,7 @@ const BENCH_RUN_FLAGS = [
   "--timeout",
   "--time",
   "--holm",
+  "--min-effect",
 ];
 
 /** Flags that shape a run; a resumed run keeps its own. */
@@ -136,6 +138,11 @@ export const compareCommand = defineCommand({
     html: { type: "string", valueHint: "FILE", description: "Write a self-contained HTML report (plots, table) to FILE" },
     comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
     holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
+    "min-effect": {
+      type: "string",
+      valueHint: "PCT",
+      description: `A row whose 95% interval lies within ±PCT percent reads "same": no change beyond it (default: ${DEFAULT_MIN_EFFECT * 100})`,
+    },
     resume: { type: "string", valueHint: "DIR", description: "Continue an interrupted run from its run folder" },
     ...GATE_ARGS,
     suite: {

@@ -84,3 +84,11 @@ export function gateRule(args: { "fail-on"?: unknown; "fail-above"?: unknown }):
   if (above !== undefined) return { on: "above", above: parsePercent("fail-above", above) / 100 };
   return undefined;
 }
+
+/** `--min-effect`: a percentage (`0.5` or `0.5%`) as a fraction; 0 is allowed (no equivalence band). */
+export function parseMinEffect(flag: string, value: unknown): number {
+  const text = String(value).trim().replace(/%$/, "");
+  const n = Number(text);
+  if (text === "" || !Number.isFinite(n) || n < 0) throw usageError(`--${flag} must be a percentage of at least 0 (got ${String(value)})`);
+  return n / 100;
+}

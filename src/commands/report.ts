@@ -10,6 +10,9 @@ import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { decideGate, exitStatus } from "../report/gate.ts";
 import { GATE_ARGS, gateRule } from "./flags.ts";
 import { renderHtml } from "../report/html.ts";
+import { withMinEffectResult } from "../report/analyze.ts";
+import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
+import { parseMinEffect } from "./flags.ts";
 import { parseResult, renderJson } from "../report/json.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
@@ -63,6 +66,11 @@ export const reportCommand = defineCommand({
     json: { type: "string", valueHint: "FILE", description: "Also write the result as JSON to FILE" },
     markdown: { type: "string", valueHint: "FILE", description: "Also write the markdown report to FILE" },
     html: { type: "string", valueHint: "FILE", description: "Also write the self-contained HTML report to FILE" },
+    "min-effect": {
+      type: "string",
+      valueHint: "PCT",
+      description: `Read the verdicts again: a row whose interval lies within ±PCT percent is "same" (default: the file's own, else ${DEFAULT_MIN_EFFECT * 100})`,
+    },
     comment: { type: "boolean", description: "On GitHub Actions, create or update the sticky PR comment with this report" },
     ...GATE_ARGS,
   },
@@ -74,7 +82,10 @@ export const reportCommand = defineCommand({
     checkOutputTargets(targets);
     const commentTarget = args.comment ? pullRequestTarget() : undefined;
     const rule = gateRule(args);
-    const saved = loadResult(files, !!args.merge);
+    const loaded = loadResult(files, !!args.merge);
+    // A file from before --min-effect has verdicts that never read `same`: it gets the default.
+    const minEffect = args["min-effect"] !== undefined ? parseMinEffect("min-effect", args["min-effect"]) : undefined;
+    const saved = withMinEffectResult(loaded, minEffect ?? loaded.minEffect ?? DEFAULT_MIN_EFFECT);
     // A gate given here judges the saved table; without one, a saved gate is decided again from
     // its rule, so the rows it names always match the table.
     const gateBy = rule ?? saved.gate?.rule;

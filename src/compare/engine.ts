@@ -12,6 +12,7 @@ import { CHILD_ENV, CHILD_PROTOCOL, type Job, type JobSide } from "../runner/pro
 import { runtimeLaunch } from "../runner/runtimes.ts";
 import { killRunningChildren, runBenchProcess, type BenchOutcome } from "../runner/spawn.ts";
 import { orderAt } from "../schedule/orderings.ts";
+import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 import { currentLoad } from "../util/load.ts";
 import { VERSION } from "../version.ts";
 import { withCleanup, type Cleanup } from "../util/scope.ts";
@@ -436,6 +437,7 @@ export async function runRounds(
   started = performance.now(),
 ): Promise<CompareOutcome> {
   const { plan } = store;
+  const minEffect = plan.minEffect ?? DEFAULT_MIN_EFFECT;
   noteStartLoad(store);
   // Every bench process counts as bench time: inventories, and those that failed or timed out.
   let childMs = 0;
@@ -483,7 +485,7 @@ export async function runRounds(
   let analyzed: { rounds: number; rows: Row[] } | undefined;
   const analyze = (rounds: number) => {
     if (analyzed?.rounds !== rounds)
-      analyzed = { rounds, rows: analyzeRows(collectRows(plan.files, rounds, store.records), { holm: plan.holm }) };
+      analyzed = { rounds, rows: analyzeRows(collectRows(plan.files, rounds, store.records), { holm: plan.holm, minEffect }) };
     return analyzed.rows;
   };
   let stoppedBy: StopReason | undefined;
@@ -544,6 +546,7 @@ export async function runRounds(
     startedAt: plan.startedAt,
     finishedAt: new Date().toISOString(),
     holm: plan.holm,
+    minEffect,
     ...(plan.shard ? { shard: plan.shard } : {}),
     rows,
   };

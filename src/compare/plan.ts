@@ -15,6 +15,7 @@ import {
   type DirtyPaths,
 } from "../git/git.ts";
 import type { SamplingBudget } from "../runner/protocol.ts";
+import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 import { filterFiles, isBenchFile, NAMING_HINT, repoRelativePattern, selectBenchFiles, selectNamedFiles } from "./discover.ts";
 import { wholeCycles } from "./sampling.ts";
 import { didYouMean } from "../util/suggest.ts";
@@ -68,10 +69,13 @@ export function samplingRule(request: Pick<CompareRequest, "rounds" | "targetHal
   };
 }
 
-/** Batches of about 1 ms, a quarter of the sampling time to warm up, at least 8 batches a side. */
+/**
+ * Batches of 1 ms (never shorter, whatever `--time`: the bench process also keeps them above
+ * 1000 ticks of its clock), a quarter of the sampling time to warm up, at least 8 batches a side.
+ */
 export function samplingBudget(sideTimeMs = DEFAULT_SIDE_TIME_MS): SamplingBudget {
   const sideNs = Math.round(sideTimeMs * 1e6);
-  return { batchNs: Math.min(1e6, sideNs / 8), sideNs, warmupNs: Math.max(sideNs / 4, 5e6), minBatches: 8 };
+  return { batchNs: 1e6, sideNs, warmupNs: Math.max(sideNs / 4, 5e6), minBatches: 8 };
 }
 
 function filesAtRef(root: string, sha: string): string[] {
@@ -219,6 +223,7 @@ export function makePlan(request: CompareRequest): RunPlan {
     install: request.install,
     timeoutS: request.timeoutS,
     holm: request.holm,
+    minEffect: request.minEffect ?? DEFAULT_MIN_EFFECT,
     isolate: request.isolate,
     ...(request.all ? { all: true } : {}),
     ...(request.shard ? { shard: request.shard } : {}),

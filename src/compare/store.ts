@@ -30,6 +30,8 @@ export interface RunSettings {
   install: boolean;
   timeoutS: number;
   holm: boolean;
+  /** `--min-effect` as a fraction: intervals within ± it read `same`; absent in plans from before it (the default then). */
+  minEffect?: number;
   /** Every file's benchmarks one side per process. */
   isolate: boolean;
   /** Measure files whose code is the same on both sides too (`--all`). */

@@ -3,12 +3,17 @@
  * `--json`; `xbench report` re-renders it. Bump SCHEMA_VERSION on any breaking change.
  */
 export const SCHEMA_ID = "xbench/compare";
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Runtimes a compare can run bench processes under (runner/runtimes.ts says how). */
 export const RUNTIMES = ["node", "bun", "deno"] as const;
 export type Runtime = (typeof RUNTIMES)[number];
-export type Verdict = "slower" | "faster" | "~";
+/**
+ * `slower`/`faster`: the interval excludes zero (and is not within ±minEffect); `same`: the interval
+ * lies within ±minEffect, no change beyond it; `~`: the interval holds zero and reaches beyond
+ * ±minEffect, too wide to tell. Schema 3 added `same`.
+ */
+export type Verdict = "slower" | "faster" | "same" | "~";
 export type ExactVerdict = "same" | "more" | "fewer";
 export type Side = "base" | "head";
 /**
@@ -143,6 +148,11 @@ export interface CompareResult {
   finishedAt: string;
   /** Intervals are Holm-adjusted across the rows with an interval (times, peak RSS) of this table. */
   holm: boolean;
+  /**
+   * `--min-effect` as a fraction (0.005 = ±0.5%): a row whose interval lies within ±minEffect has
+   * the verdict `same`. Absent in files before schema 3, whose verdicts never read `same`.
+   */
+  minEffect?: number;
   rows: Row[];
   /** The gate the run was judged by (`--fail-on`, `--fail-above`), and what it decided. */
   gate?: Gate;

@@ -3,12 +3,13 @@
  * A row never aborts the table: a benchmark that cannot be analyzed becomes a `failed` row with
  * a one-line reason, and rows present on one side only are `new` or `removed`.
  */
+import { DEFAULT_MIN_EFFECT, verdictWithin } from "../stats/equivalence.ts";
 import { compareExact, EXACT_RULES } from "../stats/exact.ts";
-import { holmIntervals, withHolm } from "../stats/holm.ts";
+import { holmIntervals, withHolm, type HolmRow } from "../stats/holm.ts";
 import { pairedAnalysis, TIMED_RULES } from "../stats/paired.ts";
 import type { WalshSummary } from "../stats/signed-rank.ts";
 import { findProblem, pairUp } from "../stats/validate.ts";
-import type { MeasureMode, Rounds, Row, Side, Unit } from "../model/result.ts";
+import type { CompareResult, MeasureMode, PairedStats, Rounds, Row, Side, Unit } from "../model/result.ts";
 
 export interface RawRow {
   /** `<file basename>-<8 hex of sha256(repo-relative path)>: <label>` */
@@ -72,16 +73,36 @@ function analyzeOne(raw: RawRow): Analyzed {
 /**
  * Analyzes every row, in order. With `holm`, the intervals, verdicts and p-values of the timed
  * ok rows are Holm-adjusted together (stats/holm.ts); exact rows are never part of the family.
+ * Then every interval within ±`minEffect` (default ±0.5%) reads `same` (stats/equivalence.ts).
  */
-export function analyzeRows(rows: RawRow[], options: { holm: boolean }): Row[] {
+export function analyzeRows(rows: RawRow[], options: { holm: boolean; minEffect?: number }): Row[] {
+  const minEffect = options.minEffect ?? DEFAULT_MIN_EFFECT;
   const analyzed = rows.map(analyzeOne);
-  if (!options.holm) return analyzed.map((a) => a.row);
-  const family = analyzed.filter((a) => a.walsh !== undefined);
-  const holm = new Map(holmIntervals(family.map((a) => a.walsh!)).map((h, i) => [family[i]!, h]));
+  const holm = options.holm ? holmOf(analyzed) : new Map<Analyzed, HolmRow>();
   return analyzed.map((a) => {
     const h = holm.get(a);
-    return h ? { ...a.row, stats: withHolm(a.row.stats!, h) } : a.row;
+    const stats = h ? withHolm(a.row.stats!, h) : a.row.stats;
+    return stats ? { ...a.row, stats: withMinEffect(stats, minEffect) } : a.row;
   });
+}
+
+function holmOf(analyzed: Analyzed[]): Map<Analyzed, HolmRow> {
+  const family = analyzed.filter((a) => a.walsh !== undefined);
+  return new Map(holmIntervals(family.map((a) => a.walsh!)).map((h, i) => [family[i]!, h]));
+}
+
+/** A row's statistics with the verdict read against ±minEffect (a new object). */
+function withMinEffect(stats: PairedStats, minEffect: number): PairedStats {
+  return { ...stats, verdict: verdictWithin(stats.ci, minEffect) };
+}
+
+/**
+ * A saved result read again with another `--min-effect` (`xbench report`): only verdicts change,
+ * since each is a function of its row's interval and the minimum effect.
+ */
+export function withMinEffectResult(result: CompareResult, minEffect: number): CompareResult {
+  const rows = result.rows.map((row) => (row.stats ? { ...row, stats: withMinEffect(row.stats, minEffect) } : row));
+  return { ...result, minEffect, rows };
 }
 
 /** Half the width of a row's interval of delta; Infinity when it has none. */

@@ -3,6 +3,7 @@
  * units, signed percentages, header lines and the cells of a row. No escaping here (markdown.ts
  * escapes; terminal.ts only makes control characters visible).
  */
+import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 import { readAA } from "../stats/noise.ts";
 import { halfWidth, intervalRows } from "./analyze.ts";
 import { median } from "../stats/quantile.ts";
@@ -111,6 +112,8 @@ export function runNotes(result: CompareResult): string[] {
     const timed = result.rows.filter((row) => row.stats).length;
     notes.push(`intervals and verdicts Holm-adjusted across ${timed} rows with an interval (family-wise 95%)`);
   }
+  const legend = verdictLegend(result);
+  if (legend) notes.push(legend);
   const aa = aaNote(result);
   if (aa) notes.push(aa);
   const shards = shardNote(result);
@@ -130,6 +133,27 @@ export function shardNote(result: CompareResult): string | undefined {
   return `merged from ${result.shards.length} shards, each bench file measured on one runner (rounds never pooled across machines)${holm}: ${each.join("; ")}`;
 }
 
+/** `±0.5%`: the run's minimum effect (the default for a file from before it). */
+export function minEffectText(result: CompareResult): string {
+  return `±${formatPlain((result.minEffect ?? DEFAULT_MIN_EFFECT) * 100)}%`;
+}
+
+/** `0.5`, `1`, `0.25`: a percentage as typed, without trailing zeros. */
+function formatPlain(value: number): string {
+  return String(Number(value.toFixed(4)));
+}
+
+/**
+ * What `same` and `~` mean, when the table has either: both hold zero in their interval, but only
+ * one is an answer (no change beyond the minimum effect); the other needs more rounds.
+ */
+export function verdictLegend(result: CompareResult): string | undefined {
+  const verdicts = new Set(result.rows.map((row) => row.stats?.verdict));
+  if (!verdicts.has("same") && !verdicts.has("~")) return undefined;
+  const m = minEffectText(result);
+  return `same: the interval lies within ${m} (--min-effect), no change beyond ${m}; ~: the interval reaches beyond ${m} and holds zero, too wide to tell`;
+}
+
 const pct1 = (x: number) => (Number.isFinite(x) ? `±${(x * 100).toFixed(1)}%` : "±∞");
 
 /** For a run that sampled until narrow: what stopped it, and the rows still wider than asked. */
@@ -145,7 +169,43 @@ export function samplingNote(result: CompareResult): string | undefined {
     rounds.stoppedBy === "time"
       ? `the ${rounds.maxTimeS} s budget of bench-process time was spent`
       : "the most rounds a run may have were reached";
-  return `stopped at ${rounds.completed} rounds because ${why}: ${wide.length} of ${widths.length} intervals wider than ${pct1(target)}${widest}; --max-time gives them more rounds`;
+  const need = roundsNeeded(Math.max(...widths), target, rounds.completed);
+  const pace = need === undefined ? "" : `: the widest would need about ${need} rounds${timeNeeded(need, result)} (see the row notes)`;
+  return `stopped at ${rounds.completed} rounds because ${why}: ${wide.length} of ${widths.length} intervals wider than ${pct1(target)}${widest}; --max-time gives them more rounds${pace}`;
+}
+
+/**
+ * Rounds an interval of half-width `halfWidth` after `rounds` rounds needs to reach `target`: a
+ * half-width shrinks about as 1/√rounds, so rounds × (halfWidth / target)². Rough (the signed-rank
+ * interval's width changes regime with n, stats/noise.ts), but the right order of magnitude.
+ */
+export function roundsNeeded(halfWidth: number, target: number, rounds: number): number | undefined {
+  if (!Number.isFinite(halfWidth) || rounds <= 0 || target <= 0) return undefined;
+  return Math.ceil(rounds * (halfWidth / target) ** 2);
+}
+
+/** ` (~640 s of bench processes)`: the rounds needed at the pace of a run that spent its time budget. */
+function timeNeeded(needed: number, result: CompareResult): string {
+  const { rounds } = result;
+  if (rounds.stoppedBy !== "time" || rounds.maxTimeS === undefined || rounds.completed === 0) return "";
+  return ` (~${Math.round((rounds.maxTimeS * needed) / rounds.completed)} s of bench processes)`;
+}
+
+/** Per row still wider than the target when sampling stopped: how wide, and about how long it would need. */
+export function wideRowNotes(result: CompareResult): RowNote[] {
+  const { rounds } = result;
+  const target = rounds.targetHalfWidth;
+  if (target === undefined || !rounds.stoppedBy || rounds.stoppedBy === "target") return [];
+  return intervalRows(result.rows)
+    .filter((row) => halfWidth(row) > target)
+    .map((row) => {
+      const need = roundsNeeded(halfWidth(row), target, rounds.completed);
+      const estimate = need === undefined ? "" : `; about ${need} rounds${timeNeeded(need, result)} would reach it`;
+      return {
+        id: row.id,
+        text: `${pct1(halfWidth(row))} after ${rounds.completed} rounds, wider than the ${pct1(target)} target${estimate}`,
+      };
+    });
 }
 
 /** When the machine was busy, intervals widen: say so, with the load and the number of cores. */
@@ -168,9 +228,11 @@ export function aaNote(result: CompareResult): string | undefined {
   const mdcs = reading.rows.map((r) => r.mdc);
   const n = Math.min(...reading.rows.map((r) => r.n));
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const same = reading.rows.filter((r) => r.verdict === "same").length;
+  // An interval within ±min-effect that excludes zero reads `same`, not a verdict: at most 5% expected.
   return (
-    `A/A run: ${reading.falseVerdicts} of ${reading.rows.length} timed rows got a verdict by chance (about 5% expected); ` +
-    `median |delta| ${pct(median(drift))}; ` +
+    `A/A run: ${reading.falseVerdicts} of ${reading.rows.length} timed rows got a verdict by chance (at most about 5% expected), ` +
+    `${same} read same (within ${minEffectText(result)}); median |delta| ${pct(median(drift))}; ` +
     `smallest change detectable at ${n} rounds (about the CI half-width): median ${pct(median(mdcs))}, largest ${pct(Math.max(...mdcs))}`
   );
 }
@@ -190,8 +252,29 @@ export function rowNotes(rows: readonly Row[]): RowNote[] {
         text: `failed ${row.error.side === "both" ? "in a process holding both sides" : `on ${row.error.side}`}: ${row.error.message}`,
       });
     if (row.exact?.varies) notes.push({ id: row.id, text: "values differed between rounds; medians compared" });
+    const ties = row.stats ? tiedRounds(row) : undefined;
+    if (ties) notes.push({ id: row.id, text: ties });
   }
   return notes;
+}
+
+/**
+ * Timed values equal to the last digit on both sides in half the rounds or more: what a clock too
+ * coarse for the batches does (values can only be whole ticks / n), not what code does. Batches
+ * of at least 1000 ticks make it rare; a result from before them, or a row whose values repeat for
+ * another reason, says so rather than show an interval that looks certain.
+ */
+function tiedRounds(row: Row): string | undefined {
+  let paired = 0;
+  let tied = 0;
+  row.base.forEach((b, i) => {
+    const h = row.head[i];
+    if (b === null || h === null || h === undefined) return;
+    paired++;
+    if (b === h) tied++;
+  });
+  if (paired === 0 || 2 * tied < paired) return undefined;
+  return `base and head values were identical in ${tied} of ${paired} rounds: a clock too coarse for the batch length gives such values, so the interval may claim more certainty than the data has`;
 }
 
 /** The six cells of a row after the name, as plain text. */
@@ -221,9 +304,11 @@ export function rowCells(row: Row): RowCells {
   if (row.stats) {
     const s = row.stats;
     const unit = row.unit;
+    // head is base moved by delta, so that the columns say what the delta says: the raw
+    // medians of each side moved separately over rounds and disagreed with it (in the JSON).
     return {
       base: formatValue(s.baseMedian, unit),
-      head: formatValue(s.headMedian, unit),
+      head: formatValue(s.baseMedian * (1 + s.delta), unit),
       delta: formatBound(s.delta),
       ci: formatInterval(s.ci),
       verdict: s.verdict,
@@ -255,6 +340,7 @@ export function summaryLine(rows: readonly Row[]): string {
   const parts = [
     `${count((r) => r.stats?.verdict === "faster")} faster`,
     `${count((r) => r.stats?.verdict === "slower")} slower`,
+    `${count((r) => r.stats?.verdict === "same")} same`,
     `${count((r) => r.stats?.verdict === "~")} ~`,
   ];
   const exact = count((r) => r.exact !== undefined);

@@ -6,7 +6,7 @@
  * `escapeMarkdown`, so a name cannot break the table or inject markup or HTML.
  */
 import { gateHeadline, gateRows } from "./gate.ts";
-import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible } from "./format.ts";
+import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
 import type { CompareResult, Row } from "../model/result.ts";
 
 export const COMMENT_MARKER = "<!-- xbench-compare -->";
@@ -92,8 +92,10 @@ function rawTable(rows: readonly Row[]): string[] {
 const FOOTNOTE =
   "Each round is one fresh bench process that loads base and head and measures them alternately " +
   "(or one process per side where noted). delta is the Hodges–Lehmann estimate of the per-round log ratio " +
-  "ln(head/base) and the 95% CI the matching distribution-free interval of the Wilcoxon signed-rank test, " +
-  "not a comparison of the base and head columns, which are medians over rounds. " +
+  "ln(head/base) and the 95% CI the matching distribution-free interval of the Wilcoxon signed-rank test; " +
+  "base is the median of base's per-round values and head is base × (1 + delta), so the columns agree with delta " +
+  "(each side's own median over rounds is in the JSON). " +
+  "same: the interval lies within ±min-effect, no change beyond it; ~: too wide to tell. " +
   "Exact metrics (counts, bytes) are compared exactly. " +
   "Picture: the interval (━) and delta (●) against zero (│), each row on its own scale.";
 
@@ -110,7 +112,10 @@ export function renderMarkdown(result: CompareResult): string {
   out.push(`**xbench compare**: ${summaryLine(result.rows)}`, "");
   out.push(runLine(result), "", loadLine(result), "");
   out.push(...resultTable(result.rows), "");
-  const notes = [...runNotes(result), ...rowNotes(result.rows).map((n) => `${escapeMarkdown(n.id)}: ${escapeMarkdown(n.text)}`)];
+  const notes = [
+    ...runNotes(result),
+    ...[...wideRowNotes(result), ...rowNotes(result.rows)].map((n) => `${escapeMarkdown(n.id)}: ${escapeMarkdown(n.text)}`),
+  ];
   for (const note of notes) out.push(`- ${note}`);
   if (notes.length > 0) out.push("");
   out.push(`<sub>${FOOTNOTE}</sub>`, "");

@@ -4,7 +4,7 @@
  * right-aligned, then notes. Colour (ANSI) only when asked: the caller knows whether stdout is a TTY.
  */
 import { gateHeadline, gateRows } from "./gate.ts";
-import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible } from "./format.ts";
+import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
 import type { CompareResult, Row } from "../model/result.ts";
 
 const HEADER = ["benchmark", "base", "head", "delta", "95% CI", "verdict"];
@@ -62,6 +62,6 @@ export function renderTerminal(result: CompareResult, options: { color: boolean;
   });
   out.push("", summaryLine(result.rows));
   for (const note of runNotes(result)) out.push(`note: ${note}`);
-  for (const note of rowNotes(result.rows)) out.push(`note: ${visible(note.id)}: ${visible(note.text)}`);
+  for (const note of [...wideRowNotes(result), ...rowNotes(result.rows)]) out.push(`note: ${visible(note.id)}: ${visible(note.text)}`);
   return `${out.join("\n")}\n`;
 }

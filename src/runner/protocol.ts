@@ -25,7 +25,7 @@ export type JobParts = "timed" | "extras" | "all";
 
 /** How long batches are and how much time each side gets, per benchmark and process. */
 export interface SamplingBudget {
-  /** Target length of one batch. */
+  /** Target length of one batch; the bench process never goes below 1 ms or 1000 ticks of its clock. */
   batchNs: number;
   /** Time each side spends in measured batches. */
   sideNs: number;
@@ -70,6 +70,10 @@ export interface ChildRow {
   error?: string;
   /** Measured batches behind a timed value. */
   batches?: number;
+  /** Iterations per measured batch of a timed value. */
+  iterations?: number;
+  /** Median length of a measured batch of a timed value, in ns (at least 1 ms: sampler.ts batchFloorNs). */
+  batchNs?: number;
 }
 
 export type ChildLine =

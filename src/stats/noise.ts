@@ -25,6 +25,7 @@
  */
 import type { CompareResult, Verdict } from "../model/result.ts";
 import { mulberry32 } from "../schedule/prng.ts";
+import { DEFAULT_MIN_EFFECT, isChange, verdictWithin } from "./equivalence.ts";
 import { LEVEL, logRatios, pairedAnalysis } from "./paired.ts";
 import { median } from "./quantile.ts";
 import { hodgesLehmannInterval, walshSummary } from "./signed-rank.ts";
@@ -40,7 +41,7 @@ export interface NoiseFloor {
   halfWidth: number;
   /** Minimum detectable change at this row's number of rounds (a fraction: 0.05 = 5%); Infinity below 6 rounds. */
   mdc: number;
-  /** An A/A row with a verdict other than `~` is a false alarm. */
+  /** An A/A row with a verdict `slower` or `faster` is a false alarm (readAA reads it against the run's min-effect). */
   verdict: Verdict;
   /** The A/A log ratios ln(h/b), for projecting with `mdcAt`. */
   logRatios: number[];
@@ -87,26 +88,32 @@ export interface AAReading {
   /** Both sides were built from the same commit (a true A/A run). */
   sameCommit: boolean;
   rows: NoiseFloor[];
-  /** Rows with a verdict: expected about 5% of rows by chance (at most 5%), without Holm. */
+  /**
+   * Rows with a verdict (`slower` or `faster`): at most about 5% of rows by chance, without Holm;
+   * fewer when an interval within ±min-effect that excludes zero reads `same`.
+   */
   falseVerdicts: number;
 }
 
 /**
  * Reads an A/A result: every timed row with status ok and enough paired rounds (always from the
- * raw rounds at 95%, even if the result is Holm-adjusted). Rows that cannot be read are skipped.
+ * raw rounds at 95%, even if the result is Holm-adjusted), its verdict read against the result's
+ * min-effect as the table reads it. Rows that cannot be read are skipped.
  */
 export function readAA(result: CompareResult): AAReading {
+  const minEffect = result.minEffect ?? DEFAULT_MIN_EFFECT;
   const rows: NoiseFloor[] = [];
   for (const row of result.rows) {
     if (row.status !== "ok" || row.unit !== "ns") continue;
     const pairs = pairUp(row.base, row.head);
     try {
-      rows.push(noiseFloor(row.id, pairs.base, pairs.head));
+      const floor = noiseFloor(row.id, pairs.base, pairs.head);
+      rows.push({ ...floor, verdict: verdictWithin(floor.ci, minEffect) });
     } catch {}
   }
   return {
     sameCommit: result.base.sha === result.head.sha && (!result.head.dirty || result.head.sameCode === true),
     rows,
-    falseVerdicts: rows.filter((r) => r.verdict !== "~").length,
+    falseVerdicts: rows.filter((r) => isChange(r.verdict)).length,
   };
 }

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
+import type { RoundRecord } from "../../src/compare/store.ts";
 import type { TestRepo } from "../support/repo.ts";
 
 const ENV = COMPARE_ENV;
@@ -133,6 +134,18 @@ describe("both sides in one bench process (duet)", () => {
       expect(x.status).toBe("ok");
       expect(x.base.every((v) => typeof v === "number" && v > 0)).toBe(true);
     }
+    // Every batch of every kind of benchmark lasts at least 1 ms (--time 30 notwithstanding),
+    // and the rounds file says how many iterations it held.
+    const runs = join(repo.dir, ".git", "xbench", "runs");
+    const records = readdirSync(runs).flatMap((id) =>
+      readFileSync(join(runs, id, "rounds.ndjson"), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as RoundRecord),
+    );
+    const timed = records.flatMap((record) => record.rows ?? []).filter((x) => x.value !== undefined);
+    expect(timed.length).toBe(12 * 2 * 6);
+    for (const x of timed) expect([x.label, x.batchNs! >= 1e6, x.iterations! >= 1]).toEqual([x.label, true, true]);
   });
 
   test("the same name twice in one group is a clear error naming it, not a merged row", () => {
@@ -259,8 +272,13 @@ describe("both sides in one bench process (duet)", () => {
     expect(easy.code).toBe(0);
     expect(easy.result!.rounds).toMatchObject({ completed: 6, stoppedBy: "target", targetHalfWidth: 0.5 });
     expect(easy.stdout).toContain("sampled until every interval was within ±50.0%: 6 rounds");
-    const tight = compare(repo, ["--base", "HEAD", "--target", "0.0001", "--max-time", "2"]);
+    expect(easy.result!.minEffect).toBe(0.005);
+    const tight = compare(repo, ["--base", "HEAD", "--target", "0.0001", "--max-time", "2", "--min-effect", "0"]);
     expect(tight.code).toBe(0);
+    // --min-effect 0: only identical values could read `same`.
+    expect(tight.result!.minEffect).toBe(0);
+    expect(tight.result!.rows[0]!.stats!.verdict).not.toBe("same");
+    expect(tight.stdout).toMatch(/note: w-[0-9a-f]{8}: w: ±\d+\.\d% after \d+ rounds, wider than the ±0\.0% target; about \d+ rounds/);
     expect(tight.result!.rounds.stoppedBy).toBe("time");
     expect(tight.result!.rounds.completed % 2).toBe(0);
     expect(tight.stdout).toMatch(

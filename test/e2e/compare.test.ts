@@ -57,7 +57,7 @@ describe("xbench compare on a real git repository", () => {
 
   // At 95%, each unchanged row gets a verdict in 1 run of 20: 4 or more of 10 has odds of 1 in
   // 1000 (binomial), while an interval that is too narrow gives many.
-  test("--base HEAD on a clean tree with 10 benchmarks: at most three verdicts other than ~", () => {
+  test("--base HEAD on a clean tree with 10 benchmarks: at most three verdicts (slower or faster)", () => {
     const rows = Array.from({ length: 10 }, (_, i) => ({ label: `aa ${i}`, work: 4000 + 1000 * i }));
     const repo = repoWith(workFiles("aa.bench.ts", rows));
     const r = compare(repo, ["--base", "HEAD", "--rounds", "10"]);
@@ -65,7 +65,8 @@ describe("xbench compare on a real git repository", () => {
     expect(r.result!.rows).toHaveLength(10);
     const verdicts = r.result!.rows.map((x) => x.stats?.verdict);
     expect(verdicts.every((v) => v !== undefined)).toBe(true);
-    expect(verdicts.filter((v) => v !== "~").length).toBeLessThanOrEqual(3);
+    // `same` (the interval within ±--min-effect) is an answer, not a chance verdict.
+    expect(verdicts.filter((v) => v === "slower" || v === "faster").length).toBeLessThanOrEqual(3);
     expect(r.result!.base.sha).toBe(r.result!.head.sha);
     expect(r.result!.head.dirty).toBe(false);
   });
@@ -128,6 +129,7 @@ describe("xbench compare on a real git repository", () => {
         /^xbench: --rounds must be at most 1000 \(got 10000000\); narrow the benchmarks instead$/,
       ],
       [["--base", "HEAD", "--target", "0"], /^xbench: --target must be a positive number \(got 0\)$/],
+      [["--base", "HEAD", "--min-effect", "-1"], /^xbench: --min-effect must be a percentage of at least 0 \(got -1\)$/],
       [["--base", "HEAD", "nomatch"], /^xbench: no bench file matches "nomatch"; bench files in the working tree: y\.bench\.ts$/],
     ];
     for (const [args, message] of cases) {

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { analyzeRows, type RawRow } from "../../src/report/analyze.ts";
+import { analyzeRows, withMinEffectResult, type RawRow } from "../../src/report/analyze.ts";
+import type { CompareResult } from "../../src/model/result.ts";
+import { verdictWithin } from "../../src/stats/equivalence.ts";
 import { pairedStats } from "../../src/stats/paired.ts";
 
 const row = (over: Partial<RawRow>): RawRow => ({
@@ -96,5 +98,51 @@ describe("analyzeRows", () => {
     expect(holm[3]).toEqual(plain[3]!);
     // the plain analysis of the same rows is untouched by a Holm analysis
     expect(plain[1]!.stats!.level).toBe(1 - 2 * (5 / 256));
+  });
+});
+
+describe("--min-effect: no change beyond ±m is an answer, distinct from too wide to tell", () => {
+  // 10 rounds of ratios within ±0.3%: the interval lies inside ±0.5% but holds zero.
+  const tight = {
+    base: [1000, 1010, 990, 1005, 995, 1002, 998, 1001, 999, 1003],
+    head: [1002, 1008, 991, 1004, 997, 1001, 999, 1003, 998, 1004],
+  };
+  const wide = { base: tight.base, head: tight.base.map((b, i) => b * (1 + (i % 2 === 0 ? 0.03 : -0.03))) };
+
+  test("verdictWithin: same inside ±m (also when the interval excludes zero), else against zero", () => {
+    expect(verdictWithin([-0.004, 0.003], 0.005)).toBe("same");
+    expect(verdictWithin([0.001, 0.004], 0.005)).toBe("same");
+    expect(verdictWithin([0.001, 0.006], 0.005)).toBe("slower");
+    expect(verdictWithin([-0.006, -0.001], 0.005)).toBe("faster");
+    expect(verdictWithin([-0.004, 0.006], 0.005)).toBe("~");
+    expect(verdictWithin([-0.004, 0.003], 0)).toBe("~");
+    expect(verdictWithin([0, 0], 0)).toBe("same");
+    expect(() => verdictWithin([0, 0], -1)).toThrow(RangeError);
+  });
+
+  test("a narrow interval around zero reads same at the default ±0.5%, ~ with --min-effect 0", () => {
+    const [narrow, broad] = analyzeRows([row(tight), row(wide)], { holm: false });
+    expect(narrow!.stats!.ci[0]).toBeGreaterThanOrEqual(-0.005);
+    expect(narrow!.stats!.ci[1]).toBeLessThanOrEqual(0.005);
+    expect(narrow!.stats!.verdict).toBe("same");
+    expect(broad!.stats!.verdict).toBe("~");
+    const [strict] = analyzeRows([row(tight)], { holm: false, minEffect: 0 });
+    expect(strict!.stats!.verdict).toBe("~");
+    expect(strict!.stats!.ci).toEqual(narrow!.stats!.ci);
+  });
+
+  test("with Holm, the adjusted interval is what is read against ±m", () => {
+    const [plain] = analyzeRows([row(tight), row(wide)], { holm: true, minEffect: 0.005 });
+    expect(plain!.stats!.verdict).toBe(verdictWithin(plain!.stats!.ci, 0.005));
+  });
+
+  test("a saved result read again with another min-effect changes verdicts only", () => {
+    const rows = analyzeRows([row(tight), row(wide), row({ unit: "count", base: [1, 1], head: [1, 1] })], { holm: false });
+    const result = { minEffect: 0.005, rows } as unknown as CompareResult;
+    const strict = withMinEffectResult(result, 0);
+    expect(strict.minEffect).toBe(0);
+    expect(strict.rows.map((r) => r.stats?.verdict ?? r.exact?.verdict)).toEqual(["~", "~", "same"]);
+    expect(strict.rows.map((r) => r.stats?.ci)).toEqual(rows.map((r) => r.stats?.ci));
+    expect(withMinEffectResult(result, 0.005)).toEqual(result);
   });
 });

@@ -72,6 +72,18 @@ for (const [name, run, skip] of runners) {
       }
     });
 
+    test("--min-effect reads the verdicts again: 0 turns the A/A table's same row into ~", () => {
+      const saved = run(["report", join(FIXTURES, "aa-result.json"), "--format", "json"]);
+      expect(JSON.parse(saved.stdout).rows.filter((r: { stats?: { verdict: string } }) => r.stats?.verdict === "same")).toHaveLength(1);
+      const r = run(["report", join(FIXTURES, "aa-result.json"), "--format", "json", "--min-effect", "0"]);
+      expect(r.code).toBe(0);
+      const result = JSON.parse(r.stdout);
+      expect(result.minEffect).toBe(0);
+      expect(result.rows.filter((row: { stats?: { verdict: string } }) => row.stats?.verdict === "same")).toHaveLength(0);
+      const bad = run(["report", join(FIXTURES, "aa-result.json"), "--min-effect", "-1"]);
+      expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining("--min-effect must be a percentage")]);
+    });
+
     test("bad files give one line and exit 2", () => {
       const { dir, cleanup } = tempDir();
       try {

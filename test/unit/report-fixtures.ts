@@ -36,6 +36,7 @@ function baseResult(overrides: Partial<CompareResult>): CompareResult {
     startedAt: "2026-11-30T01:00:00.000Z",
     finishedAt: "2026-11-30T01:20:00.000Z",
     holm: false,
+    minEffect: 0.005,
     rows: [],
     ...overrides,
   };

@@ -9,7 +9,18 @@ import { COMMENT_MARKER, escapeMarkdown, intervalPicture, renderMarkdown } from 
 import { SCHEMA_VERSION, type CompareResult } from "../../src/model/result.ts";
 import { renderTerminal } from "../../src/report/terminal.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
+import { analyzeRows, type RawRow } from "../../src/report/analyze.ts";
 import { aaResult, HOSTILE_NAME, mixedResult } from "./report-fixtures.ts";
+
+const rawTimed = (id: string, base: number[], head: number[]): RawRow => ({
+  id,
+  file: "bench/q.bench.ts",
+  label: id.split(": ")[1]!,
+  unit: "ns",
+  base,
+  head,
+  presentOn: { base: true, head: true },
+});
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures");
 const ANSI = /\u001b\[[0-9;]*m/g;
@@ -101,6 +112,102 @@ describe("terminal", () => {
 
   test("the A/A table looks like the seed's", () => {
     expectFixture("aa.term.txt", renderTerminal(aaResult(), { color: false }));
+  });
+});
+
+/** `3.29 µs` back to ns, and how far its two decimals can be from the value it was rounded from. */
+function parseTime(cell: string): { ns: number; rounding: number } {
+  const [number, unit] = cell.split(" ");
+  const scale = { ns: 1, µs: 1e3, ms: 1e6, s: 1e9 }[unit!]!;
+  return { ns: Number(number) * scale, rounding: 0.005 * scale };
+}
+
+/** For each timed row of a table (its cells base, head, delta from the right): head/base - 1 and delta. */
+function columnsAgree(rows: Array<{ base: string; head: string; delta: string }>): void {
+  expect(rows.length).toBeGreaterThan(0);
+  for (const { base, head, delta } of rows) {
+    const b = parseTime(base);
+    const h = parseTime(head);
+    const shown = Number(delta.replace("%", "")) / 100;
+    // Each cell is rounded: the ratio of the cells may differ from the rounded delta by what
+    // the rounding of base and head (relative) and of the percentage (0.05 points) allow.
+    const slack = b.rounding / b.ns + h.rounding / h.ns + 0.0005 + 1e-12;
+    expect({ base, head, delta, off: Math.abs(h.ns / b.ns - 1 - shown) <= slack }).toEqual({ base, head, delta, off: true });
+  }
+}
+
+describe("columns agree with the delta", () => {
+  const timed = /^[-+]\d+\.\d%$/;
+  for (const [name, result] of [
+    ["A/A", aaResult()],
+    ["mixed", mixedResult()],
+  ] as const) {
+    test(`every timed row of the ${name} terminal table`, () => {
+      const lines = renderTerminal(result, { color: false }).split("\n");
+      const cells = lines
+        .map((line) => line.split(/ {2,}/).slice(-5))
+        .filter((c) => c.length === 5 && /^[\d.]+ (ns|µs|ms|s)$/.test(c[0]!))
+        .map(([base, head, delta]) => ({ base: base!, head: head!, delta: delta! }))
+        .filter((c) => timed.test(c.delta));
+      expect(cells.length).toBe(result.rows.filter((r) => r.stats).length);
+      columnsAgree(cells);
+    });
+
+    test(`every timed row of the ${name} markdown table`, () => {
+      const rows = renderMarkdown(result)
+        .split("\n")
+        .filter((line) => line.startsWith("| ") && line.split(" | ").length === 7)
+        .map((line) => line.split(" | "))
+        .filter((c) => timed.test(c[3]!) && c[4] !== "exact")
+        .map((c) => ({ base: c[1]!, head: c[2]!, delta: c[3]! }));
+      expect(rows.length).toBe(result.rows.filter((r) => r.stats).length);
+      columnsAgree(rows);
+    });
+  }
+
+  test("a timed row whose values tie on both sides in most rounds is marked, not shown as certain", () => {
+    const quantized = [750, 687.5, 750, 750, 687.5, 750, 750, 750];
+    const rows = analyzeRows(
+      [
+        {
+          ...rawTimed(
+            "q-00000000: quantized",
+            quantized,
+            quantized.map((v, i) => (i === 1 ? 750 : v)),
+          ),
+        },
+        { ...rawTimed("n-00000000: noisy", [100, 101, 102, 103, 104, 105], [101, 100, 103, 104, 103, 106]) },
+      ],
+      { holm: false },
+    );
+    const text = renderTerminal({ ...mixedResult(), rows }, { color: false });
+    expect(text).toContain("note: q-00000000: quantized: base and head values were identical in 7 of 8 rounds");
+    expect(text).not.toContain("n-00000000: noisy: base and head");
+  });
+
+  test("rows still wider than the target when time ran out: how wide, and about how long they would need", () => {
+    const result = aaResult();
+    result.rounds = { ...result.rounds, stoppedBy: "time", targetHalfWidth: 0.01, maxTimeS: 120 };
+    const text = renderTerminal(result, { color: false });
+    const wide = result.rows.filter((r) => r.stats && r.stats.halfWidth! > 0.01);
+    expect(wide.length).toBeGreaterThan(0);
+    for (const row of wide) {
+      const need = Math.ceil(10 * (row.stats!.halfWidth! / 0.01) ** 2);
+      expect(text).toContain(
+        `note: ${row.id}: ±${(row.stats!.halfWidth! * 100).toFixed(1)}% after 10 rounds, wider than the ±1.0% target; about ${need} rounds (~${Math.round((120 * need) / 10)} s of bench processes) would reach it`,
+      );
+    }
+    expect(text).toMatch(/--max-time gives them more rounds: the widest would need about \d+ rounds \(~\d+ s of bench processes\)/);
+    // A run that reached its target has nothing to say per row.
+    result.rounds.stoppedBy = "target";
+    expect(renderTerminal(result, { color: false })).not.toContain("wider than the");
+  });
+
+  test("the raw medians stay in the JSON", () => {
+    const row = mixedResult().rows.find((r) => r.stats)!;
+    const back = parseResult(renderJson(mixedResult())).rows.find((r) => r.id === row.id)!;
+    expect(back.stats!.headMedian).toBe(row.stats!.headMedian);
+    expect(back.stats!.headMedian).not.toBe(row.stats!.baseMedian * (1 + row.stats!.delta));
   });
 });
 

@@ -349,6 +349,23 @@ describe("A/A reading", () => {
     expect(reading.rows.map((r) => [r.id, r.n])).toEqual([["t", 10]]);
     expect(reading.falseVerdicts).toBe(0);
   });
+
+  test("readAA reads verdicts against the run's min-effect: a tiny real difference is same, not a false alarm", () => {
+    const b = [1000, 1010, 990, 1005, 995, 1002, 998, 1001, 999, 1003];
+    const h = b.map((x, i) => x * (1.002 + 0.0005 * (i % 3)));
+    const result = (minEffect?: number) =>
+      ({
+        base: { ref: "HEAD", sha: "a".repeat(40), dirty: false },
+        head: { ref: "HEAD", sha: "a".repeat(40), dirty: false },
+        ...(minEffect !== undefined ? { minEffect } : {}),
+        rows: [{ id: "t", status: "ok", unit: "ns", base: b, head: h }],
+      }) as unknown as CompareResult;
+    expect(readAA(result(0)).rows[0]!.verdict).toBe("slower");
+    expect(readAA(result(0)).falseVerdicts).toBe(1);
+    expect(readAA(result(0.005)).rows[0]!.verdict).toBe("same");
+    expect(readAA(result(0.005)).falseVerdicts).toBe(0);
+    expect(readAA(result()).falseVerdicts).toBe(0); // a file from before --min-effect: the default
+  });
 });
 
 /**

@@ -79,7 +79,8 @@ async function measureLabel(label, cases) {
     );
     for (const s of subjects) await s.subject.finish();
     subjects.forEach((s, i) => {
-      emit({ t: "row", label, side: s.side, unit: "ns", value: results[i].value, batches: results[i].batches });
+      const { value, batches, iterations, batchNs } = results[i];
+      emit({ t: "row", label, side: s.side, unit: "ns", value, batches, iterations, batchNs });
     });
   } catch (error) {
     // Which side threw is known only when one side runs; with two, blame both.

@@ -27,6 +27,43 @@ export const now = (() => {
   return () => 1e6 * performanceNow();
 })();
 
+/**
+ * The smallest step this runtime's clock can show, in ns: the median step between consecutive
+ * readings that differ (at most 200 steps or 20 ms). That is the tick of a coarse clock, or the
+ * cost of a reading where ticks are finer than it: either way the resolution of a batch's time.
+ */
+export function measureResolution(clock: () => number = now): number {
+  const steps: number[] = [];
+  let last = clock();
+  const end = last + 20e6;
+  while (steps.length < 200) {
+    const t = clock();
+    if (t !== last) {
+      steps.push(t - last);
+      last = t;
+    }
+    if (t >= end) break;
+  }
+  return steps.length > 0 ? median(steps) : 20e6;
+}
+
+let resolution: number | undefined;
+
+/** The clock's resolution, measured once per bench process, when its first benchmark starts. */
+export function clockResolution(): number {
+  resolution ??= measureResolution();
+  return resolution;
+}
+
+/**
+ * The shortest batch: 1 ms, or 1000 ticks of a coarser clock, so that the clock's resolution is
+ * under 0.1% of every batch and per-iteration times cannot repeat to the last digit on both sides
+ * (a batch of 16 iterations of a 0.7 µs benchmark on a 1 µs clock can only take 11 or 12 µs).
+ */
+export function batchFloorNs(resolutionNs: number): number {
+  return Math.max(1e6, 1000 * resolutionNs);
+}
+
 const collectGarbage = (() => {
   if (globalThis.Bun?.gc) return () => globalThis.Bun.gc(true);
   if (typeof globalThis.gc === "function") return () => globalThis.gc();
@@ -240,19 +277,49 @@ export async function prepare(benchmark): Promise<Subject> {
   };
 }
 
-/** Iterations per batch so that the slower subject's batch takes about `batchNs`. */
-async function calibrate(subjects: Subject[], batchNs: number): Promise<number> {
+/**
+ * Iterations per batch so that every subject's batch lasts at least `batchNs`: each subject in
+ * turn ramps n up until its batch is that long, and n never comes down; and the shortest of the
+ * subjects' last batches (one call each, for a slow benchmark). Taking the larger n keeps
+ * the faster side's batches at length; shrinking n for a slow batch once let the other side's
+ * first, cold batch cut a 0.7 µs benchmark's batches to 10-20 iterations (8-15 µs).
+ */
+async function calibrate(subjects: Subject[], batchNs: number): Promise<{ n: number; shortest: number }> {
   let n = 1;
-  for (;;) {
-    const elapsed = await subjects[0].batch(n);
-    if (elapsed >= batchNs / 2 || n >= 1e9) break;
-    n = Math.min(1e9, Math.ceil(n * Math.min(16, Math.max(2, batchNs / Math.max(elapsed, 1)))));
+  let shortest = Infinity;
+  for (const subject of subjects) {
+    for (;;) {
+      const elapsed = await subject.batch(n);
+      if (elapsed >= batchNs || n >= MAX_ITERATIONS) {
+        shortest = Math.min(shortest, elapsed);
+        break;
+      }
+      n = grow(n, elapsed, batchNs);
+    }
   }
-  for (const other of subjects.slice(1)) {
-    const elapsed = await other.batch(n);
-    if (elapsed > 2 * batchNs) n = Math.max(1, Math.floor((n * batchNs) / elapsed));
+  return { n, shortest };
+}
+
+const MAX_ITERATIONS = 1e9;
+
+/** The next n of a ramp: aimed 10% past `batchNs` from a batch of n that took `elapsed`, at most 16 times n. */
+function grow(n: number, elapsed: number, batchNs: number): number {
+  return Math.min(MAX_ITERATIONS, Math.max(n + 1, Math.ceil(n * Math.min(16, (1.1 * batchNs) / Math.max(elapsed, 1)))));
+}
+
+/**
+ * n once warm, or grown during measurement: from the fastest of each side's recent batches (a
+ * batch the process was descheduled in only looks slower), the n that makes the faster side's
+ * batch at least `batchNs` long, with 10% to spare; never less than the n before. The JIT keeps
+ * making code faster during warm-up, and a loaded machine stretches the batches n was sized on.
+ */
+function grownIterations(n: number, perIteration: number[][], batchNs: number): number {
+  let needed = n;
+  for (const t of perIteration) {
+    if (t.length === 0) continue;
+    needed = Math.max(needed, Math.ceil((1.1 * batchNs) / Math.max(Math.min(...t), 1e-3)));
   }
-  return n;
+  return Math.min(MAX_ITERATIONS, needed);
 }
 
 export function median(values: number[]): number {
@@ -277,23 +344,55 @@ const WARMUP_CAP = 10;
  * are reached per copy of the code, and under load the optimizing compiler's thread may
  * wait long for a core, so a fixed warm-up leaves one side in a slower tier in some processes.
  */
-function settled(times: number[]): boolean {
-  if (times.length < 2 * WINDOW) return false;
-  const recent = median(times.slice(-WINDOW));
-  const before = median(times.slice(-2 * WINDOW, -WINDOW));
+function settled(times: number[], window = WINDOW): boolean {
+  if (times.length < 2 * window) return false;
+  const recent = median(times.slice(-window));
+  const before = median(times.slice(-2 * window, -window));
   return recent >= 0.98 * before;
 }
 
 /**
- * Warms up and then measures one or two subjects alternately (A B B A…), A being the first
- * given; returns each subject's median time per iteration and its number of measured batches.
+ * A call at least this long is a slow benchmark: batches of one call each, a warm-up of a few
+ * calls (its loops reach the optimizing tiers within the first call), and more measured calls.
  */
-export async function sample(subjects: Subject[], budget: SamplingBudget): Promise<Array<{ value: number; batches: number }>> {
+const SLOW_CALL_NS = 10e6;
+/** Batches compared when deciding that a slow benchmark's warm-up is over. */
+const SLOW_WINDOW = 2;
+/**
+ * Fewest measured calls a side of a slow benchmark gets per process. Under load the calls of a
+ * 50 ms benchmark varied by a factor of 2 within a process (sd of ln 0.6 on the 2-core VM at
+ * load 8): more of them per process, and fewer spent warming up, narrow the interval most
+ * for the same time (docs/sampling.md).
+ */
+const SLOW_MIN_BATCHES = 12;
+
+/** What one subject's sampling in one process gave: its median time per iteration, and how. */
+export interface Sampled {
+  /** Median over measured batches of the batch's time per iteration (ns). */
+  value: number;
+  /** Measured batches. */
+  batches: number;
+  /** Iterations per measured batch. */
+  iterations: number;
+  /** Median length of a measured batch (ns). */
+  batchNs: number;
+}
+
+/**
+ * Warms up and then measures one or two subjects alternately (A B B A…), A being the first
+ * given; returns each subject's median time per iteration, its number of measured batches,
+ * and how long they were. Every batch lasts at least `batchFloorNs(resolutionNs)`.
+ */
+export async function sample(subjects: Subject[], budget: SamplingBudget, resolutionNs = clockResolution()): Promise<Sampled[]> {
   const k = subjects.length;
-  const n = await calibrate(subjects, budget.batchNs);
+  const batchNs = Math.max(budget.batchNs, batchFloorNs(resolutionNs));
+  const calibrated = await calibrate(subjects, batchNs);
+  let n = calibrated.n;
+  const slow = n === 1 && calibrated.shortest >= SLOW_CALL_NS;
+  const minBatches = slow ? Math.max(budget.minBatches, SLOW_MIN_BATCHES) : budget.minBatches;
   const spent = new Array(k).fill(0);
   const times: number[][] = subjects.map(() => []);
-  const warming = (s: number) => spent[s] < budget.warmupNs || !settled(times[s]);
+  const warming = (s: number) => spent[s] < budget.warmupNs || !settled(times[s], slow ? SLOW_WINDOW : WINDOW);
   let i = 0;
   while (subjects.some((_, s) => warming(s)) && spent.every((t) => t < WARMUP_CAP * budget.warmupNs)) {
     const s = abbaIndex(i++, k);
@@ -301,21 +400,40 @@ export async function sample(subjects: Subject[], budget: SamplingBudget): Promi
     spent[s] += elapsed;
     times[s].push(elapsed);
   }
+  n = grownIterations(
+    n,
+    times.map((t) => t.slice(-2 * WINDOW).map((elapsed) => elapsed / n)),
+    batchNs,
+  );
   spent.fill(0);
   for (const t of times) t.length = 0;
+  const lengths: number[][] = subjects.map(() => []);
   i = 0;
   const maxBatches = 100_000;
-  const rewarm = Math.max(1, Math.ceil(n / 4));
+  // A batch of one call is at least 1 ms long and refills the caches itself at the start; a
+  // rewarm call before it would double the time of a slow benchmark for nothing.
+  let rewarm = n > 1 ? Math.ceil(n / 4) : 0;
   let previous = -1;
-  while (spent.some((t, s) => t < budget.sideNs || times[s].length < budget.minBatches) && i < maxBatches) {
+  while (spent.some((t, s) => t < budget.sideNs || times[s].length < minBatches) && i < maxBatches) {
+    // A batch that came out short (the code got faster still) grows n, at the start of an
+    // A B B A cycle so that both sides get as many batches of each n.
+    if (i % 4 === 0 && i > 0 && lengths.some((l) => Math.min(...l.slice(-2)) < batchNs)) {
+      n = grownIterations(
+        n,
+        times.map((t) => t.slice(-2)),
+        batchNs,
+      );
+      rewarm = n > 1 ? Math.ceil(n / 4) : 0;
+    }
     const s = abbaIndex(i++, k);
     // After the other side ran, its data fills the caches: a short unmeasured batch brings this
     // side's back, else every switch adds the same refill to both sides and shrinks their ratio.
-    if (s !== previous && previous !== -1) await subjects[s].batch(rewarm);
+    if (s !== previous && previous !== -1 && rewarm > 0) await subjects[s].batch(rewarm);
     previous = s;
     const elapsed = await subjects[s].batch(n);
     spent[s] += elapsed;
     times[s].push(elapsed / n);
+    lengths[s].push(elapsed);
   }
-  return times.map((t) => ({ value: median(t), batches: t.length }));
+  return times.map((t, s) => ({ value: median(t), batches: t.length, iterations: n, batchNs: median(lengths[s]) }));
 }
