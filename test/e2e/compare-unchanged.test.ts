@@ -81,7 +81,8 @@ describe("compare measures only what changed", () => {
     // Declared inputs that did not change: the reader is unchanged code too.
     repo.write({ "data/words.txt": "alpha beta gamma\n", "package.json": '{ "xbench": { "inputs": ["data/**"] } }\n' });
     repo.commit("declare inputs");
-    repo.write({ "src/other.js": "export const x = 1;\n" });
+    // A tracked file no bench file reads changes (untracked files alone would make this an A/A run).
+    repo.write({ "package.json": '{ "description": "words", "xbench": { "inputs": ["data/**"] } }\n' });
     const same = compareIn(repo, FAST, { timeMs: 20 });
     expect(same.code).toBe(0);
     expect(same.result!.rows.every((row) => row.status === "unchanged")).toBe(true);
@@ -90,7 +91,7 @@ describe("compare measures only what changed", () => {
   }, 300_000);
 
   test("--all measures unchanged files too, and an A/A run always does", () => {
-    const repo = repoWith(suite(2));
+    const repo = repoWith({ ...suite(2), "README.md": "docs\n" });
     const aa = compareIn(repo, FAST, { timeMs: 20 });
     expect(aa.result!.rows.every((row) => row.status === "ok")).toBe(true);
     repo.write({ "README.md": "docs only\n" });
