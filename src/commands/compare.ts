@@ -199,6 +199,7 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
       timeoutS: parseDuration("timeout", args.timeout, "s"),
       sideTimeMs: args.time !== undefined ? parseDuration("time", args.time, "ms") : undefined,
       holm: !!args.holm,
+      minEffect: args["min-effect"] !== undefined ? parseMinEffect("min-effect", args["min-effect"]) : undefined,
     });
     // A runtime that cannot start is one line now, not a failed row in every round.
     await checkRuntime(plan.runtime, plan.repo);
