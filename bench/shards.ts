@@ -9,53 +9,38 @@
  *   bun bench/shards.ts [--max-time S]
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import type { CompareResult } from "../src/model/result.ts";
 import { mergeShards } from "../src/compare/shard.ts";
 import { halfWidth, intervalRows } from "../src/report/analyze.ts";
 import { median } from "../src/stats/quantile.ts";
+import { tempRepo, workBench, workModule } from "./temp-repo.ts";
 
 const args = process.argv.slice(2);
 const maxTime = args.includes("--max-time") ? args[args.indexOf("--max-time") + 1]! : "120";
 const bin = join(import.meta.dir, "..", "dist", "xbench");
 const FILES = 24;
 
-const repo = mkdtempSync(join(tmpdir(), "xbench-shards-"));
-const git = (...argv: string[]) => {
-  const r = spawnSync("git", argv, { cwd: repo, encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`git ${argv.join(" ")}: ${r.stderr}`);
-};
-const write = (path: string, text: string) => {
-  mkdirSync(join(repo, path, ".."), { recursive: true });
-  writeFileSync(join(repo, path), text);
-};
-const work = (i: number, step: number) =>
-  `export function work${i}(n) { let s = 0; for (let k = 0; k < n; k += ${step}) s = (s + k * ${i + 3}) % 65521; return s; }\n`;
+const repo = tempRepo("xbench-shards-");
 
 try {
-  git("init", "-q");
   for (let i = 0; i < FILES; i++) {
-    write(`src/m${i}.js`, work(i, 1));
-    write(
-      `bench/m${i}.bench.js`,
-      `import { bench } from "mitata";\nimport { work${i} } from "../src/m${i}.js";\nbench("small", () => work${i}(100));\nbench("medium", () => work${i}(1000));\nbench("large", () => work${i}(3000));\n`,
-    );
+    repo.write(`src/m${i}.js`, workModule(i));
+    repo.write(`bench/m${i}.bench.js`, workBench(i));
   }
-  git("add", "-A");
-  git("-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-qm", "suite");
+  repo.commit("suite");
   // Every module changes (the same work, written differently), so no row is skipped as unchanged.
-  for (let i = 0; i < FILES; i++) write(`src/m${i}.js`, `${work(i, 1)}// touched\n`);
+  for (let i = 0; i < FILES; i++) repo.write(`src/m${i}.js`, `${workModule(i)}// touched\n`);
 
   console.log(`72 rows (24 files), default sampling (target ±1%, --max-time ${maxTime}) per shard; shards one after another`);
   for (const count of [1, 2, 4]) {
     const results: Array<{ source: string; result: CompareResult; wallS: number; benchS: number }> = [];
     for (let index = 1; index <= count; index++) {
-      const out = join(repo, "..", `${repo.split("/").pop()}-${count}-${index}.json`);
+      const out = join(repo.dir, "..", `${repo.dir.split("/").pop()}-${count}-${index}.json`);
       const started = performance.now();
       const r = spawnSync(bin, ["compare", "--base", "HEAD", "--max-time", maxTime, "--shard", `${index}/${count}`, "--json", out], {
-        cwd: repo,
+        cwd: repo.dir,
         encoding: "utf8",
       });
       if (r.status !== 0) throw new Error(`shard ${index}/${count} exited ${r.status}: ${r.stderr}`);
@@ -71,5 +56,5 @@ try {
     );
   }
 } finally {
-  rmSync(repo, { recursive: true, force: true });
+  repo.cleanup();
 }

@@ -8,10 +8,10 @@
  *   bun bench/unchanged.ts [PAIRS] [--time MS]
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import type { CompareResult } from "../src/model/result.ts";
+import { tempRepo, workBench, workModule } from "./temp-repo.ts";
 
 const args = process.argv.slice(2);
 const pairs = Number(args.find((a) => /^\d+$/.test(a)) ?? 1);
@@ -19,38 +19,22 @@ const timeMs = args.includes("--time") ? args[args.indexOf("--time") + 1]! : "50
 const bin = join(import.meta.dir, "..", "dist", "xbench");
 const FILES = 24;
 
-const repo = mkdtempSync(join(tmpdir(), "xbench-unchanged-"));
-const git = (...argv: string[]) => {
-  const r = spawnSync("git", argv, { cwd: repo, encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`git ${argv.join(" ")}: ${r.stderr}`);
-};
-const write = (path: string, text: string) => {
-  mkdirSync(join(repo, path, ".."), { recursive: true });
-  writeFileSync(join(repo, path), text);
-};
+const repo = tempRepo("xbench-unchanged-");
 
 try {
-  git("init", "-q");
   for (let i = 0; i < FILES; i++) {
-    write(
-      `src/m${i}.js`,
-      `export function work${i}(n) { let s = 0; for (let k = 0; k < n; k++) s = (s + k * ${i + 3}) % 65521; return s; }\n`,
-    );
-    write(
-      `bench/m${i}.bench.js`,
-      `import { bench } from "mitata";\nimport { work${i} } from "../src/m${i}.js";\nbench("small", () => work${i}(100));\nbench("medium", () => work${i}(1000));\nbench("large", () => work${i}(3000));\n`,
-    );
+    repo.write(`src/m${i}.js`, workModule(i));
+    repo.write(`bench/m${i}.bench.js`, workBench(i));
   }
-  git("add", "-A");
-  git("-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-qm", "suite");
-  write("src/m3.js", "export function work3(n) { let s = 0; for (let k = 0; k < 2 * n; k++) s = (s + k * 6) % 65521; return s; }\n");
-  write("src/m17.js", "export function work17(n) { let s = 1; for (let k = 0; k < n; k++) s = (s * 31 + k) % 65521; return s; }\n");
+  repo.commit("suite");
+  repo.write("src/m3.js", "export function work3(n) { let s = 0; for (let k = 0; k < 2 * n; k++) s = (s + k * 6) % 65521; return s; }\n");
+  repo.write("src/m17.js", "export function work17(n) { let s = 1; for (let k = 0; k < n; k++) s = (s * 31 + k) % 65521; return s; }\n");
 
-  const out = join(repo, "..", `${repo.split("/").pop()}.json`);
+  const out = join(repo.dir, "..", `${repo.dir.split("/").pop()}.json`);
   const run = (extra: string[]) => {
     const started = performance.now();
     const r = spawnSync(bin, ["compare", "--base", "HEAD", "--rounds", "6", "--time", timeMs, "--json", out, ...extra], {
-      cwd: repo,
+      cwd: repo.dir,
       encoding: "utf8",
     });
     const wallS = (performance.now() - started) / 1000;
@@ -71,5 +55,5 @@ try {
   }
   rmSync(out, { force: true });
 } finally {
-  rmSync(repo, { recursive: true, force: true });
+  repo.cleanup();
 }
