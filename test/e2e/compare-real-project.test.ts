@@ -58,9 +58,12 @@ describe("compare on a library's own mitata suite", () => {
     const slowed = rowOf(r.result, "params › lookup").stats!;
     expect(slowed.verdict).toBe("slower");
     expect(slowed.delta).toBeGreaterThan(0.1);
+    // The other rows run code that did not change, from a bundle that did: layout alone can move
+    // them by a few tenths of a percent, enough for a verdict now and then (docs/sampling.md),
+    // never by anything near the injected change.
     for (const label of GROUPED.filter((l) => l !== "params › lookup")) {
       const same = rowOf(r.result, label).stats!;
-      expect(same.verdict).not.toBe("slower");
+      expect(Math.abs(same.delta)).toBeLessThan(0.05);
       expect(same.ci[0]).toBeLessThan(0.1);
     }
     expect(r.stdout).toMatch(/^index-[0-9a-f]{8}: params › lookup .* slower$/m);
