@@ -59,7 +59,7 @@ describe("compare on a library's own mitata suite", () => {
     expect(slowed.verdict).toBe("slower");
     expect(slowed.delta).toBeGreaterThan(0.1);
     // The other rows run code that did not change, from a bundle that did: layout alone can move
-    // them by a few tenths of a percent, enough for a verdict now and then (docs/sampling.md),
+    // them by a few tenths of a percent, enough for a verdict now and then,
     // never by anything near the injected change.
     for (const label of GROUPED.filter((l) => l !== "params › lookup")) {
       const same = rowOf(r.result, label).stats!;
