@@ -17,6 +17,40 @@ export interface AccessLog {
 
 const ERRNO_NAMES: Record<number, string> = { 1: "EPERM", 13: "EACCES", 16: "EBUSY", 22: "EINVAL", 38: "ENOSYS" };
 
+/** The flags that say a trace is incomplete and need no more than a fixed sentence, in the order said. */
+const FIXED_REASONS: Array<[number, string]> = [
+  [
+    FLAG.STATIC_UNTRACED,
+    "a statically linked, Go or other-architecture (emulated) program ran under --backend preload, which cannot see its file accesses",
+  ],
+  [FLAG.FOREIGN_ARCH, "a 32-bit or x32 system call was made and not decoded"],
+  [FLAG.UNREADABLE, "some paths could not be read from the traced process"],
+];
+
+const LATER_REASONS: Array<[number, string]> = [
+  [FLAG.CHILD_UNTRACED, "a child process could not be traced (a 32-bit program, or the hook DLL did not load into it)"],
+  [FLAG.SHIM_DROPPED, "a program ran as another user or with changed privileges (setuid), where --backend preload cannot follow"],
+  [
+    FLAG.SIP_STRIPPED,
+    "a program protected by macOS System Integrity Protection (/usr/bin, /bin, ...) ran, or ran a script; it and its children were not traced",
+  ],
+  [
+    FLAG.PATH_UNRESOLVED,
+    "a path was reached through a folder whose name is longer than the kernel names (4,096 bytes); it was not recorded",
+  ],
+  [FLAG.IO_URING_UNTRACED, "the command used io_uring, whose file operations --backend preload cannot see"],
+  [
+    FLAG.RAW_UNTRACED,
+    "a program made a file system call through syscall(2) that --backend preload does not decode (auto and seccomp see it)",
+  ],
+  [
+    FLAG.SETUID_UNPRIVILEGED,
+    "a setuid, setgid or file-capability program ran without its privileges (the seccomp filter sets no_new_privs); --backend preload keeps them but cannot trace it",
+  ],
+];
+
+const fixed = (f: number, table: Array<[number, string]>) => table.filter(([flag]) => f & flag).map(([, reason]) => reason);
+
 /** Why a log says its trace is incomplete, in words. */
 export function incompleteReasons(header: LogHeader): string[] {
   const reasons: string[] = [];
@@ -25,34 +59,14 @@ export function incompleteReasons(header: LogHeader): string[] {
     const e = ERRNO_NAMES[header.seccompErrno] ?? `errno ${header.seccompErrno}`;
     reasons.push(`seccomp was refused (${e}): statically linked and Go programs were not traced`);
   }
-  if (f & FLAG.STATIC_UNTRACED)
-    reasons.push(
-      "a statically linked, Go or other-architecture (emulated) program ran under --backend preload, which cannot see its file accesses",
-    );
-  if (f & FLAG.FOREIGN_ARCH) reasons.push("a 32-bit or x32 system call was made and not decoded");
-  if (f & FLAG.UNREADABLE) reasons.push("some paths could not be read from the traced process");
+  reasons.push(...fixed(f, FIXED_REASONS));
   if (f & FLAG.LAUNCHER_ERROR)
     reasons.push(
       f & FLAG.USED_DLL
         ? "the launcher or the hook DLL hit an internal error (an ntdll function could not be hooked, or a wait failed)"
         : "the supervisor hit an internal error",
     );
-  if (f & FLAG.CHILD_UNTRACED) reasons.push("a child process could not be traced (a 32-bit program, or the hook DLL did not load into it)");
-  if (f & FLAG.SHIM_DROPPED)
-    reasons.push("a program ran as another user or with changed privileges (setuid), where --backend preload cannot follow");
-  if (f & FLAG.SIP_STRIPPED)
-    reasons.push(
-      "a program protected by macOS System Integrity Protection (/usr/bin, /bin, ...) ran, or ran a script; it and its children were not traced",
-    );
-  if (f & FLAG.PATH_UNRESOLVED)
-    reasons.push("a path was reached through a folder whose name is longer than the kernel names (4,096 bytes); it was not recorded");
-  if (f & FLAG.IO_URING_UNTRACED) reasons.push("the command used io_uring, whose file operations --backend preload cannot see");
-  if (f & FLAG.RAW_UNTRACED)
-    reasons.push("a program made a file system call through syscall(2) that --backend preload does not decode (auto and seccomp see it)");
-  if (f & FLAG.SETUID_UNPRIVILEGED)
-    reasons.push(
-      "a setuid, setgid or file-capability program ran without its privileges (the seccomp filter sets no_new_privs); --backend preload keeps them but cannot trace it",
-    );
+  reasons.push(...fixed(f, LATER_REASONS));
   if (header.dropped > 0) reasons.push(`${header.dropped} records did not fit in the log`);
   return reasons;
 }
