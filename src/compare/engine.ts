@@ -20,7 +20,8 @@ import { XbenchError } from "../errors.ts";
 import { emptyFileVerdict, scanBenchSource, type EmptyFileVerdict } from "./diagnose.ts";
 import { globToRegExp } from "./discover.ts";
 import { assignShards } from "./shard.ts";
-import { measureReason } from "./unchanged.ts";
+import { measureReason, sameSources, type SideBundle } from "./unchanged.ts";
+import { layoutDraw } from "./layout.ts";
 import { ignoreEvents, type OnCompareEvent, type WidestInterval } from "./events.ts";
 import { jobsFor, planFile, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
 import { makeRunTemp, ownPath } from "./reclaim.ts";
@@ -159,9 +160,19 @@ function processRunner(store: RunStore, sides: Record<Side, SideTree>, bundles: 
   const { plan } = store;
   const env: Record<string, string> = { ...(process.env as Record<string, string>) };
   const execStats = execStatsPrefix();
+  const codeDiffers = new Map<string, boolean>();
+  const differs = (file: string) => {
+    if (!codeDiffers.has(file)) {
+      const paths = SIDES.map((side) => bundles.sides[side].get(file)?.path);
+      const [base, head] = SIDES.map((side, i) => paths[i] && readSideBundle(paths[i], sides[side].root));
+      codeDiffers.set(file, !base || !head || !sameSources(base, head));
+    }
+    return codeDiffers.get(file)!;
+  };
   return (file: string, kind: Job["kind"], order: readonly Side[], parts: Job["parts"]): Promise<BenchOutcome> => {
     const jobSides: JobSide[] = order.map((side) => ({ side, bundle: bundles.sides[side].get(file)!.path! }));
-    const job: Job = { protocol: CHILD_PROTOCOL, kind, sides: jobSides, parts, budget: plan.budget, execStats };
+    const layout = layoutDraw(kind, () => differs(file), process.env.XBENCH_LAYOUT);
+    const job: Job = { protocol: CHILD_PROTOCOL, kind, sides: jobSides, parts, budget: plan.budget, execStats, layout };
     // A duet process runs in head's root: both sides' bundles import by absolute path.
     const root = sides[order.length === 1 ? order[0]! : "head"].root;
     const launch = runtimeLaunch(plan.runtime, root, bundles.driver);
@@ -302,6 +313,15 @@ function inputPatterns(headRoot: string): string[] | undefined {
   }
 }
 
+/** A side's bundle of a file with the project files it was made of (runner/bundle.ts writes them). */
+function readSideBundle(bundle: string, root: string): SideBundle {
+  return {
+    text: readFileSync(bundle, "utf8"),
+    sources: JSON.parse(readFileSync(join(bundle, "..", BUNDLE_SOURCES), "utf8")) as Array<[string, string]>,
+    root,
+  };
+}
+
 /**
  * Bench files whose code is the same on both sides (compare/unchanged.ts): their rows cannot
  * differ, so they are listed but not measured. None with `--all`, and none in an A/A run,
@@ -316,17 +336,12 @@ function unchangedFiles(plan: RunPlan, sides: Record<Side, SideTree>, bundles: B
   let inputs: { same: boolean | undefined } | undefined;
   // Declared inputs are read once, and only if a file that reads files at run time asks.
   const sameDeclaredInputs = () => (inputs ??= { same: sameInputs(sides, patterns) }).same;
-  const side = (bundle: string, root: string) => ({
-    text: readFileSync(bundle, "utf8"),
-    sources: JSON.parse(readFileSync(join(bundle, "..", BUNDLE_SOURCES), "utf8")) as Array<[string, string]>,
-    root,
-  });
   for (const file of plan.files) {
     const [base, head] = SIDES.map((s) => bundles.sides[s].get(file)?.path);
     if (!base || !head) continue;
     const reason = measureReason(
-      side(base, sides.base.root),
-      side(head, sides.head.root),
+      readSideBundle(base, sides.base.root),
+      readSideBundle(head, sides.head.root),
       samePackageOnBothSides(base, head),
       sameDeclaredInputs,
     );

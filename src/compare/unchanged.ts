@@ -35,6 +35,11 @@ function sourceKey(bundle: SideBundle): string {
     .join("\n");
 }
 
+/** Whether two bundles were made of the same project files with the same text. */
+export function sameSources(base: SideBundle, head: SideBundle): boolean {
+  return sourceKey(base) === sourceKey(head);
+}
+
 const RUN_TIME_READS = [
   /\b(?:from|import|require)\s*\(?\s*["'](?:node:)?fs(?:\/promises)?["']/,
   /\bBun\s*\.\s*file\s*\(/,
@@ -77,7 +82,7 @@ export function measureReason(
   samePackage: (specifier: string) => boolean,
   sameInputs: () => boolean | undefined,
 ): MeasureReason | undefined {
-  if (sourceKey(base) !== sourceKey(head)) return "code differs";
+  if (!sameSources(base, head)) return "code differs";
   const packages = new Set([...externalSpecifiers(base.text), ...externalSpecifiers(head.text)]);
   if (![...packages].every(samePackage)) return "packages differ";
   if (readsFilesAtRunTime(base.text) || readsFilesAtRunTime(head.text)) {

@@ -43,7 +43,16 @@ export interface Job {
   budget: SamplingBudget;
   /** argv prefix of xbench-exec-stats (or `xbench exec-stats`), which times a command row. */
   execStats?: string[];
+  /** Where the bench process draws a random heap layout (docs/compare.md, "Layout"). */
+  layout?: LayoutDraw;
 }
+
+/**
+ * `process`: once, before anything loads (a process that runs one side); `side`: before each
+ * side loads (a duet of two different builds); `none`: a duet of identical code, or
+ * XBENCH_LAYOUT=fixed.
+ */
+export type LayoutDraw = "process" | "side" | "none";
 
 /** What one side of a bench file registers. */
 export interface SideInventory {

@@ -213,31 +213,48 @@ describe("both sides in one bench process (duet)", () => {
     expect(all.result!.rows.map((x) => x.mode)).toEqual(["isolated", "isolated"]);
   });
 
-  test("each one-side bench process puts a random amount of heap in place before loading: a side's processes do not share one layout", () => {
+  test("a random heap layout is drawn per process (one side each) or per side (a duet of different code), never in an A/A duet", () => {
     const repo = repoWith({
+      "src/lib.ts": "export const lib = (x: number) => Math.sqrt(x);\n",
       "pad.bench.ts": [
         'import { appendFileSync } from "node:fs";',
         'import { bench } from "mitata";',
-        "const pad = (globalThis as any).__xbenchHeapPad;",
-        "if (pad) appendFileSync(process.env.PROBE_FILE!, `${process.env.XBENCH_SIDE} ${pad.length}\\n`);",
-        'bench("padded", () => Math.sqrt(5));',
+        'import { lib } from "./src/lib.ts";',
+        "const pads = (globalThis as any).__xbenchHeapPads;",
+        "if (pads?.length) appendFileSync(process.env.PROBE_FILE!, `${process.env.XBENCH_SIDE} ${pads.length} ${pads.at(-1).length}\\n`);",
+        'bench("padded", () => lib(5));',
         "",
       ].join("\n"),
     });
     const probe = join(repo.dir, "..", `${repo.dir.split("/").pop()}-pads.txt`);
+    const linesOf = (side: string) =>
+      readFileSync(probe, "utf8")
+        .trim()
+        .split("\n")
+        .filter((l) => l.startsWith(`${side} `))
+        .map((l) => l.split(" ").map(Number).slice(1) as [number, number]);
     try {
       const r = compare(repo, ["--base", "HEAD", "--rounds", "6", "--isolate"], { ...ENV, PROBE_FILE: probe });
       expect(r.code).toBe(0);
-      const lines = readFileSync(probe, "utf8").trim().split("\n");
       for (const side of ["base", "head"]) {
-        const pads = lines.filter((l) => l.startsWith(`${side} `)).map((l) => Number(l.split(" ")[1]));
-        expect(pads.length).toBe(6); // one per round: the inventory process pads nothing
-        expect(new Set(pads).size).toBeGreaterThan(1);
+        const pads = linesOf(side);
+        expect(pads.length).toBe(6); // one per round: the inventory process draws nothing
+        expect(pads.every(([drawn]) => drawn === 1)).toBe(true); // once, before anything loads
+        expect(new Set(pads.map(([, size]) => size)).size).toBeGreaterThan(1);
       }
       rmSync(probe);
-      // Both sides in one process share its layout: a duet pads nothing.
+      // Both sides in one process, the same code: they share its layout, nothing is drawn.
       expect(compare(repo, ["--base", "HEAD", "--rounds", "6"], { ...ENV, PROBE_FILE: probe }).code).toBe(0);
       expect(existsSync(probe)).toBe(false);
+      // Head changes the module: each side's load is preceded by a draw of its own.
+      repo.write({ "src/lib.ts": "export const lib = (x: number) => Math.sqrt(x) + 0;\n" });
+      expect(compare(repo, ["--base", "HEAD", "--rounds", "6"], { ...ENV, PROBE_FILE: probe }).code).toBe(0);
+      for (const side of ["base", "head"]) {
+        const pads = linesOf(side);
+        expect(pads.length).toBe(6);
+        expect(new Set(pads.map(([drawn]) => drawn))).toEqual(new Set([1, 2])); // drawn before each side, whichever loads first
+        expect(new Set(pads.map(([, size]) => size)).size).toBeGreaterThan(1);
+      }
     } finally {
       rmSync(probe, { force: true });
     }

@@ -33,6 +33,7 @@ function firstLine(error) {
 async function load(sides) {
   const described = [];
   for (const { side, bundle } of sides) {
+    if (layout === "side") heapPads.push(padHeap());
     globalThis[LOADING_SIDE_KEY] = side;
     process.env.XBENCH_SIDE = side;
     try {
@@ -105,13 +106,12 @@ async function measureExtras(description) {
 }
 
 /**
- * A random amount of live heap, of random shapes, before anything loads, in a process that runs
- * one side. Two builds of the same code (other paths, another load order) otherwise get
- * different but fixed heap layouts: a bias of a few percent on allocation-heavy benchmarks,
- * which one side keeps for a whole run when each side has processes of its own. Drawn per
- * process, the layout becomes noise that the pairing of rounds cancels (wider intervals, no
- * bias). Not in a duet: both sides share the process's layout there, and the truth lab
- * measured the duet's intervals wider and its A/A rows no better with it (2/12 against 0/12).
+ * A random amount of live heap, of random shapes, and a function of random length compiled (its
+ * bytecode goes to old space, where a module's compiled functions go). Two builds of a module
+ * (other paths, another load order, one function changed) otherwise get different but fixed
+ * layouts in every process: a bias of up to a few percent on allocation-heavy benchmarks. Drawn
+ * per process (`job.layout`, see compare/layout.ts), the layout becomes noise that the pairing
+ * of rounds cancels: wider intervals, no bias.
  */
 function padHeap() {
   const keep = [];
@@ -123,10 +123,18 @@ function padHeap() {
     else if (i % 4 === 2) keep.push(String(i).padEnd(size * 4, "x"));
     else keep.push(new Float64Array(size));
   }
+  const steps = Math.floor(Math.random() * 256);
+  const compiled = new Function("x", `let y = x;\n${"y = (y * 31 + 7) | 0;\n".repeat(steps)}return y;`);
+  compiled(count);
+  keep.push(compiled);
   return keep;
 }
 
-if (job.kind === "solo") globalThis.__xbenchHeapPad = padHeap();
+/** Kept alive for the whole process; on the global so that a test can see what was drawn. */
+const heapPads = [];
+globalThis.__xbenchHeapPads = heapPads;
+const layout = job.layout ?? (job.kind === "solo" ? "process" : "none");
+if (layout === "process") heapPads.push(padHeap());
 const described = await load(job.sides);
 if (job.kind === "inventory") {
   for (const description of described) emit(inventory(description));
