@@ -306,10 +306,11 @@ describe("action.yml", () => {
       expect(comment.body).toContain("intervals and verdicts Holm-adjusted");
       expect(comment.body).toContain("measured one side per bench process");
       expect(readFileSync(markdown, "utf8")).toBe(comment.body);
-      const passed = await runCompareStep(project, api, { ...inputs, "fail-on": "", "fail-above": "500" });
+      const passed = await runCompareStep(project, api, { ...inputs, "fail-on": "", "fail-above": "500", "min-effect": "1000" });
       expect(passed.status).toBe(0);
       expect(passed.outputs).toBe("outcome=pass\n");
       expect(passed.stderr).toContain("PR comment updated");
+      expect(readFileSync(markdown, "utf8")).toContain("0 slower, 1 same"); // the min-effect input reached compare
     } finally {
       api.server.stop(true);
       project.cleanup();
