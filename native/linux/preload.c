@@ -22,9 +22,9 @@
  */
 #define _GNU_SOURCE
 #undef _FORTIFY_SOURCE
-#include "env.h"
+#include "../common/env.h"
 #include "progkind.h"
-#include "log.h"
+#include "../common/log.h"
 #include "sys.h"
 
 #include <dirent.h>

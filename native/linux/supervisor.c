@@ -57,10 +57,10 @@
  * anyone else could take or connect to.
  */
 #define _GNU_SOURCE
-#include "env.h"
+#include "../common/env.h"
 #include "filter.h"
-#include "capacity.h"
-#include "log.h"
+#include "../common/capacity.h"
+#include "../common/log.h"
 #include "notify.h"
 #include "progkind.h"
 #include "tree.h"
