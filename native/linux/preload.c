@@ -937,10 +937,8 @@ static void note_secure(void) {
 /* In preload mode, a static program runs untraced: say so. */
 static void note_static(const char *path) {
   if (g_tramp || t_busy) return;
-  t_busy = 1; /* its look at the ELF header goes through syscall(2), which records openat */
-  int untraced = xb_needs_seccomp(path);
-  t_busy = 0;
-  if (untraced) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
+  /* Its look at the ELF header makes raw system calls (sys.h): nothing is recorded. */
+  if (xb_needs_seccomp(path)) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
 }
 
 /*
