@@ -722,6 +722,7 @@ static int undecoded_file_call(long nr) {
   case SYS_statfs:
   case SYS_mknodat:
   case SYS_fchmodat:
+  case SYS_fchmodat2:
   case SYS_fchownat:
   case SYS_utimensat:
 #ifdef SYS_open /* x86-64's pre-*at calls */
