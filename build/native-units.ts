@@ -136,7 +136,6 @@ export const TOOLCHAINS = {
     },
   },
 } as const satisfies Record<string, Toolchain>;
-export type HelperPlatform = keyof typeof TOOLCHAINS;
 
 /** The units a toolchain builds: those written for its OS. */
 export function unitsFor(toolchain: Toolchain): NativeUnit[] {
