@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "pathe";
 import { C_FLAGS, NATIVE_UNITS, type NativeOs } from "../../build/native-units.ts";
+import { findCycle } from "../support/cycles.ts";
 import { ROOT, tempDir } from "../support/xbench.ts";
 
 const tmp = tempDir("xbench-native-cycles-");
@@ -25,30 +26,6 @@ function cFiles(dir: string): string[] {
     if (e.isDirectory()) return cFiles(path);
     return /\.[ch]$/.test(e.name) ? [path] : [];
   });
-}
-
-/** A cycle in `edges` as its nodes in order, or undefined. */
-function findCycle(edges: Map<string, Set<string>>): string[] | undefined {
-  const state = new Map<string, "open" | "done">();
-  const path: string[] = [];
-  const visit = (node: string): string[] | undefined => {
-    if (state.get(node) === "done") return undefined;
-    if (state.get(node) === "open") return [...path.slice(path.indexOf(node)), node];
-    state.set(node, "open");
-    path.push(node);
-    for (const next of edges.get(node) ?? []) {
-      const cycle = visit(next);
-      if (cycle) return cycle;
-    }
-    path.pop();
-    state.set(node, "done");
-    return undefined;
-  };
-  for (const node of edges.keys()) {
-    const cycle = visit(node);
-    if (cycle) return cycle;
-  }
-  return undefined;
 }
 
 function addEdge(edges: Map<string, Set<string>>, from: string, to: string): void {
