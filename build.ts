@@ -1,8 +1,9 @@
 #!/usr/bin/env bun
 /**
  * Builds xbench:
- *   1. the native helpers in native/ (static musl supervisor, glibc preload shim, bench targets);
- *      for the windows-x64 target also native/win/ with mingw-w64 (build/native-windows.ts),
+ *   1. the native helpers in native/ (static musl supervisor, glibc preload shim, bench targets),
+ *      one table of units and flags for every platform (build/native-units.ts); other platforms'
+ *      helpers by build/native-{linux-arm64,darwin,windows}.ts,
  *   2. dist/xbench with `bun build --compile`, helpers embedded,
  *   3. the npm library (unbuild) into dist/npm, helpers copied beside it.
  *
@@ -26,10 +27,10 @@ import { writeRelease } from "./build/release.ts";
 import { buildDarwinHelpers, type DarwinTarget, findZig, isDarwinTarget } from "./build/native-darwin.ts";
 import { buildLinuxArm64, LINUX_ARM64 } from "./build/native-linux-arm64.ts";
 import { WINDOWS_HELPER_PLATFORM, buildWindowsHelpers, copyHelpers } from "./build/native-windows.ts";
+import { compileCommand, TOOLCHAINS, unitsFor } from "./build/native-units.ts";
 
 const ROOT = import.meta.dir;
 const DIST = join(ROOT, "dist");
-const NATIVE = join(ROOT, "native");
 
 /** Every cross target `--target all` produces, mapped to Bun's compile target. */
 export const TARGETS = {
@@ -43,7 +44,7 @@ export const TARGETS = {
 type Target = keyof typeof TARGETS;
 
 /** Targets whose helpers this machine builds: the host's architecture on Linux. */
-const HELPER_PLATFORM = "linux-x64";
+const HELPER_PLATFORM = "linux-x64" satisfies keyof typeof TOOLCHAINS;
 /**
  * The helpers each target's binary embeds, by the platform key they run under there
  * (`hostPlatform()`): the host's built by buildNative, the others by build/native-<os>.ts.
@@ -105,35 +106,13 @@ function muslKernelHeaders(): string {
   return dir;
 }
 
-/** One native program: its output name and how it is compiled. */
-interface NativeUnit {
-  name: string;
-  sources: string[];
-  kind: "static-musl" | "shared" | "dynamic";
-}
-
-/** The helpers embedded in the binary. Later programs (bench targets) add rows here. */
-export const NATIVE_UNITS: NativeUnit[] = [
-  {
-    name: "xbench-supervisor",
-    sources: ["supervisor.c", "capacity.c", "filter.c", "notify.c", "tree.c", "log.c", "progkind.c"],
-    kind: "static-musl",
-  },
-  { name: "libxbench-preload.so", sources: ["preload.c", "log.c", "progkind.c"], kind: "shared" },
-  { name: "xbench-target", sources: ["target.c"], kind: "dynamic" },
-  { name: "xbench-target-static", sources: ["target.c"], kind: "static-musl" },
-  { name: "xbench-exec-stats", sources: ["exec-stats.c"], kind: "static-musl" },
-  { name: "xbench-reaper", sources: ["reaper.c"], kind: "static-musl" },
-];
+/** The helpers of this machine's platform, from the one table (build/native-units.ts). */
+const HOST_TOOLCHAIN = TOOLCHAINS[HELPER_PLATFORM];
+const NATIVE_UNITS = unitsFor(HOST_TOOLCHAIN);
 
 /** $XBENCH_CFLAGS, split. */
 function extraCflags(): string[] {
   return (process.env.XBENCH_CFLAGS ?? "").split(/\s+/).filter(Boolean);
-}
-
-/** The C flags of every helper, plus $XBENCH_CFLAGS. */
-function nativeCflags(): string[] {
-  return ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fno-strict-aliasing", ...extraCflags()];
 }
 
 /**
@@ -142,8 +121,8 @@ function nativeCflags(): string[] {
  */
 function buildCross(platform: string, outDir: string): string[] {
   try {
-    if (platform === LINUX_ARM64) return buildLinuxArm64(NATIVE_UNITS, NATIVE, outDir, nativeCflags());
-    if (platform === WINDOWS_HELPER_PLATFORM) return buildWindowsHelpers(NATIVE, outDir, BUILD_ENV);
+    if (platform === LINUX_ARM64) return buildLinuxArm64(ROOT, outDir, extraCflags());
+    if (platform === WINDOWS_HELPER_PLATFORM) return buildWindowsHelpers(ROOT, outDir, extraCflags(), BUILD_ENV);
   } catch (error) {
     fail((error as Error).message);
   }
@@ -157,19 +136,14 @@ function buildNative(outDir: string): string[] {
     fail("musl-gcc not found; the seccomp supervisor is a static musl program. Install it: apt-get install musl-tools");
   mkdirSync(outDir, { recursive: true });
   const headers = muslKernelHeaders();
-  const common = nativeCflags();
   const built: string[] = [];
   for (const unit of NATIVE_UNITS) {
-    const sources = unit.sources.map((s) => join(NATIVE, s));
     const out = join(outDir, unit.name);
     const tmp = `${out}.tmp`;
-    if (unit.kind === "static-musl") {
-      run("musl-gcc", [...common, "-static", "-idirafter", headers, "-o", tmp, ...sources], unit.name);
-    } else if (unit.kind === "shared") {
-      run("gcc", [...common, "-shared", "-fPIC", "-fvisibility=hidden", "-o", tmp, ...sources, "-ldl", "-lpthread"], unit.name);
-    } else {
-      run("gcc", [...common, "-o", tmp, ...sources, "-lpthread"], unit.name);
-    }
+    // musl-gcc sees the kernel's headers only through this folder.
+    const extra = [...extraCflags(), ...(unit.kind === "static" ? ["-idirafter", headers] : [])];
+    const { cc, args } = compileCommand(HOST_TOOLCHAIN, unit, { root: ROOT, out: tmp, extra });
+    run(cc, args, unit.name);
     run("mv", [tmp, out], `install ${unit.name}`);
     built.push(out);
   }

@@ -4,14 +4,14 @@
  *   A/A    the same helper build as head and base, RUNS separate runs: every row's median
  *          change should stay within the noise floor (±2.5% in the seed);
  *   slowed head's helpers built with -DXBENCH_SLOW_NS=NS (a fixed delay per recorded access,
- *          native/log.h), base built without: the access rows must move far past the floor.
+ *          native/common/log.h), base built without: the access rows must move far past the floor.
  *
  *   bun bench/tracer-noise.ts [--runs 3] [--slow-ns 2000] [--iterations N] [--out DIR] [--skip-aa] [--skip-slow]
  *
  * Needs dist/xbench (`bun build.ts`). Prints one line per run and row, and writes each run's
  * JSON into --out (default: a temporary folder, printed).
  *
- * The hook is a busy wait at the top of xb_frame_write in native/log.h, the frame writer every
+ * The hook is a busy wait at the top of xb_frame_write in native/common/log.h, the frame writer every
  * recorded access goes through (shim and supervisor alike).
  */
 import { spawnSync } from "node:child_process";
@@ -82,7 +82,7 @@ if (!argv["skip-slow"]) {
   const slow = buildHelpers(ROOT, join(out, "helpers-slow"), `-DXBENCH_SLOW_NS=${argv["slow-ns"]}`);
   const same = (name: string) => readFileSync(join(base, name)).equals(readFileSync(join(slow, name)));
   if (same("xbench-supervisor") && same("libxbench-preload.so")) {
-    throw new Error("-DXBENCH_SLOW_NS changed nothing: native/log.h lost its XBENCH_SLOW_NS hook");
+    throw new Error("-DXBENCH_SLOW_NS changed nothing: native/common/log.h lost its XBENCH_SLOW_NS hook");
   }
   for (let i = 1; i <= runs; i++) bench(`slow ${argv["slow-ns"]} ns`, i, base, { ...process.env, XBENCH_HELPER_DIR: slow });
 }

@@ -40,7 +40,7 @@ function cc(src: string, out: string, compiler = "gcc", flags: string[] = []): s
 }
 const openLoop = cc("open-loop.c", "open-loop");
 const spawnLoop = cc("spawn-loop.c", "spawn-loop");
-const notifyFloor = cc("notify-floor.c", "notify-floor", "gcc", ["-I", join(ROOT, "native")]);
+const notifyFloor = cc("notify-floor.c", "notify-floor", "gcc", ["-I", join(ROOT, "native", "linux")]);
 const recordFloor = cc("record-floor.c", "record-floor");
 const execWrapper = cc("exec-wrapper.c", "exec-wrapper", "musl-gcc", ["-static"]);
 const emptyObject = cc("empty-object.c", "empty-object.so", "gcc", ["-shared", "-fPIC"]);

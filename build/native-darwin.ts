@@ -1,5 +1,6 @@
 /**
- * The macOS tracer helpers (native/mac/), cross-built on Linux with zig's C compiler for the
+ * The macOS tracer helpers (native/mac/ over native/common/; units and flags in
+ * build/native-units.ts), cross-built on Linux with zig's C compiler for the
  * darwin-x64 and darwin-arm64 targets: `libxbench-interpose.dylib` (universal: both
  * architectures in one file) and `xbench-mac-launch` (the target's architecture).
  * build.ts calls buildDarwinHelpers() for the darwin targets it compiles and embeds the result
@@ -15,12 +16,15 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { CPU_TYPE, interposeEntries, MH_DYLIB, MH_EXECUTE, parseMachO, writeFat } from "./macho.ts";
+import { compileCommand, INTERPOSE_DYLIB, MAC_LAUNCHER, type NativeUnit, TOOLCHAINS, unitNamed } from "./native-units.ts";
 
 export const DARWIN_TARGETS = ["darwin-x64", "darwin-arm64"] as const;
 export type DarwinTarget = (typeof DARWIN_TARGETS)[number];
 
-export const INTERPOSE_DYLIB = "libxbench-interpose.dylib";
-export const MAC_LAUNCHER = "xbench-mac-launch";
+export { INTERPOSE_DYLIB, MAC_LAUNCHER };
+
+const TOOLCHAIN = TOOLCHAINS.darwin;
+type DarwinKind = keyof typeof TOOLCHAIN.kinds;
 
 /** zig's name for each target's architecture, and the oldest macOS the helpers run on. */
 const ZIG_TARGET: Record<DarwinTarget, string> = {
@@ -28,17 +32,6 @@ const ZIG_TARGET: Record<DarwinTarget, string> = {
   "darwin-arm64": "aarch64-macos.11.0-none",
 };
 export const DARWIN_CPU: Record<DarwinTarget, number> = { "darwin-x64": CPU_TYPE.x86_64, "darwin-arm64": CPU_TYPE.arm64 };
-
-interface DarwinUnit {
-  name: string;
-  sources: string[];
-  kind: "dylib" | "executable";
-}
-
-export const DARWIN_UNITS: DarwinUnit[] = [
-  { name: INTERPOSE_DYLIB, sources: ["mac/interpose.c", "mac/policy.c", "mac/search.c", "log.c"], kind: "dylib" },
-  { name: MAC_LAUNCHER, sources: ["mac/launch.c", "capacity.c", "mac/policy.c", "mac/search.c", "log.c"], kind: "executable" },
-];
 
 export function isDarwinTarget(target: string): target is DarwinTarget {
   return (DARWIN_TARGETS as readonly string[]).includes(target);
@@ -54,11 +47,12 @@ export function findZig(root: string, env: NodeJS.ProcessEnv = process.env): str
 }
 
 /** Why a linked (thin) helper is not what the target needs; undefined when it is. */
-export function checkDarwinHelper(buf: Buffer, target: DarwinTarget, kind: DarwinUnit["kind"]): string | undefined {
+export function checkDarwinHelper(buf: Buffer, target: DarwinTarget, kind: DarwinKind): string | undefined {
   const m = parseMachO(buf);
   if (m.cpuType !== DARWIN_CPU[target]) return `CPU type 0x${m.cpuType.toString(16)}, not ${target}'s`;
-  if (m.fileType !== (kind === "dylib" ? MH_DYLIB : MH_EXECUTE)) return `file type ${m.fileType}, not a ${kind}`;
-  if (kind !== "dylib") return undefined;
+  const dylib = kind === "shared";
+  if (m.fileType !== (dylib ? MH_DYLIB : MH_EXECUTE)) return `file type ${m.fileType}, not ${dylib ? "a dylib" : "an executable"}`;
+  if (!dylib) return undefined;
   const entries = interposeEntries(buf, m);
   if (entries.length === 0) return "no __DATA,__interpose entries (was -Wl,--no-gc-sections dropped?)";
   const broken = entries.filter((e) => !e.replacement || !e.replacementRebased || !e.original);
@@ -75,21 +69,17 @@ export interface DarwinBuild {
 }
 
 /** Compiles one unit for one target into `out`, checked; throws with the compiler's message. */
-function compileUnit(unit: DarwinUnit, target: DarwinTarget, out: string, b: DarwinBuild): void {
+function compileUnit(unit: NativeUnit, target: DarwinTarget, out: string, b: DarwinBuild): void {
   // zig's caches stay in the build folder: nothing written to $HOME.
   const cache = join(b.root, "dist", ".build", "zig-cache");
   const env = { ...process.env, ZIG_GLOBAL_CACHE_DIR: cache, ZIG_LOCAL_CACHE_DIR: cache };
   delete env.NODE_ENV;
-  const common = ["-target", ZIG_TARGET[target], "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fno-strict-aliasing"];
-  const sources = unit.sources.map((s) => join(b.root, "native", s));
-  // The dylib exports nothing (dyld reads its interpose table); without --no-gc-sections
-  // zig's linker drops that table as unreferenced.
-  const link = unit.kind === "dylib" ? ["-shared", "-fvisibility=hidden", "-Wl,--no-gc-sections"] : [];
   const tmp = `${out}.tmp`;
-  const r = spawnSync(b.zig, ["cc", ...common, ...(b.cflags ?? []), ...link, "-o", tmp, ...sources], { encoding: "utf8", env });
+  const { args } = compileCommand(TOOLCHAIN, unit, { root: b.root, out: tmp, extra: b.cflags });
+  const r = spawnSync(b.zig, ["cc", "-target", ZIG_TARGET[target], ...args], { encoding: "utf8", env });
   if (r.error) throw new Error(`${unit.name} (${target}): ${r.error.message}`);
   if (r.status !== 0) throw new Error(`${unit.name} (${target}) failed:\n${r.stderr}`);
-  const wrong = checkDarwinHelper(readFileSync(tmp), target, unit.kind);
+  const wrong = checkDarwinHelper(readFileSync(tmp), target, unit.kind as DarwinKind);
   if (wrong) throw new Error(`${unit.name} (${target}) was linked wrong: ${wrong}`);
   renameSync(tmp, out);
 }
@@ -103,7 +93,8 @@ function compileUnit(unit: DarwinUnit, target: DarwinTarget, out: string, b: Dar
 export function buildDarwinHelpers(targets: DarwinTarget[], b: DarwinBuild): Map<DarwinTarget, string[]> {
   const built = new Map<DarwinTarget, string[]>();
   if (targets.length === 0) return built;
-  const [dylib, launcher] = DARWIN_UNITS as [DarwinUnit, DarwinUnit];
+  const dylib = unitNamed(INTERPOSE_DYLIB);
+  const launcher = unitNamed(MAC_LAUNCHER);
   const thin = DARWIN_TARGETS.map((t) => {
     const dir = join(b.root, "dist", ".build", "thin", t);
     mkdirSync(dir, { recursive: true });

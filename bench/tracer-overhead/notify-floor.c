@@ -6,7 +6,7 @@
  * like open-loop, so it can be set against open-loop's untraced and traced figures.
  */
 #define _GNU_SOURCE
-#include "fdpass.h" /* native/: the supervisor's own way of passing the listener */
+#include "fdpass.h" /* native/linux/: the supervisor's own way of passing the listener */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>

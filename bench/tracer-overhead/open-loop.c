@@ -22,7 +22,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-#include "../../native/sys.h"
+#include "../../native/linux/sys.h"
 
 #include <unistd.h>
 

@@ -24,8 +24,8 @@
  * 1 KiB a thread); calls inside libSystem that do
  * not go through an import (fts, glob opening folders) are not seen.
  */
-#include "../env.h"
-#include "../log.h"
+#include "../common/env.h"
+#include "../common/log.h"
 #include "policy.h"
 #include "search.h"
 

@@ -27,9 +27,9 @@
  * Rules: libc freely (this is not the traced process); every error before CMD starts ends in
  * exit 125 with one line on stderr.
  */
-#include "../env.h"
-#include "../capacity.h"
-#include "../log.h"
+#include "../common/env.h"
+#include "../common/capacity.h"
+#include "../common/log.h"
 #include "policy.h"
 #include "search.h"
 

@@ -4,7 +4,7 @@
 
 #include <windows.h>
 #include <winternl.h>
-#include "../log.h"
+#include "../common/log.h"
 
 /* The log every hook writes to; set up by the DLL's attach. */
 extern struct xb_log g_xb_log;

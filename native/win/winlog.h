@@ -2,7 +2,7 @@
 #ifndef XBENCH_WINLOG_H
 #define XBENCH_WINLOG_H
 
-#include "../log.h"
+#include "../common/log.h"
 #include <wchar.h>
 
 /* Creates (truncating) and maps a log of `capacity` bytes. 0, or a Win32 error code. */

@@ -1,12 +1,12 @@
 /**
- * Reader of the record log written by native/log.c (format in native/log.h). Torn frames
+ * Reader of the record log written by native/common/log.c (format in native/common/log.h). Torn frames
  * (a writer killed mid-record) are skipped; nothing here throws on bad record contents.
  */
 import { readSync, openSync, closeSync, fstatSync } from "node:fs";
 
 export const LOG_MAGIC = 0x00314f4c4e525458n;
 export const HEADER_SIZE = 4096;
-/** XBENCH_LOG_VERSION in native/log.h. */
+/** XBENCH_LOG_VERSION in native/common/log.h. */
 export const LOG_VERSION = 2;
 const FRAME_COMMIT = 0x31434258;
 /** sizeof(struct xb_rec) */

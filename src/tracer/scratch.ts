@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 /** Shared memory, where the record log costs no file-system work per launch. */
 const SHM = "/dev/shm";
 
-/** Room the log may grow into: its default capacity (native/log.h) with a margin. */
+/** Room the log may grow into: its default capacity (native/common/log.h) with a margin. */
 const LOG_ROOM = 2 * 2 ** 30;
 
 /**

@@ -21,7 +21,7 @@ describe("formatting and lint", () => {
   });
 
   test("clang-format: the C helpers formatted", () => {
-    const files = spawnSync("git", ["ls-files", "native/*.c", "native/*.h", "bench/**/*.c", "test/fixtures/trace/*.c"], {
+    const files = spawnSync("git", ["ls-files", "native/*.c", "native/*.h", "bench/**/*.c", "src/**/*.c", "test/fixtures/trace/*.c"], {
       cwd: ROOT,
       encoding: "utf8",
     })

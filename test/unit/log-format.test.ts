@@ -1,5 +1,5 @@
 /**
- * native/log.h and src/tracer/log.ts describe one record format from two sides; every
+ * native/common/log.h and src/tracer/log.ts describe one record format from two sides; every
  * platform's helper (Linux, Windows, macOS) writes it and one reader reads it. Their constants
  * are compared here, so a flag, op or source added on one side and not the other (or two
  * platforms taking the same bit) fails before any trace is misread.
@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "pathe";
 import * as log from "../../src/tracer/log.ts";
 
-const header = readFileSync(join(import.meta.dir, "../../native/log.h"), "utf8");
+const header = readFileSync(join(import.meta.dir, "../../native/common/log.h"), "utf8");
 
 /** `NAME = value` from `#define NAME value` and enum entries, for names starting with `prefix`. */
 function constants(prefix: string): Record<string, number> {

@@ -30,7 +30,7 @@ beforeAll(() => {
     join(FIXTURES, "mac-policy.c"),
     join(native, "mac", "policy.c"),
     join(native, "mac", "search.c"),
-    join(native, "log.c"),
+    join(native, "common", "log.c"),
   ]);
 });
 afterAll(() => tmp.cleanup());

@@ -40,7 +40,7 @@ test.each([["win32", "arm64"]])("trace() on %s-%s: one clear line, exit code 2",
   expect((error as XbenchError).exitCode).toBe(2);
 });
 
-/** A log as native/log.h lays it out: the header, then one committed OPEN (read) of `path`. */
+/** A log as native/common/log.h lays it out: the header, then one committed OPEN (read) of `path`. */
 function logWithOneRead(path: string): Buffer {
   const header = Buffer.alloc(4096);
   header.writeBigUInt64LE(0x00314f4c4e525458n, 0);

@@ -34,7 +34,9 @@ function readFakeLog(file: string): LoggedTrace {
 }
 
 function compile(out: string, compiler: string, extra: string[]): void {
-  const r = spawnSync(compiler, ["-O2", "-std=gnu11", "-o", out, join(ROOT, "native", "target.c"), ...extra], { encoding: "utf8" });
+  const r = spawnSync(compiler, ["-O2", "-std=gnu11", "-o", out, join(ROOT, "src", "suites", "tracer", "target.c"), ...extra], {
+    encoding: "utf8",
+  });
   if (r.status !== 0) throw new Error(`${compiler} failed: ${r.stderr}`);
 }
 

@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include "filter.h"
 
-#include "env.h"
+#include "../common/env.h"
 #include "fdpass.h"
 #include "sys.h"
 

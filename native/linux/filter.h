@@ -21,11 +21,6 @@
 #define XB_AUDIT_ARCH AUDIT_ARCH_X86_64
 #endif
 
-/* fchmodat2 (Linux 6.6; one number on every architecture): older headers lack it. */
-#ifndef __NR_fchmodat2
-#define __NR_fchmodat2 452
-#endif
-
 /* Builds the filter. `hybrid`: let through calls made from the shim's trampoline (env.h). */
 void xb_filter_build(int hybrid);
 

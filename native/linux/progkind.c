@@ -8,6 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sys.h"
+
 #define MAX_PHDRS 64
 /* The machine the helpers are built for: an ELF for another one runs under an emulator
  * (binfmt_misc, qemu-user), which the shim cannot enter. */
@@ -18,8 +20,10 @@
 #endif
 #define NOTE_GO_BUILDID 4
 
+/* Raw system calls (sys.h), not syscall(3), which in the preload shim is the shim's own export:
+ * this file is then called from its exec wrappers and must not call back into them. */
 static long rd(int fd, void *buf, size_t len, long off) {
-  return syscall(SYS_pread64, fd, buf, len, off);
+  return xb_sys(SYS_pread64, fd, (long)buf, (long)len, off, 0);
 }
 
 /* Small stack buffers throughout: this runs inside exec wrappers, which may be called from a
@@ -45,7 +49,7 @@ static int go_note(int fd, const Elf64_Phdr *ph) {
 }
 
 static int check(const char *path, int depth) {
-  int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  int fd = (int)xb_sys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0);
   if (fd < 0) return 0;
   int result = 0;
   Elf64_Ehdr eh;
@@ -59,7 +63,7 @@ static int check(const char *path, int depth) {
     char *e = s;
     while (*e && *e != ' ' && *e != '\t' && *e != '\n') e++;
     *e = 0;
-    syscall(SYS_close, fd);
+    xb_sys(SYS_close, fd, 0, 0, 0, 0);
     return *s == '/' ? check(s, 1) : 0;
   }
   if (n == (long)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
@@ -74,7 +78,7 @@ static int check(const char *path, int depth) {
     }
     if (ok) result = !interp || go || eh.e_machine != XB_ELF_MACHINE;
   }
-  syscall(SYS_close, fd);
+  xb_sys(SYS_close, fd, 0, 0, 0, 0);
   return result;
 }
 

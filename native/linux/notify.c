@@ -336,11 +336,155 @@ static void append(const struct call *c, int op, const struct path_read *p) {
 
 #define CALL_REFUSE 2 /* read_call: answer ENOSYS instead of continuing the call */
 
+/* Where a notified call names a path: how to read it, and from which arguments. */
+enum path_kind {
+  P_NONE, /* no (second) path */
+  P_PATH, /* a string at argument `at`, relative to the dirfd at argument `dirfd` (-1: the cwd) */
+  P_PATH_OR_FD, /* the same; a NULL string makes it a call on the fd (futimens): nothing to record */
+  P_FD, /* the directory open as the fd at argument `dirfd` (getdents) */
+  P_SOCKADDR, /* a struct sockaddr at argument `at`, its length after it (bind): AF_UNIX paths only */
+};
+struct path_arg {
+  uint8_t kind;
+  int8_t dirfd;
+  uint8_t at;
+};
+#define AT(fd, p)                                                                                                      \
+  { P_PATH, fd, p }
+#define CWD(p)                                                                                                         \
+  { P_PATH, -1, p }
+#define AT_OR_FD(fd, p)                                                                                                \
+  { P_PATH_OR_FD, fd, p }
+
+/* How the record's arg comes from the call's arguments. */
+enum arg_kind {
+  A_NONE, /* 0 */
+  A_FROM, /* argument `at` as it is (open flags, stat flags, access mode, mknod mode) */
+  A_NOFOLLOW, /* argument `at` & AT_SYMLINK_NOFOLLOW */
+  A_FOLLOW_FLAG, /* AT_SYMLINK_NOFOLLOW unless argument `at` has AT_SYMLINK_FOLLOW (linkat) */
+  A_OPEN_HOW, /* the flags of the struct open_how at argument `at` (openat2) */
+  A_VALUE, /* `value` */
+};
+#define ARG(i) .arg = A_FROM, .arg_at = i
+#define NOFOLLOW_IN(i) .arg = A_NOFOLLOW, .arg_at = i
+#define VALUE(v) .arg = A_VALUE, .value = v
+
+/* One decoded call: its record(s), its path(s), its arg. op2 records the second path. */
+struct decoding {
+  uint8_t op, op2;
+  struct path_arg a, b;
+  uint8_t arg, arg_at;
+  uint32_t value;
+};
+
+/* The calls the filter reports (filter.c), by number; op 0: not a file call. */
+static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
+    [__NR_openat] = {XB_OP_OPEN, 0, AT(0, 1), {0}, ARG(2)},
+    [__NR_openat2] = {XB_OP_OPEN, 0, AT(0, 1), {0}, .arg = A_OPEN_HOW, .arg_at = 2},
+    [__NR_newfstatat] = {XB_OP_STAT, 0, AT(0, 1), {0}, ARG(3)},
+    [__NR_statx] = {XB_OP_STAT, 0, AT(0, 1), {0}, ARG(2)},
+    [__NR_faccessat] = {XB_OP_ACCESS, 0, AT(0, 1), {0}, ARG(2)},
+    [__NR_faccessat2] = {XB_OP_ACCESS, 0, AT(0, 1), {0}, ARG(2)},
+    [__NR_readlinkat] = {XB_OP_READLINK, 0, AT(0, 1), {0}},
+    [__NR_execve] = {XB_OP_EXEC, 0, CWD(0), {0}},
+    [__NR_execveat] = {XB_OP_EXEC, 0, AT(0, 1), {0}}, /* fexecve: see read_call */
+    [__NR_renameat] = {XB_OP_RENAME_FROM, XB_OP_RENAME_TO, AT(0, 1), AT(2, 3)},
+    [__NR_renameat2] = {XB_OP_RENAME_FROM, XB_OP_RENAME_TO, AT(0, 1), AT(2, 3)},
+    [__NR_unlinkat] = {XB_OP_UNLINK, 0, AT(0, 1), {0}}, /* AT_REMOVEDIR: see read_call */
+    [__NR_mkdirat] = {XB_OP_MKDIR, 0, AT(0, 1), {0}},
+    [__NR_chdir] = {XB_OP_CHDIR, 0, CWD(0), {0}},
+    [__NR_truncate] = {XB_OP_TRUNCATE, 0, CWD(0), {0}},
+    /* The source is looked up (followed only with AT_SYMLINK_FOLLOW). */
+    [__NR_linkat] = {XB_OP_STAT, XB_OP_LINK, AT(0, 1), AT(2, 3), .arg = A_FOLLOW_FLAG, .arg_at = 4},
+    [__NR_symlinkat] = {XB_OP_LINK, 0, AT(1, 2), {0}},
+    [__NR_statfs] = {XB_OP_STAT, 0, CWD(0), {0}},
+    [__NR_getdents64] = {XB_OP_READDIR, 0, {P_FD, 0, 0}, {0}},
+    [__NR_mknodat] = {XB_OP_MKNOD, 0, AT(0, 1), {0}, ARG(2)},
+    [__NR_bind] = {XB_OP_MKNOD, 0, {P_SOCKADDR, -1, 1}, {0}, VALUE(S_IFSOCK)},
+    [__NR_fchmodat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}},
+    [__NR_fchmodat2] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(3)},
+    [__NR_fchownat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(4)},
+    [__NR_utimensat] = {XB_OP_SETATTR, 0, AT_OR_FD(0, 1), {0}, NOFOLLOW_IN(3)},
+#ifdef __NR_open /* the pre-*at calls: x86-64 has them, arm64 has only the *at forms */
+    [__NR_open] = {XB_OP_OPEN, 0, CWD(0), {0}, ARG(1)},
+    [__NR_creat] = {XB_OP_OPEN, 0, CWD(0), {0}, VALUE(O_WRONLY | O_CREAT | O_TRUNC)},
+    [__NR_stat] = {XB_OP_STAT, 0, CWD(0), {0}},
+    [__NR_lstat] = {XB_OP_STAT, 0, CWD(0), {0}, VALUE(AT_SYMLINK_NOFOLLOW)},
+    [__NR_access] = {XB_OP_ACCESS, 0, CWD(0), {0}, ARG(1)},
+    [__NR_readlink] = {XB_OP_READLINK, 0, CWD(0), {0}},
+    [__NR_rename] = {XB_OP_RENAME_FROM, XB_OP_RENAME_TO, CWD(0), CWD(1)},
+    [__NR_unlink] = {XB_OP_UNLINK, 0, CWD(0), {0}},
+    [__NR_mkdir] = {XB_OP_MKDIR, 0, CWD(0), {0}},
+    [__NR_rmdir] = {XB_OP_RMDIR, 0, CWD(0), {0}},
+    [__NR_link] = {XB_OP_STAT, XB_OP_LINK, CWD(0), CWD(1), VALUE(AT_SYMLINK_NOFOLLOW)},
+    [__NR_symlink] = {XB_OP_LINK, 0, CWD(1), {0}},
+    [__NR_getdents] = {XB_OP_READDIR, 0, {P_FD, 0, 0}, {0}},
+    [__NR_mknod] = {XB_OP_MKNOD, 0, CWD(0), {0}, ARG(1)},
+    [__NR_chmod] = {XB_OP_SETATTR, 0, CWD(0), {0}},
+    [__NR_chown] = {XB_OP_SETATTR, 0, CWD(0), {0}},
+    [__NR_utime] = {XB_OP_SETATTR, 0, CWD(0), {0}},
+    [__NR_utimes] = {XB_OP_SETATTR, 0, CWD(0), {0}},
+    [__NR_lchown] = {XB_OP_SETATTR, 0, CWD(0), {0}, VALUE(AT_SYMLINK_NOFOLLOW)},
+    [__NR_futimesat] = {XB_OP_SETATTR, 0, AT_OR_FD(0, 1), {0}},
+#endif
+};
+#undef AT
+#undef CWD
+#undef AT_OR_FD
+#undef ARG
+#undef NOFOLLOW_IN
+#undef VALUE
+
+/* The flags of the struct open_how at `addr` in `pid`; 0 if unreadable. */
+static uint32_t open_how_flags(pid_t pid, uint64_t addr) {
+  uint64_t flags = 0;
+  struct iovec l = {.iov_base = &flags, .iov_len = sizeof flags};
+  struct iovec r = {.iov_base = (void *)(uintptr_t)addr, .iov_len = sizeof flags};
+  if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof flags) flags = 0;
+  return (uint32_t)flags;
+}
+
+static uint32_t decode_arg(pid_t pid, const struct decoding *k, const __u64 *x) {
+  switch (k->arg) {
+  case A_FROM:
+    return (uint32_t)x[k->arg_at];
+  case A_NOFOLLOW:
+    return (uint32_t)x[k->arg_at] & AT_SYMLINK_NOFOLLOW;
+  case A_FOLLOW_FLAG:
+    return (x[k->arg_at] & AT_SYMLINK_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
+  case A_OPEN_HOW:
+    return open_how_flags(pid, x[k->arg_at]);
+  case A_VALUE:
+    return k->value;
+  default:
+    return 0;
+  }
+}
+
+/* Reads the path `p` names into out (out->present 0: nothing to record). */
+static void read_path_arg(pid_t pid, const struct path_arg *p, const __u64 *x, struct path_read *out) {
+  int dirfd = p->dirfd < 0 ? AT_FDCWD : (int)(int32_t)x[p->dirfd];
+  switch (p->kind) {
+  case P_PATH:
+  case P_PATH_OR_FD:
+    read_path(pid, dirfd, x[p->at], out);
+    break;
+  case P_FD:
+    read_fd_path(pid, dirfd, out);
+    break;
+  case P_SOCKADDR:
+    read_sockaddr_path(pid, x[p->at], x[p->at + 1], out);
+    break;
+  default:
+    out->present = 0;
+  }
+}
+
 /*
- * Decodes a notification, reads its paths and probes them while the caller waits. 1 if there
- * is something to record once the reply succeeds: that success proves the caller was still in
- * this call, so the memory read was its own (what SECCOMP_IOCTL_NOTIF_ID_VALID would tell,
- * one ioctl less per call). CALL_REFUSE: fail the call instead.
+ * Decodes a notification (DECODE), reads its paths and probes them while the caller waits. 1 if
+ * there is something to record once the reply succeeds: that success proves the caller was
+ * still in this call, so the memory read was its own (what SECCOMP_IOCTL_NOTIF_ID_VALID would
+ * tell, one ioctl less per call). CALL_REFUSE: fail the call instead.
  */
 static int read_call(const struct seccomp_notif *req, struct call *c) {
   const struct seccomp_data *d = &req->data;
@@ -352,229 +496,30 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     return 0;
   }
   c->tsc = xb_now();
-  const __u64 *x = d->args;
-  int op = 0, op2 = 0;
-  uint32_t arg = 0;
-#define FD(i) ((int)(int32_t)x[i])
-  switch (d->nr) {
-  case __NR_io_uring_setup:
+  if (d->nr == __NR_io_uring_setup) {
     /* Its ring's opens and stats would reach the kernel past the filter. Refused as where
      * io_uring is off (Docker's default profile, io_uring_disabled): programs fall back. */
     xb_log_flag(&g_log, XB_FLAG_CHANGED_IO_URING);
     return CALL_REFUSE;
-  case __NR_openat:
-    op = XB_OP_OPEN;
-    arg = (uint32_t)x[2];
-    read_path(pid, FD(0), x[1], a);
-    break;
-  case __NR_openat2: {
-    uint64_t flags = 0;
-    struct iovec l = {.iov_base = &flags, .iov_len = sizeof flags};
-    struct iovec r = {.iov_base = (void *)(uintptr_t)x[2], .iov_len = sizeof flags};
-    if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof flags) flags = 0;
-    op = XB_OP_OPEN;
-    arg = (uint32_t)flags;
-    read_path(pid, FD(0), x[1], a);
-    break;
   }
-  case __NR_newfstatat:
-    op = XB_OP_STAT;
-    arg = (uint32_t)x[3];
-    read_path(pid, FD(0), x[1], a);
-    break;
-  case __NR_statx:
-    op = XB_OP_STAT;
-    arg = (uint32_t)x[2];
-    read_path(pid, FD(0), x[1], a);
-    break;
-  case __NR_faccessat:
-  case __NR_faccessat2:
-    op = XB_OP_ACCESS;
-    arg = (uint32_t)x[2];
-    read_path(pid, FD(0), x[1], a);
-    break;
-  case __NR_readlinkat:
-    op = XB_OP_READLINK;
-    read_path(pid, FD(0), x[1], a);
-    break;
-  case __NR_execve:
-    op = XB_OP_EXEC;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_execveat:
-    op = XB_OP_EXEC;
-    read_path(pid, FD(0), x[1], a);
-    if (a->path_len == 0 && !(a->rflags & XB_RF_UNREADABLE) && (x[4] & AT_EMPTY_PATH))
-      read_fd_path(pid, FD(0), a); /* fexecve: the program open as the fd */
-    break;
-  case __NR_renameat:
-  case __NR_renameat2:
-    op = XB_OP_RENAME_FROM;
-    op2 = XB_OP_RENAME_TO;
-    read_path(pid, FD(0), x[1], a);
-    read_path(pid, FD(2), x[3], b);
-    break;
-  case __NR_unlinkat:
-    op = (x[2] & AT_REMOVEDIR) ? XB_OP_RMDIR : XB_OP_UNLINK;
-    read_path(pid, FD(0), x[1], a);
-    break;
-  case __NR_mkdirat:
-    op = XB_OP_MKDIR;
-    read_path(pid, FD(0), x[1], a);
-    break;
-  case __NR_chdir:
-    op = XB_OP_CHDIR;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_truncate:
-    op = XB_OP_TRUNCATE;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_linkat: /* the source is looked up (followed only with AT_SYMLINK_FOLLOW) */
-    op = XB_OP_STAT;
-    op2 = XB_OP_LINK;
-    arg = (x[4] & AT_SYMLINK_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
-    read_path(pid, FD(0), x[1], a);
-    read_path(pid, FD(2), x[3], b);
-    break;
-  case __NR_symlinkat:
-    op = XB_OP_LINK;
-    read_path(pid, FD(1), x[2], a);
-    break;
-  case __NR_statfs:
-    op = XB_OP_STAT;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_getdents64:
-    op = XB_OP_READDIR;
-    read_fd_path(pid, FD(0), a);
-    break;
-  case __NR_mknodat:
-    op = XB_OP_MKNOD;
-    arg = (uint32_t)x[2];
-    read_path(pid, FD(0), x[1], a);
-    break;
-  case __NR_bind:
-    op = XB_OP_MKNOD;
-    arg = S_IFSOCK;
-    read_sockaddr_path(pid, x[1], x[2], a);
-    if (!a->present) return 0;
-    break;
-  case __NR_fchmodat:
-    op = XB_OP_SETATTR;
-    read_path(pid, FD(0), x[1], a);
-    break;
-  case __NR_fchmodat2:
-    op = XB_OP_SETATTR;
-    arg = (uint32_t)x[3] & AT_SYMLINK_NOFOLLOW;
-    read_path(pid, FD(0), x[1], a);
-    break;
-  case __NR_fchownat:
-    op = XB_OP_SETATTR;
-    arg = (uint32_t)x[4] & AT_SYMLINK_NOFOLLOW;
-    read_path(pid, FD(0), x[1], a);
-    break;
-  case __NR_utimensat:
-    if (!x[1]) return 0; /* futimens: an fd */
-    op = XB_OP_SETATTR;
-    arg = (uint32_t)x[3] & AT_SYMLINK_NOFOLLOW;
-    read_path(pid, FD(0), x[1], a);
-    break;
-#ifdef __NR_open /* the pre-*at calls: x86-64 has them, arm64 has only the *at forms */
-  case __NR_open:
-    op = XB_OP_OPEN;
-    arg = (uint32_t)x[1];
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_creat:
-    op = XB_OP_OPEN;
-    arg = O_WRONLY | O_CREAT | O_TRUNC;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_stat:
-    op = XB_OP_STAT;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_lstat:
-    op = XB_OP_STAT;
-    arg = AT_SYMLINK_NOFOLLOW;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_access:
-    op = XB_OP_ACCESS;
-    arg = (uint32_t)x[1];
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_readlink:
-    op = XB_OP_READLINK;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_rename:
-    op = XB_OP_RENAME_FROM;
-    op2 = XB_OP_RENAME_TO;
-    read_path(pid, AT_FDCWD, x[0], a);
-    read_path(pid, AT_FDCWD, x[1], b);
-    break;
-  case __NR_unlink:
-    op = XB_OP_UNLINK;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_mkdir:
-    op = XB_OP_MKDIR;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_rmdir:
-    op = XB_OP_RMDIR;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_link:
-    op = XB_OP_STAT;
-    op2 = XB_OP_LINK;
-    arg = AT_SYMLINK_NOFOLLOW;
-    read_path(pid, AT_FDCWD, x[0], a);
-    read_path(pid, AT_FDCWD, x[1], b);
-    break;
-  case __NR_symlink:
-    op = XB_OP_LINK;
-    read_path(pid, AT_FDCWD, x[1], a);
-    break;
-  case __NR_getdents:
-    op = XB_OP_READDIR;
-    read_fd_path(pid, FD(0), a);
-    break;
-  case __NR_mknod:
-    op = XB_OP_MKNOD;
-    arg = (uint32_t)x[1];
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_chmod:
-  case __NR_chown:
-  case __NR_utime:
-  case __NR_utimes:
-    op = XB_OP_SETATTR;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_lchown:
-    op = XB_OP_SETATTR;
-    arg = AT_SYMLINK_NOFOLLOW;
-    read_path(pid, AT_FDCWD, x[0], a);
-    break;
-  case __NR_futimesat:
-    if (!x[1]) return 0; /* an fd */
-    op = XB_OP_SETATTR;
-    read_path(pid, FD(0), x[1], a);
-    break;
-#endif
-  default:
-    return 0;
-  }
-#undef FD
+  if (d->nr < 0 || (size_t)d->nr >= sizeof DECODE / sizeof DECODE[0] || !DECODE[d->nr].op) return 0;
+  const struct decoding *k = &DECODE[d->nr];
+  const __u64 *x = d->args;
+  if (k->a.kind == P_PATH_OR_FD && !x[k->a.at]) return 0; /* futimens, futimes: an fd */
+  int op = k->op;
+  if (d->nr == __NR_unlinkat && (x[2] & AT_REMOVEDIR)) op = XB_OP_RMDIR;
+  uint32_t arg = decode_arg(pid, k, x);
+  read_path_arg(pid, &k->a, x, a);
+  if (!a->present) return 0; /* bind: not an AF_UNIX path */
+  if (d->nr == __NR_execveat && a->path_len == 0 && !(a->rflags & XB_RF_UNREADABLE) && (x[4] & AT_EMPTY_PATH))
+    read_fd_path(pid, (int)(int32_t)x[0], a); /* fexecve: the program open as the fd */
+  read_path_arg(pid, &k->b, x, b);
   c->pid = pid;
   c->op = op;
-  c->op2 = op2;
+  c->op2 = k->op2;
   c->arg = arg;
   a->result = existence(pid, op, arg, a);
-  b->result = op2 ? existence(pid, op2, arg, b) : XB_RESULT_UNKNOWN;
+  b->result = k->op2 ? existence(pid, k->op2, arg, b) : XB_RESULT_UNKNOWN;
   return 1;
 }
 

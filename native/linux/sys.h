@@ -4,6 +4,16 @@
 #ifndef XBENCH_SYS_H
 #define XBENCH_SYS_H
 
+#include <sys/syscall.h>
+
+/* fchmodat2 (Linux 6.6; one number on every architecture): older headers lack it. */
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 __NR_fchmodat2
+#endif
+
 #if defined(__aarch64__)
 /* svc #0: number in x8, arguments in x0-x5, result in x0; nothing else is clobbered. */
 static inline long xb_sys6(long nr, long a, long b, long c, long d, long e, long f) {

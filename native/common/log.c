@@ -12,6 +12,10 @@
 #endif
 #include <unistd.h>
 
+#ifndef __APPLE__
+#include "../linux/sys.h"
+#endif
+
 #ifdef __APPLE__
 static long raw_open(const char *path, int flags, int mode) {
   int fd = open(path, flags, mode);
@@ -21,12 +25,13 @@ static long raw_pread(int fd, void *buf, size_t n) {
   return pread(fd, buf, n, 0);
 }
 #else
+/* The raw system-call instruction (sys.h), not syscall(3): in the preload shim, syscall is the
+ * shim's own export, which would record the log's own calls. */
 static long raw_open(const char *path, int flags, int mode) {
-  long fd = syscall(SYS_openat, AT_FDCWD, path, flags, mode);
-  return fd < 0 ? -errno : fd;
+  return xb_sys(SYS_openat, AT_FDCWD, (long)path, flags, mode, 0);
 }
 static long raw_pread(int fd, void *buf, size_t n) {
-  return syscall(SYS_pread64, fd, buf, n, 0);
+  return xb_sys6(SYS_pread64, fd, (long)buf, (long)n, 0, 0, 0);
 }
 #endif
 

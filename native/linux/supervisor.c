@@ -57,10 +57,10 @@
  * anyone else could take or connect to.
  */
 #define _GNU_SOURCE
-#include "env.h"
+#include "../common/env.h"
 #include "filter.h"
-#include "capacity.h"
-#include "log.h"
+#include "../common/capacity.h"
+#include "../common/log.h"
 #include "notify.h"
 #include "progkind.h"
 #include "tree.h"
@@ -242,11 +242,17 @@ static void launcher_main(long s) {
   xb_exit_like(xb_reap_all(&xb_launcher, (pid_t)s, 1));
 }
 
-int main(int argc, char **argv) {
-  static enum backend backend = BACKEND_AUTO; /* static: survives vfork (-Wclobbered) */
-  const char *logpath = NULL, *preload = NULL;
-  static int die_with_parent; /* static: read after vfork (-Wclobbered) */
-  static int top_exec_errno; /* set by CMD if its exec fails, read by S once vfork returns */
+/* The command line. Static: read in S after vfork (-Wclobbered). */
+static struct {
+  enum backend backend;
+  const char *logpath, *preload;
+  int die_with_parent;
+  char **cmd_argv;
+} g_opt;
+static int g_top_exec_errno; /* set by CMD if its exec fails, read by S once vfork returns */
+
+/* The options into g_opt; --version prints and exits; anything else wrong ends in usage(). */
+static void parse_args(int argc, char **argv) {
   int i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i];
@@ -255,34 +261,39 @@ int main(int argc, char **argv) {
       break;
     } else if (strcmp(a, "--version") == 0) {
       printf("xbench-supervisor log v%d\n", XBENCH_LOG_VERSION);
-      return 0;
+      exit(0);
     } else if (strcmp(a, "--backend") == 0 && i + 1 < argc) {
       const char *b = argv[++i];
       if (strcmp(b, "auto") == 0)
-        backend = BACKEND_AUTO;
+        g_opt.backend = BACKEND_AUTO;
       else if (strcmp(b, "preload") == 0)
-        backend = BACKEND_PRELOAD;
+        g_opt.backend = BACKEND_PRELOAD;
       else if (strcmp(b, "seccomp") == 0)
-        backend = BACKEND_SECCOMP;
+        g_opt.backend = BACKEND_SECCOMP;
       else
         usage();
     } else if (strcmp(a, "--preload") == 0 && i + 1 < argc) {
-      preload = argv[++i];
+      g_opt.preload = argv[++i];
     } else if (strcmp(a, "--ignore-signals") == 0 && i + 1 < argc) {
       ignore_signals(argv[++i]);
     } else if (strcmp(a, "--die-with-parent") == 0) {
-      die_with_parent = 1;
+      g_opt.die_with_parent = 1;
     } else if (strcmp(a, "--log") == 0 && i + 1 < argc) {
-      logpath = argv[++i];
+      g_opt.logpath = argv[++i];
     } else {
       usage();
     }
   }
-  if (!logpath || i >= argc) usage();
-  char **cmd_argv = argv + i;
+  if (!g_opt.logpath || i >= argc) usage();
+  g_opt.cmd_argv = argv + i;
+}
 
+/* L's set-up, then the split: L waits for S and reproduces its status; this returns in S. Split
+ * before any other set-up: S's writes then land on fresh pages of their own. Signals stay
+ * blocked in S until the command exists. */
+static void split_launcher(void) {
   xb_keep_to_this_cpu();
-  if (die_with_parent) {
+  if (g_opt.die_with_parent) {
     pid_t parent = getppid();
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die("PR_SET_PDEATHSIG", errno);
     if (getppid() != parent) _exit(EXIT_LAUNCHER);
@@ -292,8 +303,6 @@ int main(int argc, char **argv) {
   int err = xb_install_forwarding();
   if (err) die("sigaction", -err);
 
-  /* L: split off S, wait, reproduce its status. Split before any other set-up: S's writes then
-   * land on fresh pages of their own. Signals stay blocked in S until the command exists. */
   pid_t launcher = xb_launcher.self;
   long split = xb_split(launcher_main, g_launcher_stack + sizeof g_launcher_stack);
   if (split < 0) die("clone", (int)-split);
@@ -303,96 +312,115 @@ int main(int argc, char **argv) {
   if ((err = xb_install_parent_death())) die("parent-death signal", -err);
   if (getppid() != launcher) _exit(EXIT_LAUNCHER);
   become_subreaper();
+}
 
+/* The shim's absolute path into shim (PATH_MAX): --preload, or the one next to this binary.
+ * Empty under seccomp when it is missing: only needed as a fallback if seccomp is refused. */
+static void find_shim(char *shim) {
   char self[PATH_MAX];
   ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
   if (sl <= 0) die("readlink /proc/self/exe", errno);
   self[sl] = 0;
+  const char *preload = g_opt.preload;
   char shim_default[PATH_MAX + 32];
   if (!preload) {
     snprintf(shim_default, sizeof shim_default, "%.*s/libxbench-preload.so", (int)(strrchr(self, '/') - self), self);
     preload = shim_default;
   }
-  char shim[PATH_MAX];
   if (!realpath(preload, shim)) {
-    if (backend != BACKEND_SECCOMP) {
+    if (g_opt.backend != BACKEND_SECCOMP) {
       fprintf(stderr, "xbench-supervisor: preload library %s: %s\n", preload, strerror(errno));
       _exit(EXIT_LAUNCHER);
     }
-    shim[0] = 0; /* seccomp: only needed as a fallback if seccomp is refused */
+    shim[0] = 0;
   }
+}
 
-  err = xb_log_create(&g_log, logpath, xb_log_capacity("xbench-supervisor", logpath, EXIT_LAUNCHER));
+/* Creates the log (g_log); its absolute path into log_abs (PATH_MAX). */
+static void open_log(char *log_abs) {
+  const char *logpath = g_opt.logpath;
+  int err = xb_log_create(&g_log, logpath, xb_log_capacity("xbench-supervisor", logpath, EXIT_LAUNCHER));
   if (err) die(logpath, -err);
-  char log_abs[PATH_MAX];
   if (!realpath(logpath, log_abs)) die(logpath, errno);
+}
 
-  char *path = resolve_command(cmd_argv[0]);
+/* CMD's path (malloc'd); exits 127/126 as a shell would when it is not found or not executable. */
+static char *command_path(void) {
+  const char *cmd = g_opt.cmd_argv[0];
+  char *path = resolve_command(cmd);
   if (!path) {
     int e = errno;
-    fprintf(stderr, "xbench-supervisor: %s: %s\n", cmd_argv[0], e == ENOENT ? "command not found" : strerror(e));
+    fprintf(stderr, "xbench-supervisor: %s: %s\n", cmd, e == ENOENT ? "command not found" : strerror(e));
     _exit(e == ENOENT ? 127 : 126);
   }
-  if (backend == BACKEND_PRELOAD && xb_needs_seccomp(path)) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
+  if (g_opt.backend == BACKEND_PRELOAD && xb_needs_seccomp(path)) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
+  return path;
+}
 
-  /* The filter and its server, before the command exists: its own exec is already reported. */
-  int sv[2] = {-1, -1};
-  if (backend != BACKEND_PRELOAD) {
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) die("socketpair", errno);
-    xb_filter_build(backend == BACKEND_AUTO);
-    if ((err = xb_notify_start(&g_log, sv[0]))) die("pthread_create", err);
-  }
+/* The filter and its server, before the command exists (its own exec is then already reported).
+ * The command's end of the socketpair that carries the listener into sv; {-1, -1} without seccomp. */
+static void start_server(int sv[2]) {
+  if (g_opt.backend == BACKEND_PRELOAD) return;
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) die("socketpair", errno);
+  xb_filter_build(g_opt.backend == BACKEND_AUTO);
+  int err = xb_notify_start(&g_log, sv[0]);
+  if (err) die("pthread_create", err);
+}
 
-  /* The environments: `env` as planned, `env_fallback` if seccomp is refused (the shim alone). */
+/* The command's environments: env as planned, fallback if seccomp is refused (the shim alone). */
+struct envs {
+  char **env, **fallback;
+};
+static struct envs make_envs(const char *log_abs, const char *shim) {
+  enum backend backend = g_opt.backend;
   char *traced[3] = {env_pair(XB_ENV_LOG, log_abs), NULL, NULL};
   traced[1] = env_pair(XB_ENV_MODE, backend == BACKEND_AUTO ? XB_MODE_HYBRID : XB_MODE_PRELOAD);
   char *fallback[3] = {traced[0], env_pair(XB_ENV_MODE, XB_MODE_PRELOAD), NULL};
-  char **env = backend == BACKEND_SECCOMP ? make_env(traced, NULL) : make_env(traced, shim);
-  char **env_fallback = backend == BACKEND_PRELOAD ? env : make_env(fallback, shim[0] ? shim : NULL);
+  struct envs e;
+  e.env = backend == BACKEND_SECCOMP ? make_env(traced, NULL) : make_env(traced, shim);
+  e.fallback = backend == BACKEND_PRELOAD ? e.env : make_env(fallback, shim[0] ? shim : NULL);
+  return e;
+}
 
-  uint64_t exec_tsc = xb_now(); /* before the command can record anything */
-  /* vfork: no copy of S's page tables (fork+exec is the launch cost on slow-VM kernels). */
-  pid_t c = vfork();
-  if (c < 0) die("vfork", errno);
-  if (c == 0) {
-    /* CMD, sharing S's memory until exec: async-signal-safe calls only, no writes to S's
-     * variables except `env`, which S no longer reads, and top_exec_errno. */
-    xb_sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    if (xb_sys(SYS_getppid, 0, 0, 0, 0, 0) != xb_sup.self) xb_sys(SYS_exit, EXIT_LAUNCHER, 0, 0, 0, 0);
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigaction(XB_PARENT_DEATH_SIGNAL, &dfl, NULL);
-    if (backend != BACKEND_PRELOAD) {
-      int e = xb_filter_install(sv[1]);
-      if (e) {
-        xb_log_flag(&g_log, XB_FLAG_SECCOMP_REFUSED);
-        __atomic_store_n(&g_log.hdr->seccomp_errno, e, __ATOMIC_RELAXED);
-        env = env_fallback; /* use what works */
-      }
+/* CMD, sharing S's memory until exec: async-signal-safe calls only, no writes to S's variables
+ * except `env`, which S no longer reads, and g_top_exec_errno. Never returns. */
+static __attribute__((noreturn)) void exec_command(const char *path, char **env, char **env_fallback,
+                                                   int listener_end) {
+  xb_sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (xb_sys(SYS_getppid, 0, 0, 0, 0, 0) != xb_sup.self) xb_sys(SYS_exit, EXIT_LAUNCHER, 0, 0, 0, 0);
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigaction(XB_PARENT_DEATH_SIGNAL, &dfl, NULL);
+  if (g_opt.backend != BACKEND_PRELOAD) {
+    int e = xb_filter_install(listener_end);
+    if (e) {
+      xb_log_flag(&g_log, XB_FLAG_SECCOMP_REFUSED);
+      __atomic_store_n(&g_log.hdr->seccomp_errno, e, __ATOMIC_RELAXED);
+      env = env_fallback; /* use what works */
     }
-    xb_signals_restore();
-    xb_restore_cpus();
-    execve(path, cmd_argv, env);
-    int e = errno;
-    top_exec_errno = e;
-    const char *msg = strerror(e);
-    struct iovec v[5] = {{(void *)"xbench-supervisor: ", 19},
-                         {path, strlen(path)},
-                         {(void *)": ", 2},
-                         {(void *)msg, strlen(msg)},
-                         {(void *)"\n", 1}};
-    (void)!writev(2, v, 5);
-    _exit(e == ENOENT ? 127 : 126);
   }
-  xb_sup.child = c;
-  xb_signals_restore(); /* pending forwarded signals now reach the command */
-  if (sv[1] >= 0 && close(sv[1]) != 0) die("close", errno); /* the server sees EOF if no listener came */
-  /* The top command's own exec (the shim only sees the execs it makes). */
+  xb_signals_restore();
+  xb_restore_cpus();
+  execve(path, g_opt.cmd_argv, env);
+  int e = errno;
+  g_top_exec_errno = e;
+  const char *msg = strerror(e);
+  struct iovec v[5] = {{(void *)"xbench-supervisor: ", 19},
+                       {(void *)path, strlen(path)},
+                       {(void *)": ", 2},
+                       {(void *)msg, strlen(msg)},
+                       {(void *)"\n", 1}};
+  (void)!writev(2, v, 5);
+  _exit(e == ENOENT ? 127 : 126);
+}
+
+/* The top command's own exec (the shim only sees the execs it makes), timed at exec_tsc. */
+static void record_top_exec(pid_t c, const char *path, uint64_t exec_tsc) {
   struct xb_rec top = {.op = XB_OP_EXEC,
                        .src = XB_SRC_SECCOMP,
                        .pid = (uint32_t)c,
-                       .result = top_exec_errno,
+                       .result = g_top_exec_errno,
                        .path_len = (uint32_t)strnlen(path, PATH_MAX),
                        .tsc = exec_tsc};
   if (path[0] != '/') {
@@ -404,12 +432,45 @@ int main(int argc, char **argv) {
   } else {
     xb_log_append(&g_log, &top, NULL, path);
   }
-  int st = xb_reap_all(&xb_sup, c, 0);
-  /* The tree is gone, every call of it answered: wait for the last records to be written. */
+}
+
+/* The tree is gone, every call of it answered: the last records, the log's fate, S's peak RSS;
+ * then S ends as the command did (`st`). */
+static void finish(int st, const char *log_abs) {
   xb_notify_drain();
-  if (die_with_parent && xb_sup.parent_died) remove_log(log_abs);
+  if (g_opt.die_with_parent && xb_sup.parent_died) remove_log(log_abs);
   /* Only where S's memory could grow (a /proc read costs ~50 us on slow VMs). */
   if ((g_log.hdr->flags & XB_FLAG_USED_SECCOMP) || g_log.hdr->tail > XB_RSS_REPORT_TAIL)
     g_log.hdr->supervisor_maxrss_kb = peak_rss_kb();
   xb_exit_like(st);
+}
+
+/* Starts CMD; returns its pid once it has exec'd (or failed to). Not inlined: only this frame
+ * lives across vfork (-Wclobbered). vfork: no copy of S's page tables (fork+exec is the launch
+ * cost on slow-VM kernels). */
+static __attribute__((noinline)) pid_t launch(const char *path, struct envs envs, int listener_end) {
+  pid_t c = vfork();
+  if (c < 0) die("vfork", errno);
+  if (c == 0) exec_command(path, envs.env, envs.fallback, listener_end);
+  xb_sup.child = c;
+  xb_signals_restore(); /* pending forwarded signals now reach the command */
+  if (listener_end >= 0 && close(listener_end) != 0) die("close", errno); /* the server sees EOF if no listener came */
+  return c;
+}
+
+int main(int argc, char **argv) {
+  parse_args(argc, argv);
+  split_launcher(); /* from here on, S */
+  char shim[PATH_MAX], log_abs[PATH_MAX];
+  find_shim(shim);
+  open_log(log_abs);
+  char *path = command_path();
+  int sv[2] = {-1, -1};
+  start_server(sv);
+  struct envs envs = make_envs(log_abs, shim);
+
+  uint64_t exec_tsc = xb_now(); /* before the command can record anything */
+  pid_t c = launch(path, envs, sv[1]);
+  record_top_exec(c, path, exec_tsc);
+  finish(xb_reap_all(&xb_sup, c, 0), log_abs);
 }

@@ -22,9 +22,9 @@
  */
 #define _GNU_SOURCE
 #undef _FORTIFY_SOURCE
-#include "env.h"
+#include "../common/env.h"
 #include "progkind.h"
-#include "log.h"
+#include "../common/log.h"
 #include "sys.h"
 
 #include <dirent.h>
@@ -722,6 +722,7 @@ static int undecoded_file_call(long nr) {
   case SYS_statfs:
   case SYS_mknodat:
   case SYS_fchmodat:
+  case SYS_fchmodat2:
   case SYS_fchownat:
   case SYS_utimensat:
 #ifdef SYS_open /* x86-64's pre-*at calls */
@@ -937,10 +938,8 @@ static void note_secure(void) {
 /* In preload mode, a static program runs untraced: say so. */
 static void note_static(const char *path) {
   if (g_tramp || t_busy) return;
-  t_busy = 1; /* its look at the ELF header goes through syscall(2), which records openat */
-  int untraced = xb_needs_seccomp(path);
-  t_busy = 0;
-  if (untraced) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
+  /* Its look at the ELF header makes raw system calls (sys.h): nothing is recorded. */
+  if (xb_needs_seccomp(path)) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
 }
 
 /*

@@ -10,7 +10,7 @@
 #ifndef XBENCH_NOTIFY_H
 #define XBENCH_NOTIFY_H
 
-#include "log.h"
+#include "../common/log.h"
 
 /* Starts the server thread on `sock` (it closes it once the listener arrived). 0 or an errno. */
 int xb_notify_start(struct xb_log *log, int sock);
