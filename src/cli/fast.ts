@@ -1,8 +1,9 @@
 /**
- * Commands answered before the full CLI loads: `--version` and a plain `trace -- CMD`.
- * Loading citty (and node:util with it) and the command table costs more start-up than
- * tracing `true` does, so these paths load only what they run. Every other argv, malformed
- * ones included, goes to the full CLI, which owns help and usage errors.
+ * Commands answered before the full CLI loads: `--version` and `trace -- CMD`. The full CLI
+ * (subcommand lookup, help, every command's table) costs more start-up than tracing `true`
+ * does, so these paths load only what they run: trace's own table and the parser every
+ * command uses (`args/parse.ts`). Help and any argv the parser refuses go to the full CLI,
+ * which parses it the same way and reports the usage error with the command's help.
  */
 
 /** `--version` / `-v` alone, or with `--verbose` (either order). */
@@ -22,11 +23,12 @@ export async function runFast(argv: string[]): Promise<number | undefined> {
     return 0;
   }
   if (argv[0] !== "trace") return undefined;
-  const { parsePlainTrace, runTrace } = await import("../commands/trace-run.ts");
-  const plain = parsePlainTrace(argv.slice(1));
-  if (!plain) return undefined;
+  const [{ traceCommand }, { fastParse }] = await Promise.all([import("../commands/trace.ts"), import("../args/parse.ts")]);
+  const parsed = fastParse(traceCommand, argv.slice(1));
+  if (!parsed) return undefined;
   try {
-    return await runTrace(plain.flags, plain.command);
+    const status = await traceCommand.run?.(parsed);
+    return typeof status === "number" ? status : 0;
   } catch (error) {
     const { printFailure } = await import("./errors.ts");
     return printFailure(error);
