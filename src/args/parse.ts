@@ -28,6 +28,11 @@ function convert(name: string, flag: Flag, text: string, cwd: string): unknown {
   return flag.type !== "boolean" && flag.type !== "enum" && flag.parse ? flag.parse(text, name) : text;
 }
 
+/** The table's flag of that name (never one of Object's own properties: `--constructor` is unknown). */
+function flagOf(flags: Flags, name: string): Flag | undefined {
+  return Object.hasOwn(flags, name) ? flags[name] : undefined;
+}
+
 /** The next argument can be a flag's value: not a flag itself (`-` and `-5` are values). */
 function isValue(next: string | undefined): next is string {
   return next !== undefined && (!next.startsWith("-") || next === "-" || /^-\d/.test(next));
@@ -78,11 +83,11 @@ export function parseArgs<F extends Flags>(spec: CommandSpec<F>, args: string[],
     const long = typed.startsWith("--") ? typed.slice(2) : undefined;
     let name = long ?? shorts.get(typed.slice(1));
     let negated = false;
-    if (long !== undefined && !(long in flags) && long.startsWith("no-") && flags[long.slice(3)]?.type === "boolean") {
+    if (long !== undefined && !Object.hasOwn(flags, long) && long.startsWith("no-") && flagOf(flags, long.slice(3))?.type === "boolean") {
       name = long.slice(3);
       negated = true;
     }
-    const flag = name === undefined ? undefined : flags[name];
+    const flag = name === undefined ? undefined : flagOf(flags, name);
     if (!flag) {
       const bare = typed.replace(/^--?/, "");
       const guess = bare.length > 1 ? closest(bare, Object.keys(flags)) : undefined;
@@ -109,7 +114,7 @@ export function parseArgs<F extends Flags>(spec: CommandSpec<F>, args: string[],
   }
 
   for (const [name, flag] of Object.entries(flags)) {
-    if (name in values) continue;
+    if (Object.hasOwn(values, name)) continue;
     if (flag.type === "boolean") values[name] = false;
     else if (flag.type !== "enum" && flag.repeatable)
       values[name] = flag.default === undefined ? [] : [convert(name, flag, flag.default, cwd)];

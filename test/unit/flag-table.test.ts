@@ -131,6 +131,7 @@ describe("the parser", () => {
     expect(() => parseArgs(spec, ["--out"])).toThrow("Option --out needs a value");
     expect(() => parseArgs(spec, ["--out", "--all"])).toThrow("Option --out needs a value");
     expect(() => parseArgs(spec, ["-all"])).toThrow("Unknown option: -all (did you mean --all?)");
+    expect(() => parseArgs(spec, ["--constructor", "x"])).toThrow("Unknown option: --constructor");
   });
 
   test("tells a command that takes one after -- where it goes", () => {
