@@ -1,9 +1,9 @@
 /**
- * Commands answered before the full CLI loads: `--version` and `trace -- CMD`. The full CLI
- * (subcommand lookup, help, every command's table) costs more start-up than tracing `true`
- * does, so these paths load only what they run: trace's own table and the parser every
- * command uses (`args/parse.ts`). Help and any argv the parser refuses go to the full CLI,
- * which parses it the same way and reports the usage error with the command's help.
+ * Commands answered before the full CLI loads: `--version` and `trace -- CMD`. Start-up is
+ * most of what tracing `true` costs, so these paths load only what they run: for trace, its
+ * own module, which parses by its table with the parser every command uses (`args/parse.ts`).
+ * Help and any argv the parser refuses go to the full CLI, which parses it the same way and
+ * reports the usage error with the command's help.
  */
 
 /** `--version` / `-v` alone, or with `--verbose` (either order). */
@@ -23,12 +23,9 @@ export async function runFast(argv: string[]): Promise<number | undefined> {
     return 0;
   }
   if (argv[0] !== "trace") return undefined;
-  const [{ traceCommand }, { fastParse }] = await Promise.all([import("../commands/trace.ts"), import("../args/parse.ts")]);
-  const parsed = fastParse(traceCommand, argv.slice(1));
-  if (!parsed) return undefined;
+  const { runFastTrace } = await import("../commands/trace.ts");
   try {
-    const status = await traceCommand.run?.(parsed);
-    return typeof status === "number" ? status : 0;
+    return await runFastTrace(argv.slice(1));
   } catch (error) {
     const { printFailure } = await import("./errors.ts");
     return printFailure(error);

@@ -1,11 +1,13 @@
 /**
  * `xbench trace`: its table and what it does. The CLI's fast path (cli/fast.ts) loads this
- * module alone, so it imports nothing beyond the tracer and what writing its output takes.
+ * module alone, so it imports nothing beyond the tracer, the parser and what writing its
+ * output takes (its table is typed, not built by `defineCommand`, for the same reason).
  */
 import { accessSync, constants as fsConstants, statSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { dirname, resolve } from "pathe";
-import { defineCommand } from "../args/spec.ts";
+import { fastParse } from "../args/parse.ts";
+import type { CommandSpec, Flags } from "../args/spec.ts";
 import { usageError } from "../errors.ts";
 import { writeDirect } from "../output/direct.ts";
 import { formatAccesses, summaryLine, type TraceFormat } from "../tracer/format.ts";
@@ -66,23 +68,25 @@ export async function runTrace(flags: TraceFlags, command: string[]): Promise<nu
   return result.signal ? 128 + (constants.signals[result.signal] ?? 0) : (result.exitCode ?? 1);
 }
 
-export const traceCommand = defineCommand({
+const TRACE_FLAGS = {
+  backend: {
+    type: "enum",
+    options: TRACE_BACKENDS,
+    description: "Tracing backend (macOS: auto and preload interpose through dyld; seccomp is Linux only)",
+    default: "auto",
+  },
+  format: { type: "enum", options: TRACE_FORMATS, description: "Output format", default: "summary" },
+  output: {
+    type: "file",
+    short: "o",
+    description: "Write the access list to FILE (else json/ndjson go to stderr; summary is counts only)",
+  },
+} as const satisfies Flags;
+
+export const traceCommand: CommandSpec<typeof TRACE_FLAGS> & Required<Pick<CommandSpec<typeof TRACE_FLAGS>, "run">> = {
   name: "trace",
   description: "Run a command and record every file its process tree touches (macOS: experimental, not yet run on a Mac)",
-  flags: {
-    backend: {
-      type: "enum",
-      options: TRACE_BACKENDS,
-      description: "Tracing backend (macOS: auto and preload interpose through dyld; seccomp is Linux only)",
-      default: "auto",
-    },
-    format: { type: "enum", options: TRACE_FORMATS, description: "Output format", default: "summary" },
-    output: {
-      type: "file",
-      short: "o",
-      description: "Write the access list to FILE (else json/ndjson go to stderr; summary is counts only)",
-    },
-  },
+  flags: TRACE_FLAGS,
   command: { example: "make" },
   examples: [
     "xbench trace -- make -j4",
@@ -92,4 +96,13 @@ export const traceCommand = defineCommand({
   run({ flags, command }) {
     return runTrace({ backend: flags.backend, format: flags.format, ...(flags.output ? { output: flags.output } : {}) }, command);
   },
-});
+};
+
+/**
+ * The fast path's trace (cli/fast.ts): argv parsed by this table as the full CLI parses it, then
+ * run; undefined for help and for argv the parser refuses, which the full CLI then reports.
+ */
+export async function runFastTrace(args: string[]): Promise<number | undefined> {
+  const parsed = fastParse(traceCommand, args);
+  return parsed && traceCommand.run(parsed);
+}
