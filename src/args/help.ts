@@ -45,12 +45,12 @@ export async function visibleSubcommands(command: AnyCommand): Promise<Array<[st
   return shown;
 }
 
-/** The help of `command`, reached by `path` (`["bench", "config"]`); the root's names `version`. */
-export async function renderHelp(command: AnyCommand, path: string[], version?: string): Promise<string> {
+/** The help of `command`, reached by `path` (`["bench", "config"]`). */
+export async function renderHelp(command: AnyCommand, path: string[]): Promise<string> {
   const name = ["xbench", ...path].join(" ");
   const positionals = command.positionals ?? [];
   const out: string[] = [];
-  out.push(`${command.description}${version ? ` (xbench ${version})` : ""}`, "");
+  out.push(`${command.description}${command.version ? ` (xbench ${command.version})` : ""}`, "");
 
   const visibleSubs = await visibleSubcommands(command);
   const usage = [name];

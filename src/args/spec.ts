@@ -88,6 +88,8 @@ export interface ParsedArgs<F extends Flags = Flags> {
 export interface CommandSpec<F extends Flags = Flags> {
   name: string;
   description: string;
+  /** The root's: `--version` prints it, its help names it. */
+  version?: string;
   /** Not listed in help, never offered as "did you mean". */
   hidden?: boolean;
   flags?: F;

@@ -43,29 +43,27 @@ export async function resolveCommand(root: AnyCommand, argv: string[]): Promise<
   return { command, path, args };
 }
 
-async function usageText(resolved: { command: AnyCommand; path?: string[] }, tty: boolean, version?: string): Promise<string> {
-  const path = resolved.path ?? [];
-  const text = await renderHelp(resolved.command, path, path.length === 0 ? version : undefined);
-  return forStream(text, tty);
+async function usageText(resolved: { command: AnyCommand; path?: string[] }, tty: boolean): Promise<string> {
+  return forStream(await renderHelp(resolved.command, resolved.path ?? []), tty);
 }
 
-/** Runs the CLI and returns the exit code; never throws. */
-export async function runCli(root: AnyCommand, argv: string[], version: string): Promise<number> {
+/** Runs the CLI from its root table and returns the exit code; never throws. */
+export async function runCli(root: AnyCommand, argv: string[]): Promise<number> {
   let resolved: ResolvedCommand | undefined;
   try {
     const versionAsked = versionRequest(argv);
     if (versionAsked) {
-      process.stdout.write(`${versionAsked === "verbose" ? verboseVersion() : version}\n`);
+      process.stdout.write(`${versionAsked === "verbose" ? verboseVersion() : root.version}\n`);
       return 0;
     }
     resolved = await resolveCommand(root, argv);
     if (wantsHelp(resolved.args)) {
-      process.stdout.write(`${await usageText(resolved, !!process.stdout.isTTY, version)}\n`);
+      process.stdout.write(`${await usageText(resolved, !!process.stdout.isTTY)}\n`);
       return 0;
     }
     const { command, args } = resolved;
     if (!command.run) {
-      process.stderr.write(`${await usageText(resolved, !!process.stderr.isTTY, version)}\n`);
+      process.stderr.write(`${await usageText(resolved, !!process.stderr.isTTY)}\n`);
       return EXIT_USAGE;
     }
     const result = await command.run(parseArgs(command, args));

@@ -1,8 +1,10 @@
 import { defineCommand } from "../args/spec.ts";
+import { VERSION } from "../version.ts";
 
 export const rootCommand = defineCommand({
   name: "xbench",
   description: "Interleaved base/head benchmarks with paired verdicts, and a file-access tracer",
+  version: VERSION,
   subcommands: {
     compare: () => import("./compare.ts").then((m) => m.compareCommand),
     bisect: () => import("./bisect.ts").then((m) => m.bisectCommand),

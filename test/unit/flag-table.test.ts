@@ -35,7 +35,7 @@ async function cli(argv: string[]): Promise<{ code: number; stdout: string; stde
   const out = spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
   const err = spyOn(process.stderr, "write").mockImplementation((chunk) => ((stderr += String(chunk)), true));
   try {
-    const code = await runCli(root, argv, "0.0.0");
+    const code = await runCli(root, argv);
     return { code, stdout, stderr };
   } finally {
     out.mockRestore();
