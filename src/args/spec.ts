@@ -2,7 +2,8 @@
  * A command as one declarative table: its flags, positionals, the command line it takes after
  * `--`, its help extras and its `run`. Help (`help.ts`), strict checking and parsing
  * (`parse.ts`) and the CLI's fast path (`cli/fast.ts`) all read this table, so a flag added
- * here is shown, checked and parsed everywhere. Type-only: loading a table costs nothing.
+ * here is shown, checked and parsed everywhere. This module holds types and `defineCommand`
+ * only, so a table loads nothing beyond what its own values need.
  *
  * A flag, in the order its help line reads:
  *
@@ -14,7 +15,8 @@
  * - `short`: a one-letter alias (`-o`); `hint`: the `<VALUE>` of the help (the name upper-cased
  *   when absent; FILE or DIR for paths; the options for an enum).
  * - `default`: the text used when the flag is not typed, shown as `(default: …)` and parsed
- *   like a typed value; `repeatable`: every value is kept, in order (`--bench a --bench b`).
+ *   like a typed value; `repeatable`: every value is kept, in order (`--bench a --bench b`);
+ *   `required`: a missing one is a usage error.
  * - `parse`: checks and converts the text (`values.ts`: durations, percentages, counts); its
  *   usage error is the one line the user sees.
  */
