@@ -47,7 +47,7 @@ export function parseArgs<F extends Flags>(spec: CommandSpec<F>, args: string[],
   const takesRest = declared.some((p) => p.rest);
   const values: Record<string, unknown> = {};
   const positionals: string[] = [];
-  const given: string[] = [];
+  const given: ParsedArgs<F>["given"] = [];
   let command: string[] = [];
   let dashed = false;
 
@@ -95,7 +95,7 @@ export function parseArgs<F extends Flags>(spec: CommandSpec<F>, args: string[],
       throw usageError(`Unknown option: ${typed}`, true);
     }
     const key = name!;
-    given.push(`--${key}`);
+    given.push(`--${key}` as ParsedArgs<F>["given"][number]);
     if (flag.type === "boolean") {
       if (inline !== undefined && inline !== "true" && inline !== "false") {
         throw usageError(`Option ${typed} takes no value (got ${inline})`);

@@ -84,7 +84,7 @@ export interface ParsedArgs<F extends Flags = Flags> {
   /** The command line after `--`, for a command that takes one (`trace -- make -j4`). */
   command: string[];
   /** The flags typed, in order, by their long names (`-o` as `--output`): a default is not a choice. */
-  given: string[];
+  given: Array<`--${Extract<keyof F, string>}`>;
 }
 
 export interface CommandSpec<F extends Flags = Flags> {

@@ -63,8 +63,11 @@ function outputTargets(flags: { json?: string; markdown?: string; html?: string 
   return { json: flags.json || undefined, markdown: flags.markdown || undefined, html: flags.html || undefined };
 }
 
+/** A flag of compare's table, as typed. */
+type CompareFlag = `--${keyof typeof COMPARE_FLAGS}`;
+
 /** Flags that set up a bench-file run and stay fixed for its life; a suite takes none of them. */
-const BENCH_RUN_FLAGS = [
+const BENCH_RUN_FLAGS: CompareFlag[] = [
   "--bench",
   "--target",
   "--max-time",
@@ -81,7 +84,7 @@ const BENCH_RUN_FLAGS = [
 ];
 
 /** Flags that shape a run; a resumed run keeps its own. */
-const PLAN_FLAGS = ["--base", "--head", "--rounds", ...BENCH_RUN_FLAGS];
+const PLAN_FLAGS: CompareFlag[] = ["--base", "--head", "--rounds", ...BENCH_RUN_FLAGS];
 
 /**
  * compare's flags, one line each: help, strict checking and parsing all read this table
@@ -193,7 +196,7 @@ export const compareCommand = defineCommand({
 async function compareBenchFiles(
   flags: CompareFlags,
   filter: string | undefined,
-  given: string[],
+  given: CompareFlag[],
   rule: GateRule | undefined,
 ): Promise<number> {
   requireBundler();
@@ -287,7 +290,7 @@ function sayBisectSkip(): number {
 }
 
 /** Flags of a bench-file compare that mean nothing to a suite. */
-const BENCH_FILE_FLAGS = ["--resume", "--fail-on", "--fail-above", "--html", ...BENCH_RUN_FLAGS];
+const BENCH_FILE_FLAGS: CompareFlag[] = ["--resume", "--fail-on", "--fail-above", "--html", ...BENCH_RUN_FLAGS];
 
 /**
  * `compare --suite tracer`: base's and head's helpers, each built from its own side, as the
@@ -295,7 +298,7 @@ const BENCH_FILE_FLAGS = ["--resume", "--fail-on", "--fail-above", "--html", ...
  * the exit code never depends on the numbers (no gate); `--comment` keeps a sticky comment of its own
  * (a marker apart from the bench-file compare's, so a pull request can carry both).
  */
-async function compareTracerSuite(flags: CompareFlags, filter: string | undefined, given: string[]): Promise<number> {
+async function compareTracerSuite(flags: CompareFlags, filter: string | undefined, given: CompareFlag[]): Promise<number> {
   const clash = given.find((flag) => BENCH_FILE_FLAGS.includes(flag));
   if (clash) throw usageError(`--suite tracer does not take ${clash}`);
   if (filter) throw usageError("--suite tracer runs its own rows; drop the filter");
