@@ -1,8 +1,9 @@
 /**
- * Commands answered before the full CLI loads: `--version` and a plain `trace -- CMD`.
- * Loading citty (and node:util with it) and the command table costs more start-up than
- * tracing `true` does, so these paths load only what they run. Every other argv, malformed
- * ones included, goes to the full CLI, which owns help and usage errors.
+ * Commands answered before the full CLI loads: `--version` and `trace -- CMD`. Start-up is
+ * most of what tracing `true` costs, so these paths load only what they run: for trace, its
+ * own module, which parses by its table with the parser every command uses (`args/parse.ts`).
+ * Help and any argv the parser refuses go to the full CLI, which parses it the same way and
+ * reports the usage error with the command's help.
  */
 
 /** `--version` / `-v` alone, or with `--verbose` (either order). */
@@ -22,11 +23,9 @@ export async function runFast(argv: string[]): Promise<number | undefined> {
     return 0;
   }
   if (argv[0] !== "trace") return undefined;
-  const { parsePlainTrace, runTrace } = await import("../commands/trace-run.ts");
-  const plain = parsePlainTrace(argv.slice(1));
-  if (!plain) return undefined;
+  const { runFastTrace } = await import("../commands/trace.ts");
   try {
-    return await runTrace(plain.flags, plain.command);
+    return await runFastTrace(argv.slice(1));
   } catch (error) {
     const { printFailure } = await import("./errors.ts");
     return printFailure(error);

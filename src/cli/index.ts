@@ -7,10 +7,6 @@ const argv = process.argv.slice(2);
 const fast = await runFast(argv);
 if (fast !== undefined) process.exitCode = fast;
 else {
-  const [{ runCli }, { rootCommand }, { VERSION }] = await Promise.all([
-    import("./main.ts"),
-    import("../commands/root.ts"),
-    import("../version.ts"),
-  ]);
-  process.exitCode = await runCli(rootCommand, argv, VERSION);
+  const [{ runCli }, { rootCommand }] = await Promise.all([import("./main.ts"), import("../commands/root.ts")]);
+  process.exitCode = await runCli(rootCommand, argv);
 }

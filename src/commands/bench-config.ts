@@ -1,4 +1,4 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "../args/spec.ts";
 import { usageError } from "../errors.ts";
 import { log } from "../output/log.ts";
 import { checkOutputTargets, prettyJson, writeReport } from "../output/writer.ts";
@@ -29,14 +29,16 @@ function runtimeName(): string {
 }
 
 export const benchConfigCommand = defineCommand({
-  meta: { name: "config", description: "The config-snapshot store suite at thousands of workspaces" },
-  args: {
-    sizes: { type: "string", description: "Workspace counts", default: "50,500,5000,4712" },
-    json: { type: "string", description: "Write results as JSON to FILE, - for stdout" },
+  name: "config",
+  description: "The config-snapshot store suite at thousands of workspaces",
+  flags: {
+    sizes: { type: "string", description: "Workspace counts", default: "50,500,5000,4712", parse: parseSizes },
+    json: { type: "file", description: "Write results as JSON to FILE, - for stdout" },
   },
-  async run({ args }) {
-    const sizes = parseSizes(String(args.sizes));
-    const targets = { json: args.json };
+  examples: ["xbench bench config", "xbench bench config --sizes 50,500 --json results.json"],
+  async run({ flags }) {
+    const { sizes } = flags;
+    const targets = { json: flags.json };
     checkOutputTargets(targets);
     const policy: SnapshotPolicy = "publish-written";
 

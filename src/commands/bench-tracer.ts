@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "pathe";
-import { defineCommand } from "citty";
+import { defineCommand } from "../args/spec.ts";
 import { usageError } from "../errors.ts";
 import { runTracerBenchWithProgress } from "../output/tracer-progress.ts";
 import { checkOutputTargets, prettyJson, writeReport } from "../output/writer.ts";
@@ -26,33 +26,36 @@ export function parseBackends(value: string): Backend[] {
   return [...new Set(names)] as Backend[];
 }
 
-function parseBaseHelper(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
+function parseBaseHelper(value: string): string {
   const dir = resolve(value);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw usageError(`--base-helper ${value} is not a folder`);
   return dir;
 }
 
 export const benchTracerCommand = defineCommand({
-  meta: { name: "tracer", description: "Tracking overhead of the tracer: launch and access rows per backend" },
-  args: {
-    "base-helper": { type: "string", valueHint: "DIR", description: "Folder with another build of the helpers (the base arm)" },
+  name: "tracer",
+  description: "Tracking overhead of the tracer: launch and access rows per backend",
+  flags: {
+    "base-helper": { type: "dir", description: "Folder with another build of the helpers (the base arm)", parse: parseBaseHelper },
     iterations: {
       type: "string",
-      valueHint: "N",
-      description: `Iterations, rounded up to whole cycles of orderings (default: ${DEFAULT_ITERATIONS})`,
+      hint: "N",
+      description: "Iterations, rounded up to whole cycles of orderings",
+      default: String(DEFAULT_ITERATIONS),
+      parse: parseIterations,
     },
-    backends: { type: "string", description: "Backends to measure", default: "preload,seccomp" },
-    json: { type: "string", description: "Write results as JSON to FILE, - for stdout" },
-    markdown: { type: "string", description: "Write the markdown report to FILE" },
+    backends: { type: "string", description: "Backends to measure", default: "preload,seccomp", parse: parseBackends },
+    json: { type: "file", description: "Write results as JSON to FILE, - for stdout" },
+    markdown: { type: "file", description: "Write the markdown report to FILE" },
   },
-  async run({ args }) {
-    const iterations = parseIterations(args.iterations);
-    const backends = parseBackends(args.backends);
-    const baseHelperDir = parseBaseHelper(args["base-helper"]);
-    const targets = { json: args.json, markdown: args.markdown };
+  examples: ["xbench bench tracer", "xbench bench tracer --backends preload --markdown tracer.md"],
+  async run({ flags }) {
+    const { iterations, backends } = flags;
+    const baseHelperDir = flags["base-helper"];
+    const targets = { json: flags.json, markdown: flags.markdown };
     checkOutputTargets(targets);
     const result = await runTracerBenchWithProgress({ baseHelperDir, iterations, backends });
     writeReport({ table: renderTerminal(result), json: prettyJson(result), markdown: renderMarkdown([result]) }, targets);
+    return 0;
   },
 });

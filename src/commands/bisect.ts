@@ -1,4 +1,6 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "../args/spec.ts";
+import { percent, positiveInt } from "../args/values.ts";
+import { TIME_FLAGS } from "./flags.ts";
 import { usageError } from "../errors.ts";
 import { planBisect, runBisect } from "../compare/bisect.ts";
 import { MAX_ROUNDS, MIN_ROUNDS } from "../compare/plan.ts";
@@ -6,9 +8,8 @@ import { renderBisectMarkdown, renderBisectTerminal, stepLine } from "../output/
 import { renderCompareEvents } from "../output/compare-events.ts";
 import { log } from "../output/log.ts";
 import { checkOutputTargets, prettyJson, writeReport } from "../output/writer.ts";
-import { RUNTIMES, type Runtime } from "../model/result.ts";
+import { RUNTIMES } from "../model/result.ts";
 import { requireBundler } from "../runner/bundle.ts";
-import { flagValues, parseDuration, parsePercent, parsePositiveInt } from "./flags.ts";
 
 const DEFAULT_STEP_ROUNDS = 6;
 const DEFAULT_MAX_ROUNDS = 24;
@@ -17,66 +18,83 @@ const DEFAULT_MAX_ROUNDS = 24;
 const EXIT_NOTHING_FOUND = 1;
 
 export const bisectCommand = defineCommand({
-  meta: {
-    name: "bisect",
-    description:
-      "Find the first commit from --good to --bad (first-parent) at which a row became more than PCT slower than at --good, by duet compares in worktrees",
-  },
-  args: {
-    filter: { type: "positional", required: false, description: "Substring or glob that narrows the bench files" },
-    good: { type: "string", valueHint: "REF", description: "A commit that is not slower: every step compares against it" },
-    bad: { type: "string", valueHint: "REF", description: "A commit that is slower (default: HEAD)" },
+  name: "bisect",
+  description:
+    "Find the first commit from --good to --bad (first-parent) at which a row became more than PCT slower than at --good, by duet compares in worktrees",
+  positionals: [{ name: "filter", required: false, description: "Substring or glob that narrows the bench files" }],
+  flags: {
+    good: { type: "string", hint: "REF", description: "A commit that is not slower: every step compares against it" },
+    bad: { type: "string", hint: "REF", description: "A commit that is slower (default: HEAD)" },
     above: {
       type: "string",
-      valueHint: "PCT",
+      hint: "PCT",
       description: "A step is bad when a row's 95% interval lies wholly above +PCT%, good when wholly below",
+      parse: percent,
     },
     bench: {
       type: "string",
-      valueHint: "PATH|GLOB",
+      hint: "PATH|GLOB",
       description: "Bench file or glob, repeatable, as for compare; every commit runs --bad's bench files",
+      repeatable: true,
     },
-    rounds: { type: "string", valueHint: "N", description: `Rounds of each step (default: ${DEFAULT_STEP_ROUNDS})` },
+    rounds: {
+      type: "string",
+      hint: "N",
+      description: "Rounds of each step",
+      default: String(DEFAULT_STEP_ROUNDS),
+      parse: positiveInt(MIN_ROUNDS),
+    },
     "max-rounds": {
       type: "string",
-      valueHint: "N",
+      hint: "N",
       description: `An undecided step doubles its rounds up to N, then is skipped (default: ${DEFAULT_MAX_ROUNDS})`,
+      parse: positiveInt(1),
     },
-    runtime: { type: "enum", options: [...RUNTIMES], description: "Runtime for the bench processes", default: "node" },
-    build: { type: "string", valueHint: "CMD", description: "Command run once per commit before any timing" },
+    runtime: { type: "enum", options: RUNTIMES, description: "Runtime for the bench processes", default: "node" },
+    build: { type: "string", hint: "CMD", description: "Command run once per commit before any timing" },
     install: { type: "boolean", description: "Install dependencies per commit instead of linking the repository's node_modules" },
     isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one" },
     holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
-    timeout: { type: "string", valueHint: "S", description: "Seconds one bench process may run before it is killed", default: "600" },
-    time: { type: "string", valueHint: "MS", description: "Sampling time per benchmark and side in each bench process, in ms" },
-    json: { type: "string", valueHint: "FILE", description: "Write the steps and the ending as JSON to FILE, - for stdout" },
-    markdown: { type: "string", valueHint: "FILE", description: "Write the steps and the ending as markdown to FILE" },
+    ...TIME_FLAGS,
+    json: { type: "file", description: "Write the steps and the ending as JSON to FILE, - for stdout" },
+    markdown: { type: "file", description: "Write the steps and the ending as markdown to FILE" },
   },
-  async run({ args, rawArgs }) {
+  exitStatuses: [
+    "0    a first bad commit, or the smallest range of commits holding it, was found",
+    "1    --bad is not confidently more than PCT slower than --good: nothing to find (or xbench itself failed)",
+    "2    bad input: a flag, a ref, --good not a first-parent ancestor of --bad",
+    "130  interrupted (Ctrl-C); worktrees and bundles are removed",
+  ],
+  examples: [
+    "xbench bisect --good v1.2.0 --above 10          # the first commit since v1.2.0 >10% slower",
+    "xbench bisect --good main~40 --bad main --above 5 parse --markdown bisect.md",
+  ],
+  async run({ flags, positionals: [filter] }) {
     requireBundler();
-    if (!args.good) throw usageError("bisect needs --good REF: a commit that is not slower", true);
-    if (args.above === undefined) throw usageError("bisect needs --above PCT: how much slower makes a commit bad", true);
-    const targets = { json: args.json ? String(args.json) : undefined, markdown: args.markdown ? String(args.markdown) : undefined };
+    if (!flags.good) throw usageError("bisect needs --good REF: a commit that is not slower", true);
+    if (flags.above === undefined) throw usageError("bisect needs --above PCT: how much slower makes a commit bad", true);
+    const targets = { json: flags.json || undefined, markdown: flags.markdown || undefined };
     checkOutputTargets(targets);
-    const rounds = parsePositiveInt("rounds", args.rounds ?? DEFAULT_STEP_ROUNDS, MIN_ROUNDS);
-    const maxRounds = parsePositiveInt("max-rounds", args["max-rounds"] ?? Math.max(DEFAULT_MAX_ROUNDS, rounds), rounds);
+    const { rounds } = flags;
+    const maxRounds = flags["max-rounds"] ?? Math.max(DEFAULT_MAX_ROUNDS, rounds);
+    if (maxRounds < rounds) throw usageError(`--max-rounds must be an integer of at least ${rounds} (got ${maxRounds})`);
     if (maxRounds > MAX_ROUNDS) throw usageError(`--max-rounds must be at most ${MAX_ROUNDS} (got ${maxRounds})`);
     const plan = planBisect({
       cwd: process.cwd(),
-      good: String(args.good),
-      bad: args.bad ? String(args.bad) : undefined,
-      above: parsePercent("above", args.above) / 100,
-      filter: args.filter ? String(args.filter) : undefined,
-      bench: flagValues(rawArgs, "--bench"),
+      good: flags.good,
+      bad: flags.bad || undefined,
+      above: flags.above / 100,
+      filter: filter || undefined,
+      bench: flags.bench,
       rounds,
       maxRounds,
-      runtime: args.runtime as Runtime,
-      build: args.build ? String(args.build) : undefined,
-      install: !!args.install,
-      isolate: !!args.isolate,
-      holm: !!args.holm,
-      timeoutS: parseDuration("timeout", args.timeout, "s"),
-      sideTimeMs: args.time !== undefined ? parseDuration("time", args.time, "ms") : undefined,
+      runtime: flags.runtime,
+      build: flags.build || undefined,
+      install: flags.install,
+      isolate: flags.isolate,
+      holm: flags.holm,
+      timeoutS: flags.timeout,
+      sideTimeMs: flags.time,
     });
     const last = plan.path.length - 1;
     log.info(

@@ -1,11 +1,12 @@
 import { writeFileSync } from "node:fs";
-import { defineCommand } from "citty";
+import { defineCommand, type Flags, type FlagValues } from "../args/spec.ts";
+import { duration, minEffect, percent, positiveInt } from "../args/values.ts";
 import { join, resolve } from "pathe";
 import { EXIT_BISECT_SKIP, XbenchError, usageError } from "../errors.ts";
 import { log } from "../output/log.ts";
 import { renderCompareEvents } from "../output/compare-events.ts";
 import { printError } from "../output/errors.ts";
-import { flagValues, GATE_ARGS, gateRule, givenFlag, parseDuration, parseMinEffect, parsePercent, parsePositiveInt } from "./flags.ts";
+import { GATE_FLAGS, gateRule, TIME_FLAGS } from "./flags.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput, type PullRequestTarget } from "../compare/github.ts";
 import { createTicker } from "../output/progress.ts";
 import { withCleanup } from "../util/scope.ts";
@@ -13,7 +14,6 @@ import { bisectInProgress } from "../git/git.ts";
 import { decideGate, exitStatus } from "../report/gate.ts";
 import {
   DEFAULT_MAX_TIME_S,
-  DEFAULT_SIDE_TIME_MS,
   DEFAULT_TARGET,
   MAX_ROUNDS,
   MIN_ROUNDS,
@@ -41,12 +41,13 @@ import { requireBundler } from "../runner/bundle.ts";
 import { checkRuntime } from "../runner/runtimes.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
-import { RUNTIMES, type GateRule, type Runtime } from "../model/result.ts";
+import { RUNTIMES, type GateRule } from "../model/result.ts";
 import { parseShard } from "../compare/shard.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 
-function parseRounds(value: unknown): number {
-  const rounds = parsePositiveInt("rounds", value, MIN_ROUNDS);
+/** `--rounds` of a bench-file compare: a whole number of rounds the stop rule accepts. */
+function checkRounds(rounds: number): number {
+  if (rounds < MIN_ROUNDS) throw usageError(`--rounds must be an integer of at least ${MIN_ROUNDS} (got ${rounds})`);
   if (rounds > MAX_ROUNDS) throw usageError(`--rounds must be at most ${MAX_ROUNDS} (got ${rounds}); narrow the benchmarks instead`);
   return rounds;
 }
@@ -57,14 +58,16 @@ function describeSampling(rule: SamplingRule): string {
   return `${rule.minRounds}+ rounds until every interval is within ±${(rule.targetHalfWidth * 100).toFixed(1)}% or ${rule.maxTimeS} s of bench processes`;
 }
 
-/** `--json`, `--markdown` and `--html` as given (citty leaves unset strings undefined). */
-function outputTargets(args: { json?: unknown; markdown?: unknown; html?: unknown }): OutputTargets {
-  const given = (value: unknown) => (value ? String(value) : undefined);
-  return { json: given(args.json), markdown: given(args.markdown), html: given(args.html) };
+/** `--json`, `--markdown` and `--html` as given (an empty one is none). */
+function outputTargets(flags: { json?: string; markdown?: string; html?: string }): OutputTargets {
+  return { json: flags.json || undefined, markdown: flags.markdown || undefined, html: flags.html || undefined };
 }
 
+/** A flag of compare's table, as typed. */
+type CompareFlag = `--${keyof typeof COMPARE_FLAGS}`;
+
 /** Flags that set up a bench-file run and stay fixed for its life; a suite takes none of them. */
-const BENCH_RUN_FLAGS = [
+const BENCH_RUN_FLAGS: CompareFlag[] = [
   "--bench",
   "--target",
   "--max-time",
@@ -81,81 +84,105 @@ const BENCH_RUN_FLAGS = [
 ];
 
 /** Flags that shape a run; a resumed run keeps its own. */
-const PLAN_FLAGS = ["--base", "--head", "--rounds", ...BENCH_RUN_FLAGS];
+const PLAN_FLAGS: CompareFlag[] = ["--base", "--head", "--rounds", ...BENCH_RUN_FLAGS];
+
+/**
+ * compare's flags, one line each: help, strict checking and parsing all read this table
+ * (src/args/spec.ts says what each field does). A new flag is one entry here, read in `run`
+ * as `flags.<name>`.
+ */
+const COMPARE_FLAGS = {
+  bench: {
+    type: "string",
+    hint: "PATH|GLOB",
+    description:
+      'Bench file or glob, repeatable (default: package.json "xbench": { "bench": [...] }, else what vitest bench and deno bench find: **/*.{bench,benchmark}.?(c|m)[jt]s?(x), **/*_bench.ts)',
+    repeatable: true,
+  },
+  base: { type: "string", hint: "REF", description: "Base ref (default: merge-base of HEAD with origin/main, main or master)" },
+  head: { type: "string", hint: "REF", description: "Head ref (default: the working tree, uncommitted edits included)" },
+  rounds: {
+    type: "string",
+    hint: "N",
+    description: `Run exactly N rounds (${MIN_ROUNDS} to ${MAX_ROUNDS}, rounded up to whole cycles); with --target or --max-time, the minimum`,
+    parse: positiveInt(1),
+  },
+  target: {
+    type: "string",
+    hint: "PCT",
+    description: `Add rounds until every row's 95% interval is within ±PCT percent (0.5 or 0.5%) of its delta (default: ${DEFAULT_TARGET * 100})`,
+    parse: percent,
+  },
+  "max-time": {
+    type: "string",
+    hint: "S",
+    description: `Stop adding rounds after S seconds of bench processes (or 90s, 2m), however wide (default: ${DEFAULT_MAX_TIME_S})`,
+    parse: duration("s"),
+  },
+  isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one process" },
+  shard: {
+    type: "string",
+    hint: "I/N",
+    description: "Measure the I-th of N shares of the bench files (one CI runner each); merge with xbench report --merge",
+    parse: parseShard,
+  },
+  all: {
+    type: "boolean",
+    description: "Measure bench files whose code is the same on both sides too (otherwise their rows read: unchanged code)",
+  },
+  runtime: { type: "enum", options: RUNTIMES, description: "Runtime for the bench processes", default: "node" },
+  build: { type: "string", hint: "CMD", description: "Command run once per side before any timing" },
+  install: { type: "boolean", description: "Install dependencies per side instead of linking head's node_modules" },
+  ...TIME_FLAGS,
+  json: { type: "file", description: "Write the result (JSON schema with raw rounds) to FILE, - for stdout" },
+  markdown: { type: "file", description: "Write the markdown report to FILE" },
+  html: { type: "file", description: "Write a self-contained HTML report (plots, table) to FILE" },
+  comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
+  holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
+  "min-effect": {
+    type: "string",
+    hint: "PCT",
+    description: `A row whose 95% interval lies within ±PCT percent reads "same": no change beyond it (default: ${DEFAULT_MIN_EFFECT * 100})`,
+    parse: minEffect,
+  },
+  resume: { type: "dir", description: "Continue an interrupted run from its run folder" },
+  ...GATE_FLAGS,
+  suite: {
+    type: "enum",
+    options: ["tracer"],
+    description: "Instead of bench files, run a built-in suite with each side's own build (tracer: xbench's helpers)",
+  },
+} as const satisfies Flags;
+
+type CompareFlags = FlagValues<typeof COMPARE_FLAGS>;
 
 export const compareCommand = defineCommand({
-  meta: {
-    name: "compare",
-    description:
-      "Benchmark the merge-base against the working tree, both sides alternating in each bench process, with a paired 95% CI per row. Bench files are read as they are: mitata, vitest bench, tinybench, Benchmark.js or Deno.bench",
-  },
-  args: {
-    filter: { type: "positional", required: false, description: "Substring or glob that narrows the bench files" },
-    bench: {
-      type: "string",
-      valueHint: "PATH|GLOB",
-      description:
-        'Bench file or glob, repeatable (default: package.json "xbench": { "bench": [...] }, else what vitest bench and deno bench find: **/*.{bench,benchmark}.?(c|m)[jt]s?(x), **/*_bench.ts)',
-    },
-    base: { type: "string", valueHint: "REF", description: "Base ref (default: merge-base of HEAD with origin/main, main or master)" },
-    head: { type: "string", valueHint: "REF", description: "Head ref (default: the working tree, uncommitted edits included)" },
-    rounds: {
-      type: "string",
-      valueHint: "N",
-      description: `Run exactly N rounds (${MIN_ROUNDS} to ${MAX_ROUNDS}, rounded up to whole cycles); with --target or --max-time, the minimum`,
-    },
-    target: {
-      type: "string",
-      valueHint: "PCT",
-      description: `Add rounds until every row's 95% interval is within ±PCT percent (0.5 or 0.5%) of its delta (default: ${DEFAULT_TARGET * 100})`,
-    },
-    "max-time": {
-      type: "string",
-      valueHint: "S",
-      description: `Stop adding rounds after S seconds of bench processes (or 90s, 2m), however wide (default: ${DEFAULT_MAX_TIME_S})`,
-    },
-    isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one process" },
-    shard: {
-      type: "string",
-      valueHint: "I/N",
-      description: "Measure the I-th of N shares of the bench files (one CI runner each); merge with xbench report --merge",
-    },
-    all: {
-      type: "boolean",
-      description: "Measure bench files whose code is the same on both sides too (otherwise their rows read: unchanged code)",
-    },
-    runtime: { type: "enum", options: [...RUNTIMES], description: "Runtime for the bench processes", default: "node" },
-    build: { type: "string", valueHint: "CMD", description: "Command run once per side before any timing" },
-    install: { type: "boolean", description: "Install dependencies per side instead of linking head's node_modules" },
-    timeout: { type: "string", valueHint: "S", description: "Seconds one bench process may run before it is killed", default: "600" },
-    time: {
-      type: "string",
-      valueHint: "MS",
-      description: `Sampling time per benchmark and side in each bench process, in ms (default: ${DEFAULT_SIDE_TIME_MS})`,
-    },
-    json: { type: "string", valueHint: "FILE", description: "Write the result (JSON schema with raw rounds) to FILE, - for stdout" },
-    markdown: { type: "string", valueHint: "FILE", description: "Write the markdown report to FILE" },
-    html: { type: "string", valueHint: "FILE", description: "Write a self-contained HTML report (plots, table) to FILE" },
-    comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
-    holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
-    "min-effect": {
-      type: "string",
-      valueHint: "PCT",
-      description: `A row whose 95% interval lies within ±PCT percent reads "same": no change beyond it (default: ${DEFAULT_MIN_EFFECT * 100})`,
-    },
-    resume: { type: "string", valueHint: "DIR", description: "Continue an interrupted run from its run folder" },
-    ...GATE_ARGS,
-    suite: {
-      type: "enum",
-      options: ["tracer"],
-      description: "Instead of bench files, run a built-in suite with each side's own build (tracer: xbench's helpers)",
-    },
-  },
-  async run({ args, rawArgs }) {
-    if (args.suite === "tracer") return compareTracerSuite(args, rawArgs);
-    const rule = gateRule(args);
+  name: "compare",
+  description:
+    "Benchmark the merge-base against the working tree, both sides alternating in each bench process, with a paired 95% CI per row. Bench files are read as they are: mitata, vitest bench, tinybench, Benchmark.js or Deno.bench",
+  positionals: [{ name: "filter", required: false, description: "Substring or glob that narrows the bench files" }],
+  flags: COMPARE_FLAGS,
+  exitStatuses: [
+    "0    finished; with --fail-on or --fail-above, the gate passed (undecided rows pass)",
+    "1    the gate failed: a row's interval lies wholly past its line (or xbench itself failed: a build, the PR comment)",
+    "2    bad input: a flag, a ref, no bench files",
+    "3    a benchmark failed to run, or nothing was measured on both sides",
+    "125  with a gate, under git bisect run: this commit cannot be judged (undecided, not measured, a failed build); git skips it",
+    "130  interrupted (Ctrl-C); --resume continues",
+  ],
+  examples: [
+    "xbench compare --base main",
+    "xbench compare --base HEAD --rounds 20          # A/A: the noise floor of this machine",
+    "xbench compare --bench test/bench/index.ts      # a suite not named *.bench.ts",
+    "xbench compare --base v1.2.0 --head v1.3.0 --markdown report.md",
+    'xbench compare parse --json result.json         # bench files whose path has "parse"',
+    "xbench compare --base main --fail-above 10      # exit 1 when a row is confidently >10% slower",
+  ],
+  async run({ flags, positionals: [filter], given }) {
+    if (flags.suite === "tracer") return compareTracerSuite(flags, filter, given);
+    const rule = gateRule(flags);
     try {
-      return await compareBenchFiles(args, rawArgs, rule);
+      return await compareBenchFiles(flags, filter, given, rule);
     } catch (error) {
       // Under git bisect run, a commit that cannot be built or measured is skipped, not called bad.
       if (!rule || !(error instanceof XbenchError) || error.kind !== "failure" || !bisectInProgress(process.cwd())) throw error;
@@ -166,40 +193,45 @@ export const compareCommand = defineCommand({
 });
 
 /** A compare of bench files, judged by `rule` when there is one; returns the exit status. */
-async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[], rule: GateRule | undefined): Promise<number> {
+async function compareBenchFiles(
+  flags: CompareFlags,
+  filter: string | undefined,
+  given: CompareFlag[],
+  rule: GateRule | undefined,
+): Promise<number> {
   requireBundler();
   // Fail before measuring anything when a report could never be written or the comment posted.
-  const targets = outputTargets(args);
+  const targets = outputTargets(flags);
   checkOutputTargets(targets);
-  const commentTarget = args.comment ? pullRequestTarget() : undefined;
+  const commentTarget = flags.comment ? pullRequestTarget() : undefined;
   let store: RunStore;
-  if (args.resume) {
-    const clash = givenFlag(rawArgs, PLAN_FLAGS);
+  if (flags.resume) {
+    const clash = given.find((flag) => PLAN_FLAGS.includes(flag));
     if (clash) throw usageError(`--resume continues a run with its own settings; drop ${clash}`);
-    if (args.filter) throw usageError("--resume continues a run with its own bench files; drop the filter");
-    store = openStore(resolve(String(args.resume)));
+    if (filter) throw usageError("--resume continues a run with its own bench files; drop the filter");
+    store = openStore(resolve(flags.resume));
     await checkRuntime(store.plan.runtime, store.plan.repo);
     log.info(`resuming ${store.dir}: ${store.records.length} bench processes already measured`);
   } else {
     const plan = makePlan({
       cwd: process.cwd(),
-      filter: args.filter ? String(args.filter) : undefined,
-      bench: flagValues(rawArgs, "--bench"),
-      base: args.base ? String(args.base) : undefined,
-      head: args.head ? String(args.head) : undefined,
-      rounds: args.rounds !== undefined ? parseRounds(args.rounds) : undefined,
-      targetHalfWidth: args.target !== undefined ? parsePercent("target", args.target) / 100 : undefined,
-      maxTimeS: args["max-time"] !== undefined ? parseDuration("max-time", args["max-time"], "s") : undefined,
-      isolate: !!args.isolate,
-      all: !!args.all,
-      ...(args.shard !== undefined ? { shard: parseShard(String(args.shard)) } : {}),
-      runtime: args.runtime as Runtime,
-      build: args.build ? String(args.build) : undefined,
-      install: !!args.install,
-      timeoutS: parseDuration("timeout", args.timeout, "s"),
-      sideTimeMs: args.time !== undefined ? parseDuration("time", args.time, "ms") : undefined,
-      holm: !!args.holm,
-      minEffect: args["min-effect"] !== undefined ? parseMinEffect("min-effect", args["min-effect"]) : undefined,
+      filter: filter || undefined,
+      bench: flags.bench,
+      base: flags.base || undefined,
+      head: flags.head || undefined,
+      rounds: flags.rounds !== undefined ? checkRounds(flags.rounds) : undefined,
+      targetHalfWidth: flags.target !== undefined ? flags.target / 100 : undefined,
+      maxTimeS: flags["max-time"],
+      isolate: flags.isolate,
+      all: flags.all,
+      ...(flags.shard !== undefined ? { shard: flags.shard } : {}),
+      runtime: flags.runtime,
+      build: flags.build || undefined,
+      install: flags.install,
+      timeoutS: flags.timeout,
+      sideTimeMs: flags.time,
+      holm: flags.holm,
+      minEffect: flags["min-effect"],
     });
     // A runtime that cannot start is one line now, not a failed row in every round.
     await checkRuntime(plan.runtime, plan.repo);
@@ -258,7 +290,7 @@ function sayBisectSkip(): number {
 }
 
 /** Flags of a bench-file compare that mean nothing to a suite. */
-const BENCH_FILE_FLAGS = ["--resume", "--fail-on", "--fail-above", "--html", ...BENCH_RUN_FLAGS];
+const BENCH_FILE_FLAGS: CompareFlag[] = ["--resume", "--fail-on", "--fail-above", "--html", ...BENCH_RUN_FLAGS];
 
 /**
  * `compare --suite tracer`: base's and head's helpers, each built from its own side, as the
@@ -266,25 +298,20 @@ const BENCH_FILE_FLAGS = ["--resume", "--fail-on", "--fail-above", "--html", ...
  * the exit code never depends on the numbers (no gate); `--comment` keeps a sticky comment of its own
  * (a marker apart from the bench-file compare's, so a pull request can carry both).
  */
-async function compareTracerSuite(args: Record<string, unknown>, rawArgs: string[]): Promise<number> {
-  const clash = givenFlag(rawArgs, BENCH_FILE_FLAGS);
+async function compareTracerSuite(flags: CompareFlags, filter: string | undefined, given: CompareFlag[]): Promise<number> {
+  const clash = given.find((flag) => BENCH_FILE_FLAGS.includes(flag));
   if (clash) throw usageError(`--suite tracer does not take ${clash}`);
-  if (args.filter) throw usageError("--suite tracer runs its own rows; drop the filter");
+  if (filter) throw usageError("--suite tracer runs its own rows; drop the filter");
   // Fail before measuring anything when a report could never be written or the comment posted.
-  const targets = outputTargets(args);
+  const targets = outputTargets(flags);
   checkOutputTargets(targets);
-  const commentTarget = args.comment ? pullRequestTarget() : undefined;
-  const sides = resolveRevisions({
-    cwd: process.cwd(),
-    base: args.base ? String(args.base) : undefined,
-    head: args.head ? String(args.head) : undefined,
-  });
-  const roundsGiven = givenFlag(rawArgs, ["--rounds"]) !== undefined;
-  const iterations = roundsGiven ? parsePositiveInt("rounds", args.rounds, 1) : DEFAULT_ITERATIONS;
+  const commentTarget = flags.comment ? pullRequestTarget() : undefined;
+  const sides = resolveRevisions({ cwd: process.cwd(), base: flags.base || undefined, head: flags.head || undefined });
+  const iterations = flags.rounds ?? DEFAULT_ITERATIONS;
   log.info(`base ${sides.base.sha.slice(0, 12)} (${sides.base.ref}) · head ${sides.head.sha.slice(0, 12)} (${headLabel(sides.head)})`);
   const events = renderCompareEvents();
   const result = await withSideHelpers(
-    { ...sides, headRef: args.head ? String(args.head) : undefined },
+    { ...sides, headRef: flags.head || undefined },
     (helpers) => runTracerBenchWithProgress({ headHelperDir: helpers.head, baseHelperDir: helpers.base, iterations }),
     events.onEvent,
   );

@@ -1,7 +1,6 @@
 import { writeFileSync } from "node:fs";
-import { defineCommand } from "citty";
-import { afterDoubleDash } from "./flags.ts";
-import { XbenchError, usageError } from "../errors.ts";
+import { defineCommand } from "../args/spec.ts";
+import { XbenchError } from "../errors.ts";
 
 interface SpawnSyncResult {
   exitCode: number | null;
@@ -17,14 +16,15 @@ type BunSpawn = { spawnSync(argv: string[], options: Record<string, unknown>): S
  * smaller than this process's pre-exec image reports that image.
  */
 export const execStatsCommand = defineCommand({
-  meta: { name: "exec-stats", description: "Time one launch of a command and read its peak RSS", hidden: true },
-  args: {
+  name: "exec-stats",
+  description: "Time one launch of a command and read its peak RSS",
+  hidden: true,
+  flags: {
     out: { type: "string", description: "Write {wallNs, maxRssBytes, exitCode, signal} JSON here", required: true },
-    command: { type: "positional", required: false, description: "-- CMD [ARGS...]" },
   },
-  run({ rawArgs, args }) {
-    const argv = afterDoubleDash(rawArgs);
-    if (argv.length === 0) throw usageError("exec-stats: no command after --");
+  command: { example: "true" },
+  examples: ["xbench exec-stats --out stats.json -- true"],
+  run({ flags, command: argv }) {
     const bun = (globalThis as { Bun?: BunSpawn }).Bun;
     if (!bun) throw new XbenchError("exec-stats needs the xbench binary (Bun)");
     const start = process.hrtime.bigint();
@@ -33,7 +33,7 @@ export const execStatsCommand = defineCommand({
       result = bun.spawnSync(argv, { stdin: "ignore", stdout: "ignore", stderr: "inherit" });
     } catch (error) {
       const { code, message } = error as { code?: string; message: string };
-      writeFileSync(String(args.out), JSON.stringify({ error: `${argv[0]}: ${code === "ENOENT" ? "command not found" : message}` }));
+      writeFileSync(flags.out, JSON.stringify({ error: `${argv[0]}: ${code === "ENOENT" ? "command not found" : message}` }));
       return code === "ENOENT" ? 127 : 126;
     }
     const wallNs = Number(process.hrtime.bigint() - start);
@@ -43,6 +43,6 @@ export const execStatsCommand = defineCommand({
       exitCode: result.exitCode,
       signal: result.signalCode ?? null,
     };
-    writeFileSync(String(args.out), JSON.stringify(stats));
+    writeFileSync(flags.out, JSON.stringify(stats));
   },
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { defineCommand } from "citty";
+import { defineCommand } from "../args/spec.ts";
+import { minEffect } from "../args/values.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput } from "../compare/github.ts";
 import { mergeShards } from "../compare/shard.ts";
 import { usageError } from "../errors.ts";
@@ -8,11 +9,10 @@ import { log } from "../output/log.ts";
 import { checkOutputTargets, writeReport } from "../output/writer.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { decideGate, exitStatus } from "../report/gate.ts";
-import { GATE_ARGS, gateRule } from "./flags.ts";
+import { GATE_FLAGS, gateRule } from "./flags.ts";
 import { renderHtml } from "../report/html.ts";
 import { withMinEffectResult } from "../report/analyze.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
-import { parseMinEffect } from "./flags.ts";
 import { parseResult, renderJson } from "../report/json.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
@@ -52,50 +52,54 @@ function render(result: CompareResult, format: Format): string {
 }
 
 export const reportCommand = defineCommand({
-  meta: {
-    name: "report",
-    description: "Re-render a saved result file, merge the shards of one compare (--merge), and with --fail-on or --fail-above judge it",
-  },
-  args: {
-    file: { type: "positional", description: "Result JSON written by compare --json (with --merge: every shard's)", rest: true } as {
-      type: "positional";
-      description: string;
-    },
+  name: "report",
+  description: "Re-render a saved result file, merge the shards of one compare (--merge), and with --fail-on or --fail-above judge it",
+  positionals: [{ name: "file", description: "Result JSON written by compare --json (with --merge: every shard's)", rest: true }],
+  flags: {
     format: { type: "enum", options: ["term", "md", "json", "html"], description: "Output format", default: "term" },
     merge: { type: "boolean", description: "The files are the shards of one compare (compare --shard I/N): check and merge them" },
-    json: { type: "string", valueHint: "FILE", description: "Also write the result as JSON to FILE" },
-    markdown: { type: "string", valueHint: "FILE", description: "Also write the markdown report to FILE" },
-    html: { type: "string", valueHint: "FILE", description: "Also write the self-contained HTML report to FILE" },
+    json: { type: "file", description: "Also write the result as JSON to FILE" },
+    markdown: { type: "file", description: "Also write the markdown report to FILE" },
+    html: { type: "file", description: "Also write the self-contained HTML report to FILE" },
     "min-effect": {
       type: "string",
-      valueHint: "PCT",
+      hint: "PCT",
       description: `Read the verdicts again: a row whose interval lies within ±PCT percent is "same" (default: the file's own, else ${DEFAULT_MIN_EFFECT * 100})`,
+      parse: minEffect,
     },
     comment: { type: "boolean", description: "On GitHub Actions, create or update the sticky PR comment with this report" },
-    ...GATE_ARGS,
+    ...GATE_FLAGS,
   },
-  async run({ args }) {
-    const files = (args._ as string[] | undefined)?.length ? (args._ as string[]) : args.file ? [args.file as string] : [];
-    if (files.length === 0) throw usageError("report needs a result file: xbench report FILE.json", true);
-    const given = (value: unknown) => (value ? String(value) : undefined);
-    const targets = { json: given(args.json), markdown: given(args.markdown), html: given(args.html) };
+  exitStatuses: [
+    "0    rendered; with --fail-on or --fail-above, the gate passed",
+    "1    the gate failed",
+    "2    bad input: no such file, not a result, a bad flag",
+    "3    with a gate: a row of the saved result failed to run, or nothing was measured",
+  ],
+  examples: [
+    "xbench report result.json",
+    "xbench report --format md result.json > comment.md",
+    "xbench report --fail-on slower result.json      # judge a saved result",
+  ],
+  async run({ flags, positionals: files }) {
+    const given = (value: string | undefined) => value || undefined;
+    const targets = { json: given(flags.json), markdown: given(flags.markdown), html: given(flags.html) };
     checkOutputTargets(targets);
-    const commentTarget = args.comment ? pullRequestTarget() : undefined;
-    const rule = gateRule(args);
-    const loaded = loadResult(files, !!args.merge);
+    const commentTarget = flags.comment ? pullRequestTarget() : undefined;
+    const rule = gateRule(flags);
+    const loaded = loadResult(files, flags.merge);
     // A file from before --min-effect has verdicts that never read `same`: it gets the default.
-    const minEffect = args["min-effect"] !== undefined ? parseMinEffect("min-effect", args["min-effect"]) : undefined;
-    const saved = withMinEffectResult(loaded, minEffect ?? loaded.minEffect ?? DEFAULT_MIN_EFFECT);
+    const saved = withMinEffectResult(loaded, flags["min-effect"] ?? loaded.minEffect ?? DEFAULT_MIN_EFFECT);
     // A gate given here judges the saved table; without one, a saved gate is decided again from
     // its rule, so the rows it names always match the table.
     const gateBy = rule ?? saved.gate?.rule;
     const result = gateBy ? { ...saved, gate: decideGate(saved.rows, gateBy) } : saved;
-    process.stdout.write(render(result, args.format as Format));
+    process.stdout.write(render(result, flags.format));
     if (targets.json || targets.markdown || targets.html) {
       const html = targets.html ? renderHtml(result) : undefined;
       writeReport({ table: "", json: renderJson(result), markdown: renderMarkdown(result), html }, targets);
     }
-    if (args.merge && writeJobSummary(renderMarkdown(result))) log.info("report added to the job summary");
+    if (flags.merge && writeJobSummary(renderMarkdown(result))) log.info("report added to the job summary");
     if (commentTarget) log.info(`PR comment ${await upsertComment(commentTarget, COMMENT_MARKER, renderMarkdown(result))}`);
     if (!rule) return 0;
     if (result.gate) writeStepOutput("outcome", result.gate.outcome);

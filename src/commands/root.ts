@@ -1,13 +1,11 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "../args/spec.ts";
 import { VERSION } from "../version.ts";
 
 export const rootCommand = defineCommand({
-  meta: {
-    name: "xbench",
-    version: VERSION,
-    description: "Interleaved base/head benchmarks with paired verdicts, and a file-access tracer",
-  },
-  subCommands: {
+  name: "xbench",
+  description: "Interleaved base/head benchmarks with paired verdicts, and a file-access tracer",
+  version: VERSION,
+  subcommands: {
     compare: () => import("./compare.ts").then((m) => m.compareCommand),
     bisect: () => import("./bisect.ts").then((m) => m.bisectCommand),
     trace: () => import("./trace.ts").then((m) => m.traceCommand),
@@ -17,4 +15,9 @@ export const rootCommand = defineCommand({
     version: () => import("./version.ts").then((m) => m.versionCommand),
     "exec-stats": () => import("./exec-stats.ts").then((m) => m.execStatsCommand),
   },
+  examples: [
+    "xbench compare --base main          # this branch against main, a verdict per benchmark",
+    "xbench trace -- make -j4            # every file make reads, writes or executes",
+    "xbench bench config                 # a built-in suite",
+  ],
 });

@@ -1,32 +1,108 @@
-import { defineCommand } from "citty";
-import { afterDoubleDash } from "./flags.ts";
+/**
+ * `xbench trace`: its table and what it does. The CLI's fast path (cli/fast.ts) loads this
+ * module alone, so it imports nothing beyond the tracer, the parser and what writing its
+ * output takes (its table is typed, not built by `defineCommand`, for the same reason).
+ */
+import { accessSync, constants as fsConstants, statSync, writeFileSync } from "node:fs";
+import { constants } from "node:os";
+import { dirname, resolve } from "pathe";
+import { fastParse } from "../args/parse.ts";
+import type { CommandSpec, Flags } from "../args/spec.ts";
 import { usageError } from "../errors.ts";
-import { runTrace, TRACE_BACKENDS, TRACE_FORMATS, type TraceFlags } from "./trace-run.ts";
+import { writeDirect } from "../output/direct.ts";
+import { formatAccesses, summaryLine, type TraceFormat } from "../tracer/format.ts";
+import { EXPERIMENTAL_NOTICE, EXPERIMENTAL_TRACE_OS } from "../tracer/platform.ts";
+import { trace } from "../tracer/run.ts";
+import type { TraceBackend } from "../tracer/types.ts";
 
-export const traceCommand = defineCommand({
-  meta: {
-    name: "trace",
-    description: "Run a command and record every file its process tree touches (macOS: experimental, not yet run on a Mac)",
+export const TRACE_BACKENDS: readonly TraceBackend[] = ["auto", "preload", "seccomp"];
+export const TRACE_FORMATS: readonly TraceFormat[] = ["summary", "json", "ndjson"];
+
+export interface TraceFlags {
+  backend: TraceBackend;
+  format: TraceFormat;
+  output?: string;
+}
+
+/**
+ * Fails before the command runs when `file` cannot be written: found only afterwards, the
+ * command's side effects would have happened and its whole trace would be lost.
+ */
+export function checkOutputPath(file: string): void {
+  const path = resolve(file);
+  try {
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      st = undefined;
+    }
+    if (st?.isDirectory()) throw new Error("it is a directory");
+    if (st) accessSync(path, fsConstants.W_OK);
+    else if (!statSync(dirname(path)).isDirectory()) throw new Error(`${dirname(path)} is not a directory`);
+    else accessSync(dirname(path), fsConstants.W_OK);
+  } catch (error) {
+    const reason = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error);
+    throw usageError(`cannot write the trace to ${file} (${reason}); the command was not run`);
+  }
+}
+
+/** Runs `command` traced, reports what it touched, and returns the exit status it should cause. */
+export async function runTrace(flags: TraceFlags, command: string[]): Promise<number> {
+  if (flags.output) checkOutputPath(flags.output);
+  if (EXPERIMENTAL_TRACE_OS.has(process.platform)) writeDirect(2, `${EXPERIMENTAL_NOTICE}\n`);
+  // Signals sent to xbench go on to the command (the terminal's reach it directly): the command
+  // decides, xbench stays alive to report and exits the way the command did.
+  const result = await trace(command[0]!, command.slice(1), { backend: flags.backend, stdio: "inherit", forwardSignals: true });
+  for (const change of result.changes) writeDirect(2, `xbench: warning: the command ran differently under the tracer: ${change}\n`);
+  if (!result.complete) writeDirect(2, `xbench: warning: trace incomplete: ${result.incompleteReasons.join("; ")}\n`);
+  if (flags.output) {
+    writeFileSync(flags.output, formatAccesses(result, flags.format));
+    writeDirect(2, `${summaryLine(result)}\n`);
+  } else if (flags.format === "summary") {
+    writeDirect(2, `${summaryLine(result)}\n`);
+  } else {
+    writeDirect(2, formatAccesses(result, flags.format));
+  }
+  // The shell's status for a signal death: 128 + its number on this OS.
+  return result.signal ? 128 + (constants.signals[result.signal] ?? 0) : (result.exitCode ?? 1);
+}
+
+const TRACE_FLAGS = {
+  backend: {
+    type: "enum",
+    options: TRACE_BACKENDS,
+    description: "Tracing backend (macOS: auto and preload interpose through dyld; seccomp is Linux only)",
+    default: "auto",
   },
-  args: {
-    backend: {
-      type: "enum",
-      options: [...TRACE_BACKENDS],
-      description: "Tracing backend (macOS: auto and preload interpose through dyld; seccomp is Linux only)",
-      default: "auto",
-    },
-    format: { type: "enum", options: [...TRACE_FORMATS], description: "Output format", default: "summary" },
-    output: {
-      type: "string",
-      alias: "o",
-      description: "Write the access list to FILE (else json/ndjson go to stderr; summary is counts only)",
-    },
-    command: { type: "positional", required: false, description: "-- CMD [ARGS...]" },
+  format: { type: "enum", options: TRACE_FORMATS, description: "Output format", default: "summary" },
+  output: {
+    type: "file",
+    short: "o",
+    description: "Write the access list to FILE (else json/ndjson go to stderr; summary is counts only)",
   },
-  async run({ rawArgs, args }) {
-    const argv = afterDoubleDash(rawArgs);
-    if (argv.length === 0) throw usageError("trace needs a command after --, e.g. xbench trace -- make", true);
-    const flags = { backend: args.backend, format: args.format, ...(args.output ? { output: args.output } : {}) } as TraceFlags;
-    return runTrace(flags, argv);
+} as const satisfies Flags;
+
+export const traceCommand: CommandSpec<typeof TRACE_FLAGS> & Required<Pick<CommandSpec<typeof TRACE_FLAGS>, "run">> = {
+  name: "trace",
+  description: "Run a command and record every file its process tree touches (macOS: experimental, not yet run on a Mac)",
+  flags: TRACE_FLAGS,
+  command: { example: "make" },
+  examples: [
+    "xbench trace -- make -j4",
+    "xbench trace --format ndjson -o accesses.ndjson -- npm test",
+    "xbench trace --backend seccomp -- go build ./...",
+  ],
+  run({ flags, command }) {
+    return runTrace({ backend: flags.backend, format: flags.format, ...(flags.output ? { output: flags.output } : {}) }, command);
   },
-});
+};
+
+/**
+ * The fast path's trace (cli/fast.ts): argv parsed by this table as the full CLI parses it, then
+ * run; undefined for help and for argv the parser refuses, which the full CLI then reports.
+ */
+export async function runFastTrace(args: string[]): Promise<number | undefined> {
+  const parsed = fastParse(traceCommand, args);
+  return parsed && traceCommand.run(parsed);
+}

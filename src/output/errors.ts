@@ -1,4 +1,4 @@
-/** Escape sequences that colour text (citty colours its own messages). */
+/** Escape sequences that colour text. */
 const ANSI = /\u001B\[[0-9;]*m/g;
 
 /** `text` as it may go to a stream: colours kept on a terminal, stripped on pipes and files. */

@@ -1,6 +1,6 @@
 /** Pure parts of pointing compare at a real project: named bench files, empty results, wide intervals, help text. */
 import { describe, expect, test } from "bun:test";
-import { closest, editDistance } from "../../src/cli/usage.ts";
+import { closest, editDistance } from "../../src/util/suggest.ts";
 import { filterFiles, repoRelativePattern, selectNamedFiles } from "../../src/compare/discover.ts";
 import { benchBasename, rowId } from "../../src/compare/identity.ts";
 import { describeDirty, headLabel, packageBenchList } from "../../src/compare/plan.ts";

@@ -1,19 +1,20 @@
 /**
- * The CLI's fast path (src/cli/fast.ts): `--version` and a plain `trace -- CMD` run without the
- * full CLI. Two promises: it takes only argv it parses exactly as citty would (anything else is
- * left to the full CLI and its usage errors), and its module graph stays free of what made
- * start-up slow (citty with node:util, consola, node:tty, node:crypto), with the log reader
- * loaded while the command runs.
+ * The CLI's fast path (src/cli/fast.ts): `--version` and `trace -- CMD` run without the full
+ * CLI. Two promises: it parses trace's argv with trace's own table and the parser every command
+ * uses, leaving help and refused argv to the full CLI (which reports them with the help); and
+ * its module graph stays free of what made start-up slow (consola, node:util, node:tty,
+ * node:crypto, the other commands), with the log reader loaded while the command runs.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, relative, resolve } from "pathe";
-import { parsePlainTrace } from "../../src/commands/trace-run.ts";
+import { fastParse } from "../../src/args/parse.ts";
 import { versionRequest } from "../../src/cli/fast.ts";
+import { traceCommand } from "../../src/commands/trace.ts";
 
 const SRC = resolve(import.meta.dir, "../../src");
 
-describe("parsePlainTrace", () => {
+describe("trace on the fast path", () => {
   test.each([
     [["--", "make", "-j4"], { backend: "auto", format: "summary" }, ["make", "-j4"]],
     [["--backend", "seccomp", "--", "true"], { backend: "seccomp", format: "summary" }, ["true"]],
@@ -27,8 +28,12 @@ describe("parsePlainTrace", () => {
       { backend: "auto", format: "ndjson", output: resolve("a b.ndjson") },
       ["sh", "-c", "exit 3"],
     ],
+    // The last of a repeated flag wins, as on the full CLI (the same parser).
+    [["--backend", "auto", "--backend", "seccomp", "--", "true"], { backend: "seccomp", format: "summary" }, ["true"]],
+    [["-o=x", "--", "true"], { backend: "auto", format: "summary", output: resolve("x") }, ["true"]],
+    [["--", "--help"], { backend: "auto", format: "summary" }, ["--help"]],
   ])("takes %j", (args, flags, command) => {
-    expect(parsePlainTrace(args)).toEqual({ flags: flags as never, command });
+    expect(fastParse(traceCommand, args)).toEqual({ flags: flags as never, positionals: [], command, given: expect.any(Array) });
   });
 
   test.each([
@@ -39,15 +44,12 @@ describe("parsePlainTrace", () => {
     [["-h", "--", "true"]],
     [["--backend", "bogus", "--", "true"]],
     [["--format", "xml", "--", "true"]],
-    [["--backend", "auto", "--backend", "seccomp", "--", "true"]],
     [["--output", "--", "true"]],
     [["-o", "--format", "json", "--", "true"]],
-    [["--output=", "--", "true"]],
     [["--verbose", "--", "true"]],
     [["extra", "--", "true"]],
-    [["-o=x", "--", "true"]],
   ])("leaves %j to the full CLI", (args) => {
-    expect(parsePlainTrace(args)).toBeUndefined();
+    expect(fastParse(traceCommand, args)).toBeUndefined();
   });
 });
 
@@ -98,20 +100,22 @@ function staticClosure(entries: string[]): Set<string> {
 
 describe("the fast path's module graph", () => {
   // What trace's fast path loads before the command starts: the CLI entry, fast.ts, and the
-  // module fast.ts imports for trace.
-  const closure = staticClosure(["cli/index.ts", "cli/fast.ts", "commands/trace-run.ts"]);
+  // module fast.ts imports for trace (its table, which imports the parser).
+  const closure = staticClosure(["cli/index.ts", "cli/fast.ts", "commands/trace.ts"]);
   const files = [...closure].filter((m) => m.startsWith("/")).map((m) => relative(SRC, m));
 
   test("the scan sees the imports", () => {
+    expect(files).toContain("args/parse.ts");
     expect(files).toContain("tracer/run.ts");
     expect(files).toContain("helpers/cache.ts");
   });
 
-  test.each(["citty", "consola", "node:util", "node:tty", "node:crypto", "node:child_process"])("does not load %s", (mod) => {
+  test.each(["consola", "node:util", "node:tty", "node:crypto", "node:child_process"])("does not load %s", (mod) => {
     expect(closure.has(mod)).toBe(false);
   });
 
   test("loads neither the full CLI nor the log reader before the command starts", () => {
-    expect(files.filter((f) => ["cli/main.ts", "commands/root.ts", "tracer/read.ts", "tracer/accesses.ts"].includes(f))).toEqual([]);
+    const late = ["cli/main.ts", "args/help.ts", "commands/root.ts", "commands/compare.ts", "tracer/read.ts", "tracer/accesses.ts"];
+    expect(files.filter((f) => late.includes(f))).toEqual([]);
   });
 });

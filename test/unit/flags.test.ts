@@ -1,9 +1,9 @@
-/** Flag values as users type them (#25): units, percent signs, paths made absolute once. */
+/** Flag values as users type them: units, percent signs, paths made absolute once. */
 import { describe, expect, test } from "bun:test";
-import { resolvePathArgs } from "../../src/cli/main.ts";
+import { parseArgs } from "../../src/args/parse.ts";
+import { parseDuration, parsePercent } from "../../src/args/values.ts";
 import { bisectCommand } from "../../src/commands/bisect.ts";
 import { compareCommand } from "../../src/commands/compare.ts";
-import { parseDuration, parsePercent } from "../../src/commands/flags.ts";
 import { traceCommand } from "../../src/commands/trace.ts";
 import { sameCode } from "../../src/compare/plan.ts";
 import { didYouMean } from "../../src/util/suggest.ts";
@@ -34,21 +34,19 @@ describe("values with units", () => {
 describe("paths on the command line", () => {
   test("--json, --markdown, --resume, bisect's outputs and trace -o are absolute once parsed; - stays stdout", () => {
     const cwd = "/somewhere/else";
-    const compare = { json: "out/r.json", markdown: "r.md", resume: "../runs/x", base: "main", bench: "b.ts" };
-    resolvePathArgs(compareCommand.args as never, compare, cwd);
-    expect(compare).toEqual({
+    const argv = ["--json", "out/r.json", "--markdown=r.md", "--resume", "../runs/x", "--base", "main", "--bench", "b.ts"];
+    const compare = parseArgs(compareCommand, argv, cwd).flags;
+    expect(compare).toMatchObject({
       json: "/somewhere/else/out/r.json",
       markdown: "/somewhere/else/r.md",
       resume: "/somewhere/runs/x",
       base: "main",
-      bench: "b.ts",
+      bench: ["b.ts"],
     });
-    const bisect = { json: "-", markdown: "/abs/b.md" };
-    resolvePathArgs(bisectCommand.args as never, bisect, cwd);
-    expect(bisect).toEqual({ json: "-", markdown: "/abs/b.md" });
-    const trace = { output: "t.json", o: "t.json" };
-    resolvePathArgs(traceCommand.args as never, trace, cwd);
-    expect(trace).toEqual({ output: "/somewhere/else/t.json", o: "/somewhere/else/t.json" });
+    const bisect = parseArgs(bisectCommand, ["--json", "-", "--markdown", "/abs/b.md"], cwd).flags;
+    expect(bisect).toMatchObject({ json: "-", markdown: "/abs/b.md" });
+    expect(parseArgs(traceCommand, ["-o", "t.json", "--", "true"], cwd).flags.output).toBe("/somewhere/else/t.json");
+    expect(parseArgs(traceCommand, ["--output=t.json", "--", "true"], cwd).flags.output).toBe("/somewhere/else/t.json");
   });
 });
 

@@ -1,0 +1,64 @@
+/**
+ * Flag values as users type them: units, percent signs. Each check throws one usage line naming
+ * the flag; the factories at the end are the `parse` of a flag table (`spec.ts`).
+ */
+import { usageError } from "../errors.ts";
+
+export function parsePositiveInt(flag: string, value: unknown, min: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw usageError(`--${flag} must be an integer of at least ${min} (got ${String(value)})`);
+  return n;
+}
+
+export function parsePositiveNumber(flag: string, value: unknown): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw usageError(`--${flag} must be a positive number (got ${String(value)})`);
+  return n;
+}
+
+/** A percentage, `0.5` or `0.5%`: users type the sign the help text talks in. */
+export function parsePercent(flag: string, value: unknown): number {
+  return parsePositiveNumber(flag, String(value).trim().replace(/%$/, ""));
+}
+
+const SECONDS_PER: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
+
+/**
+ * A duration in `unit` (the flag's own, when none is typed): `90`, `90s`, `2m`, `1.5h`, `500ms`.
+ * Units are accepted rather than refused: `--max-time 2m` reads as what it means.
+ */
+export function parseDuration(flag: string, value: unknown, unit: "s" | "ms"): number {
+  const match = /^(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h)?$/.exec(String(value).trim());
+  const amount = match ? Number(match[1]) * (SECONDS_PER[match[2] ?? unit]! / SECONDS_PER[unit]!) : Number.NaN;
+  if (!(amount > 0) || !Number.isFinite(amount)) {
+    const what = unit === "s" ? "seconds" : "milliseconds";
+    throw usageError(`--${flag} must be a positive number of ${what}, or with a unit: 500ms, 90s, 2m, 1h (got ${String(value)})`);
+  }
+  return amount;
+}
+
+/** `--min-effect`: a percentage (`0.5` or `0.5%`) as a fraction; 0 is allowed (no equivalence band). */
+export function parseMinEffect(flag: string, value: unknown): number {
+  const text = String(value).trim().replace(/%$/, "");
+  const n = Number(text);
+  if (text === "" || !Number.isFinite(n) || n < 0) throw usageError(`--${flag} must be a percentage of at least 0 (got ${String(value)})`);
+  return n / 100;
+}
+
+/** An integer of at least `min`. */
+export const positiveInt =
+  (min: number) =>
+  (text: string, flag: string): number =>
+    parsePositiveInt(flag, text, min);
+
+/** A positive percentage, `0.5` or `0.5%`, as typed (0.5, not 0.005). */
+export const percent = (text: string, flag: string): number => parsePercent(flag, text);
+
+/** A positive duration in `unit`, or with a unit typed. */
+export const duration =
+  (unit: "s" | "ms") =>
+  (text: string, flag: string): number =>
+    parseDuration(flag, text, unit);
+
+/** A percentage of at least 0, as a fraction. */
+export const minEffect = (text: string, flag: string): number => parseMinEffect(flag, text);

@@ -1,0 +1,141 @@
+/**
+ * One flag table per command (src/args/spec.ts): a flag added to a table is shown by --help,
+ * accepted and checked by the parser, and parsed on the fast path, with nothing else to edit.
+ */
+import { afterEach, describe, expect, spyOn, test } from "bun:test";
+import { renderHelp } from "../../src/args/help.ts";
+import { fastParse, parseArgs } from "../../src/args/parse.ts";
+import { defineCommand, type ParsedArgs } from "../../src/args/spec.ts";
+import { positiveInt } from "../../src/args/values.ts";
+import { runCli } from "../../src/cli/main.ts";
+import { traceCommand } from "../../src/commands/trace.ts";
+
+let seen: ParsedArgs | undefined;
+
+/** trace's table with one flag more, and a run that records what it was given. */
+const extended = defineCommand({
+  ...traceCommand,
+  flags: {
+    ...traceCommand.flags,
+    "sample-rate": { type: "string", hint: "HZ", description: "Samples per second", default: "100", parse: positiveInt(1) },
+    color: { type: "enum", options: ["auto", "always", "never"], description: "Colour the summary" },
+  },
+  run(args) {
+    seen = args;
+    return 0;
+  },
+});
+
+const root = defineCommand({ name: "xbench", description: "test root", subcommands: { trace: async () => extended } });
+
+/** Runs the full CLI on `argv` with `extended` as its trace; stdout, stderr and the exit status. */
+async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const out = spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  const err = spyOn(process.stderr, "write").mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  try {
+    const code = await runCli(root, argv);
+    return { code, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+afterEach(() => {
+  seen = undefined;
+});
+
+describe("a flag added to trace's table", () => {
+  test("appears in its help, with its value hint and default", async () => {
+    const help = await renderHelp(extended, ["trace"]);
+    expect(help).toMatch(/^ {6}--sample-rate <HZ> +Samples per second \(default: 100\)$/m);
+    expect(help).toMatch(/^ {6}--color <auto\|always\|never> +Colour the summary$/m);
+    expect(await renderHelp(traceCommand, ["trace"])).not.toContain("--sample-rate");
+    expect((await cli(["trace", "--help"])).stdout).toContain("--sample-rate <HZ>");
+  });
+
+  test("is accepted and parsed, its default when not typed", () => {
+    const typed = parseArgs(extended, ["--sample-rate=50", "--color", "never", "--", "true"]);
+    expect(typed.flags).toMatchObject({ "sample-rate": 50, color: "never", backend: "auto" });
+    expect(typed.given).toEqual(["--sample-rate", "--color"]);
+    const defaults = parseArgs(extended, ["--", "true"]).flags;
+    expect(defaults["sample-rate"]).toBe(100);
+    expect(defaults.color).toBeUndefined();
+    expect(() => parseArgs(traceCommand, ["--sample-rate", "50", "--", "true"])).toThrow("Unknown option: --sample-rate");
+  });
+
+  test("has its bad values and misspellings refused in one line", async () => {
+    expect(() => parseArgs(extended, ["--sample-rate", "0", "--", "true"])).toThrow(
+      "--sample-rate must be an integer of at least 1 (got 0)",
+    );
+    const bad = await cli(["trace", "--color", "nevr", "--", "true"]);
+    expect(bad).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "xbench: --color must be one of auto, always, never (got nevr; did you mean never?)\n",
+    });
+    const typo = await cli(["trace", "--sample-rat", "5", "--", "true"]);
+    expect(typo.stderr).toBe("xbench: Unknown option: --sample-rat (did you mean --sample-rate?)\n");
+    expect(typo.code).toBe(2);
+    expect(seen).toBeUndefined();
+  });
+
+  test("reaches run through the full CLI", async () => {
+    expect((await cli(["trace", "--sample-rate", "7", "--", "make", "-j4"])).code).toBe(0);
+    expect(seen?.flags).toMatchObject({ "sample-rate": 7 });
+    expect(seen?.command).toEqual(["make", "-j4"]);
+  });
+
+  test("is parsed on the fast path too, which leaves a bad value to the full CLI", () => {
+    expect(fastParse(extended, ["--sample-rate", "7", "--", "true"])?.flags).toMatchObject({ "sample-rate": 7 });
+    expect(fastParse(extended, ["--sample-rate", "x", "--", "true"])).toBeUndefined();
+    expect(fastParse(traceCommand, ["--sample-rate", "7", "--", "true"])).toBeUndefined();
+  });
+});
+
+describe("the parser", () => {
+  const spec = defineCommand({
+    name: "demo",
+    description: "demo",
+    positionals: [{ name: "filter", required: false, description: "a filter" }],
+    flags: {
+      bench: { type: "string", description: "repeatable", repeatable: true },
+      all: { type: "boolean", description: "a switch" },
+      out: { type: "file", short: "o", description: "a file" },
+    },
+  });
+
+  test("keeps every value of a repeatable flag, in order", () => {
+    expect(parseArgs(spec, ["--bench", "a", "--bench=b"]).flags.bench).toEqual(["a", "b"]);
+    expect(parseArgs(spec, []).flags.bench).toEqual([]);
+  });
+
+  test("reads booleans as typed, --no-NAME included; a boolean takes no other value", () => {
+    expect(parseArgs(spec, ["--all"]).flags.all).toBe(true);
+    expect(parseArgs(spec, ["--all", "--no-all"]).flags.all).toBe(false);
+    expect(parseArgs(spec, ["--all=false"]).flags.all).toBe(false);
+    expect(() => parseArgs(spec, ["--all=yes"])).toThrow("Option --all takes no value (got yes)");
+  });
+
+  test("makes paths absolute where they were typed; - stays stdout", () => {
+    expect(parseArgs(spec, ["-o", "r.json"], "/w").flags.out).toBe("/w/r.json");
+    expect(parseArgs(spec, ["-o=-"], "/w").flags.out).toBe("-");
+  });
+
+  test("refuses surplus arguments, missing values and long names spelled short", () => {
+    expect(parseArgs(spec, ["x"]).positionals).toEqual(["x"]);
+    expect(parseArgs(spec, ["--", "-x"]).positionals).toEqual(["-x"]);
+    expect(() => parseArgs(spec, ["x", "y"])).toThrow("Unexpected argument: y");
+    expect(() => parseArgs(spec, ["--out"])).toThrow("Option --out needs a value");
+    expect(() => parseArgs(spec, ["--out", "--all"])).toThrow("Option --out needs a value");
+    expect(() => parseArgs(spec, ["-all"])).toThrow("Unknown option: -all (did you mean --all?)");
+    expect(() => parseArgs(spec, ["--constructor", "x"])).toThrow("Unknown option: --constructor");
+  });
+
+  test("tells a command that takes one after -- where it goes", () => {
+    expect(() => parseArgs(traceCommand, ["make"])).toThrow("Unexpected argument: make (the command goes after --: xbench trace -- make)");
+    expect(() => parseArgs(traceCommand, [])).toThrow("trace needs a command after --, e.g. xbench trace -- make");
+  });
+});
