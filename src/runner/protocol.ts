@@ -43,6 +43,8 @@ export interface Job {
   budget: SamplingBudget;
   /** argv prefix of xbench-exec-stats (or `xbench exec-stats`), which times a command row. */
   execStats?: string[];
+  /** Only these timed labels (a profiled process measures one row); all when absent. */
+  labels?: string[];
 }
 
 /** What one side of a bench file registers. */
