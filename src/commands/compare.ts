@@ -33,6 +33,8 @@ import {
 import { runTracerBenchWithProgress } from "../output/tracer-progress.ts";
 import { checkOutputTargets, jsonTakesStdout, prettyJson, writeReport, type OutputTargets } from "../output/writer.ts";
 import { runCompare } from "../compare/engine.ts";
+import { checkProfiler } from "../compare/profile-run.ts";
+import { readProfileFlag } from "./profile-flag.ts";
 import { createStore, inRunFolder, openStore, type RunStore } from "../compare/store.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { renderHtml } from "../report/html.ts";
@@ -143,6 +145,11 @@ export const compareCommand = defineCommand({
       valueHint: "PCT",
       description: `A row whose 95% interval lies within ±PCT percent reads "same": no change beyond it (default: ${DEFAULT_MIN_EFFECT * 100})`,
     },
+    profile: {
+      type: "boolean",
+      description:
+        "After the rounds, profile each row with a verdict (--profile all: every row) in extra duet processes under the CPU profiler: which functions' self time per iteration changed, and a .cpuprofile per side (node, bun)",
+    },
     resume: { type: "string", valueHint: "DIR", description: "Continue an interrupted run from its run folder" },
     ...GATE_ARGS,
     suite: {
@@ -172,6 +179,9 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
   const targets = outputTargets(args);
   checkOutputTargets(targets);
   const commentTarget = args.comment ? pullRequestTarget() : undefined;
+  const { rows: profile, allAsFilter } = readProfileFlag(rawArgs);
+  if (allAsFilter && args.filter === "all") args.filter = undefined;
+  if (profile && !args.resume) checkProfiler(args.runtime as Runtime);
   let store: RunStore;
   if (args.resume) {
     const clash = givenFlag(rawArgs, PLAN_FLAGS);
@@ -210,7 +220,8 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
   log.info(`${plan.files.length} bench file(s) · ${describeSampling(plan.sampling)} · runtime ${plan.runtime} · run folder ${store.dir}`);
 
   const events = renderCompareEvents();
-  const outcome = await runCompare(store, events.onEvent).finally(events.done);
+  if (profile) checkProfiler(plan.runtime);
+  const outcome = await runCompare(store, events.onEvent, { profile }).finally(events.done);
   const { timing } = outcome;
   const result = rule ? { ...outcome.result, gate: decideGate(outcome.result.rows, rule) } : outcome.result;
   const json = renderJson(result);
@@ -219,6 +230,7 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
   const markdown = renderMarkdown(result);
   const table = renderTerminal(result, { color: !jsonTakesStdout(targets) && !!process.stdout.isTTY, dirtyStated: true });
   writeReport({ table: `${table}\n`, json, markdown, html: targets.html ? renderHtml(result) : undefined }, targets);
+  if (result.profile?.files) log.info(`profiles: ${result.profile.files.base} (base) · ${result.profile.files.head} (head)`);
   if (writeJobSummary(markdown)) log.info("report added to the job summary");
   if (commentTarget) await postComment(commentTarget, COMMENT_MARKER, markdown, store.dir);
   // Every output is written (and the comment posted) before the gate decides the exit status.
@@ -258,7 +270,7 @@ function sayBisectSkip(): number {
 }
 
 /** Flags of a bench-file compare that mean nothing to a suite. */
-const BENCH_FILE_FLAGS = ["--resume", "--fail-on", "--fail-above", "--html", ...BENCH_RUN_FLAGS];
+const BENCH_FILE_FLAGS = ["--resume", "--profile", "--fail-on", "--fail-above", "--html", ...BENCH_RUN_FLAGS];
 
 /**
  * `compare --suite tracer`: base's and head's helpers, each built from its own side, as the
