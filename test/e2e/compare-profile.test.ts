@@ -1,0 +1,135 @@
+/**
+ * `compare --profile` end to end (docs/profile.md): a pipeline of three functions of similar
+ * cost where head makes one of them slower, and one where head renames a function. The
+ * assertions are on rank and direction, never on exact figures: the machine is shared.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import type { FunctionProfile } from "../../src/model/profile.ts";
+import { parseCpuProfile } from "../../src/profile/cpuprofile.ts";
+import { COMPARE_ENV, compareIn, repoPerTest } from "../support/compare.ts";
+import { xbench } from "../support/xbench.ts";
+
+const repoWith = repoPerTest();
+
+/**
+ * parse, validate and render, each a loop of its own kind of work over `rounds.<name>` steps,
+ * big enough to show in a profile as itself; `names` renames a function in the module.
+ */
+function pipeline(rounds: { parse: number; validate: number; render: number }, names = { render: "render" }): string {
+  return [
+    "function parse(text: string, steps: number): number[] {",
+    "  const out: number[] = [];",
+    "  for (let i = 0; i < steps; i++) out.push(text.charCodeAt(i % text.length) * (i & 7));",
+    "  return out;",
+    "}",
+    "",
+    "function validate(values: number[], steps: number): number {",
+    "  let bad = 0;",
+    "  for (let i = 0; i < steps; i++) {",
+    "    const v = values[i % values.length]!;",
+    "    if ((v * 2654435761) % 97 === 13 || Math.sqrt(v + i) > 1e9) bad++;",
+    "  }",
+    "  return bad;",
+    "}",
+    "",
+    `function ${names.render}(values: number[], steps: number): string {`,
+    "  let hash = 7;",
+    "  for (let i = 0; i < steps; i++) hash = (hash * 31 + values[i % values.length]! + (i >>> 3)) | 0;",
+    "  return hash.toString(36);",
+    "}",
+    "",
+    `export const STEPS = ${JSON.stringify(rounds)};`,
+    "// The bench file is head's on both sides: it calls the stages through this table.",
+    `export const stages = { parse, validate, render: ${names.render} };`,
+    "",
+  ].join("\n");
+}
+
+const BENCH = [
+  'import { bench, run } from "mitata";',
+  'import { STEPS, stages } from "../src/pipeline.ts";',
+  "",
+  'const text = "the quick brown fox jumps over the lazy dog ".repeat(20);',
+  'bench("pipeline", () => {',
+  "  const values = stages.parse(text, STEPS.parse);",
+  "  return stages.validate(values, STEPS.validate) + stages.render(values, STEPS.render).length;",
+  "});",
+  "",
+  "await run();",
+  "",
+].join("\n");
+
+/** Steps that make the three stages take about the same time (validate's steps are dearer). */
+const EVEN = { parse: 6000, validate: 1200, render: 6000 };
+
+function fixture(steps = EVEN, names?: { render: string }): Record<string, string> {
+  return {
+    "package.json": JSON.stringify({ name: "pipeline", version: "1.0.0", type: "module" }),
+    "src/pipeline.ts": pipeline(steps, names),
+    "bench/pipeline.bench.ts": BENCH,
+  };
+}
+
+const byName = (functions: FunctionProfile[], name: string) => functions.find((f) => f.name === name);
+
+describe("compare --profile", () => {
+  test("head makes validate slower: validate leads with an interval above 0, parse and render read unchanged, and each side's .cpuprofile is Chrome's format", () => {
+    const repo = repoWith(fixture());
+    repo.write({ "src/pipeline.ts": pipeline({ ...EVEN, validate: Math.round(EVEN.validate * 1.3) }) });
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--profile", "all"], { timeMs: 250 });
+    expect(r.code).toBe(0);
+    const row = r.result!.rows[0]!;
+    const functions = row.profile!.functions;
+    // Shown when an assertion fails: the table the run produced.
+    console.log(r.stdout);
+    expect(row.profile!.processes).toBe(6);
+    expect(functions[0]!.name).toBe("validate");
+    expect(functions[0]!.file).toBe("src/pipeline.ts");
+    expect(functions[0]!.status).toBe("both");
+    expect(functions[0]!.ci[0]).toBeGreaterThan(0);
+    // Unchanged: an interval that holds 0 or a change within a generous band (2 shared cores, six
+    // processes: a 95% interval misses now and then), and smaller than validate's either way.
+    for (const name of ["parse", "render"]) {
+      const fn = byName(functions, name)!;
+      expect(fn.status).toBe("both");
+      expect(Math.abs(fn.change)).toBeLessThan(functions[0]!.change);
+      expect((fn.ci[0] <= 0 && fn.ci[1] >= 0) || Math.abs(fn.change) < 0.25 * fn.base).toBe(true);
+    }
+    expect(r.stdout).toContain("profile: ");
+    expect(r.stderr).toMatch(/profiles: .*profile-base\.cpuprofile/);
+    for (const side of ["base", "head"] as const) {
+      const file = r.result!.profile!.files![side];
+      expect(existsSync(file)).toBe(true);
+      const profile = parseCpuProfile(readFileSync(file, "utf8"), file);
+      expect(profile.samples.length).toBeGreaterThan(0);
+      expect(profile.timeDeltas.length).toBe(profile.samples.length);
+      for (const node of profile.nodes) expect(typeof node.callFrame.functionName).toBe("string");
+      // Each side's file holds its own functions: the bench file's code, mapped to the side's bundle.
+      expect(profile.nodes.some((n) => n.callFrame.functionName === "validate")).toBe(true);
+    }
+  }, 300_000);
+
+  test("head renames a function: the old name is listed as removed and the new one as new", () => {
+    const repo = repoWith(fixture());
+    repo.write({ "src/pipeline.ts": pipeline(EVEN, { render: "paint" }) });
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--profile", "all"], { timeMs: 100 });
+    expect(r.code).toBe(0);
+    const functions = r.result!.rows[0]!.profile!.functions;
+    expect(byName(functions, "render")?.status).toBe("removed");
+    expect(byName(functions, "paint")?.status).toBe("new");
+    expect(byName(functions, "render")!.change).toBeLessThan(0);
+    expect(byName(functions, "paint")!.change).toBeGreaterThan(0);
+    expect(byName(functions, "validate")?.status).toBe("both");
+  }, 300_000);
+
+  test("a runtime without a profiler, or a bad value, is one line and exit 2 before any round", () => {
+    const repo = repoWith(fixture());
+    for (const args of [["--runtime", "deno", "--profile"], ["--profile=some"]]) {
+      const r = xbench(["compare", "--base", "HEAD", ...args], { cwd: repo.dir, env: COMPARE_ENV, timeout: 60_000 });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toContain("--profile");
+    }
+  }, 120_000);
+});
