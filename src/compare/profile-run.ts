@@ -39,7 +39,7 @@ export const PROFILE_INTERVAL_US = 100;
  * V8's profile names no function its optimizing compiler inlined: the time of an inlined
  * function goes to its caller, and which calls get inlined varies from process to process and
  * side to side. Profiled node processes therefore run without inlining, so each function's
- * time is its own (docs/profile.md); JavaScriptCore's profile (bun) names inlined frames.
+ * time is its own (docs/profile.md). bun's profiler is JavaScriptCore's, which takes no V8 flags.
  */
 const PROFILER_FLAGS: Partial<Record<Runtime, (dir: string) => string[]>> = {
   node: (dir) => [

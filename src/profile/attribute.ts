@@ -9,6 +9,11 @@
  * there, which would be charged to whatever ran before it); a function
  * is the user's own when the bundle's source map puts it in a project file (not a package,
  * not xbench's stand-ins), named by the profile and keyed by that name and its file.
+ *
+ * node's profile names the bundle (`file:///…/side.js`) at its own positions, which the
+ * bundle's source map turns into original ones; bun's profile has already applied the map and
+ * names the original files on each side's checkout, so a frame in a project file under a
+ * side's root (outside node_modules) is that side's, at the position the profile gives.
  */
 import { relative, resolve } from "pathe";
 import type { Side } from "../model/result.ts";
@@ -76,28 +81,43 @@ export function originalName(profileName: string, originalLine: string | undefin
   return unsuffixed && containsWord(originalLine, unsuffixed) ? unsuffixed : name;
 }
 
-/** The user function a frame of a side's bundle is, or undefined for xbench's or a package's code in it. */
+/** A project file of the side's checkout that a frame names by its original path (bun), relative to the root. */
+function projectFile(url: string, root: string): string | undefined {
+  if (!url.startsWith("file://")) return undefined;
+  const file = relative(root, decodeURIComponent(url.slice("file://".length)));
+  return file.startsWith("..") || file.startsWith("/") || /(^|\/)node_modules\//.test(file) ? undefined : file;
+}
+
+/** Whether a frame is code of this side: its bundle, or (bun) one of its project files. */
+export function isSideFrame(frame: CallFrame, bundle: SideBundle): boolean {
+  return frame.url === bundle.url || projectFile(frame.url, bundle.root) !== undefined;
+}
+
+/** The user function a frame of a side is, or undefined for xbench's or a package's code in its bundle. */
 export function resolveFunction(frame: CallFrame, bundle: SideBundle): FunctionId | undefined {
+  const file = projectFile(frame.url, bundle.root);
+  if (file !== undefined) return { name: frame.functionName || "(anonymous)", file, line: frame.lineNumber + 1 };
+  if (frame.url !== bundle.url) return undefined;
   const at = originalPosition(bundle.map, frame.lineNumber, frame.columnNumber);
   if (!at) return undefined;
   // Stand-ins are virtual modules (`xbench:shim`): no path, nothing under the side's root.
   if (!at.source.includes("/") && !at.source.startsWith(".")) return undefined;
-  const file = relative(bundle.root, resolve(bundle.mapDir, at.source));
-  if (file.startsWith("..") || file.includes("node_modules/")) return undefined;
+  const original = relative(bundle.root, resolve(bundle.mapDir, at.source));
+  if (original.startsWith("..") || original.includes("node_modules/")) return undefined;
   const index = bundle.map.sources.indexOf(at.source);
   const text = bundle.map.sourcesContent[index] ?? undefined;
-  return { name: originalName(frame.functionName, text?.split("\n")[at.line]), file, line: at.line + 1 };
+  return { name: originalName(frame.functionName, text?.split("\n")[at.line]), file: original, line: at.line + 1 };
 }
 
 /** Splits one duet process's profile between the sides (see the header). */
 export function attributeProcess(profile: CpuProfile, bundles: readonly SideBundle[]): ProcessAttribution {
-  const byUrl = new Map(bundles.map((b) => [b.url, b]));
+  const bundleOf = (frame: CallFrame) => bundles.find((b) => isSideFrame(frame, b));
   const parents = parentsOf(profile);
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const sideOfNode = new Map<number, Side | undefined>();
   const sideOf = (id: number): Side | undefined => {
     if (sideOfNode.has(id)) return sideOfNode.get(id);
-    const own = byUrl.get(nodes.get(id)!.callFrame.url)?.side;
+    const own = bundleOf(nodes.get(id)!.callFrame)?.side;
     const parent = parents.get(id);
     const side = own ?? (parent === undefined ? undefined : sideOf(parent));
     sideOfNode.set(id, side);
@@ -107,7 +127,7 @@ export function attributeProcess(profile: CpuProfile, bundles: readonly SideBund
   const functionOf = (id: number): FunctionId | undefined => {
     if (!functionOfNode.has(id)) {
       const frame = nodes.get(id)!.callFrame;
-      const bundle = byUrl.get(frame.url);
+      const bundle = bundleOf(frame);
       functionOfNode.set(id, bundle ? resolveFunction(frame, bundle) : undefined);
     }
     return functionOfNode.get(id);

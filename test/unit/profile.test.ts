@@ -101,6 +101,22 @@ describe("attribution", () => {
     expect(resolveFunction(frame("sample", BASE_URL, 3, 0), BUNDLES[0]!)).toBeUndefined();
   });
 
+  test("a frame that names a project file of a side's checkout (bun applies the map itself) is that side's, at the profile's position", () => {
+    expect(resolveFunction(frame("validate", "file:///w/head/src/lib.ts", 6, 17), BUNDLES[1]!)).toEqual({
+      name: "validate",
+      file: "src/lib.ts",
+      line: 7,
+    });
+    expect(resolveFunction(frame("validate", "file:///w/head/src/lib.ts", 6, 17), BUNDLES[0]!)).toBeUndefined();
+    expect(resolveFunction(frame("dep", "file:///w/head/node_modules/dep/index.js"), BUNDLES[1]!)).toBeUndefined();
+    const nodes: ProfileNode[] = [
+      { id: 1, callFrame: frame("(root)", ""), children: [2, 3] },
+      { id: 2, callFrame: frame("parse", "file:///w/base/src/lib.ts") },
+      { id: 3, callFrame: frame("parse", "file:///w/head/src/lib.ts") },
+    ];
+    expect(attributeProcess(profileOf(nodes, [2, 3, 3]), BUNDLES).sampleSides).toEqual(["base", "head", "head"]);
+  });
+
   test("a name the bundler suffixed loses the suffix only when the original line has the bare name", () => {
     expect(originalName("parse2", "export function parse(text) {")).toBe("parse");
     expect(originalName("render2", "export function render2() {}")).toBe("render2");
