@@ -1,6 +1,7 @@
 /**
  * `compare --profile` end to end (docs/profile.md): a pipeline of three functions of similar
- * cost where head makes one of them slower, and one where head renames a function. The
+ * cost (test/support/profile-fixture.ts) where head makes one of them slower, and one where
+ * head renames a function. The
  * assertions are on rank and direction, never on exact figures: the machine is shared.
  */
 import { describe, expect, test } from "bun:test";
@@ -8,75 +9,17 @@ import { existsSync, readFileSync } from "node:fs";
 import type { FunctionProfile } from "../../src/model/profile.ts";
 import { parseCpuProfile } from "../../src/profile/cpuprofile.ts";
 import { COMPARE_ENV, compareIn, repoPerTest } from "../support/compare.ts";
+import { EVEN_STEPS, pipelineModule, pipelinePackage, slowerValidate } from "../support/profile-fixture.ts";
 import { xbench } from "../support/xbench.ts";
 
 const repoWith = repoPerTest();
-
-/**
- * parse, validate and render, each a loop of its own kind of work over `rounds.<name>` steps,
- * big enough to show in a profile as itself; `names` renames a function in the module.
- */
-function pipeline(rounds: { parse: number; validate: number; render: number }, names = { render: "render" }): string {
-  return [
-    "function parse(text: string, steps: number): number[] {",
-    "  const out: number[] = [];",
-    "  for (let i = 0; i < steps; i++) out.push(text.charCodeAt(i % text.length) * (i & 7));",
-    "  return out;",
-    "}",
-    "",
-    "function validate(values: number[], steps: number): number {",
-    "  let bad = 0;",
-    "  for (let i = 0; i < steps; i++) {",
-    "    const v = values[i % values.length]!;",
-    "    if ((v * 2654435761) % 97 === 13 || Math.sqrt(v + i) > 1e9) bad++;",
-    "  }",
-    "  return bad;",
-    "}",
-    "",
-    `function ${names.render}(values: number[], steps: number): string {`,
-    "  let hash = 7;",
-    "  for (let i = 0; i < steps; i++) hash = (hash * 31 + values[i % values.length]! + (i >>> 3)) | 0;",
-    "  return hash.toString(36);",
-    "}",
-    "",
-    `export const STEPS = ${JSON.stringify(rounds)};`,
-    "// The bench file is head's on both sides: it calls the stages through this table.",
-    `export const stages = { parse, validate, render: ${names.render} };`,
-    "",
-  ].join("\n");
-}
-
-const BENCH = [
-  'import { bench, run } from "mitata";',
-  'import { STEPS, stages } from "../src/pipeline.ts";',
-  "",
-  'const text = "the quick brown fox jumps over the lazy dog ".repeat(20);',
-  'bench("pipeline", () => {',
-  "  const values = stages.parse(text, STEPS.parse);",
-  "  return stages.validate(values, STEPS.validate) + stages.render(values, STEPS.render).length;",
-  "});",
-  "",
-  "await run();",
-  "",
-].join("\n");
-
-/** Steps that make the three stages take about the same time (validate's steps are dearer). */
-const EVEN = { parse: 6000, validate: 1200, render: 6000 };
-
-function fixture(steps = EVEN, names?: { render: string }): Record<string, string> {
-  return {
-    "package.json": JSON.stringify({ name: "pipeline", version: "1.0.0", type: "module" }),
-    "src/pipeline.ts": pipeline(steps, names),
-    "bench/pipeline.bench.ts": BENCH,
-  };
-}
 
 const byName = (functions: FunctionProfile[], name: string) => functions.find((f) => f.name === name);
 
 describe("compare --profile", () => {
   test("head makes validate slower: validate leads with an interval above 0, parse and render read unchanged, and each side's .cpuprofile is Chrome's format", () => {
-    const repo = repoWith(fixture());
-    repo.write({ "src/pipeline.ts": pipeline({ ...EVEN, validate: Math.round(EVEN.validate * 1.3) }) });
+    const repo = repoWith(pipelinePackage());
+    repo.write(slowerValidate(1.3));
     const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--profile", "all"], { timeMs: 250 });
     expect(r.code).toBe(0);
     const row = r.result!.rows[0]!;
@@ -111,8 +54,8 @@ describe("compare --profile", () => {
   }, 300_000);
 
   test("head renames a function: the old name is listed as removed and the new one as new", () => {
-    const repo = repoWith(fixture());
-    repo.write({ "src/pipeline.ts": pipeline(EVEN, { render: "paint" }) });
+    const repo = repoWith(pipelinePackage());
+    repo.write({ "src/pipeline.ts": pipelineModule(EVEN_STEPS, "paint") });
     const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--profile", "all"], { timeMs: 100 });
     expect(r.code).toBe(0);
     const functions = r.result!.rows[0]!.profile!.functions;
@@ -124,7 +67,7 @@ describe("compare --profile", () => {
   }, 300_000);
 
   test("a runtime without a profiler, or a bad value, is one line and exit 2 before any round", () => {
-    const repo = repoWith(fixture());
+    const repo = repoWith(pipelinePackage());
     for (const args of [["--runtime", "deno", "--profile"], ["--profile=some"]]) {
       const r = xbench(["compare", "--base", "HEAD", ...args], { cwd: repo.dir, env: COMPARE_ENV, timeout: 60_000 });
       expect(r.code).toBe(2);
