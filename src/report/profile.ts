@@ -51,7 +51,7 @@ export function profileFooter(profile: RowProfile): string {
 export const PROFILE_NOTE =
   "Extra duet processes under the CPU profiler, not part of any row's interval. A sample belongs to the side whose bundle holds " +
   "the nearest frame on its stack; a function's self time per iteration is its share of its side's samples times the side's time " +
-  "per iteration in that process. change: Hodges–Lehmann estimate of head − base over the processes, with its 95% signed-rank " +
+  "per iteration from the row's rounds. change: Hodges–Lehmann estimate of head − base over the processes, with its 95% signed-rank " +
   "interval. share: of the row's time (head's; base's for a removed function).";
 
 /** A compact terminal table per profiled row: the `limit` largest changes. */
