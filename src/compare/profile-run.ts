@@ -4,7 +4,7 @@
  * split between the sides and reduced to a per-function table by src/profile/. These
  * processes never feed a row's interval: the profiler slows code unevenly.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { dirname, join } from "pathe";
 import { usageError } from "../errors.ts";
@@ -94,6 +94,8 @@ async function profileProcess(ctx: ProfileContext, row: Row, index: number, bund
     budget: plan.budget,
     labels: [row.label],
   };
+  // A resumed run profiles again: no profile of an earlier attempt may be read as this one's.
+  rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const root = ctx.sides.head.root;
   const launch = runtimeLaunch(plan.runtime, root, ctx.bundles.driver);
@@ -108,8 +110,12 @@ async function profileProcess(ctx: ProfileContext, row: Row, index: number, bund
   if (outcome.error !== undefined) return { error: outcome.error };
   const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"));
   if (!file) return { error: "the profiler wrote no .cpuprofile" };
-  const profile = parseCpuProfile(readFileSync(join(dir, file), "utf8"), join(dir, file));
-  return { attribution: attributeProcess(profile, bundles), profile };
+  try {
+    const profile = parseCpuProfile(readFileSync(join(dir, file), "utf8"), join(dir, file));
+    return { attribution: attributeProcess(profile, bundles), profile };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
 }
 
 /**
