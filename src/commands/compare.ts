@@ -231,7 +231,7 @@ async function compareBenchFiles(args: Record<string, unknown>, rawArgs: string[
   const table = renderTerminal(result, { color: !jsonTakesStdout(targets) && !!process.stdout.isTTY, dirtyStated: true });
   writeReport({ table: `${table}\n`, json, markdown, html: targets.html ? renderHtml(result) : undefined }, targets);
   if (result.profile?.files) log.info(`profiles: ${result.profile.files.base} (base) · ${result.profile.files.head} (head)`);
-  else if (result.profile)
+  else if (result.profile && !result.rows.some((row) => row.profile))
     log.info("--profile: no row has a verdict of slower or faster, so none was profiled (--profile all profiles every row)");
   if (writeJobSummary(markdown)) log.info("report added to the job summary");
   if (commentTarget) await postComment(commentTarget, COMMENT_MARKER, markdown, store.dir);
