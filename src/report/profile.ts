@@ -32,7 +32,8 @@ export function functionCells(fn: FunctionProfile): string[] {
     fn.status === "new" ? NONE : formatTime(fn.base),
     fn.status === "removed" ? NONE : formatTime(fn.head),
     changeCell(fn),
-    `[${signedTime(fn.ci[0])}, ${signedTime(fn.ci[1])}]`,
+    // Fewer than 6 processes leave the interval unbounded, which JSON wrote as null.
+    `[${signedTime(fn.ci[0] ?? -Infinity)}, ${signedTime(fn.ci[1] ?? Infinity)}]`,
     `${(fn.share * 100).toFixed(1)}%`,
     fn.status === "both" ? "" : fn.status,
   ];

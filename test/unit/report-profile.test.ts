@@ -96,6 +96,13 @@ describe("profile tables", () => {
     expect(renderHtml(slowerResult())).not.toContain('id="profile"');
   });
 
+  test("an unbounded interval (fewer than 6 processes) reads ±∞, also as JSON wrote it (null)", () => {
+    const fn = { ...PROFILE.functions[0]!, ci: [-Infinity, Infinity] as [number, number] };
+    expect(functionCells(fn)[5]).toBe("[-∞, +∞]");
+    const parsed = JSON.parse(JSON.stringify(fn));
+    expect(functionCells(parsed)[5]).toBe("[-∞, +∞]");
+  });
+
   test("the JSON keeps the profile and reads back", () => {
     const back = parseResult(renderJson(profiled()));
     expect(back.rows[0]!.profile).toEqual(PROFILE);
