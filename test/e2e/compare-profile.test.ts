@@ -24,7 +24,7 @@ describe("compare --profile", () => {
     expect(r.code).toBe(0);
     const row = r.result!.rows[0]!;
     const functions = row.profile!.functions;
-    // Shown when an assertion fails: the table the run produced.
+    // The table the run produced, in the test's output for whoever reads a failure.
     console.log(r.stdout);
     expect(row.profile!.processes).toBe(6);
     expect(functions[0]!.name).toBe("validate");
@@ -53,8 +53,10 @@ describe("compare --profile", () => {
     }
   }, 300_000);
 
-  test("head renames a function: the old name is listed as removed and the new one as new", () => {
-    const repo = repoWith(pipelinePackage());
+  test("head renames a function: the old name is listed as removed and the new one as new, each in its side's .cpuprofile", () => {
+    // With a node_modules (ignored), bundles go into it and base's is a link to head's: their maps must still resolve.
+    const repo = repoWith({ ...pipelinePackage(), ".gitignore": "node_modules\n" });
+    repo.write({ "node_modules/dummy/package.json": JSON.stringify({ name: "dummy", version: "1.0.0" }) });
     repo.write({ "src/pipeline.ts": pipelineModule(EVEN_STEPS, "paint") });
     const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--profile", "all"], { timeMs: 100 });
     expect(r.code).toBe(0);
@@ -64,6 +66,12 @@ describe("compare --profile", () => {
     expect(byName(functions, "render")!.change).toBeLessThan(0);
     expect(byName(functions, "paint")!.change).toBeGreaterThan(0);
     expect(byName(functions, "validate")?.status).toBe("both");
+    const names = (side: "base" | "head") =>
+      parseCpuProfile(readFileSync(r.result!.profile!.files![side], "utf8")).nodes.map((n) => n.callFrame.functionName);
+    expect(names("base")).toContain("render");
+    expect(names("base")).not.toContain("paint");
+    expect(names("head")).toContain("paint");
+    expect(names("head")).not.toContain("render");
   }, 300_000);
 
   test("a runtime without a profiler, or a bad value, is one line and exit 2 before any round", () => {
