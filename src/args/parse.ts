@@ -104,6 +104,10 @@ export function parseArgs<F extends Flags>(spec: CommandSpec<F>, args: string[],
       continue;
     }
     let text = inline;
+    if (text === undefined && flag.type === "enum" && flag.bare !== undefined) {
+      const next = args[i + 1];
+      text = next !== undefined && flag.options.includes(next) ? args[++i]! : flag.bare;
+    }
     if (text === undefined) {
       if (!isValue(args[i + 1])) throw usageError(`Option ${typed} needs a value`, true);
       text = args[++i]!;

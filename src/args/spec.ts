@@ -11,7 +11,8 @@
  *
  * - `type`: `boolean` (`--all`, `--no-all`), `string` (`--base REF`), `enum` (`options`, a bad
  *   value is one line with a guess), `file` or `dir` (a path, made absolute where it was
- *   typed; `-` stays, for stdout).
+ *   typed; `-` stays, for stdout). An enum with `bare` may be typed alone: `--profile`, or
+ *   `--profile all`.
  * - `short`: a one-letter alias (`-o`); `hint`: the `<VALUE>` of the help (the name upper-cased
  *   when absent; FILE or DIR for paths; the options for an enum).
  * - `default`: the text used when the flag is not typed, shown as `(default: …)` and parsed
@@ -47,6 +48,11 @@ export interface EnumFlag<O extends string = string> extends FlagCommon {
   type: "enum";
   options: readonly O[];
   default?: NoInfer<O>;
+  /**
+   * The value of the flag typed alone (`--profile`); the next argument is then its value only
+   * when it is one of the options (`--profile all`), else it stays a positional.
+   */
+  bare?: NoInfer<O>;
 }
 
 export type Flag = BooleanFlag | ValueFlag | EnumFlag;

@@ -33,6 +33,7 @@ import {
 import { runTracerBenchWithProgress } from "../output/tracer-progress.ts";
 import { checkOutputTargets, jsonTakesStdout, prettyJson, writeReport, type OutputTargets } from "../output/writer.ts";
 import { runCompare } from "../compare/engine.ts";
+import { checkProfiler } from "../compare/profile-run.ts";
 import { createStore, inRunFolder, openStore, type RunStore } from "../compare/store.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { renderHtml } from "../report/html.ts";
@@ -145,6 +146,13 @@ const COMPARE_FLAGS = {
     description: `A row whose 95% interval lies within ±PCT percent reads "same": no change beyond it (default: ${DEFAULT_MIN_EFFECT * 100})`,
     parse: minEffect,
   },
+  profile: {
+    type: "enum",
+    options: ["verdict", "all"],
+    bare: "verdict",
+    description:
+      "After the rounds, profile each row with a verdict (--profile all: every timed row) in extra duet processes under the CPU profiler: which functions' self time per iteration changed, and a .cpuprofile per side (node, bun)",
+  },
   resume: { type: "dir", description: "Continue an interrupted run from its run folder" },
   ...GATE_FLAGS,
   suite: {
@@ -204,6 +212,8 @@ async function compareBenchFiles(
   const targets = outputTargets(flags);
   checkOutputTargets(targets);
   const commentTarget = flags.comment ? pullRequestTarget() : undefined;
+  const profile = flags.profile;
+  if (profile && !flags.resume) checkProfiler(flags.runtime);
   let store: RunStore;
   if (flags.resume) {
     const clash = given.find((flag) => PLAN_FLAGS.includes(flag));
@@ -242,7 +252,8 @@ async function compareBenchFiles(
   log.info(`${plan.files.length} bench file(s) · ${describeSampling(plan.sampling)} · runtime ${plan.runtime} · run folder ${store.dir}`);
 
   const events = renderCompareEvents();
-  const outcome = await runCompare(store, events.onEvent).finally(events.done);
+  if (profile) checkProfiler(plan.runtime);
+  const outcome = await runCompare(store, events.onEvent, { profile }).finally(events.done);
   const { timing } = outcome;
   const result = rule ? { ...outcome.result, gate: decideGate(outcome.result.rows, rule) } : outcome.result;
   const json = renderJson(result);
@@ -251,6 +262,9 @@ async function compareBenchFiles(
   const markdown = renderMarkdown(result);
   const table = renderTerminal(result, { color: !jsonTakesStdout(targets) && !!process.stdout.isTTY, dirtyStated: true });
   writeReport({ table: `${table}\n`, json, markdown, html: targets.html ? renderHtml(result) : undefined }, targets);
+  if (result.profile?.files) log.info(`profiles: ${result.profile.files.base} (base) · ${result.profile.files.head} (head)`);
+  else if (result.profile && !result.rows.some((row) => row.profile))
+    log.info("--profile: no row has a verdict of slower or faster, so none was profiled (--profile all profiles every row)");
   if (writeJobSummary(markdown)) log.info("report added to the job summary");
   if (commentTarget) await postComment(commentTarget, COMMENT_MARKER, markdown, store.dir);
   // Every output is written (and the comment posted) before the gate decides the exit status.
@@ -290,7 +304,7 @@ function sayBisectSkip(): number {
 }
 
 /** Flags of a bench-file compare that mean nothing to a suite. */
-const BENCH_FILE_FLAGS: CompareFlag[] = ["--resume", "--fail-on", "--fail-above", "--html", ...BENCH_RUN_FLAGS];
+const BENCH_FILE_FLAGS: CompareFlag[] = ["--resume", "--profile", "--fail-on", "--fail-above", "--html", ...BENCH_RUN_FLAGS];
 
 /**
  * `compare --suite tracer`: base's and head's helpers, each built from its own side, as the

@@ -25,6 +25,7 @@ import { layoutDraw } from "./layout.ts";
 import { ignoreEvents, type OnCompareEvent, type WidestInterval } from "./events.ts";
 import { jobsFor, planFile, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
 import { makeRunTemp, ownPath } from "./reclaim.ts";
+import { profileRows, type ProfileRows } from "./profile-run.ts";
 import { collectRows } from "./rows.ts";
 import { stopReason, type StopReason } from "./sampling.ts";
 import type { SamplingRule } from "./store.ts";
@@ -412,7 +413,11 @@ function widestInterval(rule: SamplingRule, rounds: number, rows: () => Row[]): 
  * appended to the run folder the moment it arrives, until the sampling rule says stop. What
  * happens along the way goes to `onEvent`; the engine itself never writes to the terminal.
  */
-export async function runCompare(store: RunStore, onEvent: OnCompareEvent = ignoreEvents): Promise<CompareOutcome> {
+export async function runCompare(
+  store: RunStore,
+  onEvent: OnCompareEvent = ignoreEvents,
+  options: { profile?: ProfileRows } = {},
+): Promise<CompareOutcome> {
   const started = performance.now();
   const onSignal = (signal: string) => {
     killRunningChildren();
@@ -424,7 +429,12 @@ export async function runCompare(store: RunStore, onEvent: OnCompareEvent = igno
     const sides = await prepareSides(store, tmp, cleanup, onEvent);
     onEvent({ type: "working", what: `bundling ${store.plan.files.length} bench file(s) for base and head` });
     const bundles = await bundleAll(store, sides, tmp, cleanup);
-    return runRounds(store, sides, bundles, onEvent, started);
+    const outcome = await runRounds(store, sides, bundles, onEvent, started);
+    if (!options.profile) return outcome;
+    // Profiled processes come after the rounds and add to the wall time, never to a row's interval.
+    const result = await profileRows({ store, sides, bundles, onEvent }, outcome.result, options.profile);
+    const timing = { ...outcome.timing, wallMs: performance.now() - started };
+    return { result: { ...result, timing }, timing };
   });
 }
 

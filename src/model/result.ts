@@ -2,6 +2,8 @@
  * The result model: what `compare` measures and every renderer reads. Saved as JSON with
  * `--json`; `xbench report` re-renders it. Bump SCHEMA_VERSION on any breaking change.
  */
+import type { ProfileSummary, RowProfile } from "./profile.ts";
+
 export const SCHEMA_ID = "xbench/compare";
 export const SCHEMA_VERSION = 3;
 
@@ -115,6 +117,8 @@ export interface Row {
   stats?: PairedStats;
   /** Exact rows with status ok. */
   exact?: ExactComparison;
+  /** With `compare --profile`: the functions whose self time changed (model/profile.ts). */
+  profile?: RowProfile;
 }
 
 export interface CompareResult {
@@ -160,6 +164,8 @@ export interface CompareResult {
   shard?: { index: number; count: number };
   /** This result was merged from shards (`report --merge`): each shard's machine state and extent. */
   shards?: ShardSummary[];
+  /** With `compare --profile`: which rows were profiled, how, and each side's merged profile. */
+  profile?: ProfileSummary;
   /** This invocation's wall time and the part spent inside bench processes (a resumed run counts only its own part). */
   timing?: { wallMs: number; childMs: number };
 }

@@ -11,6 +11,7 @@ import { gateHeadline, gateRows } from "./gate.ts";
 import { formatBound, formatInterval, rowCells, rowNotes, runLine, runNotes, summaryLine, visible } from "./format.ts";
 import { formatLoad } from "../util/load.ts";
 import type { CompareResult, Row } from "../model/result.ts";
+import { profileHtml } from "./profile.ts";
 
 /** Text for HTML content or a quoted attribute; control characters made visible first. */
 export function escapeHtml(text: string): string {
@@ -292,6 +293,7 @@ svg .band{fill:var(--band)}svg .ci{stroke:currentColor;stroke-width:2.5;stroke-l
 svg .mark.slower{color:var(--slower)}svg .mark.faster{color:var(--faster)}svg .mark.same{color:var(--same)}
 svg .value{font-size:11px}svg .mark .value,svg .mark .label{fill:var(--fg)}
 svg .round{fill:var(--muted);fill-opacity:.7}svg .delta{stroke:currentColor;stroke-width:2}
+h3{font-size:14px;margin:16px 0 4px;overflow-wrap:anywhere}table.profile code{font-size:12px}
 table.strips td{padding:2px 8px}.hint,.footnote{color:var(--muted);font-size:12px}
 ul.other-rows .name,.gate .name{overflow-wrap:anywhere}td.raw{font-size:12px;overflow-wrap:anywhere}
 `;
@@ -331,6 +333,7 @@ export function renderHtml(result: CompareResult): string {
     rawValues(result.rows),
     "</section>",
     stripPlots(result),
+    profileHtml(result, escapeHtml),
     loadTable(result),
     notes.length > 0 ? `<section id="notes"><h2>Notes</h2><ul>${notes.map((n) => `<li>${n}</li>`).join("\n")}</ul></section>` : "",
     `<p class="footnote">${FOOTNOTE}</p>`,

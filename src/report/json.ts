@@ -80,6 +80,7 @@ const ROW: Shape = {
   head: isRounds,
   "stats?": shaped(STATS),
   "exact?": shaped(EXACT),
+  "profile?": shaped({ processes: isNumber, functions: Array.isArray, other: isObject }),
 };
 /** A saved gate's rule; its rows are decided again from the table, never trusted as written. */
 const isGateRule: Check = (v) =>

@@ -8,6 +8,7 @@
 import { gateHeadline, gateRows } from "./gate.ts";
 import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
 import type { CompareResult, Row } from "../model/result.ts";
+import { profileMarkdownLines } from "./profile.ts";
 
 export const COMMENT_MARKER = "<!-- xbench-compare -->";
 
@@ -119,6 +120,7 @@ export function renderMarkdown(result: CompareResult): string {
   for (const note of notes) out.push(`- ${note}`);
   if (notes.length > 0) out.push("");
   out.push(`<sub>${FOOTNOTE}</sub>`, "");
+  out.push(...profileMarkdownLines(result, escapeMarkdown));
   out.push("<details><summary>Raw per-round values</summary>", "", ...rawTable(result.rows), "", "</details>");
   return `${out.join("\n")}\n`;
 }

@@ -6,6 +6,7 @@
 import { gateHeadline, gateRows } from "./gate.ts";
 import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
 import type { CompareResult, Row } from "../model/result.ts";
+import { profileTerminalLines } from "./profile.ts";
 
 const HEADER = ["benchmark", "base", "head", "delta", "95% CI", "verdict"];
 const GAP = "  ";
@@ -63,5 +64,6 @@ export function renderTerminal(result: CompareResult, options: { color: boolean;
   out.push("", summaryLine(result.rows));
   for (const note of runNotes(result)) out.push(`note: ${note}`);
   for (const note of [...wideRowNotes(result), ...rowNotes(result.rows)]) out.push(`note: ${visible(note.id)}: ${visible(note.text)}`);
+  out.push(...profileTerminalLines(result, visible));
   return `${out.join("\n")}\n`;
 }

@@ -219,6 +219,8 @@ async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<stri
     external: ["@mitata/counters", "bun:jsc"],
     plugins: [virtualModules, sourceLocations(entry, sources)],
     ignoreDCEAnnotations: true,
+    // `side.js.map` beside the bundle: compare --profile maps functions back to their files.
+    sourcemap: "external",
     throw: false,
   } as Parameters<BunRuntime["build"]>[0]);
   if (!result.success) {

@@ -45,6 +45,8 @@ export interface Job {
   execStats?: string[];
   /** Where the bench process draws a random heap layout (docs/compare.md, "Layout"). */
   layout?: LayoutDraw;
+  /** Only these timed labels (a profiled process measures one row); all when absent. */
+  labels?: string[];
 }
 
 /**

@@ -90,7 +90,10 @@ async function measureLabel(label, cases) {
 }
 
 async function measureTimed(described) {
-  const labels = [...new Set(described.flatMap((d) => d.benchmarks.map((b) => b.label)))];
+  // A job may name the labels to measure (a profiled process measures one row).
+  const labels = [...new Set(described.flatMap((d) => d.benchmarks.map((b) => b.label)))].filter(
+    (l) => !job.labels || job.labels.includes(l),
+  );
   for (const label of labels) {
     const cases = described.flatMap((d) => {
       const benchmark = d.benchmarks.find((b) => b.label === label);
