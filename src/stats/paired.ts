@@ -14,7 +14,7 @@
  *       the interval's own p (holm.ts), so its decisions and intervals always agree.
  *   verdict: `slower` if the lower bound > 0, `faster` if the upper bound < 0, else `~`.
  * The base and head medians are context only: delta does not come from them.
- * The old t-interval stays available in t-interval.ts.
+ * The old t-interval, for comparison, lives with the truth lab (bench/truth-lab/t-interval.ts).
  */
 import type { PairedStats } from "../model/result.ts";
 import { median, spread, type Spread } from "./quantile.ts";

@@ -21,7 +21,7 @@ import { describe, expect, test } from "bun:test";
 import seedRows from "../fixtures/seed-aa-rows.json" with { type: "json" };
 import { mulberry32 } from "../../src/schedule/prng.ts";
 import { hodgesLehmannInterval, verdictOf, walshSummary } from "../../src/stats/signed-rank.ts";
-import { tInterval } from "../../src/stats/t-interval.ts";
+import { tInterval } from "../../bench/truth-lab/t-interval.ts";
 
 const RUNS = 10_000;
 /**
