@@ -342,6 +342,7 @@ describe("A/A reading", () => {
         { id: "t", status: "ok", unit: "ns", base: [...base, null], head: [...head, 5] },
         { id: "c", status: "ok", unit: "count", base: [1, 1], head: [1, 1] },
         { id: "n", status: "new", unit: "ns", base: [], head: [1, 2] },
+        { id: "one round", status: "ok", unit: "ns", base: [1], head: [1] }, // cannot be read: skipped
       ],
     } as unknown as CompareResult;
     const reading = readAA(result);
