@@ -1,5 +1,5 @@
 /**
- * Paired statistics of a timed benchmark (design.md section 3).
+ * Paired statistics of a timed benchmark (docs/statistics.md).
  *
  * Base and head ran in the same round, so their ratio cancels what the round shares (machine
  * load, thermal state, drift). For rounds i = 1..n, d_i = ln(h_i / b_i), and from the Wilcoxon

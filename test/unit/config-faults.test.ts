@@ -1,5 +1,5 @@
 /**
- * The store under crashes and full disks (#13 items 9-11): a lock is never left empty and one
+ * The store under crashes and full disks: a lock is never left empty and one
  * whose owner is unreadable or dead is taken over at once; temp files are unique without the
  * pid alone and a dead writer's are removed; one corrupt backup per distinct content, across
  * processes.

@@ -1,4 +1,4 @@
-/** Flag values as users type them (#25): units, percent signs, paths made absolute once. */
+/** Flag values as users type them: units, percent signs, paths made absolute once. */
 import { describe, expect, test } from "bun:test";
 import { resolvePathArgs } from "../../src/cli/main.ts";
 import { bisectCommand } from "../../src/commands/bisect.ts";
