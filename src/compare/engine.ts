@@ -372,7 +372,7 @@ function ownShare<T extends { plan: FilePlan; outcome: InventoryOutcome; unchang
   const weight = ({ outcome, unchanged }: T) =>
     unchanged
       ? 0
-      : Math.max(0, ...SIDES.map((side) => expectedLabels(outcome, { name: side, kind: "solo", sides: [side], parts: "all" }).length));
+      : Math.max(0, ...SIDES.map((side) => expectedLabels(outcome, { name: side, kind: "isolated", sides: [side], parts: "all" }).length));
   const assigned = assignShards(
     files.map((f) => ({ file: f.plan.file, weight: weight(f) })),
     plan.shard.count,
@@ -383,7 +383,7 @@ function ownShare<T extends { plan: FilePlan; outcome: InventoryOutcome; unchang
 /** Records once that a file's rows were not measured because its code is the same on both sides. */
 function recordUnchanged(store: RunStore, file: string, outcome: InventoryOutcome, done: Set<string>): void {
   if (done.has(recordKey(0, file, "unchanged"))) return;
-  const labels = [...new Set(SIDES.flatMap((s) => expectedLabels(outcome, { name: s, kind: "solo", sides: [s], parts: "all" })))];
+  const labels = [...new Set(SIDES.flatMap((s) => expectedLabels(outcome, { name: s, kind: "isolated", sides: [s], parts: "all" })))];
   store.append({ round: 0, file, job: "unchanged", sides: [], wallMs: 0, expected: labels });
   done.add(recordKey(0, file, "unchanged"));
 }
@@ -393,7 +393,7 @@ function recordFailedSides(store: RunStore, plan: FilePlan, outcome: InventoryOu
   for (const side of SIDES) {
     const error = plan.failed[side];
     if (error === undefined || done.has(recordKey(0, plan.file, side))) continue;
-    const labels = [...new Set(SIDES.flatMap((s) => expectedLabels(outcome, { name: s, kind: "solo", sides: [s], parts: "all" })))];
+    const labels = [...new Set(SIDES.flatMap((s) => expectedLabels(outcome, { name: s, kind: "isolated", sides: [s], parts: "all" })))];
     store.append({ round: 0, file: plan.file, job: side, sides: [side], wallMs: 0, error, expected: labels });
     done.add(recordKey(0, plan.file, side));
   }

@@ -136,7 +136,7 @@ function padHeap(): unknown[] {
 /** Kept alive for the whole process; on the global so that a test can see what was drawn. */
 const heapPads: unknown[][] = [];
 slot.__xbenchHeapPads = heapPads;
-const layout = job.layout ?? (job.kind === "solo" ? "process" : "none");
+const layout = job.layout ?? (job.kind === "isolated" ? "process" : "none");
 if (layout === "process") heapPads.push(padHeap());
 const described = await load(job.sides);
 if (job.kind === "inventory") {
