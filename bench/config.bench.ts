@@ -1,5 +1,5 @@
 /**
- * The config-snapshot suite (design.md §8, first seed): fresh load, snapshot hit, lookup,
+ * The config-snapshot suite (docs/suites.md): fresh load, snapshot hit, lookup,
  * metadata, and three kinds of edit at 50, 500, 5000 and 4712 workspaces, plus the exact
  * `parses per save (N)` metric of the edit with a reader on every event-loop turn.
  *

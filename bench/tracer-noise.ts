@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * Calibrates `xbench bench tracer` (issue 6, "Done when"):
+ * Calibrates `xbench bench tracer` (docs/suites.md):
  *   A/A    the same helper build as head and base, RUNS separate runs: every row's median
  *          change should stay within the noise floor (±2.5% in the seed);
  *   slowed head's helpers built with -DXBENCH_SLOW_NS=NS (a fixed delay per recorded access,

@@ -26,7 +26,7 @@ import mri from "mri";
 import type { RoundRecord } from "../src/compare/store.ts";
 import type { CompareResult } from "../src/model/result.ts";
 import { logRatios, pairedStats } from "../src/stats/paired.ts";
-import { tInterval } from "../src/stats/t-interval.ts";
+import { tInterval } from "./truth-lab/t-interval.ts";
 import { median } from "../src/stats/quantile.ts";
 import { pairUp } from "../src/stats/validate.ts";
 import { createRepo } from "../test/support/repo.ts";

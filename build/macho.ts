@@ -1,7 +1,7 @@
 /**
  * A small reader of 64-bit little-endian Mach-O files: enough to check, on a machine that cannot
  * run them, what the macOS helpers were linked as (build/native-darwin.ts after each link,
- * test/unit/macos-helpers.test.ts in depth). Pure: a Buffer in, plain data out; throws on
+ * test/integration/macos-helpers.test.ts in depth). Pure: a Buffer in, plain data out; throws on
  * anything it does not understand rather than guessing.
  *
  * Reads the header, segments and sections, linked dylibs, the symbol table, the dyld-info

@@ -1,7 +1,7 @@
 /*
  * libxbench-interpose.dylib: the macOS recorder, loaded into every traced process through
  * DYLD_INSERT_LIBRARIES by xbench-mac-launch (launch.c). EXPERIMENTAL: built and checked
- * (test/unit/macos-helpers.test.ts parses its Mach-O), never run on a Mac yet.
+ * (test/integration/macos-helpers.test.ts parses its Mach-O), never run on a Mac yet.
  *
  * dyld rebinds every image's imports of the functions named in the `__DATA,__interpose` table
  * below to this library's replacements, except this library's own imports: so a replacement
@@ -361,7 +361,7 @@ typedef const void *xb_fn;
 #define STAT_PAIRS(suffix) PAIR(stat##suffix) PAIR(lstat##suffix) PAIR(fstatat##suffix)
 #define DIR_PAIRS(suffix) PAIR(opendir##suffix) PAIR(fdopendir##suffix) PAIR(readdir##suffix) PAIR(scandir##suffix)
 
-/* Keep in step with INTERPOSED in test/unit/macos-helpers.test.ts. */
+/* Keep in step with INTERPOSED in test/integration/macos-helpers.test.ts. */
 __attribute__((used, section("__DATA,__interpose"))) static const struct {
   xb_fn replacement, original;
 } xb_interposers[] = {

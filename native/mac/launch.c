@@ -1,6 +1,6 @@
 /*
  * xbench-mac-launch: runs a command with libxbench-interpose.dylib inserted (macOS).
- * EXPERIMENTAL: built and checked (test/unit/macos-helpers.test.ts), never run on a Mac yet.
+ * EXPERIMENTAL: built and checked (test/integration/macos-helpers.test.ts), never run on a Mac yet.
  *
  * LAUNCHER CLI CONTRACT (src/tracer/platform.ts builds this argv)
  *

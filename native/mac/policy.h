@@ -1,6 +1,6 @@
 /*
  * The platform-neutral decisions of the macOS helpers (policy.c), kept apart so they compile
- * and are tested on Linux too (test/unit/macos-policy.test.ts builds them with gcc):
+ * and are tested on Linux too (test/integration/macos-policy.test.ts builds them with gcc):
  *   - Darwin open(2) flags and fopen modes to the Linux flag values the log reader decodes
  *     (src/tracer/accesses.ts knows one numbering: Linux's);
  *   - which programs System Integrity Protection runs without DYLD_* variables;

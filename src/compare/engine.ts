@@ -373,7 +373,7 @@ function ownShare<T extends { plan: FilePlan; outcome: InventoryOutcome; unchang
   const weight = ({ outcome, unchanged }: T) =>
     unchanged
       ? 0
-      : Math.max(0, ...SIDES.map((side) => expectedLabels(outcome, { name: side, kind: "solo", sides: [side], parts: "all" }).length));
+      : Math.max(0, ...SIDES.map((side) => expectedLabels(outcome, { name: side, kind: "isolated", sides: [side], parts: "all" }).length));
   const assigned = assignShards(
     files.map((f) => ({ file: f.plan.file, weight: weight(f) })),
     plan.shard.count,
@@ -384,7 +384,7 @@ function ownShare<T extends { plan: FilePlan; outcome: InventoryOutcome; unchang
 /** Records once that a file's rows were not measured because its code is the same on both sides. */
 function recordUnchanged(store: RunStore, file: string, outcome: InventoryOutcome, done: Set<string>): void {
   if (done.has(recordKey(0, file, "unchanged"))) return;
-  const labels = [...new Set(SIDES.flatMap((s) => expectedLabels(outcome, { name: s, kind: "solo", sides: [s], parts: "all" })))];
+  const labels = [...new Set(SIDES.flatMap((s) => expectedLabels(outcome, { name: s, kind: "isolated", sides: [s], parts: "all" })))];
   store.append({ round: 0, file, job: "unchanged", sides: [], wallMs: 0, expected: labels });
   done.add(recordKey(0, file, "unchanged"));
 }
@@ -394,7 +394,7 @@ function recordFailedSides(store: RunStore, plan: FilePlan, outcome: InventoryOu
   for (const side of SIDES) {
     const error = plan.failed[side];
     if (error === undefined || done.has(recordKey(0, plan.file, side))) continue;
-    const labels = [...new Set(SIDES.flatMap((s) => expectedLabels(outcome, { name: s, kind: "solo", sides: [s], parts: "all" })))];
+    const labels = [...new Set(SIDES.flatMap((s) => expectedLabels(outcome, { name: s, kind: "isolated", sides: [s], parts: "all" })))];
     store.append({ round: 0, file: plan.file, job: side, sides: [side], wallMs: 0, error, expected: labels });
     done.add(recordKey(0, plan.file, side));
   }
@@ -461,21 +461,52 @@ export async function runRounds(
   onEvent: OnCompareEvent,
   started = performance.now(),
 ): Promise<CompareOutcome> {
-  const { plan } = store;
-  const minEffect = plan.minEffect ?? DEFAULT_MIN_EFFECT;
   noteStartLoad(store);
-  // Every bench process counts as bench time: inventories, and those that failed or timed out.
+  const run = timedRunner(processRunner(store, sides, bundles));
+  const done = new Set(store.records.map((r) => recordKey(r.round, r.file, r.job)));
+  const files = await inventoryFiles(store, sides, bundles, run.run, done, onEvent);
+  const analyze = rowAnalysis(store);
+  const { rounds, stoppedBy } = await measureRounds(store, files, run.run, done, analyze, onEvent, started);
+  const loadEnd = currentLoad();
+  const result = compareResult(store.plan, { rounds, stoppedBy, rows: analyze(rounds), loadEnd });
+  const timing = { wallMs: performance.now() - started, childMs: run.childMs() };
+  return { result: { ...result, timing }, timing };
+}
+
+/** Every bench process counts as bench time: inventories, and those that failed or timed out. */
+function timedRunner(runProcess: RunProcess): { run: RunProcess; childMs: () => number } {
   let childMs = 0;
-  const runProcess = processRunner(store, sides, bundles);
   const run: RunProcess = async (...job) => {
     const outcome = await runProcess(...job);
     childMs += outcome.wallMs;
     return outcome;
   };
-  const done = new Set(store.records.map((r) => recordKey(r.round, r.file, r.job)));
-  const files: Array<{ plan: FilePlan; outcome: InventoryOutcome }> = [];
+  return { run, childMs: () => childMs };
+}
+
+/** A file to measure: its plan (which jobs, which sides) and what each side registered. */
+interface MeasuredFile {
+  plan: FilePlan;
+  outcome: InventoryOutcome;
+}
+
+/**
+ * Inventories every bench file and returns those this run measures: a file that registers
+ * nothing is skipped or fails the run, one whose code is the same on both sides and one that
+ * cannot load on a side are recorded once, and with `--shard` only this shard's files remain.
+ */
+async function inventoryFiles(
+  store: RunStore,
+  sides: Record<Side, SideTree>,
+  bundles: Bundles,
+  run: RunProcess,
+  done: Set<string>,
+  onEvent: OnCompareEvent,
+): Promise<MeasuredFile[]> {
+  const { plan } = store;
+  const files: MeasuredFile[] = [];
   const unchanged = unchangedFiles(plan, sides, bundles);
-  const inventoried: Array<{ plan: FilePlan; outcome: InventoryOutcome; unchanged: boolean }> = [];
+  const inventoried: Array<MeasuredFile & { unchanged: boolean }> = [];
   for (const file of plan.files) {
     onEvent({ type: "working", what: `loading ${file}` });
     const outcome = await takeInventory(file, bundles, run);
@@ -501,18 +532,44 @@ export async function runRounds(
   }
   if (files.length === 0 && inventoried.length === 0)
     throw new XbenchError(`none of the ${plan.files.length} bench files registers a benchmark`, { kind: "usage" });
-  // Rounds only where some file has a process to run: files that failed on a side run none,
-  // and rounds of nothing would print progress and a sampling note for nothing measured.
-  const measurable = files.some(({ plan: filePlan }) => jobsFor(filePlan, SIDES).length > 0);
-  const benchMs = () => store.records.reduce((sum, r) => sum + r.wallMs, 0);
-  // Records only grow between rounds, so the rows of a number of rounds are analyzed once:
-  // the progress event, the stop rule and the result all read the same analysis.
+  return files;
+}
+
+/**
+ * The analyzed rows after a number of rounds. Records only grow between rounds, so the rows of
+ * a number of rounds are analyzed once: the progress event, the stop rule and the result all
+ * read the same analysis.
+ */
+function rowAnalysis(store: RunStore): (rounds: number) => Row[] {
+  const { plan } = store;
+  const minEffect = plan.minEffect ?? DEFAULT_MIN_EFFECT;
   let analyzed: { rounds: number; rows: Row[] } | undefined;
-  const analyze = (rounds: number) => {
+  return (rounds) => {
     if (analyzed?.rounds !== rounds)
       analyzed = { rounds, rows: analyzeRows(collectRows(plan.files, rounds, store.records), { holm: plan.holm, minEffect }) };
     return analyzed.rows;
   };
+}
+
+/**
+ * Rounds of bench processes, each outcome appended to the store the moment it arrives, until
+ * the sampling rule says stop; a job the store already holds is not run again. Returns the
+ * number of rounds and what stopped them.
+ */
+async function measureRounds(
+  store: RunStore,
+  files: MeasuredFile[],
+  run: RunProcess,
+  done: Set<string>,
+  analyze: (rounds: number) => Row[],
+  onEvent: OnCompareEvent,
+  started: number,
+): Promise<{ rounds: number; stoppedBy: StopReason | undefined }> {
+  const { plan } = store;
+  // Rounds only where some file has a process to run: files that failed on a side run none,
+  // and rounds of nothing would print progress and a sampling note for nothing measured.
+  const measurable = files.some(({ plan: filePlan }) => jobsFor(filePlan, SIDES).length > 0);
+  const benchMs = () => store.records.reduce((sum, r) => sum + r.wallMs, 0);
   let stoppedBy: StopReason | undefined;
   let round = 0;
   for (; measurable; round++) {
@@ -521,24 +578,7 @@ export async function runRounds(
       onEvent({ type: "stopped", by: stoppedBy, rounds: round });
       break;
     }
-    const order = orderAt(SIDES, plan.seed, round) as Side[];
-    for (const { plan: filePlan, outcome } of files) {
-      for (const job of jobsFor(filePlan, order)) {
-        if (done.has(recordKey(round, filePlan.file, job.name))) continue;
-        if (round === 0) onEvent({ type: "working", what: `round 1: warming up and measuring ${filePlan.file}` });
-        const result = await run(filePlan.file, job.kind, job.sides, job.parts);
-        const record: RoundRecord = {
-          round,
-          file: filePlan.file,
-          job: job.name,
-          sides: job.sides,
-          wallMs: result.wallMs,
-          rows: result.report.rows,
-        };
-        store.append(result.error === undefined ? record : { ...record, error: result.error, expected: expectedLabels(outcome, job) });
-        done.add(recordKey(round, filePlan.file, job.name));
-      }
-    }
+    await measureRound(store, files, run, done, round, onEvent);
     const widest = widestInterval(plan.sampling, round + 1, () => analyze(round + 1));
     onEvent({
       type: "round",
@@ -548,33 +588,66 @@ export async function runRounds(
       ...(widest ? { widest } : {}),
     });
   }
-  const loadEnd = currentLoad();
-  const rows = analyze(round);
-  const result: CompareResult = {
+  return { rounds: round, stoppedBy };
+}
+
+/** One round: every file's jobs, in this round's order of the sides. */
+async function measureRound(
+  store: RunStore,
+  files: MeasuredFile[],
+  run: RunProcess,
+  done: Set<string>,
+  round: number,
+  onEvent: OnCompareEvent,
+): Promise<void> {
+  const order = orderAt(SIDES, store.plan.seed, round) as Side[];
+  for (const { plan: filePlan, outcome } of files) {
+    for (const job of jobsFor(filePlan, order)) {
+      if (done.has(recordKey(round, filePlan.file, job.name))) continue;
+      if (round === 0) onEvent({ type: "working", what: `round 1: warming up and measuring ${filePlan.file}` });
+      const result = await run(filePlan.file, job.kind, job.sides, job.parts);
+      const record: RoundRecord = {
+        round,
+        file: filePlan.file,
+        job: job.name,
+        sides: job.sides,
+        wallMs: result.wallMs,
+        rows: result.report.rows,
+      };
+      store.append(result.error === undefined ? record : { ...record, error: result.error, expected: expectedLabels(outcome, job) });
+      done.add(recordKey(round, filePlan.file, job.name));
+    }
+  }
+}
+
+/** The result file's content for a run of `rounds` rounds (timing is the caller's to add). */
+function compareResult(
+  plan: RunPlan,
+  run: { rounds: number; stoppedBy: StopReason | undefined; rows: Row[]; loadEnd: ReturnType<typeof currentLoad> },
+): CompareResult {
+  return {
     schema: SCHEMA_ID,
     schemaVersion: SCHEMA_VERSION,
     xbenchVersion: VERSION,
     runtime: plan.runtime,
     rounds: {
       requested: plan.sampling.requested ?? plan.sampling.minRounds,
-      planned: round,
-      completed: round,
+      planned: run.rounds,
+      completed: run.rounds,
       cycle: CYCLE,
-      stoppedBy,
+      stoppedBy: run.stoppedBy,
       ...(plan.sampling.targetHalfWidth !== undefined ? { targetHalfWidth: plan.sampling.targetHalfWidth } : {}),
       ...(plan.sampling.maxTimeS !== undefined ? { maxTimeS: plan.sampling.maxTimeS } : {}),
     },
     base: plan.base,
     head: { ref: plan.head.ref, sha: plan.head.sha, dirty: plan.head.dirty, ...(plan.head.sameCode ? { sameCode: true } : {}) },
-    loadavg: { start: plan.loadavgStart ?? loadEnd, end: loadEnd },
+    loadavg: { start: plan.loadavgStart ?? run.loadEnd, end: run.loadEnd },
     cores: availableParallelism(),
     startedAt: plan.startedAt,
     finishedAt: new Date().toISOString(),
     holm: plan.holm,
-    minEffect,
+    minEffect: plan.minEffect ?? DEFAULT_MIN_EFFECT,
     ...(plan.shard ? { shard: plan.shard } : {}),
-    rows,
+    rows: run.rows,
   };
-  const timing = { wallMs: performance.now() - started, childMs };
-  return { result: { ...result, timing }, timing };
 }

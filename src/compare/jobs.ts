@@ -81,10 +81,10 @@ export function planFile(file: string, outcome: InventoryOutcome, options: { iso
 /** The processes of one round of a file, sides in the round's order. Nothing runs for a file that failed on a side. */
 export function jobsFor(plan: FilePlan, order: readonly Side[]): FileJob[] {
   if (Object.keys(plan.failed).length > 0) return [];
-  if (plan.timed === "isolated") return order.map((side) => ({ name: side, kind: "solo", sides: [side], parts: "all" }));
+  if (plan.timed === "isolated") return order.map((side) => ({ name: side, kind: "isolated", sides: [side], parts: "all" }));
   const jobs: FileJob[] = plan.timed === "duet" ? [{ name: "duet", kind: "duet", sides: [...order], parts: "timed" }] : [];
   for (const side of order) {
-    if (plan.extras.includes(side)) jobs.push({ name: side, kind: "solo", sides: [side], parts: "extras" });
+    if (plan.extras.includes(side)) jobs.push({ name: side, kind: "isolated", sides: [side], parts: "extras" });
   }
   return jobs;
 }

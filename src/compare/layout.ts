@@ -19,6 +19,6 @@ import type { JobKind, LayoutDraw } from "../runner/protocol.ts";
  */
 export function layoutDraw(kind: JobKind, codeDiffers: () => boolean, setting: string | undefined): LayoutDraw {
   if (setting === "fixed" || kind === "inventory") return "none";
-  if (kind === "solo") return "process";
+  if (kind === "isolated") return "process";
   return codeDiffers() ? "side" : "none";
 }

@@ -61,11 +61,6 @@ export function defaultBase(root: string): { ref: string; sha: string } {
   });
 }
 
-/** Uncommitted changes to tracked files, or untracked files that are not ignored. */
-export function isDirty(root: string): boolean {
-  return git(root, ["status", "--porcelain", "--untracked-files=normal"]).length > 0;
-}
-
 /** What makes a working tree dirty: changed tracked paths and untracked (not ignored) files. */
 export interface DirtyPaths {
   changed: string[];

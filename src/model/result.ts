@@ -49,7 +49,7 @@ export type LoadAvg = [number, number, number];
 export type Rounds = Array<number | null>;
 
 /**
- * The paired statistics of a timed row (design.md section 3). Files written before the
+ * The paired statistics of a timed row (docs/statistics.md). Files written before the
  * signed-rank method lack `method` and `halfWidth`: their delta, ci and p came from the paired
  * t-interval on mean log ratios.
  */

@@ -29,6 +29,8 @@ const VIRTUAL: Record<string, ChildAsset> = {
   "@codspeed/benchmark.js-plugin": "codspeed",
   xbench: "api",
   "xbench-internal:mitata": "mitataMain",
+  "xbench-internal:shim": "shim",
+  "xbench-internal:api": "api",
   "xbench-internal:side": "side",
   "xbench-internal:driver": "driver",
   "xbench-internal:sampler": "sampler",

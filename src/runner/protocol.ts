@@ -5,7 +5,7 @@
  */
 import type { Side, Unit } from "../model/result.ts";
 
-export const CHILD_PROTOCOL = 2;
+export const CHILD_PROTOCOL = 3;
 
 /** One side's compiled bench file, loaded into the bench process in the order given. */
 export interface JobSide {
@@ -16,9 +16,9 @@ export interface JobSide {
 /**
  * `inventory`: load the sides and list what they register, measure nothing.
  * `duet`: load both sides and measure their mitata benchmarks alternately.
- * `solo`: load one side and measure `parts` of it.
+ * `isolated`: load one side and measure `parts` of it.
  */
-export type JobKind = "inventory" | "duet" | "solo";
+export type JobKind = "inventory" | "duet" | "isolated";
 
 /** `timed`: mitata benchmarks; `extras`: xbench metrics and command rows. */
 export type JobParts = "timed" | "extras" | "all";

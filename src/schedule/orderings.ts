@@ -1,5 +1,5 @@
 /**
- * The round scheduler (design.md section 5).
+ * The round scheduler (docs/compare.md, "The scheduler").
  *
  * A run inherits leftovers (caches, CPU frequency, page cache) from the run before it, so one
  * fixed order of arms biases the comparison. Each cycle of k! rounds uses every ordering of the

@@ -23,6 +23,7 @@
  *     median is fragile and the projection can land on either side: read it as a regime, not a
  *     number.
  */
+import { XbenchError } from "../errors.ts";
 import type { CompareResult, Verdict } from "../model/result.ts";
 import { mulberry32 } from "../schedule/prng.ts";
 import { DEFAULT_MIN_EFFECT, isChange, verdictWithin } from "./equivalence.ts";
@@ -109,7 +110,11 @@ export function readAA(result: CompareResult): AAReading {
     try {
       const floor = noiseFloor(row.id, pairs.base, pairs.head);
       rows.push({ ...floor, verdict: verdictWithin(floor.ci, minEffect) });
-    } catch {}
+    } catch (error) {
+      // Too few paired rounds, or a value that is not a time (checkInput's one-line error): the
+      // row says nothing about noise and is skipped. Anything else is a bug, and surfaces.
+      if (!(error instanceof XbenchError)) throw error;
+    }
   }
   return {
     sameCommit: result.base.sha === result.head.sha && (!result.head.dirty || result.head.sameCode === true),

@@ -3,7 +3,7 @@
  *
  * Φ(x) = ½·erfc(-x / √2), with erfc by the Chebyshev fit of Numerical Recipes (2nd ed., §6.2,
  * `erfcc`): fractional error below 1.2e-7 everywhere, ample for p-values and levels read to a
- * few digits. The quantile inverts Φ by bisection (monotone, so it cannot fail to converge).
+ * few digits.
  */
 
 /** erfc(x), fractional error < 1.2e-7. */
@@ -28,17 +28,4 @@ export function normalCdf(x: number): number {
   if (x === Infinity) return 1;
   if (x === -Infinity) return 0;
   return 0.5 * erfc(-x / Math.SQRT2);
-}
-
-/** The `p` quantile of the standard normal, 0 < p < 1. */
-export function normalQuantile(p: number): number {
-  if (!(p > 0 && p < 1)) throw new RangeError(`normal quantile: probability must be in (0, 1), got ${p}`);
-  let lo = -40;
-  let hi = 40;
-  for (let i = 0; i < 100 && hi - lo > 1e-12; i++) {
-    const mid = (lo + hi) / 2;
-    if (normalCdf(mid) < p) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
 }

@@ -1,5 +1,5 @@
 /**
- * Paired statistics of a timed benchmark (design.md section 3).
+ * Paired statistics of a timed benchmark (docs/statistics.md).
  *
  * Base and head ran in the same round, so their ratio cancels what the round shares (machine
  * load, thermal state, drift). For rounds i = 1..n, d_i = ln(h_i / b_i), and from the Wilcoxon
@@ -14,7 +14,7 @@
  *       the interval's own p (holm.ts), so its decisions and intervals always agree.
  *   verdict: `slower` if the lower bound > 0, `faster` if the upper bound < 0, else `~`.
  * The base and head medians are context only: delta does not come from them.
- * The old t-interval stays available in t-interval.ts.
+ * The old t-interval, for comparison, lives with the truth lab (bench/truth-lab/t-interval.ts).
  */
 import type { PairedStats } from "../model/result.ts";
 import { median, spread, type Spread } from "./quantile.ts";

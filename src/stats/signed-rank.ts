@@ -1,6 +1,6 @@
 /**
  * The Wilcoxon signed-rank test and the matching Hodges–Lehmann estimate and interval, for paired
- * log ratios d_1..d_n (design.md section 3). References: Wilcoxon (1945); Hodges & Lehmann (1963);
+ * log ratios d_1..d_n (docs/statistics.md). References: Wilcoxon (1945); Hodges & Lehmann (1963);
  * Hollander & Wolfe, Nonparametric Statistical Methods, ch. 3; R's `wilcox.test(conf.int = TRUE)`.
  *
  * Null hypothesis: each d_i is symmetric about 0. It holds for "nothing changed" whatever the

@@ -244,6 +244,26 @@ export function scanLogFile(
   }
 }
 
+/**
+ * Whether `file` begins with a trace log's magic: the launcher got as far as creating the log
+ * and writing its header. When it did not, the tracer never started; when it did, a failure to
+ * read the log is the reader's.
+ */
+export function hasLogHeader(file: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return false; // no log: the launcher died before creating it
+  }
+  try {
+    const magic = Buffer.alloc(8);
+    return readSync(fd, magic, 0, 8, 0) === 8 && magic.readBigUInt64LE(0) === LOG_MAGIC;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Reads a whole log file into records (tests and tools; trace() streams with scanLogFile). */
 export function readLogFile(file: string): ParsedLog {
   const records: RawRecord[] = [];

@@ -1,6 +1,8 @@
 /** Reading a supervisor's record log (its --log FILE) into deduplicated accesses. */
 import { AccessCollector, type CollectOptions } from "./accesses.ts";
 import { FLAG, scanLogFile, type LogHeader } from "./log.ts";
+
+export { hasLogHeader } from "./log.ts";
 import type { Access, UsedBackend } from "./types.ts";
 
 export interface AccessLog {

@@ -72,15 +72,20 @@ export async function trace(command: string, args: string[], options: TraceOptio
     const running = launch({ launcher, argv, cwd: options.cwd, env: options.env, stdio: options.stdio, onSpawn });
     const reader = import("./read.ts");
     const status = await running;
-    const { readAccessLog } = await reader;
+    const { readAccessLog, hasLogHeader } = await reader;
     let parsed: AccessLog;
     try {
       const exclude = new Set([log, ...[launcher, library].flatMap(realPaths)]);
       parsed = readAccessLog(log, { exclude, windows: process.platform === "win32" });
     } catch (error) {
-      throw new XbenchError(`the tracer did not start (${kind.launcher} exited with ${status.signal ?? status.exitCode})`, {
-        cause: error,
-      });
+      // No log, or no header in it: the launcher failed before tracing anything. A log that
+      // has its header and still cannot be read is a reader's failure (or another version's log).
+      if (!hasLogHeader(log)) {
+        throw new XbenchError(`the tracer did not start (${kind.launcher} exited with ${status.signal ?? status.exitCode})`, {
+          cause: error,
+        });
+      }
+      throw new Error(`cannot read the trace log: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     return {
       exitCode: status.exitCode,

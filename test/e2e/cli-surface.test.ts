@@ -21,7 +21,7 @@ describe("command line surface", () => {
     expect(r.stderr).toBe("xbench: Unknown option: --rouds (did you mean --rounds?)\n");
   });
 
-  test("a bad value gets one line with a guess, not the help page; units and % are accepted (#25)", () => {
+  test("a bad value gets one line with a guess, not the help page; units and % are accepted", () => {
     const repo = createRepo();
     try {
       repo.write({ "test/bench/index.ts": 'import { bench } from "mitata";\nbench("x", () => 1);\n' });

@@ -1,5 +1,5 @@
 /**
- * compare under faults (#13): what a bench process starts dies with its round, everything
+ * compare under faults (docs/reliability.md): what a bench process starts dies with its round, everything
  * dies with xbench (SIGKILL included), a later run reclaims what a killed run left, Ctrl-C
  * stops a build at once, and no empty folder is left in node_modules.
  */

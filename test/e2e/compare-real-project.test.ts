@@ -1,5 +1,5 @@
 /**
- * Done when (#12): compare on a project that looks like a router library someone else wrote
+ * Compare on a project that looks like a router library someone else wrote
  * (test/fixtures/tiny-router): `"sideEffects": false`, a mitata suite at test/bench/index.ts
  * named in package.json, two groups that share benchmark names, a pnpm lockfile. Every
  * benchmark is reported on both sides under a group-qualified name, and a slowdown injected

@@ -1,5 +1,5 @@
 /**
- * Rough edges of a first hour with compare (#25): a run folder used by two processes, a full
+ * Rough edges of a first hour with compare: a run folder used by two processes, a full
  * disk, the footer after bench processes timed out, long silent steps named, a hanging PR
  * comment interrupted, and the A/A note with an uncommitted wrapper.
  */

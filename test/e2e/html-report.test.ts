@@ -16,7 +16,7 @@ import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { renderHtml } from "../../src/report/html.ts";
 import { parseResult } from "../../src/report/json.ts";
 import type { CompareResult } from "../../src/model/result.ts";
-import { mixedResult } from "../unit/report-fixtures.ts";
+import { mixedResult } from "../support/report-fixtures.ts";
 import { ROOT, tempDir } from "../support/xbench.ts";
 
 const CHROMIUM = "/usr/bin/chromium";

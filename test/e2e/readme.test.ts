@@ -44,7 +44,7 @@ function shellWords(line: string): string[] {
 }
 
 /** Every xbench invocation in the code blocks (`xbench …`, `dist/xbench …`, `$ xbench …`, after `&&`). */
-export function xbenchInvocations(markdown: string): string[][] {
+function xbenchInvocations(markdown: string): string[][] {
   const invocations: string[][] = [];
   for (const block of codeBlocks(markdown)) {
     for (const raw of block.split("\n")) {

@@ -1,5 +1,5 @@
 /**
- * Modes are about outcome, the same under every backend (issue 14, wrong modes 1-7): a listing
+ * Modes are about outcome, the same under every backend (docs/tracer.md): a listing
  * is readdir however the fd was opened, a call that failed wrote nothing, every call that
  * names a path is seen, PATH searches made inside libc count as missing probes.
  */
@@ -247,7 +247,7 @@ describe.each(["auto", "preload", "seccomp"])("backend %s", (backend) => {
 /** The real path of true(1): fexecve's fd names the file, not the link to it. */
 const TRUE = realpathSync(existsSync("/usr/bin/true") ? "/usr/bin/true" : "/bin/true");
 
-/** `calls nodes` in a fresh folder: each new node and metadata change is a write (issue 29, 1). */
+/** `calls nodes` in a fresh folder: each new node and metadata change is a write. */
 function expectNodes(program: string, backend: string, flags: string[]): void {
   const d = work(`nodes-${backend}-${program === calls ? "dyn" : "static"}`);
   writeFileSync(join(d, "file"), "f");

@@ -294,8 +294,8 @@ function withFiles(name: string, files: Record<string, string>): string {
 }
 
 /**
- * Programs the tracer was not built around (issue 29's held-out set, the ones that run in a
- * second or two here): each creates, renames, removes or changes metadata in its own way.
+ * Programs the tracer was not built around (a held-out set: the ones that run in a second or
+ * two here): each creates, renames, removes or changes metadata in its own way.
  */
 const heldOut: Case[] = [
   {

@@ -78,7 +78,7 @@ describe("repeated accesses (the shim skips repeats of a successful access)", ()
 });
 
 /**
- * A tree deeper than 4,096 bytes, walked with openat from each folder's fd (issue 29, 4): the
+ * A tree deeper than 4,096 bytes, walked with openat from each folder's fd: the
  * kernel names no folder that long, so a path under it is either recorded whole or the trace
  * says it is incomplete; never a bare relative name in a complete trace. Folders created just
  * past the limit, whose parent can still be named, keep their true modes (not "missing").

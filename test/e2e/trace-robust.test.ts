@@ -139,7 +139,7 @@ describe("signals", () => {
   );
 });
 
-describe("signals sent to xbench trace alone (issue 29)", () => {
+describe("signals sent to xbench trace alone", () => {
   // As a shell or timeout would: the command decides, xbench exits as it did (128+n), promptly.
   test.each([
     ["SIGTERM", 143],
@@ -314,7 +314,7 @@ describe("seccomp records are written after the reply", () => {
   }, 60_000);
 });
 
-describe("robustness (issue 14)", () => {
+describe("robustness", () => {
   test.each(["auto", "seccomp"])("the listener travels over a socketpair: no socket others could take (--backend %s)", (backend) => {
     // An abstract or path socket shows in /proc/net/unix with its name; a socketpair has none.
     const r = spawnSync(SUPERVISOR, ["--backend", backend, "--log", join(dir, `sock-${backend}.log`), "--", "cat", "/proc/net/unix"], {
@@ -366,7 +366,7 @@ describe("robustness (issue 14)", () => {
   });
 });
 
-describe("signals at launch (issue 13: blocked across the launcher/supervisor split)", () => {
+describe("signals at launch (blocked across the launcher/supervisor split)", () => {
   test("a SIGTERM sent in the first milliseconds reaches the command, never lost", async () => {
     // Until the command exists there is nobody to forward to: the supervisor holds signals
     // blocked from the split until then (the old one dropped ~2 in 3 of these).

@@ -24,7 +24,7 @@ const STAT_LIKE_CALLS = [
 ];
 const STAT_LIKE = new Set(STAT_LIKE_CALLS);
 
-/** Calls that create a node or change a path's metadata: writes (issue 29). */
+/** Calls that create a node or change a path's metadata: writes, as the tracer counts them (docs/tracer.md). */
 const NODE_AND_METADATA_CALLS = [
   "mknod",
   "mknodat",

@@ -6,7 +6,7 @@ import { afterEach, expect, test } from "bun:test";
 import { readerOnEveryTurn } from "../../src/suites/config/harness.ts";
 import { createConfigStore } from "../../src/suites/config/store.ts";
 import type { Config, ReadonlyConfig } from "../../src/suites/config/types.ts";
-import { firstWorkspace, firstWorkspaceOf, ioWith, nextTurn, nodeIoRename, smallFixture, type TestFixture } from "./config-support.ts";
+import { firstWorkspace, firstWorkspaceOf, ioWith, nextTurn, nodeIoRename, smallFixture, type TestFixture } from "../support/config.ts";
 
 let fx: TestFixture;
 afterEach(() => fx?.remove());

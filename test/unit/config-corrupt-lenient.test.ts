@@ -8,7 +8,7 @@ import { corruptBackups } from "../../src/suites/config/corrupt.ts";
 import { ConfigEditRefusedError, ConfigReadError } from "../../src/suites/config/errors.ts";
 import { serializeConfig } from "../../src/suites/config/fixture.ts";
 import { createConfigStore } from "../../src/suites/config/store.ts";
-import { firstWorkspaceOf, ioWith, onDisk, smallFixture, type TestFixture } from "./config-support.ts";
+import { firstWorkspaceOf, ioWith, onDisk, smallFixture, type TestFixture } from "../support/config.ts";
 
 let fx: TestFixture;
 afterEach(() => fx?.remove());

@@ -6,7 +6,7 @@ import { afterEach, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { createConfigStore } from "../../src/suites/config/store.ts";
 import type { Config } from "../../src/suites/config/types.ts";
-import { errno, firstWorkspace, firstWorkspaceOf, ioWith, smallFixture, type TestFixture } from "./config-support.ts";
+import { errno, firstWorkspace, firstWorkspaceOf, ioWith, smallFixture, type TestFixture } from "../support/config.ts";
 
 let fx: TestFixture;
 afterEach(() => fx?.remove());

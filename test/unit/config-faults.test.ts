@@ -1,5 +1,5 @@
 /**
- * The store under crashes and full disks (#13 items 9-11): a lock is never left empty and one
+ * The store under crashes and full disks: a lock is never left empty and one
  * whose owner is unreadable or dead is taken over at once; temp files are unique without the
  * pid alone and a dead writer's are removed; one corrupt backup per distinct content, across
  * processes.
@@ -12,12 +12,12 @@ import { corruptBackups } from "../../src/suites/config/corrupt.ts";
 import { nodeIo, type StoreIo } from "../../src/suites/config/io.ts";
 import { createConfigStore } from "../../src/suites/config/store.ts";
 import { processStart } from "../../src/util/proc.ts";
-import { firstWorkspaceOf, onDisk, smallFixture, type TestFixture } from "./config-support.ts";
+import { firstWorkspaceOf, onDisk, smallFixture, type TestFixture } from "../support/config.ts";
 
 let fx: TestFixture;
 afterEach(() => fx?.remove());
 
-const CHILD = join(import.meta.dir, "config-crash-child.ts");
+const CHILD = join(import.meta.dir, "../fixtures/config/crash-child.ts");
 
 /** Runs the child helper; `limitFileSize` runs it with no room to write (as on a full disk). */
 function child(what: "edit" | "load", path: string, options: { limitFileSize?: boolean } = {}) {

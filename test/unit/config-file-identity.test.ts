@@ -7,7 +7,7 @@ import { afterEach, expect, test } from "bun:test";
 import { renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { createConfigStore } from "../../src/suites/config/store.ts";
 import { serializeConfig } from "../../src/suites/config/fixture.ts";
-import { firstWorkspace, firstWorkspaceOf, ioWith, nodeIoSyncDir, onDisk, smallFixture, type TestFixture } from "./config-support.ts";
+import { firstWorkspace, firstWorkspaceOf, ioWith, nodeIoSyncDir, onDisk, smallFixture, type TestFixture } from "../support/config.ts";
 
 let fx: TestFixture;
 afterEach(() => fx?.remove());

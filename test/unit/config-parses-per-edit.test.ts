@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { countParsesPerSave } from "../../src/suites/config/harness.ts";
 import { createConfigStore } from "../../src/suites/config/store.ts";
 import type { Config } from "../../src/suites/config/types.ts";
-import { firstWorkspace, firstWorkspaceOf, onDisk, smallFixture, type TestFixture } from "./config-support.ts";
+import { firstWorkspace, firstWorkspaceOf, onDisk, smallFixture, type TestFixture } from "../support/config.ts";
 
 let fx: TestFixture;
 afterEach(() => fx?.remove());

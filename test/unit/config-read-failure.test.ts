@@ -7,7 +7,7 @@ import { afterEach, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { ConfigReadError } from "../../src/suites/config/errors.ts";
 import { createConfigStore } from "../../src/suites/config/store.ts";
-import { errno, firstWorkspaceOf, ioWith, nodeIoReadFile, onDisk, smallFixture, type TestFixture } from "./config-support.ts";
+import { errno, firstWorkspaceOf, ioWith, nodeIoReadFile, onDisk, smallFixture, type TestFixture } from "../support/config.ts";
 
 let fx: TestFixture;
 afterEach(() => fx?.remove());

@@ -8,7 +8,7 @@ import { freezeIfJsonPlain } from "../../src/suites/config/frozen.ts";
 import { LockTimeoutError } from "../../src/suites/config/lock.ts";
 import { createConfigStore } from "../../src/suites/config/store.ts";
 import type { Config } from "../../src/suites/config/types.ts";
-import { firstWorkspaceOf, onDisk, smallFixture, type TestFixture } from "./config-support.ts";
+import { firstWorkspaceOf, onDisk, smallFixture, type TestFixture } from "../support/config.ts";
 
 let fx: TestFixture;
 afterEach(() => fx?.remove());
@@ -44,7 +44,9 @@ describe("saving", () => {
     fx = smallFixture();
     const child = (tag: string) =>
       new Promise<number | null>((resolve) => {
-        const p = spawn(process.execPath, [join(import.meta.dir, "config-lock-child.ts"), fx.path, tag, "15"], { stdio: "inherit" });
+        const p = spawn(process.execPath, [join(import.meta.dir, "../fixtures/config/lock-child.ts"), fx.path, tag, "15"], {
+          stdio: "inherit",
+        });
         p.on("close", resolve);
       });
     expect(await Promise.all([child("a"), child("b")])).toEqual([0, 0]);

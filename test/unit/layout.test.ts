@@ -15,7 +15,7 @@ describe("layoutDraw", () => {
     let asked = false;
     expect(
       layoutDraw(
-        "solo",
+        "isolated",
         () => {
           asked = true;
           return false;
@@ -28,7 +28,7 @@ describe("layoutDraw", () => {
 
   test("XBENCH_LAYOUT=fixed draws nothing; an inventory measures nothing", () => {
     expect(layoutDraw("duet", () => true, "fixed")).toBe("none");
-    expect(layoutDraw("solo", () => true, "fixed")).toBe("none");
+    expect(layoutDraw("isolated", () => true, "fixed")).toBe("none");
     expect(layoutDraw("inventory", () => true, undefined)).toBe("none");
   });
 });

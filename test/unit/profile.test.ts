@@ -11,7 +11,7 @@ import { decodeSourceMap, decodeVlq, originalPosition } from "../../src/profile/
 import { parseArgs } from "../../src/args/parse.ts";
 import { compareCommand } from "../../src/commands/compare.ts";
 import { rowsToProfile } from "../../src/compare/profile-run.ts";
-import { mixedResult } from "./report-fixtures.ts";
+import { mixedResult } from "../support/report-fixtures.ts";
 
 describe("source maps", () => {
   test("VLQ: one digit, signs, continuation digits", () => {

@@ -1,4 +1,4 @@
-/** What a later compare reclaims from runs killed before they could clean up (#13 item 1). */
+/** What a later compare reclaims from runs killed before they could clean up (docs/reliability.md). */
 import { afterEach, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";

@@ -5,7 +5,7 @@ import { join } from "pathe";
 import { decideGate } from "../../src/report/gate.ts";
 import { escapeHtml, forestPlot, renderHtml } from "../../src/report/html.ts";
 import { renderJson } from "../../src/report/json.ts";
-import { HOSTILE_NAME, mixedResult, slowerResult } from "./report-fixtures.ts";
+import { HOSTILE_NAME, mixedResult, slowerResult } from "../support/report-fixtures.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures");
 

@@ -7,7 +7,7 @@ import { parseResult, renderJson } from "../../src/report/json.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
 import { functionCells } from "../../src/report/profile.ts";
 import { renderTerminal } from "../../src/report/terminal.ts";
-import { slowerResult } from "./report-fixtures.ts";
+import { slowerResult } from "../support/report-fixtures.ts";
 
 const PROFILE: RowProfile = {
   processes: 6,

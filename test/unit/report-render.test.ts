@@ -10,7 +10,7 @@ import { SCHEMA_VERSION, type CompareResult } from "../../src/model/result.ts";
 import { renderTerminal } from "../../src/report/terminal.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
 import { analyzeRows, type RawRow } from "../../src/report/analyze.ts";
-import { aaResult, HOSTILE_NAME, mixedResult } from "./report-fixtures.ts";
+import { aaResult, HOSTILE_NAME, mixedResult } from "../support/report-fixtures.ts";
 
 const rawTimed = (id: string, base: number[], head: number[]): RawRow => ({
   id,

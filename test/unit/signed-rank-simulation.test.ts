@@ -1,6 +1,6 @@
 /**
  * The verdict's promise, checked by seeded simulation on the noise this machine produces
- * (design.md section 3, issue 11): with nothing changed, at most 5% of runs get a verdict, and
+ * (docs/statistics.md): with nothing changed, at most 5% of runs get a verdict, and
  * the interval holds a known change in at least 95% of runs, for n = 6, 10, 20, 40 rounds on
  *   - normal noise (sd 0.02 in ln ratio),
  *   - t(3) noise (heavy tails, scale 0.02),
@@ -21,7 +21,7 @@ import { describe, expect, test } from "bun:test";
 import seedRows from "../fixtures/seed-aa-rows.json" with { type: "json" };
 import { mulberry32 } from "../../src/schedule/prng.ts";
 import { hodgesLehmannInterval, verdictOf, walshSummary } from "../../src/stats/signed-rank.ts";
-import { tInterval } from "../../src/stats/t-interval.ts";
+import { tInterval } from "../../bench/truth-lab/t-interval.ts";
 
 const RUNS = 10_000;
 /**

@@ -6,7 +6,7 @@ import { mdcAt, noiseFloor, readAA } from "../../src/stats/noise.ts";
 import { logRatios, overhead, pairedStats, ratioInterval } from "../../src/stats/paired.ts";
 import { median, quantile, spread } from "../../src/stats/quantile.ts";
 import { hodgesLehmannInterval, hodgesLehmannP, verdictOf, walshSummary } from "../../src/stats/signed-rank.ts";
-import { intervalAt, pairedP, summarize, tInterval } from "../../src/stats/t-interval.ts";
+import { intervalAt, pairedP, summarize, tInterval } from "../../bench/truth-lab/t-interval.ts";
 import { pairUp } from "../../src/stats/validate.ts";
 import type { CompareResult } from "../../src/model/result.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
@@ -342,6 +342,7 @@ describe("A/A reading", () => {
         { id: "t", status: "ok", unit: "ns", base: [...base, null], head: [...head, 5] },
         { id: "c", status: "ok", unit: "count", base: [1, 1], head: [1, 1] },
         { id: "n", status: "new", unit: "ns", base: [], head: [1, 2] },
+        { id: "one round", status: "ok", unit: "ns", base: [1], head: [1] }, // cannot be read: skipped
       ],
     } as unknown as CompareResult;
     const reading = readAA(result);

@@ -1,6 +1,6 @@
 /** The tracer's pure parts: frame parsing, canonicalization, modes, formats. */
 import { describe, expect, test } from "bun:test";
-import { parseFrames, OP, RESULT_PENDING, RESULT_UNKNOWN, readLogFile } from "../../src/tracer/log.ts";
+import { hasLogHeader, LOG_MAGIC, parseFrames, OP, RESULT_PENDING, RESULT_UNKNOWN, readLogFile } from "../../src/tracer/log.ts";
 import { canonicalize, displayPath } from "../../src/tracer/paths.ts";
 import { collectAccesses, intendedModes, outcomeModes } from "../../src/tracer/accesses.ts";
 import { formatAccesses, summaryLine } from "../../src/tracer/format.ts";
@@ -201,6 +201,28 @@ describe("where trace logs go", () => {
       expect(traceScratchRoot(dir, 1)).toBe(dir);
       expect(traceScratchRoot(dir, Number.MAX_SAFE_INTEGER)).toBe(tmpdir());
       expect(traceScratchRoot(`${dir}/missing`, 1)).toBe(tmpdir());
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe("a log the launcher never wrote", () => {
+  test("no file, an empty one, or one without the magic: the tracer did not start; with the magic: a log to read", () => {
+    const { dir, cleanup } = tempDir("xbench-trace-header-");
+    try {
+      const file = join(dir, "log");
+      expect(hasLogHeader(file)).toBe(false);
+      writeFileSync(file, "");
+      expect(hasLogHeader(file)).toBe(false);
+      writeFileSync(file, Buffer.alloc(4096));
+      expect(hasLogHeader(file)).toBe(false);
+      const head = Buffer.alloc(16);
+      head.writeBigUInt64LE(LOG_MAGIC, 0);
+      head.writeUInt32LE(999, 8); // another version's log: still one the launcher wrote
+      writeFileSync(file, head);
+      expect(hasLogHeader(file)).toBe(true);
+      expect(() => readAccessLog(file)).toThrow();
     } finally {
       cleanup();
     }

@@ -13,13 +13,83 @@
  * CommonJS, like the package: `require("benchmark")` and `import Benchmark from "benchmark"`
  * both get the constructor.
  */
-// @ts-nocheck -- bundled from a virtual module into bench processes
-const { register, usesApi } = require("xbench-internal:registry");
+const { register, usesApi } = require("xbench-internal:registry") as typeof import("xbench-internal:registry");
+
+// A type query, not an `import type`: the file stays CommonJS without a single import statement.
+type Around = import("./registry.ts").Around;
+type Fn = (...args: unknown[]) => unknown;
+/** Code as Benchmark.js takes it: a function, or its body as a string. */
+type Code = Fn | string | undefined;
+
+/** A benchmark's options, merged from Benchmark.options and every argument form. */
+interface Options {
+  name?: unknown;
+  fn?: Code;
+  setup?: Code;
+  teardown?: Code;
+  defer?: boolean;
+  [key: string]: unknown;
+}
+
+/** Benchmark.js's `deferred`: the benchmark calls `deferred.resolve()` when its async work is done. */
+interface Deferred {
+  benchmark: BenchmarkInstance;
+  resolve: (value?: unknown) => void;
+  reject: (reason?: unknown) => void;
+}
+
+interface BenchEvent {
+  type: string;
+  target?: unknown;
+  currentTarget?: unknown;
+}
+
+type Listener = (this: unknown, event: BenchEvent) => unknown;
+
+/** What Benchmark and Suite share: listeners per event type. */
+interface Emitter {
+  events: Record<string, Listener[]>;
+  on(type: unknown, listener: Listener): this;
+  off(type?: string, listener?: Listener): this;
+  emit(event: string | BenchEvent): this;
+  listeners(type: string): Listener[];
+  run(): this;
+  abort(): this;
+  reset(): this;
+}
+
+interface BenchmarkInstance extends Emitter {
+  options: Options;
+  name: unknown;
+  id: number;
+  fn: Code;
+  stats: { mean: number; rme: number; deviation: number; sample: number[] };
+  hz: number;
+  count: number;
+  cycles: number;
+  times: { cycle: number; elapsed: number; period: number };
+  clone(options?: Options): BenchmarkInstance;
+  compare(): number;
+}
+
+interface SuiteInstance extends Emitter {
+  name: unknown;
+  options: Record<string, unknown>;
+  length: number;
+  [index: number]: unknown;
+  add(name: unknown, fn?: unknown, options?: unknown): this;
+  toArray(): unknown[];
+  map(callback: string | ((item: unknown, index: number) => unknown)): unknown[];
+}
+
+/** Benchmark and Suite are called with or without `new`, as Benchmark.js's are. */
+type BenchmarkClass = new (name?: unknown, fn?: unknown, options?: unknown) => BenchmarkInstance;
+type SuiteClass = new (name?: unknown, options?: unknown) => SuiteInstance;
 
 usesApi("Benchmark.js");
 
 /** The source of a function's body, for Benchmark.js's joining of setup, fn and teardown. */
-function bodyOf(code) {
+function bodyOf(code: unknown): string {
   if (typeof code === "string") return code;
   if (typeof code !== "function") return "";
   const text = Function.prototype.toString.call(code);
@@ -37,16 +107,23 @@ function bodyOf(code) {
  * Bun's bundler renames a `var arr` in setup to `arr2` when fn uses `arr` unbound (to it, a
  * global): alias each such name back so the joined source reads as the user wrote it.
  */
-function undoRenames(setup, rest) {
-  const aliases = [];
+function undoRenames(setup: string, rest: string): string {
+  const aliases: string[] = [];
   for (const [, name, base] of setup.matchAll(/\b(?:var|let|const|function)\s+(([A-Za-z_$][\w$]*?)\d+)\b/g)) {
-    const declared = new RegExp(`\\b(?:var|let|const|function)\\s+${base.replace(/\$/g, "\\$")}\\b`).test(setup);
-    if (!declared && new RegExp(`(?<![\\w$.])${base.replace(/\$/g, "\\$")}(?![\\w$])`).test(rest)) aliases.push(`var ${base} = ${name};`);
+    const declared = new RegExp(`\\b(?:var|let|const|function)\\s+${base!.replace(/\$/g, "\\$")}\\b`).test(setup);
+    if (!declared && new RegExp(`(?<![\\w$.])${base!.replace(/\$/g, "\\$")}(?![\\w$])`).test(rest)) aliases.push(`var ${base} = ${name};`);
   }
   return aliases.join("\n");
 }
 
-const asFunction = (code) => (typeof code === "string" ? new Function(code) : code);
+const asFunction = (code: Code): Fn | undefined => (typeof code === "string" ? (new Function(code) as Fn) : code);
+
+/** What runs around and in one batch of a benchmark with setup or teardown. */
+interface Batch {
+  setup: () => unknown;
+  teardown: () => unknown;
+  fn: (deferred?: Deferred) => unknown;
+}
 
 /**
  * What one batch runs when setup or teardown is given: Benchmark.js compiles setup, the timed
@@ -55,18 +132,18 @@ const asFunction = (code) => (typeof code === "string" ? new Function(code) : co
  * a fn that uses an import fails there and is called by reference instead, as Benchmark.js
  * falls back too). Decided when the benchmark is first measured, never while the file loads.
  */
-function joinedBatch(bm, options) {
+function joinedBatch(bm: BenchmarkInstance, options: Options): Batch {
   const { setup, teardown } = options;
-  const fn = asFunction(options.fn);
-  const byReference = {
-    setup: () => setup && asFunction(setup).call(bm),
-    teardown: () => teardown && asFunction(teardown).call(bm),
+  const fn = asFunction(options.fn)!;
+  const byReference: Batch = {
+    setup: () => setup && asFunction(setup)!.call(bm),
+    teardown: () => teardown && asFunction(teardown)!.call(bm),
     fn: (deferred) => fn.call(bm, deferred),
   };
   const setupBody = bodyOf(setup);
   const source = `${setupBody}\n${undoRenames(setupBody, bodyOf(options.fn) + bodyOf(teardown))}\nreturn { fn: function (deferred) {\n${bodyOf(options.fn)}\n}, teardown: function () {\n${bodyOf(teardown)}\n} };`;
   try {
-    const make = new Function(source);
+    const make = new Function(source) as (this: BenchmarkInstance) => { fn: Fn; teardown: Fn };
     const probe = make.call(bm);
     if (!options.defer) probe.fn.call(bm);
     probe.teardown.call(bm);
@@ -84,12 +161,13 @@ function joinedBatch(bm, options) {
 }
 
 /** The function to time and what runs around each batch. */
-function timedParts(bm) {
+function timedParts(bm: BenchmarkInstance): { fn: Fn; around: Around } {
   const options = bm.options;
-  if (!options.setup && !options.teardown && typeof options.fn !== "string") return { fn: options.fn, around: { before: [], after: [] } };
-  let batch;
+  if (!options.setup && !options.teardown && typeof options.fn !== "string")
+    return { fn: options.fn as Fn, around: { before: [], after: [] } };
+  let batch: Batch;
   return {
-    fn: (deferred) => batch.fn(deferred),
+    fn: (deferred) => batch.fn(deferred as Deferred | undefined),
     around: {
       before: [
         () => {
@@ -104,18 +182,18 @@ function timedParts(bm) {
 }
 
 /** Normalizes Benchmark.js's argument forms: (name, fn, opts), (name, opts), (opts), (fn, opts). */
-function normalize(name, fn, options) {
+function normalize(name: unknown, fn: unknown, options: unknown): Options {
   if (name && typeof name === "object") return { ...name };
-  if (typeof name === "function") return { ...fn, fn: name, name: name.name };
+  if (typeof name === "function") return { ...(fn as Options | undefined), fn: name as Fn, name: name.name };
   if (fn && typeof fn === "object") return { ...fn, name };
-  return { ...options, name, fn };
+  return { ...(options as Options | undefined), name, fn: fn as Code };
 }
 
-const usesThis = (fn) => typeof fn === "function" && /\bthis\b/.test(Function.prototype.toString.call(fn));
+const usesThis = (fn: unknown) => typeof fn === "function" && /\bthis\b/.test(Function.prototype.toString.call(fn));
 
 let nextId = 1;
 
-function registerBenchmark(bm, groups) {
+function registerBenchmark(bm: BenchmarkInstance, groups: string[]): void {
   const { fn, around } = timedParts(bm);
   const timed = bm.options.defer
     ? () =>
@@ -139,7 +217,7 @@ function registerBenchmark(bm, groups) {
 }
 
 /** Listeners per event type, shared by Benchmark and Suite. */
-const emitter = {
+const emitter: ThisType<Emitter> & Pick<Emitter, "on" | "off" | "emit" | "listeners"> = {
   on(type, listener) {
     for (const t of String(type).split(" ")) (this.events[t] ??= []).push(listener);
     return this;
@@ -161,8 +239,8 @@ const emitter = {
 
 let inSuite = false;
 
-function Benchmark(name, fn, options) {
-  if (!(this instanceof Benchmark)) return new Benchmark(name, fn, options);
+function Benchmark(this: BenchmarkInstance, name?: unknown, fn?: unknown, options?: unknown): BenchmarkInstance | undefined {
+  if (!(this instanceof Benchmark)) return new (Benchmark as unknown as BenchmarkClass)(name, fn, options);
   this.options = { ...Benchmark.options, ...normalize(name, fn, options) };
   this.name = this.options.name ?? `<Test #${nextId}>`;
   this.id = nextId++;
@@ -174,14 +252,14 @@ function Benchmark(name, fn, options) {
   this.cycles = 0;
   this.times = { cycle: Number.NaN, elapsed: Number.NaN, period: Number.NaN };
   for (const type of ["start", "cycle", "complete", "error", "abort", "reset"]) {
-    const key = `on${type[0].toUpperCase()}${type.slice(1)}`;
-    if (typeof this.options[key] === "function") this.on(type, this.options[key]);
+    const key = `on${type[0]!.toUpperCase()}${type.slice(1)}`;
+    if (typeof this.options[key] === "function") this.on(type, this.options[key] as Listener);
   }
   if (!inSuite) registerBenchmark(this, []);
 }
 
 /** What a benchmark and a suite do alike here: run() measures nothing, and fires start and complete. */
-const runsNothing = {
+const runsNothing: ThisType<Emitter> & Pick<Emitter, "run" | "abort" | "reset"> = {
   run() {
     this.emit("start");
     this.emit("complete");
@@ -196,47 +274,49 @@ const runsNothing = {
 };
 
 Object.assign(Benchmark.prototype, emitter, runsNothing, {
-  clone(options) {
-    return new Benchmark({ ...this.options, ...options });
+  clone(this: BenchmarkInstance, options?: Options) {
+    return new (Benchmark as unknown as BenchmarkClass)({ ...this.options, ...options });
   },
   compare() {
     return 0;
   },
-  toString() {
+  toString(this: BenchmarkInstance): string {
     return `${this.name} (measured by xbench compare, not here)`;
   },
 });
 
-function Suite(name, options) {
-  if (!(this instanceof Suite)) return new Suite(name, options);
-  const opts = name && typeof name === "object" ? name : { ...options, name };
+function Suite(this: SuiteInstance, name?: unknown, options?: unknown): SuiteInstance | undefined {
+  if (!(this instanceof Suite)) return new (Suite as unknown as SuiteClass)(name, options);
+  const opts: Record<string, unknown> =
+    name && typeof name === "object" ? (name as Record<string, unknown>) : { ...(options as object | undefined), name };
   this.name = opts.name;
   this.options = opts;
   this.events = {};
   this.length = 0;
   for (const type of ["start", "cycle", "complete", "error", "abort", "reset", "add"]) {
-    const key = `on${type[0].toUpperCase()}${type.slice(1)}`;
-    if (typeof opts[key] === "function") this.on(type, opts[key]);
+    const key = `on${type[0]!.toUpperCase()}${type.slice(1)}`;
+    if (typeof opts[key] === "function") this.on(type, opts[key] as Listener);
   }
 }
 
 /** Array-like, as Benchmark.js's suites are: `this.filter("fastest").map("name")` must work. */
-function suiteOf(items, name) {
-  const suite = new Suite(name);
+function suiteOf(items: unknown[], name: unknown): SuiteInstance {
+  const suite = new (Suite as unknown as SuiteClass)(name);
   for (const item of items) suite[suite.length++] = item;
   return suite;
 }
 
-const pluck = (callback) => (typeof callback === "string" ? (item) => item[callback] : callback);
+const pluck = <T>(callback: string | ((item: unknown, index: number) => T)) =>
+  typeof callback === "string" ? (item: unknown) => (item as Record<string, unknown>)[callback] : callback;
 
 Object.assign(Suite.prototype, emitter, runsNothing, {
-  add(name, fn, options) {
-    let bm;
-    if (name instanceof Benchmark) bm = name;
+  add(this: SuiteInstance, name: unknown, fn?: unknown, options?: unknown) {
+    let bm: BenchmarkInstance;
+    if (name instanceof Benchmark) bm = name as BenchmarkInstance;
     else {
       inSuite = true;
       try {
-        bm = new Benchmark(name, fn, options);
+        bm = new (Benchmark as unknown as BenchmarkClass)(name, fn, options);
       } finally {
         inSuite = false;
       }
@@ -246,31 +326,31 @@ Object.assign(Suite.prototype, emitter, runsNothing, {
     this.emit({ type: "add", target: bm, currentTarget: this });
     return this;
   },
-  clone() {
+  clone(this: SuiteInstance) {
     return suiteOf(this.toArray(), this.name);
   },
-  toArray() {
+  toArray(this: SuiteInstance) {
     return Array.from({ length: this.length }, (_, i) => this[i]);
   },
-  forEach(callback) {
+  forEach(this: SuiteInstance, callback: (item: unknown, index: number) => void) {
     this.toArray().forEach(callback);
     return this;
   },
-  map(callback) {
+  map(this: SuiteInstance, callback: string | ((item: unknown, index: number) => unknown)) {
     return this.toArray().map(pluck(callback));
   },
-  pluck(key) {
+  pluck(this: SuiteInstance, key: string) {
     return this.map(key);
   },
   /** Nothing was measured here, so no benchmark is fastest, slowest or successful. */
-  filter(callback) {
+  filter(this: SuiteInstance, callback: string | ((item: unknown, index: number) => unknown)) {
     if (typeof callback === "string") return suiteOf([], this.name);
     return suiteOf(this.toArray().filter(callback), this.name);
   },
-  indexOf(item) {
+  indexOf(this: SuiteInstance, item: unknown) {
     return this.toArray().indexOf(item);
   },
-  push(...items) {
+  push(this: SuiteInstance, ...items: unknown[]) {
     for (const item of items) this[this.length++] = item;
     return this.length;
   },
@@ -282,17 +362,18 @@ Benchmark.options = {};
 Suite.options = { name: undefined };
 Benchmark.platform = { description: "xbench", toString: () => "xbench" };
 Benchmark.support = { browser: false, timeout: true, decompilation: true };
-Benchmark.Deferred = function Deferred(clone) {
+Benchmark.Deferred = function Deferred(this: { benchmark: unknown }, clone: unknown) {
   this.benchmark = clone;
 };
-Benchmark.Event = function Event(type) {
+Benchmark.Event = function Event(type: unknown) {
   return typeof type === "object" ? type : { type };
 };
 Benchmark.runInContext = () => Benchmark;
-Benchmark.filter = (array, callback) => (typeof callback === "string" ? [] : Array.from(array).filter(callback));
+Benchmark.filter = (array: ArrayLike<unknown>, callback: string | ((item: unknown, index: number) => unknown)) =>
+  typeof callback === "string" ? [] : Array.from(array).filter(callback);
 Benchmark.invoke = () => [];
-Benchmark.join = (object, separator = ",") => Object.values(object ?? {}).join(separator);
-Benchmark.formatNumber = (number) => String(number).replace(/(?=(?:\d{3})+$)(?!\b)/g, ",");
+Benchmark.join = (object: object | undefined, separator = ",") => Object.values(object ?? {}).join(separator);
+Benchmark.formatNumber = (number: number) => String(number).replace(/(?=(?:\d{3})+$)(?!\b)/g, ",");
 Benchmark.Benchmark = Benchmark;
 
 module.exports = Benchmark;

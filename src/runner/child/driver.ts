@@ -4,37 +4,40 @@
  * from process to process), measures what the job asks, appends one JSON line per row to
  * XBENCH_RESULT_FILE, and exits, so that a handle a bench file left open cannot hang it.
  */
-// @ts-nocheck -- bundled from a virtual module
 import { appendFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { commandRows, metricRows } from "xbench-internal:extras";
+import { commandRows, firstLine, metricRows } from "xbench-internal:extras";
 import { prepare, sample } from "xbench-internal:sampler";
+import type { Side } from "../../model/result.ts";
+import type { ChildLine, Job, JobSide } from "../protocol.ts";
+import type { Subject } from "./sampler.ts";
+import type { BenchmarkCase, SideDescription } from "./side.ts";
 
 /** Registrations go to the side whose file is loading (see bench/api.ts). */
 const LOADING_SIDE_KEY = Symbol.for("xbench.loadingSide");
+const slot = globalThis as { [LOADING_SIDE_KEY]?: Side; __xbenchHeapPads?: unknown[][] };
 
-const job = JSON.parse(process.env.XBENCH_JOB);
+/** One side's bench file, loaded: what it registered. */
+type Described = SideDescription & { side: Side };
+
+const job = JSON.parse(process.env.XBENCH_JOB!) as Job;
 // A compiled xbench runs bench processes as bun through BUN_BE_BUN (runtimes.ts): what a bench
 // file starts, xbench exec-stats included, must see the user's environment, not that switch.
 if (process.env.XBENCH_BE_BUN) {
   delete process.env.BUN_BE_BUN;
   delete process.env.XBENCH_BE_BUN;
 }
-const resultFile = process.env.XBENCH_RESULT_FILE;
+const resultFile = process.env.XBENCH_RESULT_FILE!;
 
-function emit(line) {
+function emit(line: ChildLine): void {
   appendFileSync(resultFile, `${JSON.stringify(line)}\n`);
 }
 
-function firstLine(error) {
-  return String(error?.message ?? error).split("\n")[0];
-}
-
-async function load(sides) {
-  const described = [];
+async function load(sides: JobSide[]): Promise<Described[]> {
+  const described: Described[] = [];
   for (const { side, bundle } of sides) {
     if (layout === "side") heapPads.push(padHeap());
-    globalThis[LOADING_SIDE_KEY] = side;
+    slot[LOADING_SIDE_KEY] = side;
     process.env.XBENCH_SIDE = side;
     try {
       const module = await import(pathToFileURL(bundle).href);
@@ -43,13 +46,13 @@ async function load(sides) {
       emit({ t: "load-error", side, message: firstLine(error) });
       process.exit(1);
     } finally {
-      globalThis[LOADING_SIDE_KEY] = undefined;
+      slot[LOADING_SIDE_KEY] = undefined;
     }
   }
   return described;
 }
 
-function inventory(description) {
+function inventory(description: Described): ChildLine {
   return {
     t: "inventory",
     side: description.side,
@@ -63,8 +66,8 @@ function inventory(description) {
 }
 
 /** Measures one label on every side that has it: alternately when two sides do. */
-async function measureLabel(label, cases) {
-  const subjects = [];
+async function measureLabel(label: string, cases: Array<{ side: Side; benchmark: BenchmarkCase }>): Promise<void> {
+  const subjects: Array<{ side: Side; subject: Subject }> = [];
   for (const { side, benchmark } of cases) {
     try {
       subjects.push({ side, subject: await prepare(benchmark) });
@@ -80,7 +83,7 @@ async function measureLabel(label, cases) {
     );
     for (const s of subjects) await s.subject.finish();
     subjects.forEach((s, i) => {
-      const { value, batches, iterations, batchNs } = results[i];
+      const { value, batches, iterations, batchNs } = results[i]!;
       emit({ t: "row", label, side: s.side, unit: "ns", value, batches, iterations, batchNs });
     });
   } catch (error) {
@@ -89,7 +92,7 @@ async function measureLabel(label, cases) {
   }
 }
 
-async function measureTimed(described) {
+async function measureTimed(described: Described[]): Promise<void> {
   // A job may name the labels to measure (a profiled process measures one row).
   const labels = [...new Set(described.flatMap((d) => d.benchmarks.map((b) => b.label)))].filter(
     (l) => !job.labels || job.labels.includes(l),
@@ -103,7 +106,7 @@ async function measureTimed(described) {
   }
 }
 
-async function measureExtras(description) {
+async function measureExtras(description: Described): Promise<void> {
   const rows = [...(await metricRows(description.metrics)), ...(await commandRows(description.commands, job.execStats))];
   for (const row of rows) emit({ t: "row", side: description.side, ...row });
 }
@@ -116,8 +119,8 @@ async function measureExtras(description) {
  * per process (`job.layout`, see compare/layout.ts), the layout becomes noise that the pairing
  * of rounds cancels: wider intervals, no bias.
  */
-function padHeap() {
-  const keep = [];
+function padHeap(): unknown[] {
+  const keep: unknown[] = [];
   const count = Math.floor(Math.random() * 256);
   for (let i = 0; i < count; i++) {
     const size = Math.floor(Math.random() * 64);
@@ -134,9 +137,9 @@ function padHeap() {
 }
 
 /** Kept alive for the whole process; on the global so that a test can see what was drawn. */
-const heapPads = [];
-globalThis.__xbenchHeapPads = heapPads;
-const layout = job.layout ?? (job.kind === "solo" ? "process" : "none");
+const heapPads: unknown[][] = [];
+slot.__xbenchHeapPads = heapPads;
+const layout = job.layout ?? (job.kind === "isolated" ? "process" : "none");
 if (layout === "process") heapPads.push(padHeap());
 const described = await load(job.sides);
 if (job.kind === "inventory") {

@@ -4,7 +4,6 @@
  * describe, tinybench's hooks, Benchmark.js's setup); what reaches the sampler is one shape:
  * a function to time, with what runs around it outside the timing.
  */
-// @ts-nocheck -- bundled from a virtual module into bench processes
 
 /** A bench API's name as the user knows it, for messages and the inventory. */
 export type BenchApi = "mitata" | "vitest" | "tinybench" | "Benchmark.js" | "Deno.bench";

@@ -11,8 +11,20 @@
  * Each side gets its own batch loop (compiled per subject, as mitata does), so a call site
  * never sees both sides' functions and neither side's code is deoptimized by the other's.
  */
-// @ts-nocheck -- bundled from a virtual module into bench processes
 import type { SamplingBudget } from "../protocol.ts";
+import type { Around } from "./registry.ts";
+import type { BenchmarkCase } from "./side.ts";
+
+/** A function a bench file gave to be timed, or one that makes or drives what is timed. */
+type Fn = (...args: unknown[]) => unknown;
+
+/** Deno's BenchContext, as far as a benchmark can use it here. */
+interface BenchContext {
+  start(): void;
+  end(): void;
+  name: string;
+  origin: string;
+}
 
 const AsyncFunction = (async () => {}).constructor;
 const GeneratorFunction = function* () {}.constructor;
@@ -65,8 +77,9 @@ export function batchFloorNs(resolutionNs: number): number {
 }
 
 const collectGarbage = (() => {
-  if (globalThis.Bun?.gc) return () => globalThis.Bun.gc(true);
-  if (typeof globalThis.gc === "function") return () => globalThis.gc();
+  const bun = globalThis.Bun;
+  if (bun?.gc) return () => bun.gc(true);
+  if (typeof globalThis.gc === "function") return () => globalThis.gc!();
   return undefined;
 })();
 
@@ -77,7 +90,7 @@ export interface Subject {
   finish(): Promise<void>;
 }
 
-function isGenerator(fn) {
+function isGenerator(fn: unknown): boolean {
   return fn instanceof GeneratorFunction || fn instanceof AsyncGeneratorFunction;
 }
 
@@ -92,7 +105,12 @@ let loops = 0;
  * so two subjects' loops would share one call site, its feedback and its optimized code: one
  * side's functions would shape the code that times the other's, and so would earlier rows.
  */
-function callLoop(fn, isAsync: boolean, arity: number, bound: { self?: unknown; argument?: unknown } = {}) {
+function callLoop(
+  fn: Fn,
+  isAsync: boolean,
+  arity: number,
+  bound: { self?: unknown; argument?: unknown } = {},
+): (n: number, ...inputs: unknown[][]) => Promise<number> | number {
   const args = [...("argument" in bound ? ["argument"] : []), ...Array.from({ length: arity }, (_, i) => `p${i}[i]`)];
   const callee = "self" in bound ? `fn.call(${["self", ...args].join(", ")})` : `fn(${args.join(", ")})`;
   const call = `${isAsync ? "await " : ""}${callee}`;
@@ -105,14 +123,19 @@ function callLoop(fn, isAsync: boolean, arity: number, bound: { self?: unknown; 
 }
 
 /** Calls `fn` once (a first warm-up call) and says whether it returned a promise. */
-async function returnsPromise(fn, ...args): Promise<boolean> {
+async function returnsPromise(fn: Fn, ...args: unknown[]): Promise<boolean> {
   const result = fn(...args);
   if (!(result instanceof Promise)) return fn instanceof AsyncFunction;
   await result;
   return true;
 }
 
-async function plainSubject(fn, gcInner: boolean, finish = async () => {}, bound = {}): Promise<Subject> {
+async function plainSubject(
+  fn: Fn,
+  gcInner: boolean,
+  finish = async () => {},
+  bound: { self?: unknown; argument?: unknown } = {},
+): Promise<Subject> {
   const isAsync = await returnsPromise(() => ("self" in bound ? fn.call(bound.self) : "argument" in bound ? fn(bound.argument) : fn()));
   const loop = callLoop(fn, isAsync, 0, bound);
   return {
@@ -124,14 +147,20 @@ async function plainSubject(fn, gcInner: boolean, finish = async () => {}, bound
   };
 }
 
+/** What a generator benchmark yields to take inputs: `{ [0]() { return input }, bench(input) { … } }`. */
+interface Parameterized {
+  bench: Fn;
+  [maker: number]: unknown;
+}
+
 /** `yield { [0]() { return input }, bench(input) { … } }`: inputs made outside the timing. */
-async function parameterizedSubject(value, gcInner: boolean, finish): Promise<Subject> {
+async function parameterizedSubject(value: Parameterized, gcInner: boolean, finish: () => Promise<void>): Promise<Subject> {
   const fn = value.bench;
-  const makers = [];
-  for (let i = 0; typeof value[i] === "function"; i++) makers.push(value[i]);
-  const inputs = async (n) => {
-    const columns = makers.map(() => new Array(n));
-    for (let i = 0; i < n; i++) for (let k = 0; k < makers.length; k++) columns[k][i] = await makers[k]();
+  const makers: Fn[] = [];
+  for (let i = 0; typeof value[i] === "function"; i++) makers.push(value[i] as Fn);
+  const inputs = async (n: number) => {
+    const columns: unknown[][] = makers.map(() => new Array(n));
+    for (let i = 0; i < n; i++) for (let k = 0; k < makers.length; k++) columns[k]![i] = await makers[k]!();
     return columns;
   };
   const probe = await inputs(1);
@@ -148,7 +177,7 @@ async function parameterizedSubject(value, gcInner: boolean, finish): Promise<Su
 }
 
 /** `bench(name, function (state) { for (const _ of state) work(); })`: the function drives the loop. */
-function iteratorSubject(fn, args, gcInner: boolean): Subject {
+function iteratorSubject(fn: Fn, args: Record<string, unknown>, gcInner: boolean): Subject {
   return {
     async batch(n) {
       let count = 0;
@@ -165,7 +194,7 @@ function iteratorSubject(fn, args, gcInner: boolean): Subject {
       const state = {
         [Symbol.iterator]: () => iterator,
         [Symbol.asyncIterator]: () => iterator,
-        get: (name) => args[name],
+        get: (name: string) => args[name],
       };
       if (gcInner) collectGarbage?.();
       const result = fn(state);
@@ -178,17 +207,18 @@ function iteratorSubject(fn, args, gcInner: boolean): Subject {
 }
 
 /** Turns a mitata benchmark function (plain, async, generator or iterator style) into a Subject. */
-async function mitataSubject(fn, args: Record<string, unknown>, gc): Promise<Subject> {
+async function mitataSubject(fn: Fn, args: Record<string, unknown>, gc: BenchmarkCase["gc"]): Promise<Subject> {
   const gcInner = gc === "inner";
   if (isGenerator(fn)) {
-    const generator = fn({ get: (name) => args[name] });
+    const generator = fn({ get: (name: string) => args[name] }) as Generator<unknown> | AsyncGenerator<unknown>;
     const first = await generator.next();
     const finish = async () => {
       const last = await generator.next();
       if (!last.done) throw new Error("a generator benchmark must yield once");
     };
-    if (typeof first.value === "function") return plainSubject(first.value, gcInner, finish);
-    if (first.value && typeof first.value.bench === "function") return parameterizedSubject(first.value, gcInner, finish);
+    if (typeof first.value === "function") return plainSubject(first.value as Fn, gcInner, finish);
+    if (first.value && typeof (first.value as Parameterized).bench === "function")
+      return parameterizedSubject(first.value as Parameterized, gcInner, finish);
     throw new TypeError("a generator benchmark must yield a function or { bench }");
   }
   if (typeof fn !== "function") throw new TypeError("a benchmark needs a function");
@@ -201,10 +231,15 @@ async function mitataSubject(fn, args: Record<string, unknown>, gc): Promise<Sub
  * beforeEach/afterEach), or a section of each iteration (Deno's b.start()/b.end()). Costs a
  * clock read per iteration, so only benchmarks that ask for it are timed this way.
  */
-function iterationSubject(fn, bound: { self?: unknown; context?: boolean }, eachBefore?, eachAfter?): Subject {
+function iterationSubject(
+  fn: Fn,
+  bound: { self?: unknown; context?: boolean },
+  eachBefore?: () => unknown,
+  eachAfter?: () => unknown,
+): Subject {
   let start: number | undefined;
   let end: number | undefined;
-  const context = { start: () => void (start = now()), end: () => void (end = now()), name: "", origin: "" };
+  const context: BenchContext = { start: () => void (start = now()), end: () => void (end = now()), name: "", origin: "" };
   return {
     async batch(n) {
       let total = 0;
@@ -225,7 +260,7 @@ function iterationSubject(fn, bound: { self?: unknown; context?: boolean }, each
 }
 
 /** Whether a Deno benchmark times a section of itself: one call with a context that notices b.start(). */
-async function timesSection(fn): Promise<boolean> {
+async function timesSection(fn: Fn): Promise<boolean> {
   let started = false;
   const result = fn({ start: () => void (started = true), end: () => {}, name: "", origin: "" });
   if (result instanceof Promise) await result;
@@ -233,8 +268,8 @@ async function timesSection(fn): Promise<boolean> {
 }
 
 /** vitest's, tinybench's, Benchmark.js's and Deno's benchmarks: a plain loop unless hooks or sections need more. */
-async function otherSubject(benchmark): Promise<Subject> {
-  const { fn, around = {} } = benchmark;
+async function otherSubject(benchmark: BenchmarkCase): Promise<Subject> {
+  const { fn, around = {} as Partial<Around> } = benchmark;
   if (typeof fn !== "function") throw new TypeError("a benchmark needs a function");
   const bound = "self" in benchmark ? { self: benchmark.self } : {};
   let subject: Subject;
@@ -263,8 +298,8 @@ async function otherSubject(benchmark): Promise<Subject> {
  * Readies one benchmark of any API to be timed: its before-hooks run first, outside the
  * timing, and `finish()` runs its after-hooks.
  */
-export async function prepare(benchmark): Promise<Subject> {
-  const around = benchmark.around ?? { before: [], after: [] };
+export async function prepare(benchmark: BenchmarkCase): Promise<Subject> {
+  const around: Around = benchmark.around ?? { before: [], after: [] };
   for (const hook of around.before) await hook();
   const subject =
     benchmark.api === "mitata" ? await mitataSubject(benchmark.fn, benchmark.args, benchmark.gc) : await otherSubject(benchmark);
@@ -325,7 +360,7 @@ function grownIterations(n: number, perIteration: number[][], batchNs: number): 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = (sorted.length - 1) / 2;
-  return (sorted[Math.floor(mid)] + sorted[Math.ceil(mid)]) / 2;
+  return (sorted[Math.floor(mid)]! + sorted[Math.ceil(mid)]!) / 2;
 }
 
 /** Position i of the sequence A B B A A B B A… for two subjects (A A A… for one). */
@@ -392,13 +427,13 @@ export async function sample(subjects: Subject[], budget: SamplingBudget, resolu
   const minBatches = slow ? Math.max(budget.minBatches, SLOW_MIN_BATCHES) : budget.minBatches;
   const spent = new Array(k).fill(0);
   const times: number[][] = subjects.map(() => []);
-  const warming = (s: number) => spent[s] < budget.warmupNs || !settled(times[s], slow ? SLOW_WINDOW : WINDOW);
+  const warming = (s: number) => spent[s] < budget.warmupNs || !settled(times[s]!, slow ? SLOW_WINDOW : WINDOW);
   let i = 0;
   while (subjects.some((_, s) => warming(s)) && spent.every((t) => t < WARMUP_CAP * budget.warmupNs)) {
     const s = abbaIndex(i++, k);
-    const elapsed = await subjects[s].batch(n);
+    const elapsed = await subjects[s]!.batch(n);
     spent[s] += elapsed;
-    times[s].push(elapsed);
+    times[s]!.push(elapsed);
   }
   n = grownIterations(
     n,
@@ -414,7 +449,7 @@ export async function sample(subjects: Subject[], budget: SamplingBudget, resolu
   // rewarm call before it would double the time of a slow benchmark for nothing.
   let rewarm = n > 1 ? Math.ceil(n / 4) : 0;
   let previous = -1;
-  while (spent.some((t, s) => t < budget.sideNs || times[s].length < minBatches) && i < maxBatches) {
+  while (spent.some((t, s) => t < budget.sideNs || times[s]!.length < minBatches) && i < maxBatches) {
     // A batch that came out short (the code got faster still) grows n, at the start of an
     // A B B A cycle so that both sides get as many batches of each n.
     if (i % 4 === 0 && i > 0 && lengths.some((l) => Math.min(...l.slice(-2)) < batchNs)) {
@@ -428,12 +463,12 @@ export async function sample(subjects: Subject[], budget: SamplingBudget, resolu
     const s = abbaIndex(i++, k);
     // After the other side ran, its data fills the caches: a short unmeasured batch brings this
     // side's back, else every switch adds the same refill to both sides and shrinks their ratio.
-    if (s !== previous && previous !== -1 && rewarm > 0) await subjects[s].batch(rewarm);
+    if (s !== previous && previous !== -1 && rewarm > 0) await subjects[s]!.batch(rewarm);
     previous = s;
-    const elapsed = await subjects[s].batch(n);
+    const elapsed = await subjects[s]!.batch(n);
     spent[s] += elapsed;
-    times[s].push(elapsed / n);
-    lengths[s].push(elapsed);
+    times[s]!.push(elapsed / n);
+    lengths[s]!.push(elapsed);
   }
-  return times.map((t, s) => ({ value: median(t), batches: t.length, iterations: n, batchNs: median(lengths[s]) }));
+  return times.map((t, s) => ({ value: median(t), batches: t.length, iterations: n, batchNs: median(lengths[s]!) }));
 }

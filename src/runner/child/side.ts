@@ -3,10 +3,12 @@
  * registered, one entry per row: every argument combination of every mitata benchmark,
  * named with its groups (`parse › small (100)`), then the xbench metrics and commands.
  */
-// @ts-nocheck -- bundled from a virtual module
-import { registeredTrials } from "mitata";
-import { registry } from "xbench";
-import { registeredBenchmarks, usedApis, type Around, type BenchApi } from "xbench-internal:registry";
+import { registeredTrials } from "xbench-internal:shim";
+import { registry } from "xbench-internal:api";
+import { registeredBenchmarks, usedApis } from "xbench-internal:registry";
+import type { CommandDefinition, MetricDefinition } from "../../bench/api.ts";
+import type { Around, BenchApi } from "./registry.ts";
+import type { Trial } from "./shim.ts";
 
 /** One benchmark (for mitata, with one set of arguments): what the sampler measures. */
 export interface BenchmarkCase {
@@ -28,8 +30,8 @@ export interface SideDescription {
   benchmarks: BenchmarkCase[];
   /** The benchmark APIs the file loaded, whether or not it registered anything with them. */
   apis: BenchApi[];
-  metrics: Array<{ label: string; unit: string; measure: () => number | Promise<number> }>;
-  commands: Array<{ label: string; argv: string[]; options: Record<string, unknown> }>;
+  metrics: MetricDefinition[];
+  commands: CommandDefinition[];
   isolate: boolean;
   /** Labels registered more than once in this file. */
   duplicates: string[];
@@ -41,24 +43,25 @@ export function rowLabel(groups: string[], name: string): string {
 }
 
 /** Every argument combination of a trial, in mitata's own order, with its display name. */
-function* combinations(trial) {
+function* combinations(trial: Trial): Generator<{ args: Record<string, unknown>; name: string }> {
   const keys = Object.keys(trial._args);
   if (keys.length === 0) {
     yield { args: {}, name: trial._name };
     return;
   }
-  const total = keys.reduce((n, k) => n * trial._args[k].length, 1);
-  const offsets = new Array(keys.length).fill(0);
+  const values = keys.map((key) => trial._args[key]!);
+  const total = values.reduce((n, v) => n * v.length, 1);
+  const offsets: number[] = new Array(keys.length).fill(0);
   for (let i = 0; i < total; i++) {
-    const args = {};
+    const args: Record<string, unknown> = {};
     let name = trial._name;
-    for (let k = 0; k < keys.length; k++) args[keys[k]] = trial._args[keys[k]][offsets[k]];
+    for (let k = 0; k < keys.length; k++) args[keys[k]!] = values[k]![offsets[k]!];
     for (const key of keys) name = name.replaceAll(`$${key}`, String(args[key]));
     // A name without `$arg` placeholders would repeat; keep rows apart by their arguments.
     if (name === trial._name) name = `${trial._name} (${keys.map((k) => String(args[k])).join(", ")})`;
     yield { args, name };
     let k = 0;
-    do offsets[k] = (offsets[k] + 1) % trial._args[keys[k]].length;
+    do offsets[k] = (offsets[k]! + 1) % values[k]!.length;
     while (offsets[k++] === 0 && k < keys.length);
   }
 }

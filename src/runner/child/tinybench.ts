@@ -10,8 +10,8 @@
  * `beforeAll`/`beforeEach`/`afterEach`/`afterAll`. Ignored: `time`, `iterations`,
  * `warmupTime`, `warmupIterations`, `throws`, `concurrency`, `now`/`timestampProvider`.
  */
-// @ts-nocheck -- bundled from a virtual module into bench processes
 import { aroundFromOptions, register, unregister, usesApi } from "xbench-internal:registry";
+import type { Registered } from "./registry.ts";
 
 usesApi("tinybench");
 
@@ -37,7 +37,7 @@ export class Task extends EventTarget {
   readonly fn: () => unknown;
   readonly result = notMeasured();
   readonly runs = 0;
-  entry?: unknown;
+  readonly entry: Registered;
 
   constructor(bench: Bench, name: string, fn: () => unknown, fnOpts: Record<string, unknown> = {}) {
     super();

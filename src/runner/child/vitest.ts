@@ -8,8 +8,8 @@
  * `warmupTime`, `warmupIterations`, `throws`, `now` and `signal` are ignored, since xbench
  * decides how long each side is sampled.
  */
-// @ts-nocheck -- bundled from a virtual module into bench processes
 import { aroundFromOptions, awaitLater, register, usesApi } from "xbench-internal:registry";
+import type { Registered } from "./registry.ts";
 
 usesApi("vitest");
 
@@ -57,7 +57,7 @@ async function enter(scope: Scope): Promise<void> {
   scope.entered ??= (async () => {
     for (const hook of scope.beforeAll) {
       const cleanup = await hook();
-      if (typeof cleanup === "function") scope.cleanups.unshift(cleanup);
+      if (typeof cleanup === "function") scope.cleanups.unshift(cleanup as () => unknown);
     }
   })();
   await scope.entered;
@@ -80,7 +80,7 @@ function registerBench(name: unknown, fn: unknown, options: Record<string, unkno
     api: "vitest",
     groups: scopes.flatMap((s) => (s.name === undefined ? [] : [s.name])),
     name: String(name),
-    fn,
+    fn: fn as Registered["fn"],
     only,
     around: {
       ...own,

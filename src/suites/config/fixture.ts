@@ -13,8 +13,6 @@ export interface FixtureOptions {
   archivedShare?: number;
 }
 
-export const FIXTURE_SIZES = [50, 500, 5000, 4712] as const;
-
 const WORDS = (
   "config snapshot cache parser worker queue retry flaky test build lint docs api route " +
   "schema migration index search token auth session stream buffer render layout sidebar " +

@@ -1,4 +1,4 @@
-/** The tracing-overhead suite (design.md section 7): `xbench bench tracer` and `compare --suite tracer`. */
+/** The tracing-overhead suite (docs/suites.md): `xbench bench tracer` and `compare --suite tracer`. */
 import { XbenchError } from "../../errors.ts";
 import { helperDir, hostPlatform } from "../../helpers/index.ts";
 import { BACKENDS, type Backend, type TracerResult } from "./model.ts";

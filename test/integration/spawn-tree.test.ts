@@ -1,4 +1,4 @@
-/** Bench and helper processes end with their whole tree (#13 items 2 and 8). */
+/** Bench and helper processes end with their whole tree: nothing they start outlives them (docs/reliability.md). */
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "pathe";

@@ -1,6 +1,6 @@
 /**
  * The paired t-interval on mean log ratios: xbench's inference before the signed-rank method,
- * kept so the truth lab (bench/truth-lab.ts) and the tests can compare old and new.
+ * kept beside the truth lab (bench/truth-lab.ts), which compares old and new, as the tests do.
  *
  * For d_i = ln(h_i / b_i), i = 1..n:
  *   d̄ = mean(d_i);  s = sample sd (n - 1);  SE = s / √n;  t = Student-t quantile 1 - α/2 at n - 1 df
@@ -10,9 +10,9 @@
  * It assumes near-normal d_i; with heavy tails or whole-process slow modes its width is driven by
  * the outliers and it misses changes the signed-rank method sees (test/unit/signed-rank.test.ts).
  */
-import type { Verdict } from "../model/result.ts";
-import { verdictOf } from "./signed-rank.ts";
-import { regularizedBeta, studentT975, studentTQuantile } from "./student-t.ts";
+import type { Verdict } from "../../src/model/result.ts";
+import { verdictOf } from "../../src/stats/signed-rank.ts";
+import { regularizedBeta, studentT975, studentTQuantile } from "../../src/stats/student-t.ts";
 
 /** The mean and standard error of per-round log ratios: everything the t-interval needs. */
 export interface LogRatioSummary {
