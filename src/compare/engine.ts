@@ -20,7 +20,7 @@ import { XbenchError } from "../errors.ts";
 import { emptyFileVerdict, scanBenchSource, type EmptyFileVerdict } from "./diagnose.ts";
 import { globToRegExp } from "./discover.ts";
 import { assignShards } from "./shard.ts";
-import { measureReason, sameSources, type SideBundle } from "./unchanged.ts";
+import { measureReason, sameSources, type BundleSources, type SideBundle } from "./unchanged.ts";
 import { layoutDraw } from "./layout.ts";
 import { ignoreEvents, type OnCompareEvent, type WidestInterval } from "./events.ts";
 import { jobsFor, planFile, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
@@ -165,7 +165,7 @@ function processRunner(store: RunStore, sides: Record<Side, SideTree>, bundles: 
   const differs = (file: string) => {
     if (!codeDiffers.has(file)) {
       const paths = SIDES.map((side) => bundles.sides[side].get(file)?.path);
-      const [base, head] = SIDES.map((side, i) => paths[i] && readSideBundle(paths[i], sides[side].root));
+      const [base, head] = SIDES.map((side, i) => paths[i] && readBundleSources(paths[i], sides[side].root));
       codeDiffers.set(file, !base || !head || !sameSources(base, head));
     }
     return codeDiffers.get(file)!;
@@ -316,11 +316,12 @@ function inputPatterns(headRoot: string): string[] | undefined {
 
 /** A side's bundle of a file with the project files it was made of (runner/bundle.ts writes them). */
 function readSideBundle(bundle: string, root: string): SideBundle {
-  return {
-    text: readFileSync(bundle, "utf8"),
-    sources: JSON.parse(readFileSync(join(bundle, "..", BUNDLE_SOURCES), "utf8")) as Array<[string, string]>,
-    root,
-  };
+  return { text: readFileSync(bundle, "utf8"), ...readBundleSources(bundle, root) };
+}
+
+/** The project files a bundle was made of (sources.json beside it), without reading the bundle. */
+function readBundleSources(bundle: string, root: string): BundleSources {
+  return { sources: JSON.parse(readFileSync(join(bundle, "..", BUNDLE_SOURCES), "utf8")) as Array<[string, string]>, root };
 }
 
 /**

@@ -26,8 +26,11 @@ export interface SideBundle {
   root: string;
 }
 
+/** What a bundle was made of, without its text. */
+export type BundleSources = Pick<SideBundle, "sources" | "root">;
+
 /** The sources as `relative path<TAB>sha256` lines, sorted: comparable across two roots. */
-function sourceKey(bundle: SideBundle): string {
+function sourceKey(bundle: BundleSources): string {
   const prefix = bundle.root.endsWith("/") ? bundle.root : `${bundle.root}/`;
   return bundle.sources
     .map(([path, hash]) => `${path.startsWith(prefix) ? path.slice(prefix.length) : path}\t${hash}`)
@@ -36,7 +39,7 @@ function sourceKey(bundle: SideBundle): string {
 }
 
 /** Whether two bundles were made of the same project files with the same text. */
-export function sameSources(base: SideBundle, head: SideBundle): boolean {
+export function sameSources(base: BundleSources, head: BundleSources): boolean {
   return sourceKey(base) === sourceKey(head);
 }
 
