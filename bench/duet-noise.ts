@@ -7,7 +7,11 @@
  * of one-call batches does, after a warm-up; per process and k, d_k = ln(median of B's first k
  * calls / median of A's first k). Both copies are the same code, so every d_k is noise.
  *
- *   bun bench/duet-noise.ts [--processes 8] [--calls 48] [--warmup 8] [--runtime node|bun|deno] [--kind parse]
+ *   bun bench/duet-noise.ts [--processes 8] [--calls 48] [--warmup 8] [--runtime node|bun|deno] [--kind parse] [--gc]
+ *
+ * --gc collects garbage (a full collection) before every call, outside its timing, as xbench
+ * does for slow benchmarks: a call then starts from a clean heap instead of paying for the
+ * collections the other side's garbage makes due.
  *
  * Prints per k and per-side statistic (median, as xbench uses; lower quartile; minimum): the
  * standard deviation of d_k over processes, and what it would be if only per-call noise counted
@@ -20,17 +24,19 @@ import { join } from "pathe";
 import mri from "mri";
 import { WORKLOADS_JS } from "./truth-lab/fixture.ts";
 
-const args = mri(process.argv.slice(2), { string: ["processes", "calls", "warmup", "runtime", "kind"] });
+const args = mri(process.argv.slice(2), { string: ["processes", "calls", "warmup", "runtime", "kind"], boolean: ["gc"] });
 const processes = Number(args.processes ?? 8);
 const calls = Number(args.calls ?? 48);
 const warmup = Number(args.warmup ?? 8);
 const runtime = String(args.runtime ?? "node");
 const kind = String(args.kind ?? "parse");
+const gc = Boolean(args.gc);
 
 const DRIVER = `const a = (await import("./a.mjs")).workloads.${kind};
 const b = (await import("./b.mjs")).workloads.${kind};
 const now = globalThis.Bun?.nanoseconds ?? (() => 1e6 * performance.now());
-const time = (fn) => { const t0 = now(); fn(0); return now() - t0; };
+const collect = ${gc ? `globalThis.Bun ? () => Bun.gc(true) : (await import("node:v8").then((v8) => v8.setFlagsFromString("--expose-gc")), (await import("node:vm")).runInNewContext("gc"))` : "() => {}"};
+const time = (fn) => { collect(); const t0 = now(); fn(0); return now() - t0; };
 const ta = [], tb = [];
 for (let i = 0; i < 4 * ${warmup}; i++) (i % 4 === 0 || i % 4 === 3 ? a : b)(0);
 for (let i = 0; ta.length < ${calls} || tb.length < ${calls}; i++) {
@@ -47,7 +53,16 @@ const quantile = (xs: number[], q: number) => {
 };
 const median = (xs: number[]) => quantile(xs, 0.5);
 /** Per-side statistics a round's value could be: the median (what xbench uses), the lower quartile, the minimum. */
-const ESTIMATORS: Record<string, (xs: number[]) => number> = { median, q25: (xs) => quantile(xs, 0.25), min: (xs) => Math.min(...xs) };
+const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+/** Mean of the values left after the highest 10% are dropped (a preempted call is only ever slower). */
+const trimmed = (xs: number[]) => mean([...xs].sort((x, y) => x - y).slice(0, Math.max(1, Math.ceil(xs.length * 0.9))));
+const ESTIMATORS: Record<string, (xs: number[]) => number> = {
+  median,
+  q25: (xs) => quantile(xs, 0.25),
+  min: (xs) => Math.min(...xs),
+  mean,
+  trim10: trimmed,
+};
 const sd = (xs: number[]) => {
   const m = xs.reduce((s, x) => s + x, 0) / xs.length;
   return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1));
@@ -78,7 +93,9 @@ try {
       `process ${p + 1}: median call ${(median(a) / 1e6).toFixed(1)} ms, per-call sd of ln ${within.toFixed(3)}, d_${calls} ${d.median!.at(-1)!.at(-1)!.toFixed(4)}`,
     );
   }
-  console.log(`${runtime}, ${kind}: median call ${median(perCall).toFixed(1)} ms over ${processes} processes; sd of d over processes:`);
+  console.log(
+    `${runtime}, ${kind}${gc ? ", gc before each call" : ""}: median call ${median(perCall).toFixed(1)} ms over ${processes} processes; sd of d over processes:`,
+  );
   for (const [name, byK] of Object.entries(d)) {
     const last = sd(byK.at(-1)!);
     ks.forEach((k, i) => {

@@ -9,7 +9,10 @@
  * interval xbench uses, and the paired t-interval it used before).
  *
  *   bun bench/truth-lab.ts [--runs 4] [--rounds N] [--max-time S] [--target PCT] [--modes duet,isolated]
- *                          [--kinds sum,json,alloc,text] [--json FILE]
+ *                          [--kinds sum,json,alloc,text] [--json FILE] [--bin PATH] [--small PCT]
+ *
+ * `--small 1` makes the smaller slowdown 1% instead of 2% (the moonshot: a ~1% change found
+ * within `--max-time 300`).
  *
  * `--kinds parse` runs the ms-scale workload alone (a parser at tens of milliseconds a call).
  *
@@ -43,12 +46,17 @@ import {
   type LabFile,
 } from "./truth-lab/fixture.ts";
 
-const args = mri(process.argv.slice(2), { string: ["runs", "rounds", "max-time", "target", "modes", "kinds", "json"] });
+const args = mri(process.argv.slice(2), {
+  string: ["runs", "rounds", "max-time", "target", "modes", "kinds", "json", "bin", "small"],
+});
+/** The slowdowns head makes, by file: the smaller one is `--small` percent (2 unless given). */
+const EFFECTS: Record<LabFile, number> = { ...FILES, slow2: args.small ? Number(args.small) / 100 : FILES.slow2 };
 const runs = Number(args.runs ?? 4);
 const modes = String(args.modes ?? "duet,isolated").split(",") as Array<"duet" | "isolated">;
 const kinds = (args.kinds ? String(args.kinds).split(",") : DEFAULT_KINDS) as Kind[];
 for (const k of kinds) if (!KINDS.includes(k)) throw new Error(`--kinds: no workload ${k} (${KINDS.join(", ")})`);
-const BIN = join(import.meta.dir, "..", "dist", "xbench");
+/** The binary under test: this checkout's build, or `--bin` (another commit's build, to compare two). */
+const BIN = args.bin ? String(args.bin) : join(import.meta.dir, "..", "dist", "xbench");
 
 type Interval = [number, number];
 /** The two inferences read from the same per-round values: interval of delta at 95%. */
@@ -92,11 +100,11 @@ try {
   const pads = { same: { ...zero }, slow2: { ...zero }, slow5: { ...zero } } as Record<LabFile, Record<Kind, number>>;
   const truth = { same: { ...zero }, slow2: { ...zero }, slow5: { ...zero } } as Record<LabFile, Record<Kind, number>>;
   for (const f of ["slow2", "slow5"] as const) {
-    for (const k of kinds) pads[f][k] = Math.max(1, Math.round((FILES[f] * cost[k]!) / cost.spinStepNs!));
+    for (const k of kinds) pads[f][k] = Math.max(1, Math.round((EFFECTS[f] * cost[k]!) / cost.spinStepNs!));
     for (let step = 0; step < 2; step++) {
       copies(f, pads[f]);
       const measured = truthOf(f, 1, 1);
-      for (const k of kinds) if (measured[k] > 0) pads[f][k] = Math.max(1, Math.round((pads[f][k] * FILES[f]) / measured[k]));
+      for (const k of kinds) if (measured[k] > 0) pads[f][k] = Math.max(1, Math.round((pads[f][k] * EFFECTS[f]) / measured[k]));
     }
     copies(f, pads[f]);
     truth[f] = truthOf(f, 3, 4);
@@ -210,7 +218,8 @@ try {
   const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
   const rate = (hits: number, n: number) => `${hits}/${n} (${n ? ((100 * hits) / n).toFixed(0) : "-"}%)`;
   const halfWidth = (r: Reading) => (r.ci[1] - r.ci[0]) / 2;
-  console.log("\nmode      inference     A/A verdicts   detect +2%     detect +5%     coverage        median ±   wall/run  rounds");
+  const small = `detect +${(EFFECTS.slow2 * 100).toFixed(0)}%`.padEnd(15);
+  console.log(`\nmode      inference     A/A verdicts   ${small}detect +5%     coverage        median ±   wall/run  rounds`);
   for (const mode of modes) {
     const modeRuns = done.filter((r) => r.mode === mode);
     for (const inference of Object.keys(INFERENCES)) {
