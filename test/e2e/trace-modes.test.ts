@@ -137,6 +137,19 @@ describe.each(["auto", "preload", "seccomp"])("backend %s", (backend) => {
     expect(t.modes.get(name)).toEqual(["read", "write"]);
   });
 
+  test("6. an exclusive creation (O_EXCL) that succeeds is a write; one of a path that exists is a stat", () => {
+    // Under seccomp the look that predicts the outcome must come before the call: after it,
+    // the new file exists and the creation would read as one that failed with EEXIST.
+    const d = work(`excl-${backend}`);
+    writeFileSync(join(d, "old"), "");
+    const script = `import os\nopen(${JSON.stringify(join(d, "new"))}, "x").close()\ntry:\n  open(${JSON.stringify(join(d, "old"))}, "x")\nexcept FileExistsError:\n  print("exists")`;
+    const r = traceRun([PYTHON, "-c", script], flags);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe("exists");
+    expect(r.modes.get(join(d, "new"))).toEqual(["write"]);
+    expect(r.modes.get(join(d, "old"))).toEqual(["stat"]);
+  });
+
   test("6. a failed exec of a directory is no exec: 126, stat", () => {
     const d = work(`execdir-${backend}`);
     const out = join(dir, `execdir-${backend}.json`);
