@@ -45,6 +45,16 @@ export async function visibleSubcommands(command: AnyCommand): Promise<Array<[st
   return shown;
 }
 
+/** `USAGE xbench compare [OPTIONS] [FILTER]`: the line help and usage errors both print. */
+export function usageLine(command: AnyCommand, path: string[], hasSubcommands: boolean): string {
+  const usage = [["xbench", ...path].join(" ")];
+  if (hasSubcommands) usage.push(command.run ? "[COMMAND]" : "<COMMAND>");
+  usage.push("[OPTIONS]");
+  for (const p of command.positionals ?? []) usage.push(p.required === false ? `[${p.name.toUpperCase()}]` : `<${p.name.toUpperCase()}>`);
+  if (command.command) usage.push("-- CMD [ARGS...]");
+  return `USAGE ${usage.join(" ")}`;
+}
+
 /** The help of `command`, reached by `path` (`["bench", "config"]`). */
 export async function renderHelp(command: AnyCommand, path: string[]): Promise<string> {
   const name = ["xbench", ...path].join(" ");
@@ -53,12 +63,7 @@ export async function renderHelp(command: AnyCommand, path: string[]): Promise<s
   out.push(`${command.description}${command.version ? ` (xbench ${command.version})` : ""}`, "");
 
   const visibleSubs = await visibleSubcommands(command);
-  const usage = [name];
-  if (visibleSubs.length > 0) usage.push(command.run ? "[COMMAND]" : "<COMMAND>");
-  usage.push("[OPTIONS]");
-  for (const p of positionals) usage.push(p.required === false ? `[${p.name.toUpperCase()}]` : `<${p.name.toUpperCase()}>`);
-  if (command.command) usage.push("-- CMD [ARGS...]");
-  out.push(`USAGE ${usage.join(" ")}`, "");
+  out.push(usageLine(command, path, visibleSubs.length > 0), "");
 
   if (positionals.length > 0) {
     out.push("ARGUMENTS", "", ...columns(positionals.map((p) => [p.name.toUpperCase(), p.description])), "");

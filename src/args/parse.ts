@@ -6,6 +6,7 @@
 import { resolve } from "pathe";
 import { usageError } from "../errors.ts";
 import { closest } from "../util/suggest.ts";
+import { valueHint } from "./help.ts";
 import type { AnyCommand, CommandSpec, Flag, Flags, ParsedArgs } from "./spec.ts";
 
 /** `--help` or `-h` before any `--`. */
@@ -109,7 +110,7 @@ export function parseArgs<F extends Flags>(spec: CommandSpec<F>, args: string[],
       text = next !== undefined && flag.options.includes(next) ? args[++i]! : flag.bare;
     }
     if (text === undefined) {
-      if (!isValue(args[i + 1])) throw usageError(`Option ${typed} needs a value`, true);
+      if (!isValue(args[i + 1])) throw usageError(`Option ${typed} needs a value: --${key} <${valueHint(key, flag)}>`, true);
       text = args[++i]!;
     }
     const value = convert(key, flag, text, cwd);

@@ -2,7 +2,7 @@
  * argv to a command: subcommand lookup (with "did you mean"), help, parsing by the command's
  * table (`args/parse.ts`), and the exit status of what went wrong.
  */
-import { renderHelp, visibleSubcommands } from "../args/help.ts";
+import { renderHelp, usageLine, visibleSubcommands } from "../args/help.ts";
 import { parseArgs, wantsHelp } from "../args/parse.ts";
 import type { AnyCommand } from "../args/spec.ts";
 import { closest } from "../util/suggest.ts";
@@ -73,11 +73,20 @@ export async function runCli(root: AnyCommand, argv: string[]): Promise<number> 
   }
 }
 
+/**
+ * After a usage error: a command that has subcommands shows its help (the list to choose
+ * from); any other shows its usage line and where its options are, so the error stays on screen.
+ */
 async function reportError(error: unknown, resolved: ResolvedCommand | undefined): Promise<number> {
   const status = printFailure(error);
   if (error instanceof XbenchError && error.usage) {
     const where = resolved ?? (error.cause as ResolvedCommand | undefined);
-    if (where?.command) process.stderr.write(`\n${await usageText(where, !!process.stderr.isTTY)}\n`);
+    if (where?.command && (await visibleSubcommands(where.command)).length > 0)
+      process.stderr.write(`\n${await usageText(where, !!process.stderr.isTTY)}\n`);
+    else if (where?.command) {
+      const name = ["xbench", ...(where.path ?? [])].join(" ");
+      process.stderr.write(`\n${usageLine(where.command, where.path ?? [], false)}\n\nRun ${name} --help for its options.\n`);
+    }
   }
   return status;
 }
