@@ -4,6 +4,7 @@
  * spelling), COMMANDS, EXIT STATUS, EXAMPLES. Columns are measured on plain text and no line
  * ends in spaces.
  */
+import { valueHint } from "./hint.ts";
 import type { AnyCommand, Flag } from "./spec.ts";
 
 /** `(default: 10)` unless the description already says its default. */
@@ -11,16 +12,6 @@ function withDefault(flag: Flag): string {
   const text = flag.description;
   if (flag.type === "boolean" || flag.default === undefined || /\(default: /.test(text)) return text;
   return `${text} (default: ${flag.default})`;
-}
-
-/** The `<VALUE>` of a flag: its hint, an enum's options, FILE or DIR for a path, else its name. */
-export function valueHint(name: string, flag: Flag): string | undefined {
-  if (flag.type === "boolean") return undefined;
-  if (flag.hint) return flag.hint;
-  if (flag.type === "enum") return flag.options.join("|");
-  if (flag.type === "file") return "FILE";
-  if (flag.type === "dir") return "DIR";
-  return name.toUpperCase().replace(/-/g, "_");
 }
 
 function optionName(name: string, flag: Flag): string {

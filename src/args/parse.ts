@@ -6,7 +6,7 @@
 import { resolve } from "pathe";
 import { usageError } from "../errors.ts";
 import { closest } from "../util/suggest.ts";
-import { valueHint } from "./help.ts";
+import { valueHint } from "./hint.ts";
 import type { AnyCommand, CommandSpec, Flag, Flags, ParsedArgs } from "./spec.ts";
 
 /** `--help` or `-h` before any `--`. */

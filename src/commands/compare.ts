@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { defineCommand, type Flags, type FlagValues } from "../args/spec.ts";
-import { duration, minEffect, percent, positiveInt } from "../args/values.ts";
+import { duration, minEffect, percent } from "../args/values.ts";
 import { join, resolve } from "pathe";
 import { EXIT_BISECT_SKIP, XbenchError, usageError } from "../errors.ts";
 import { log } from "../output/log.ts";
@@ -48,7 +48,7 @@ import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 
 /** `--rounds` of a bench-file compare: a whole number of rounds the stop rule accepts. */
 function checkRounds(rounds: number): number {
-  if (rounds < MIN_ROUNDS) throw usageError(`--rounds must be an integer of at least ${MIN_ROUNDS} (got ${rounds})`);
+  if (rounds < MIN_ROUNDS) throw usageError(`--rounds must be a whole number from ${MIN_ROUNDS} to ${MAX_ROUNDS} (got ${rounds})`);
   if (rounds > MAX_ROUNDS) throw usageError(`--rounds must be at most ${MAX_ROUNDS} (got ${rounds}); narrow the benchmarks instead`);
   return rounds;
 }
@@ -106,7 +106,13 @@ const COMPARE_FLAGS = {
     type: "string",
     hint: "N",
     description: `Run exactly N rounds (${MIN_ROUNDS} to ${MAX_ROUNDS}, rounded up to whole cycles); with --target or --max-time, the minimum`,
-    parse: positiveInt(1),
+    // Whole and at least 1 here (`--suite tracer` takes any); checkRounds holds bench files to their range.
+    parse: (text: string) => {
+      const n = Number(text);
+      if (!Number.isInteger(n) || n < 1)
+        throw usageError(`--rounds must be a whole number from ${MIN_ROUNDS} to ${MAX_ROUNDS}, or at least 1 with --suite (got ${text})`);
+      return n;
+    },
   },
   target: {
     type: "string",
