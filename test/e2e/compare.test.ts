@@ -123,7 +123,10 @@ describe("xbench compare on a real git repository", () => {
     const cases: Array<[string[], RegExp]> = [
       [["--base", "no-such-ref"], /^xbench: --base ref not found: no-such-ref$/],
       [["--base", "HEAD", "--rounds", "1"], /^xbench: --rounds must be a whole number from 6 to 1000 \(got 1\)$/],
-      [["--base", "HEAD", "--rounds", "1.5"], /^xbench: --rounds must be a whole number from 6 to 1000, or at least 1 with --suite \(got 1.5\)$/],
+      [
+        ["--base", "HEAD", "--rounds", "1.5"],
+        /^xbench: --rounds must be a whole number from 6 to 1000, or at least 1 with --suite \(got 1.5\)$/,
+      ],
       // Planning is lazy and bounded: no minutes of silence building ten million rounds.
       [
         ["--base", "HEAD", "--rounds", "10000000"],
