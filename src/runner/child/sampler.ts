@@ -413,7 +413,7 @@ const SLOW_KEPT = 0.9;
  * A slow side's value: the mean of its fastest 90% of calls. One call is one batch, and an
  * allocating call's time depends on where in the collector's cycle it starts (11 or 35 ms for
  * the same 27 ms parse, in turns): a median of such values jumps between the modes, a mean
- * does not (about half the spread over processes, docs/sampling.md). The slowest tenth is
+ * does not (0.5 to 0.9 times the spread over processes, docs/sampling.md). The slowest tenth is
  * dropped because a call the process was descheduled in is only ever slower.
  */
 export function slowValue(perCall: number[]): number {
