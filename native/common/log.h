@@ -196,7 +196,7 @@ xb_frame_write(char *frame, uint32_t len, const struct xb_rec *rec, const char *
   struct xb_rec *out = (struct xb_rec *)(frame + 8);
   *out = *rec;
   char *data = frame + 8 + sizeof *rec;
-  xb_copy(data, base, rec->base_len);
+  if (rec->base_len) xb_copy(data, base, rec->base_len); /* absolute paths have none: no call for nothing */
   xb_copy(data + rec->base_len, path, rec->path_len);
   __atomic_store_n((uint32_t *)frame, XB_FRAME_COMMIT, __ATOMIC_RELEASE);
   return &out->result;
