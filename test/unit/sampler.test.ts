@@ -106,6 +106,34 @@ describe("batches sized by time on a quantized clock", () => {
     expect(log.length).toBeLessThanOrEqual(1 + 6 + 18);
   });
 
+  test("a slow benchmark that warms up long measures at least three times as long as it warmed up", async () => {
+    const random = mulberry32(8);
+    const slow = { perIteration: 60e6, noise: 0.02, cold: { batches: 5, factor: 1.5 } };
+    const elapsed: number[][] = [[], []];
+    const timed = (subject: Subject, out: number[]): Subject => ({
+      async batch(n) {
+        const t = await subject.batch(n);
+        out.push(t);
+        return t;
+      },
+      finish: subject.finish,
+    });
+    const sides = await sample(
+      [timed(simulated(slow, 1000, random), elapsed[0]!), timed(simulated(slow, 1000, random), elapsed[1]!)],
+      samplingBudget(),
+      1000,
+    );
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    sides.forEach((side, s) => {
+      const measured = elapsed[s]!.slice(-side!.batches);
+      // Each side's first call sized the batches (one call is already past 1 ms); the rest
+      // before the measured calls warmed up.
+      const warming = elapsed[s]!.slice(1, -side!.batches);
+      expect(sum(measured)).toBeGreaterThanOrEqual(3 * sum(warming));
+      expect(side!.batches).toBeGreaterThan(12); // more than the minimum alone would give
+    });
+  });
+
   test("A/A on a 1 µs clock: over 10 rounds and 20 seeds, no interval of zero width", async () => {
     for (let seed = 1; seed <= 20; seed++) {
       const v = await rounds(10, fast, fast, 1000, seed);
