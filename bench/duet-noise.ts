@@ -9,11 +9,11 @@
  *
  *   bun bench/duet-noise.ts [--processes 8] [--calls 48] [--warmup 8] [--runtime node|bun|deno] [--kind parse] [--gc]
  *
- * --gc collects garbage (a full collection) before every call, outside its timing, as xbench
- * does for slow benchmarks: a call then starts from a clean heap instead of paying for the
- * collections the other side's garbage makes due.
+ * --gc collects garbage (a full collection) before every call, outside its timing, to see
+ * whether a call that starts from a clean heap varies less (it did not: docs/sampling.md).
  *
- * Prints per k and per-side statistic (median, as xbench uses; lower quartile; minimum): the
+ * Prints per k and per-side statistic (median; lower quartile; minimum; mean; and the mean of
+ * the fastest 90%, which xbench uses for slow benchmarks, sampler.ts's slowValue): the
  * standard deviation of d_k over processes, and what it would be if only per-call noise counted
  * (σ at the largest k × √(largest k / k)).
  */
@@ -22,6 +22,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import mri from "mri";
+import { slowValue } from "../src/runner/child/sampler.ts";
 import { WORKLOADS_JS } from "./truth-lab/fixture.ts";
 
 const args = mri(process.argv.slice(2), { string: ["processes", "calls", "warmup", "runtime", "kind"], boolean: ["gc"] });
@@ -52,16 +53,14 @@ const quantile = (xs: number[], q: number) => {
   return s[Math.floor(h)]! + (h - Math.floor(h)) * (s[Math.ceil(h)]! - s[Math.floor(h)]!);
 };
 const median = (xs: number[]) => quantile(xs, 0.5);
-/** Per-side statistics a round's value could be: the median (what xbench uses), the lower quartile, the minimum. */
+/** Per-side statistics a round's value could be. */
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-/** Mean of the values left after the highest 10% are dropped (a preempted call is only ever slower). */
-const trimmed = (xs: number[]) => mean([...xs].sort((x, y) => x - y).slice(0, Math.max(1, Math.ceil(xs.length * 0.9))));
 const ESTIMATORS: Record<string, (xs: number[]) => number> = {
   median,
   q25: (xs) => quantile(xs, 0.25),
   min: (xs) => Math.min(...xs),
   mean,
-  trim10: trimmed,
+  trim10: slowValue,
 };
 const sd = (xs: number[]) => {
   const m = xs.reduce((s, x) => s + x, 0) / xs.length;

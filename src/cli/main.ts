@@ -79,14 +79,10 @@ export async function runCli(root: AnyCommand, argv: string[]): Promise<number> 
  */
 async function reportError(error: unknown, resolved: ResolvedCommand | undefined): Promise<number> {
   const status = printFailure(error);
-  if (error instanceof XbenchError && error.usage) {
-    const where = resolved ?? (error.cause as ResolvedCommand | undefined);
-    if (where?.command && (await visibleSubcommands(where.command)).length > 0)
-      process.stderr.write(`\n${await usageText(where, !!process.stderr.isTTY)}\n`);
-    else if (where?.command) {
-      const name = ["xbench", ...(where.path ?? [])].join(" ");
-      process.stderr.write(`\n${usageLine(where.command, where.path ?? [], false)}\n\nRun ${name} --help for its options.\n`);
-    }
-  }
+  const where = error instanceof XbenchError && error.usage ? (resolved ?? (error.cause as ResolvedCommand | undefined)) : undefined;
+  if (!where?.command) return status;
+  const path = where.path ?? [];
+  if ((await visibleSubcommands(where.command)).length > 0) process.stderr.write(`\n${await usageText(where, !!process.stderr.isTTY)}\n`);
+  else process.stderr.write(`\n${usageLine(where.command, path, false)}\n\nRun ${["xbench", ...path].join(" ")} --help for its options.\n`);
   return status;
 }

@@ -138,8 +138,8 @@ describe.each(["auto", "preload", "seccomp"])("backend %s", (backend) => {
   });
 
   test("6. an exclusive creation (O_EXCL) that succeeds is a write; one of a path that exists is a stat", () => {
-    // Under seccomp the look that predicts the outcome must come before the call: after it,
-    // the new file exists and the creation would read as one that failed with EEXIST.
+    // Under seccomp the outcome is predicted by a look before the call: a creation must not
+    // read as one that failed with EEXIST, nor a failed one as a write.
     const d = work(`excl-${backend}`);
     writeFileSync(join(d, "old"), "");
     const script = `import os\nopen(${JSON.stringify(join(d, "new"))}, "x").close()\ntry:\n  open(${JSON.stringify(join(d, "old"))}, "x")\nexcept FileExistsError:\n  print("exists")`;
