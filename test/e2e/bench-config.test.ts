@@ -15,7 +15,7 @@ describe("xbench bench config", () => {
     }
   });
 
-  test("--json - prints only JSON: every row, parses per save 1 (seed design 2, naive 4); temp files removed", () => {
+  test("--json - prints only JSON: every row, parses per save 1 (seed design 2, naive 2 to 4); temp files removed", () => {
     const tmp = tempDir();
     try {
       const r = xbench(["bench", "config", "--sizes", "50", "--json", "-"], { env: { ...process.env, TMPDIR: tmp.dir } });
@@ -32,7 +32,11 @@ describe("xbench bench config", () => {
         "editConfig, reader on every event-loop turn (50)",
       ]);
       expect(result.metrics).toEqual([{ label: "parses per save (50)", unit: "count", value: 1 }]);
-      expect(result.designs[0].parsesPerSave).toEqual({ "clear-always": 4, "keep-matching": 2, "publish-written": 1 });
+      const { "clear-always": naive, ...others } = result.designs[0].parsesPerSave;
+      expect(others).toEqual({ "keep-matching": 2, "publish-written": 1 });
+      // 4 where the save's write and sync each last past a turn; fewer on a very fast disk (src/suites/config/README.md)
+      expect(naive).toBeGreaterThanOrEqual(2);
+      expect(naive).toBeLessThanOrEqual(4);
       expect(result.readerOverhead.ratio).toBeGreaterThan(0);
       expect(r.stderr).toContain("parses per save (50)"); // the table moved to stderr
       expect(readdirSync(tmp.dir)).toEqual([]);
