@@ -65,8 +65,8 @@ struct xb_log_header {
   uint64_t flags; /* atomic OR of XB_FLAG_* */
   int32_t seccomp_errno; /* why seccomp was refused, 0 if it was not */
   uint32_t reserved0;
-  uint64_t supervisor_maxrss_kb; /* the supervisor's peak RSS, written at exit when it served
-                                   seccomp or the log passed 1 MiB (else 0) */
+  uint64_t supervisor_maxrss_kb; /* the supervisor's peak RSS, written at exit when the log
+                                   passed 1 MiB (else 0) */
   uint64_t notifications; /* seccomp notifications handled */
 };
 
