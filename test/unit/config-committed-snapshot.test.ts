@@ -5,6 +5,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { readerOnEveryTurn } from "../../src/suites/config/harness.ts";
 import { createConfigStore } from "../../src/suites/config/store.ts";
+import { nodeIo } from "../../src/suites/config/io.ts";
 import type { Config, ReadonlyConfig } from "../../src/suites/config/types.ts";
 import { firstWorkspace, firstWorkspaceOf, ioWith, nextTurn, nodeIoRename, smallFixture, type TestFixture } from "../support/config.ts";
 
@@ -16,6 +17,11 @@ test("serves the committed snapshot, never the transform's object, to readers du
   let renamed = false;
   const store = createConfigStore(fx.path, {
     io: ioWith({
+      // A write that spans a turn, as an fsync to a real disk does (a fast one may not).
+      async writeTemp(...args) {
+        await nextTurn();
+        return nodeIo.writeTemp(...args);
+      },
       rename(from, to) {
         nodeIoRename(from, to);
         renamed = true;

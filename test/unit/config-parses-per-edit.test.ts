@@ -10,9 +10,7 @@ import { countParsesPerSave } from "../../src/suites/config/harness.ts";
 import { createConfigStore } from "../../src/suites/config/store.ts";
 import type { Config } from "../../src/suites/config/types.ts";
 import { nodeIo } from "../../src/suites/config/io.ts";
-import { firstWorkspace, firstWorkspaceOf, ioWith, onDisk, smallFixture, type TestFixture } from "../support/config.ts";
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+import { firstWorkspace, firstWorkspaceOf, ioWith, nextTurn, onDisk, smallFixture, type TestFixture } from "../support/config.ts";
 
 let fx: TestFixture;
 afterEach(() => fx?.remove());
