@@ -7,7 +7,9 @@
  *             open() (interposed) alternate with blocks of raw syscall(SYS_openat) (not), and
  *             the fastest block of each is compared, traced minus untraced; this is the
  *             figure that resists a noisy, shared machine;
- *   launch:   fork+exec+wait of /bin/true, untraced vs under xbench-supervisor per backend.
+ *   launch:   fork+exec+wait of /bin/true, untraced vs under xbench-supervisor per backend;
+ *             and the part of it that installs the seccomp filter, against a one-number filter
+ *             (filter-install.c).
  *   floors:   what any tracer of each kind costs on this machine, measured in the same rounds:
  *             a bare seccomp notification round trip (notify-floor.c), one atomic add and
  *             memcpy per record into fresh shared memory (record-floor.c), and a static wrapper
@@ -44,6 +46,7 @@ const notifyFloor = cc("notify-floor.c", "notify-floor", "gcc", ["-I", join(ROOT
 const recordFloor = cc("record-floor.c", "record-floor");
 const execWrapper = cc("exec-wrapper.c", "exec-wrapper", "musl-gcc", ["-static"]);
 const emptyObject = cc("empty-object.c", "empty-object.so", "gcc", ["-shared", "-fPIC"]);
+const filterInstall = cc("filter-install.c", "filter-install");
 const target = join(work, "target.txt");
 writeFileSync(target, "x");
 /** 1024 files to cycle through: every open is a first-time record for the shim. */
@@ -76,6 +79,7 @@ const opens: Record<string, Sample> = {
 };
 const launches: Record<string, number[]> = { untraced: [], preload: [], seccomp: [], auto: [] };
 const floors = { seccomp: sample(), record: [] as number[], wrapper: [] as number[], wrapperPreload: [] as number[] };
+const filter = { xbench: [] as number[], floor: [] as number[] };
 const ab: Record<"untraced" | "preload" | "untracedCycle" | "preloadCycle", number[]> = {
   untraced: [],
   preload: [],
@@ -104,6 +108,9 @@ for (let round = 0; round < argv.rounds; round++) {
   for (const b of ["preload", "seccomp", "auto"]) launches[b]!.push(run([spawnLoop, l, ...traced(b), "/bin/true"])[0]!);
   floors.wrapper.push(run([spawnLoop, l, execWrapper, "/bin/true"])[0]!);
   floors.wrapperPreload.push(run([spawnLoop, l, execWrapper, "--preload", emptyObject, "/bin/true"])[0]!);
+  const [ours, one] = run([filterInstall, "21"]);
+  filter.xbench.push(ours!);
+  filter.floor.push(one!);
 }
 rmSync(work, { recursive: true, force: true });
 rmSync(logDir, { recursive: true, force: true });
@@ -167,3 +174,6 @@ for (const [name, floor, what] of [
   const over = median(launches[name]!) - median(lb);
   console.log(`    xbench ${name.padEnd(7)} +${ms(over)}: ${againstFloor(over, floor, ms, what)}`);
 }
+const filterFloor = median(filter.floor);
+console.log(`  installing a one-number seccomp filter with a listener: ${fmt(filterFloor)}`);
+console.log(`    xbench's filter (auto's): ${fmt(median(filter.xbench))}, ${againstFloor(median(filter.xbench), filterFloor, fmt)}`);
