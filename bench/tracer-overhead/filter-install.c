@@ -8,6 +8,7 @@
  *   filter-install N
  */
 #include "../../native/linux/filter.c"
+#include "floor-filter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,19 +53,12 @@ static int by_value(const void *a, const void *b) {
 int main(int argc, char **argv) {
   if (argc != 2 || atoi(argv[1]) < 1) return fprintf(stderr, "usage: filter-install N\n"), 2;
   int n = atoi(argv[1]);
-  struct sock_filter one[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  struct sock_fprog floor = {.len = sizeof one / sizeof one[0], .filter = one};
   xb_filter_build(1); /* auto's filter, the longer of the two */
   double *ours = calloc((size_t)n, sizeof *ours), *base = calloc((size_t)n, sizeof *base);
   if (!ours || !base) return fprintf(stderr, "out of memory\n"), 1;
   for (int i = 0; i < n; i++) {
     ours[i] = install_once(&g_prog);
-    base[i] = install_once(&floor);
+    base[i] = install_once(&g_floor_prog);
     if (ours[i] < 0 || base[i] < 0) return fprintf(stderr, "seccomp: cannot install a filter here\n"), 1;
   }
   qsort(ours, (size_t)n, sizeof *ours, by_value);

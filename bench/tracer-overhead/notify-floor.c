@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "fdpass.h" /* native/linux/: the supervisor's own way of passing the listener */
+#include "floor-filter.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -43,15 +44,8 @@ static int opens(const char *path, long n) {
 }
 
 static int child(int sock, const char *path, long n) {
-  struct sock_filter f[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return 1;
-  int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+  int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &g_floor_prog);
   if (fd < 0) return perror("seccomp"), 1;
   int err = xb_send_fd(sock, fd);
   if (err) return fprintf(stderr, "sendmsg: %s\n", strerror(err)), 1;
