@@ -551,11 +551,16 @@ static void *serve(void *arg) {
   if (sizes.seccomp_notif > sizeof req || sizes.seccomp_notif_resp > sizeof resp) {
     xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
     sizes.seccomp_notif = sizeof req; /* cannot happen with today's kernels; keep serving */
+    sizes.seccomp_notif_resp = sizeof resp;
   }
+  /* RECV wants its buffer zero over the kernel's struct, SEND reads the kernel's: zero just
+   * those bytes per call (80 and 24 today), not the whole buffers. */
+  const size_t req_size = sizes.seccomp_notif ? sizes.seccomp_notif : sizeof req.n;
+  const size_t resp_size = sizes.seccomp_notif_resp > sizeof resp.r ? sizes.seccomp_notif_resp : sizeof resp.r;
   static __thread struct call call;
   uint64_t since_trim = 0;
   for (;;) {
-    memset(&req, 0, sizeof req);
+    memset(&req, 0, req_size);
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req.n) != 0) {
       if (errno == EINTR) continue;
       if (errno == ENOENT) {
@@ -569,7 +574,7 @@ static void *serve(void *arg) {
     }
     __atomic_fetch_add(&g_unrecorded, 1, __ATOMIC_SEQ_CST); /* before the reply can let the tree end */
     int pending = read_call(&req.n, &call);
-    memset(&resp, 0, sizeof resp);
+    memset(&resp, 0, resp_size);
     resp.r.id = req.n.id;
     if (pending == CALL_REFUSE) {
       resp.r.error = -ENOSYS;
