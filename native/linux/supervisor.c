@@ -440,7 +440,7 @@ static void finish(int st, const char *log_abs) {
   xb_notify_drain();
   if (g_opt.die_with_parent && xb_sup.parent_died) remove_log(log_abs);
   /* S allocates nothing per call: its memory grows only with the log pages it touches, so a
-   * small log says enough (and a /proc read costs ~50 us of every short traced launch). */
+   * small log says enough (and a /proc read, 7-50 us by VM, would tax every short launch). */
   if (g_log.hdr->tail > XB_RSS_REPORT_TAIL) g_log.hdr->supervisor_maxrss_kb = peak_rss_kb();
   xb_exit_like(st);
 }
