@@ -1,9 +1,9 @@
 import type { CompareEvent } from "../compare/events.ts";
+import { formatHalfWidth, formatWiderThan } from "../report/format.ts";
 import { log } from "./log.ts";
 import { createProgress, createTicker } from "./progress.ts";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-const percent = (x: number) => (Number.isFinite(x) ? `±${(x * 100).toFixed(1)}%` : "±∞");
 
 /** The one-line message an event gets on stderr, if any (rounds draw the progress line instead). */
 export function eventMessage(event: CompareEvent): { level: "info" | "warn"; text: string } | undefined {
@@ -57,7 +57,9 @@ export function renderCompareEvents(stream: NodeJS.WriteStream = process.stderr)
       ticker.stop();
       if (event.type === "round") {
         const { round, rounds, elapsedS, widest } = event;
-        const note = widest ? `widest ${percent(widest.halfWidth)} (target ${percent(widest.target)})` : undefined;
+        const note = widest
+          ? `widest ${widest.halfWidth > widest.target ? formatWiderThan(widest.halfWidth, widest.target) : formatHalfWidth(widest.halfWidth)} (target ${formatHalfWidth(widest.target)})`
+          : undefined;
         progress.update({ round, elapsedS, ...(rounds !== undefined ? { rounds } : {}), note });
         return;
       }

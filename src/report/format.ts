@@ -154,7 +154,22 @@ export function verdictLegend(result: CompareResult): string | undefined {
   return `same: the interval lies within ${m} (--min-effect), no change beyond ${m}; ~: the interval reaches beyond ${m} and holds zero, too wide to tell`;
 }
 
-const pct1 = (x: number) => (Number.isFinite(x) ? `±${(x * 100).toFixed(1)}%` : "±∞");
+/** A half-width: one decimal, or two significant digits below 1% (±0.25%, ±0.01%, never ±0.0%). */
+export function formatHalfWidth(x: number): string {
+  if (!Number.isFinite(x)) return "±∞";
+  const p = x * 100;
+  return `±${p >= 1 ? p.toFixed(1) : String(Number(p.toPrecision(2)))}%`;
+}
+
+/** A half-width that missed `target`, with the decimals that show it (±1.04% against ±1.0%, not ±1.0%). */
+export function formatWiderThan(x: number, target: number): string {
+  if (!Number.isFinite(x)) return "±∞";
+  for (let digits = 1; digits <= 4; digits++) {
+    const shown = (x * 100).toFixed(digits);
+    if (Number(shown) > target * 100) return `±${shown}%`;
+  }
+  return formatHalfWidth(x);
+}
 
 /** For a run that sampled until narrow: what stopped it, and the rows still wider than asked. */
 export function samplingNote(result: CompareResult): string | undefined {
@@ -163,15 +178,16 @@ export function samplingNote(result: CompareResult): string | undefined {
   if (target === undefined || !rounds.stoppedBy) return undefined;
   const widths = intervalRows(result.rows).map(halfWidth);
   const wide = widths.filter((w) => w > target);
-  const widest = widths.length > 0 ? `; widest ${pct1(Math.max(...widths))}` : "";
-  if (wide.length === 0) return `sampled until every interval was within ${pct1(target)}: ${rounds.completed} rounds${widest}`;
+  const max = Math.max(...widths);
+  const widest = widths.length === 0 ? "" : `; widest ${wide.length > 0 ? formatWiderThan(max, target) : formatHalfWidth(max)}`;
+  if (wide.length === 0) return `sampled until every interval was within ${formatHalfWidth(target)}: ${rounds.completed} rounds${widest}`;
   const why =
     rounds.stoppedBy === "time"
       ? `the ${rounds.maxTimeS} s budget of bench-process time was spent`
       : "the most rounds a run may have were reached";
-  const need = roundsNeeded(Math.max(...widths), target, rounds.completed);
+  const need = roundsNeeded(max, target, rounds.completed);
   const pace = need === undefined ? "" : `: the widest would need about ${need} rounds${timeNeeded(need, result)} (see the row notes)`;
-  return `stopped at ${rounds.completed} rounds because ${why}: ${wide.length} of ${widths.length} intervals wider than ${pct1(target)}${widest}; --max-time gives them more rounds${pace}`;
+  return `stopped at ${rounds.completed} rounds because ${why}: ${wide.length} of ${widths.length} intervals wider than ${formatHalfWidth(target)}${widest}; --max-time gives them more rounds${pace}`;
 }
 
 /**
@@ -203,7 +219,7 @@ export function wideRowNotes(result: CompareResult): RowNote[] {
       const estimate = need === undefined ? "" : `; about ${need} rounds${timeNeeded(need, result)} would reach it`;
       return {
         id: row.id,
-        text: `${pct1(halfWidth(row))} after ${rounds.completed} rounds, wider than the ${pct1(target)} target${estimate}`,
+        text: `${formatWiderThan(halfWidth(row), target)} after ${rounds.completed} rounds, wider than the ${formatHalfWidth(target)} target${estimate}`,
       };
     });
 }

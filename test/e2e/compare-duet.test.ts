@@ -295,11 +295,11 @@ describe("both sides in one bench process (duet)", () => {
     // --min-effect 0: only identical values could read `same`.
     expect(tight.result!.minEffect).toBe(0);
     expect(tight.result!.rows[0]!.stats!.verdict).not.toBe("same");
-    expect(tight.stdout).toMatch(/note: w-[0-9a-f]{8}: w: ±\d+\.\d% after \d+ rounds, wider than the ±0\.0% target; about \d+ rounds/);
+    expect(tight.stdout).toMatch(/note: w-[0-9a-f]{8}: w: ±\d+\.\d+% after \d+ rounds, wider than the ±0\.0001% target; about \d+ rounds/);
     expect(tight.result!.rounds.stoppedBy).toBe("time");
     expect(tight.result!.rounds.completed % 2).toBe(0);
     expect(tight.stdout).toMatch(
-      /stopped at \d+ rounds because the 2 s budget of bench-process time was spent: 1 of 1 intervals wider than ±0\.0%/,
+      /stopped at \d+ rounds because the 2 s budget of bench-process time was spent: 1 of 1 intervals wider than ±0\.0001%; widest ±\d+\.\d+%/,
     );
   });
 });

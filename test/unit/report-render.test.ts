@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { EXIT_USAGE } from "../../src/cli/errors.ts";
 import { XbenchError } from "../../src/errors.ts";
-import { formatCount, formatPercent, formatTime, visible } from "../../src/report/format.ts";
+import { formatCount, formatHalfWidth, formatPercent, formatTime, formatWiderThan, visible } from "../../src/report/format.ts";
 import { parseResult, renderJson } from "../../src/report/json.ts";
 import { COMMENT_MARKER, escapeMarkdown, intervalPicture, renderMarkdown } from "../../src/report/markdown.ts";
 import { SCHEMA_VERSION, type CompareResult } from "../../src/model/result.ts";
@@ -185,6 +185,18 @@ describe("columns agree with the delta", () => {
     expect(text).not.toContain("n-00000000: noisy: base and head");
   });
 
+  test("a width that missed its target shows the decimals that make it wider; a small target is never ±0.0%", () => {
+    expect(formatWiderThan(0.0104, 0.01)).toBe("±1.04%"); // not "±1.0% ... wider than the ±1.0% target"
+    expect(formatWiderThan(0.015, 0.01)).toBe("±1.5%");
+    expect(formatWiderThan(0.01004, 0.01)).toBe("±1.004%");
+    expect(formatWiderThan(0.0003, 0.0001)).toBe("±0.03%");
+    expect(formatHalfWidth(0.01)).toBe("±1.0%");
+    expect(formatHalfWidth(0.5)).toBe("±50.0%");
+    expect(formatHalfWidth(0.0025)).toBe("±0.25%");
+    expect(formatHalfWidth(0.0001)).toBe("±0.01%");
+    expect(formatHalfWidth(Number.POSITIVE_INFINITY)).toBe("±∞");
+  });
+
   test("rows still wider than the target when time ran out: how wide, and about how long they would need", () => {
     const result = aaResult();
     result.rounds = { ...result.rounds, stoppedBy: "time", targetHalfWidth: 0.01, maxTimeS: 120 };
@@ -194,7 +206,7 @@ describe("columns agree with the delta", () => {
     for (const row of wide) {
       const need = Math.ceil(10 * (row.stats!.halfWidth! / 0.01) ** 2);
       expect(text).toContain(
-        `note: ${row.id}: ±${(row.stats!.halfWidth! * 100).toFixed(1)}% after 10 rounds, wider than the ±1.0% target; about ${need} rounds (~${Math.round((120 * need) / 10)} s of bench processes) would reach it`,
+        `note: ${row.id}: ${formatWiderThan(row.stats!.halfWidth!, 0.01)} after 10 rounds, wider than the ±1.0% target; about ${need} rounds (~${Math.round((120 * need) / 10)} s of bench processes) would reach it`,
       );
     }
     expect(text).toMatch(/--max-time gives them more rounds: the widest would need about \d+ rounds \(~\d+ s of bench processes\)/);
