@@ -4,6 +4,8 @@
  * and `deno bench`'s `*_bench.ts` (not its bare `bench.ts`: too often an ordinary module).
  */
 export const BENCH_FILE = /[._](?:bench|benchmark)\.[cm]?[jt]sx?$/;
+/** BENCH_FILE in words, for errors that find no bench file. */
+export const BENCH_FILE_NAMES = "*.bench.ts, *.benchmark.js, *_bench.ts, in any of .ts .mts .cts .js .mjs .cjs .tsx .jsx";
 
 /** Ignored whatever git says: vendored and generated trees. */
 const SKIPPED = /(^|\/)(node_modules|dist|\.git)\//;

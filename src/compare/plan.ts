@@ -16,7 +16,15 @@ import {
 } from "../git/git.ts";
 import type { SamplingBudget } from "../runner/protocol.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
-import { filterFiles, isBenchFile, NAMING_HINT, repoRelativePattern, selectBenchFiles, selectNamedFiles } from "./discover.ts";
+import {
+  BENCH_FILE_NAMES,
+  filterFiles,
+  isBenchFile,
+  NAMING_HINT,
+  repoRelativePattern,
+  selectBenchFiles,
+  selectNamedFiles,
+} from "./discover.ts";
 import { wholeCycles } from "./sampling.ts";
 import { didYouMean } from "../util/suggest.ts";
 import { PLAN_VERSION, type RunPlan, type RunSettings, type SamplingRule } from "./store.ts";
@@ -159,7 +167,7 @@ export function chooseBenchFiles(
     const all = onHead.filter(isBenchFile);
     throw new XbenchError(
       all.length === 0
-        ? `no bench files (*.bench.ts, *.bench.js) ${where}; ${NAMING_HINT}`
+        ? `no bench files (${BENCH_FILE_NAMES}) ${where}; ${NAMING_HINT}`
         : `no bench file matches "${request.filter}"; bench files ${where}: ${all.join(", ")}`,
       { kind: "usage" },
     );

@@ -68,7 +68,7 @@ describe("naming the bench files", () => {
     const none = xbench(["compare", "--base", "HEAD"], { cwd: bare.dir, env: COMPARE_ENV });
     expect(none.code).toBe(2);
     expect(none.stderr.trim()).toBe(
-      'xbench: no bench files (*.bench.ts, *.bench.js) in the working tree; name them with --bench PATH|GLOB or in package.json as "xbench": { "bench": [...] }',
+      'xbench: no bench files (*.bench.ts, *.benchmark.js, *_bench.ts, in any of .ts .mts .cts .js .mjs .cjs .tsx .jsx) in the working tree; name them with --bench PATH|GLOB or in package.json as "xbench": { "bench": [...] }',
     );
 
     const pkg = { ...JSON.parse(QS["package.json"]), xbench: { bench: ["test/bench/index.ts"] } };

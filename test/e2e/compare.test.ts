@@ -144,7 +144,9 @@ describe("xbench compare on a real git repository", () => {
     const empty = repoWith({ "README.md": "nothing to bench\n" });
     const r = xbench(["compare", "--base", "HEAD"], { cwd: empty.dir, env: ENV });
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toStartWith("xbench: no bench files (*.bench.ts, *.bench.js) in the working tree; name them with --bench");
+    expect(r.stderr.trim()).toStartWith(
+      "xbench: no bench files (*.bench.ts, *.benchmark.js, *_bench.ts, in any of .ts .mts .cts .js .mjs .cjs .tsx .jsx) in the working tree; name them with --bench",
+    );
   });
 
   test.each(["bun", "deno"])("--runtime %s works", (runtime) => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { emptyFileVerdict, scanBenchSource, SUPPORTED_APIS } from "../../src/compare/diagnose.ts";
-import { isBenchFile } from "../../src/compare/discover.ts";
+import { BENCH_FILE_NAMES, isBenchFile } from "../../src/compare/discover.ts";
 
 describe("default bench files", () => {
   test("vitest's default pattern and deno's *_bench, nothing else", () => {
@@ -20,6 +20,10 @@ describe("default bench files", () => {
     ]) {
       expect(isBenchFile(path)).toBe(true);
     }
+    // What the "no bench files" error says is looked for is what is looked for.
+    const [examples, extensions] = BENCH_FILE_NAMES.split(", in any of ");
+    for (const name of examples!.split(", ")) expect(isBenchFile(name.replace("*", "x"))).toBe(true);
+    for (const ext of extensions!.split(" ")) expect(isBenchFile(`x.bench${ext}`)).toBe(true);
     for (const path of [
       "bench.ts",
       "src/commands/bench.ts",
