@@ -56,11 +56,14 @@ export async function runTrace(flags: TraceFlags, command: string[]): Promise<nu
   const result = await trace(command[0]!, command.slice(1), { backend: flags.backend, stdio: "inherit", forwardSignals: true });
   for (const change of result.changes) writeDirect(2, `xbench: warning: the command ran differently under the tracer: ${change}\n`);
   if (!result.complete) writeDirect(2, `xbench: warning: trace incomplete: ${result.incompleteReasons.join("; ")}\n`);
+  // A command that could not be started (the launcher said why, exit 126/127) and touched
+  // nothing: a summary of nothing would only bury that one line.
+  const neverRan = (result.exitCode === 126 || result.exitCode === 127) && result.accesses.length === 0 && result.complete;
   if (flags.output) {
     writeFileSync(flags.output, formatAccesses(result, flags.format));
-    writeDirect(2, `${summaryLine(result)}\n`);
+    if (!neverRan) writeDirect(2, `${summaryLine(result)}\n`);
   } else if (flags.format === "summary") {
-    writeDirect(2, `${summaryLine(result)}\n`);
+    if (!neverRan) writeDirect(2, `${summaryLine(result)}\n`);
   } else {
     writeDirect(2, formatAccesses(result, flags.format));
   }

@@ -86,10 +86,14 @@ describe("pass-through", () => {
     expect(s.code).toBe(139);
   });
 
-  test("command not found: 127, and a one-line message", () => {
+  test("command not found: 127, and a one-line message (no summary of nothing after it)", () => {
     const r = xbench(["trace", "--", "definitely-not-a-command-xyz"]);
     expect(r.code).toBe(127);
-    expect(r.stderr).toContain("definitely-not-a-command-xyz");
+    expect(r.stderr.trimEnd().split("\n")).toEqual([expect.stringContaining("definitely-not-a-command-xyz: command not found")]);
+    // A command that ran and exited 127 keeps its summary.
+    const ran = xbench(["trace", "--", "sh", "-c", "exit 127"]);
+    expect(ran.code).toBe(127);
+    expect(ran.stderr).toMatch(/^traced \d+ paths/m);
   });
 
   test("a command path that does not exist: 127, and the path is missing, not executed", () => {
