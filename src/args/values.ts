@@ -4,9 +4,10 @@
  */
 import { usageError } from "../errors.ts";
 
-export function parsePositiveInt(flag: string, value: unknown, min: number): number {
+/** A whole number of at least `min`; `expected` words the range where the flag has more to say. */
+export function parsePositiveInt(flag: string, value: unknown, min: number, expected = `an integer of at least ${min}`): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw usageError(`--${flag} must be an integer of at least ${min} (got ${String(value)})`);
+  if (!Number.isInteger(n) || n < min) throw usageError(`--${flag} must be ${expected} (got ${String(value)})`);
   return n;
 }
 
@@ -47,9 +48,9 @@ export function parseMinEffect(flag: string, value: unknown): number {
 
 /** An integer of at least `min`. */
 export const positiveInt =
-  (min: number) =>
+  (min: number, expected?: string) =>
   (text: string, flag: string): number =>
-    parsePositiveInt(flag, text, min);
+    parsePositiveInt(flag, text, min, expected);
 
 /** A positive percentage, `0.5` or `0.5%`, as typed (0.5, not 0.005). */
 export const percent = (text: string, flag: string): number => parsePercent(flag, text);

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { defineCommand, type Flags, type FlagValues } from "../args/spec.ts";
-import { duration, minEffect, percent } from "../args/values.ts";
+import { duration, minEffect, percent, positiveInt } from "../args/values.ts";
 import { join, resolve } from "pathe";
 import { EXIT_BISECT_SKIP, XbenchError, usageError } from "../errors.ts";
 import { log } from "../output/log.ts";
@@ -107,12 +107,7 @@ const COMPARE_FLAGS = {
     hint: "N",
     description: `Run exactly N rounds (${MIN_ROUNDS} to ${MAX_ROUNDS}, rounded up to whole cycles); with --target or --max-time, the minimum`,
     // Whole and at least 1 here (`--suite tracer` takes any); checkRounds holds bench files to their range.
-    parse: (text: string) => {
-      const n = Number(text);
-      if (!Number.isInteger(n) || n < 1)
-        throw usageError(`--rounds must be a whole number from ${MIN_ROUNDS} to ${MAX_ROUNDS}, or at least 1 with --suite (got ${text})`);
-      return n;
-    },
+    parse: positiveInt(1, `a whole number from ${MIN_ROUNDS} to ${MAX_ROUNDS}, or at least 1 with --suite`),
   },
   target: {
     type: "string",

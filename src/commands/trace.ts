@@ -59,13 +59,10 @@ export async function runTrace(flags: TraceFlags, command: string[]): Promise<nu
   // A command that could not be started (the launcher said why, exit 126/127) and touched
   // nothing: a summary of nothing would only bury that one line.
   const neverRan = (result.exitCode === 126 || result.exitCode === 127) && result.accesses.length === 0 && result.complete;
-  if (flags.output) {
-    writeFileSync(flags.output, formatAccesses(result, flags.format));
+  if (!flags.output && flags.format !== "summary") writeDirect(2, formatAccesses(result, flags.format));
+  else {
+    if (flags.output) writeFileSync(flags.output, formatAccesses(result, flags.format));
     if (!neverRan) writeDirect(2, `${summaryLine(result)}\n`);
-  } else if (flags.format === "summary") {
-    if (!neverRan) writeDirect(2, `${summaryLine(result)}\n`);
-  } else {
-    writeDirect(2, formatAccesses(result, flags.format));
   }
   // The shell's status for a signal death: 128 + its number on this OS.
   return result.signal ? 128 + (constants.signals[result.signal] ?? 0) : (result.exitCode ?? 1);

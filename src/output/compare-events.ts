@@ -58,7 +58,7 @@ export function renderCompareEvents(stream: NodeJS.WriteStream = process.stderr)
       if (event.type === "round") {
         const { round, rounds, elapsedS, widest } = event;
         const note = widest
-          ? `widest ${widest.halfWidth > widest.target ? formatWiderThan(widest.halfWidth, widest.target) : formatHalfWidth(widest.halfWidth)} (target ${formatHalfWidth(widest.target)})`
+          ? `widest ${formatWiderThan(widest.halfWidth, widest.target)} (target ${formatHalfWidth(widest.target)})`
           : undefined;
         progress.update({ round, elapsedS, ...(rounds !== undefined ? { rounds } : {}), note });
         return;

@@ -161,9 +161,10 @@ export function formatHalfWidth(x: number): string {
   return `±${p >= 1 ? p.toFixed(1) : String(Number(p.toPrecision(2)))}%`;
 }
 
-/** A half-width that missed `target`, with the decimals that show it (±1.04% against ±1.0%, not ±1.0%). */
+/** A half-width read against `target`: when wider, with the decimals that show it (±1.04% against ±1.0%, not ±1.0%). */
 export function formatWiderThan(x: number, target: number): string {
   if (!Number.isFinite(x)) return "±∞";
+  if (x <= target) return formatHalfWidth(x);
   for (let digits = 1; digits <= 4; digits++) {
     const shown = (x * 100).toFixed(digits);
     if (Number(shown) > target * 100) return `±${shown}%`;
@@ -179,7 +180,7 @@ export function samplingNote(result: CompareResult): string | undefined {
   const widths = intervalRows(result.rows).map(halfWidth);
   const wide = widths.filter((w) => w > target);
   const max = Math.max(...widths);
-  const widest = widths.length === 0 ? "" : `; widest ${wide.length > 0 ? formatWiderThan(max, target) : formatHalfWidth(max)}`;
+  const widest = widths.length === 0 ? "" : `; widest ${formatWiderThan(max, target)}`;
   if (wide.length === 0) return `sampled until every interval was within ${formatHalfWidth(target)}: ${rounds.completed} rounds${widest}`;
   const why =
     rounds.stoppedBy === "time"
