@@ -158,7 +158,8 @@ export function verdictLegend(result: CompareResult): string | undefined {
 export function formatHalfWidth(x: number): string {
   if (!Number.isFinite(x)) return "±∞";
   const p = x * 100;
-  return `±${p >= 1 ? p.toFixed(1) : String(Number(p.toPrecision(2)))}%`;
+  const small = Number(p.toPrecision(2)); // 0.996 rounds to 1: then it reads as the others, ±1.0%
+  return `±${small >= 1 ? p.toFixed(1) : String(small)}%`;
 }
 
 /** A half-width read against `target`: when wider, with the decimals that show it (±1.04% against ±1.0%, not ±1.0%). */

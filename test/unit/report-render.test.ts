@@ -194,6 +194,8 @@ describe("columns agree with the delta", () => {
     expect(formatHalfWidth(0.5)).toBe("±50.0%");
     expect(formatHalfWidth(0.0025)).toBe("±0.25%");
     expect(formatHalfWidth(0.0001)).toBe("±0.01%");
+    expect(formatHalfWidth(0.00996)).toBe("±1.0%"); // not "±1%"
+    expect(formatWiderThan(0.009, 0.01)).toBe("±0.9%"); // within the target: as any width
     expect(formatHalfWidth(Number.POSITIVE_INFINITY)).toBe("±∞");
   });
 
