@@ -17,6 +17,8 @@ import {
   DEFAULT_TARGET,
   MAX_ROUNDS,
   MIN_ROUNDS,
+  MAX_DEFAULT_JOBS,
+  defaultJobs,
   headLabel,
   makePlan,
   newRunDir,
@@ -56,7 +58,7 @@ function checkRounds(rounds: number): number {
 /** `10 rounds`, or `6+ rounds until ±1.0% or 120 s`. */
 function describeSampling(rule: SamplingRule): string {
   if (rule.targetHalfWidth === undefined) return `${rule.minRounds} rounds`;
-  return `${rule.minRounds}+ rounds until every interval is within ±${(rule.targetHalfWidth * 100).toFixed(1)}% or ${rule.maxTimeS} s of bench processes`;
+  return `${rule.minRounds}+ rounds until every interval is within ±${(rule.targetHalfWidth * 100).toFixed(1)}% or ${rule.maxTimeS} s`;
 }
 
 /** `--json`, `--markdown` and `--html` as given (an empty one is none). */
@@ -73,6 +75,7 @@ const BENCH_RUN_FLAGS: CompareFlag[] = [
   "--target",
   "--max-time",
   "--isolate",
+  "--jobs",
   "--all",
   "--shard",
   "--runtime",
@@ -118,10 +121,16 @@ const COMPARE_FLAGS = {
   "max-time": {
     type: "string",
     hint: "S",
-    description: `Stop adding rounds after S seconds of bench processes (or 90s, 2m), however wide (default: ${DEFAULT_MAX_TIME_S})`,
+    description: `Measure for at most S seconds of wall time (or 90s, 2m), rows still wide or not; the minimum rounds included (default: ${DEFAULT_MAX_TIME_S})`,
     parse: duration("s"),
   },
   isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one process" },
+  jobs: {
+    type: "string",
+    hint: "N",
+    description: `Bench processes run at once, each holding both sides (default: the cores xbench may use, at most ${MAX_DEFAULT_JOBS})`,
+    parse: positiveInt(1),
+  },
   shard: {
     type: "string",
     hint: "I/N",
@@ -140,6 +149,7 @@ const COMPARE_FLAGS = {
   markdown: { type: "file", description: "Write the markdown report to FILE" },
   html: { type: "file", description: "Write a self-contained HTML report (plots, table) to FILE" },
   comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
+  verbose: { type: "boolean", description: "A note for each row that missed the sampling target, not only one for all" },
   holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
   "min-effect": {
     type: "string",
@@ -241,6 +251,7 @@ async function compareBenchFiles(
       install: flags.install,
       timeoutS: flags.timeout,
       sideTimeMs: flags.time,
+      jobs: flags.jobs ?? defaultJobs(),
       holm: flags.holm,
       minEffect: flags["min-effect"],
     });
@@ -250,7 +261,10 @@ async function compareBenchFiles(
   }
   const { plan } = store;
   log.info(`base ${plan.base.sha.slice(0, 12)} (${plan.base.ref}) · head ${plan.head.sha.slice(0, 12)} (${headLabel(plan.head)})`);
-  log.info(`${plan.files.length} bench file(s) · ${describeSampling(plan.sampling)} · runtime ${plan.runtime} · run folder ${store.dir}`);
+  const jobs = (plan.jobs ?? 1) > 1 ? ` · ${plan.jobs} processes at once` : "";
+  log.info(
+    `${plan.files.length} bench file(s) · ${describeSampling(plan.sampling)}${jobs} · runtime ${plan.runtime} · run folder ${store.dir}`,
+  );
 
   const events = renderCompareEvents();
   if (profile) checkProfiler(plan.runtime);
@@ -261,7 +275,11 @@ async function compareBenchFiles(
   const resultFile = join(store.dir, "result.json");
   inRunFolder(store.dir, resultFile, () => writeFileSync(resultFile, json));
   const markdown = renderMarkdown(result);
-  const table = renderTerminal(result, { color: !jsonTakesStdout(targets) && !!process.stdout.isTTY, dirtyStated: true });
+  const table = renderTerminal(result, {
+    color: !jsonTakesStdout(targets) && !!process.stdout.isTTY,
+    dirtyStated: true,
+    verbose: flags.verbose,
+  });
   writeReport({ table: `${table}\n`, json, markdown, html: targets.html ? renderHtml(result) : undefined }, targets);
   if (result.profile?.files) log.info(`profiles: ${result.profile.files.base} (base) · ${result.profile.files.head} (head)`);
   else if (result.profile && !result.rows.some((row) => row.profile))
@@ -270,8 +288,8 @@ async function compareBenchFiles(
   if (commentTarget) await postComment(commentTarget, COMMENT_MARKER, markdown, store.dir);
   // Every output is written (and the comment posted) before the gate decides the exit status.
   if (result.gate) writeStepOutput("outcome", result.gate.outcome);
-  const share = timing.wallMs > 0 ? (1 - timing.childMs / timing.wallMs) * 100 : 0;
-  log.info(`took ${(timing.wallMs / 1000).toFixed(1)} s, ${share.toFixed(1)}% of it outside bench processes`);
+  const measuring = result.rounds.measuredS !== undefined ? `, ${result.rounds.measuredS.toFixed(1)} s of it measuring` : "";
+  log.info(`took ${(timing.wallMs / 1000).toFixed(1)} s${measuring} (${(timing.childMs / 1000).toFixed(1)} s in bench processes)`);
   const failures = failureLines(result.rows);
   for (const line of failures) printError(line);
   // A shard that drew no files (fewer files than shards) measured nothing, and that is fine.

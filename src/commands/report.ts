@@ -44,11 +44,11 @@ function loadResult(files: string[], merge: boolean): CompareResult {
 
 type Format = "term" | "md" | "json" | "html";
 
-function render(result: CompareResult, format: Format): string {
+function render(result: CompareResult, format: Format, verbose: boolean): string {
   if (format === "md") return renderMarkdown(result);
   if (format === "json") return renderJson(result);
   if (format === "html") return renderHtml(result);
-  return renderTerminal(result, { color: wantsColor() });
+  return renderTerminal(result, { color: wantsColor(), verbose });
 }
 
 export const reportCommand = defineCommand({
@@ -58,6 +58,7 @@ export const reportCommand = defineCommand({
   flags: {
     format: { type: "enum", options: ["term", "md", "json", "html"], description: "Output format", default: "term" },
     merge: { type: "boolean", description: "The files are the shards of one compare (compare --shard I/N): check and merge them" },
+    verbose: { type: "boolean", description: "A note for each row that missed the sampling target, not only one for all" },
     json: { type: "file", description: "Also write the result as JSON to FILE" },
     markdown: { type: "file", description: "Also write the markdown report to FILE" },
     html: { type: "file", description: "Also write the self-contained HTML report to FILE" },
@@ -94,7 +95,7 @@ export const reportCommand = defineCommand({
     // its rule, so the rows it names always match the table.
     const gateBy = rule ?? saved.gate?.rule;
     const result = gateBy ? { ...saved, gate: decideGate(saved.rows, gateBy) } : saved;
-    process.stdout.write(render(result, flags.format));
+    process.stdout.write(render(result, flags.format, flags.verbose));
     if (targets.json || targets.markdown || targets.html) {
       const html = targets.html ? renderHtml(result) : undefined;
       writeReport({ table: "", json: renderJson(result), markdown: renderMarkdown(result), html }, targets);

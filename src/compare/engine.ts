@@ -1,17 +1,16 @@
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "pathe";
 import { embeddedHelpers } from "../helpers/cache.ts";
 import { optionalHelper } from "../helpers/index.ts";
 import type { CompareResult, Row, Runtime, Side } from "../model/result.ts";
 import { SCHEMA_ID, SCHEMA_VERSION } from "../model/result.ts";
-import { analyzeRows, halfWidth, intervalRows } from "../report/analyze.ts";
+import { analyzeRows } from "../report/analyze.ts";
 import { BUNDLE_SOURCES, bundle } from "../runner/bundle.ts";
 import { CHILD_ENV, CHILD_PROTOCOL, type Job, type JobSide } from "../runner/protocol.ts";
 import { runtimeLaunch } from "../runner/runtimes.ts";
 import { killRunningChildren, runBenchProcess, type BenchOutcome } from "../runner/spawn.ts";
-import { orderAt } from "../schedule/orderings.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 import { currentLoad } from "../util/load.ts";
 import { VERSION } from "../version.ts";
@@ -22,13 +21,13 @@ import { globToRegExp } from "./discover.ts";
 import { assignShards } from "./shard.ts";
 import { measureReason, sameSources, type BundleSources, type SideBundle } from "./unchanged.ts";
 import { layoutDraw } from "./layout.ts";
-import { ignoreEvents, type OnCompareEvent, type WidestInterval } from "./events.ts";
-import { jobsFor, planFile, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
+import { ignoreEvents, type OnCompareEvent } from "./events.ts";
+import { expectedLabels, planFile, type FilePlan, type InventoryOutcome } from "./jobs.ts";
+import { CYCLE, measureRounds, type MeasuredFile, type RowSelection, type RunProcess } from "./rounds.ts";
 import { makeRunTemp, ownPath } from "./reclaim.ts";
 import { profileRows, type ProfileRows } from "./profile-run.ts";
 import { collectRows } from "./rows.ts";
-import { stopReason, type StopReason } from "./sampling.ts";
-import type { SamplingRule } from "./store.ts";
+import type { StopReason } from "./sampling.ts";
 import {
   buildSide,
   checkoutHead,
@@ -40,7 +39,7 @@ import {
   nearestNodeModules,
   type SideTree,
 } from "./sides.ts";
-import { recordKey, type RoundRecord, type RunPlan, type RunStore } from "./store.ts";
+import { recordKey, type RunPlan, type RunStore } from "./store.ts";
 
 /** Wall time of this invocation and the part of it spent inside bench processes. */
 export interface CompareTiming {
@@ -54,8 +53,6 @@ export interface CompareOutcome {
 }
 
 const SIDES = ["base", "head"] as const;
-/** Rounds per cycle: both orders of the two sides. */
-const CYCLE = 2;
 
 /**
  * How bench processes time a command: the native xbench-exec-stats where this platform has
@@ -170,24 +167,26 @@ function processRunner(store: RunStore, sides: Record<Side, SideTree>, bundles: 
     }
     return codeDiffers.get(file)!;
   };
-  return (file: string, kind: Job["kind"], order: readonly Side[], parts: Job["parts"]): Promise<BenchOutcome> => {
+  // Processes run several at a time (--jobs): each writes its report to a file of its own,
+  // removed once read (what it measured is in rounds.ndjson by then).
+  let serial = 0;
+  return (file: string, kind: Job["kind"], order: readonly Side[], parts: Job["parts"], rows: RowSelection = {}): Promise<BenchOutcome> => {
     const jobSides: JobSide[] = order.map((side) => ({ side, bundle: bundles.sides[side].get(file)!.path! }));
     const layout = layoutDraw(kind, () => differs(file), process.env.XBENCH_LAYOUT);
-    const job: Job = { protocol: CHILD_PROTOCOL, kind, sides: jobSides, parts, budget: plan.budget, execStats, layout };
+    const job: Job = { protocol: CHILD_PROTOCOL, kind, sides: jobSides, parts, budget: plan.budget, execStats, layout, ...rows };
     // A duet process runs in head's root: both sides' bundles import by absolute path.
     const root = sides[order.length === 1 ? order[0]! : "head"].root;
     const launch = runtimeLaunch(plan.runtime, root, bundles.driver);
+    const resultFile = join(store.dir, `result-process-${serial++}.ndjson`);
     return runBenchProcess({
       argv: launch.argv,
       cwd: root,
       env: { ...env, ...launch.env, XBENCH_SIDE: order.length === 1 ? order[0]! : "both", [CHILD_ENV.job]: JSON.stringify(job) },
-      resultFile: join(store.dir, "result-process.ndjson"),
+      resultFile,
       timeoutMs: plan.timeoutS * 1000,
-    });
+    }).finally(() => rmSync(resultFile, { force: true }));
   };
 }
-
-type RunProcess = ReturnType<typeof processRunner>;
 
 /**
  * What each side of a file registers. One process loads both sides; only when that fails are
@@ -202,13 +201,16 @@ async function takeInventory(file: string, bundles: Bundles, run: RunProcess): P
   });
   if (loadable.length === 2) {
     const both = await run(file, "inventory", loadable, "all");
-    if (both.error === undefined) return { ...outcome, inventories: both.report.inventories };
+    if (both.error === undefined) return { ...outcome, inventories: both.report.inventories, loadMs: both.wallMs };
     outcome.duetError = both.error;
   }
   for (const side of loadable) {
     const alone = await run(file, "inventory", [side], "all");
     if (alone.error !== undefined) outcome.errors[side] = alone.error;
-    else outcome.inventories[side] = alone.report.inventories[side];
+    else {
+      outcome.inventories[side] = alone.report.inventories[side];
+      outcome.loadMs = Math.max(outcome.loadMs ?? 0, alone.wallMs);
+    }
   }
   if (outcome.duetError !== undefined && Object.keys(outcome.errors).length > 0) delete outcome.duetError;
   return outcome;
@@ -352,18 +354,6 @@ function unchangedFiles(plan: RunPlan, sides: Record<Side, SideTree>, bundles: B
   return unchanged;
 }
 
-/** The labels a job is to measure, so that a process that fails is charged only for what it missed. */
-function expectedLabels(outcome: InventoryOutcome, job: FileJob): string[] {
-  return job.sides.flatMap((side) => {
-    const inventory = outcome.inventories[side];
-    if (!inventory) return [];
-    const timed = job.parts === "extras" ? [] : inventory.benchmarks;
-    const extras =
-      job.parts === "timed" ? [] : [...inventory.metrics.map((m) => m.label), ...inventory.commands.flatMap((c) => [c, `${c} (peak RSS)`])];
-    return [...timed, ...extras];
-  });
-}
-
 /**
  * The files this run measures: all of them, or with `--shard I/N` the I-th share, balanced by
  * the rows each file has to measure (none for unchanged code). Every shard inventories every
@@ -399,14 +389,6 @@ function recordFailedSides(store: RunStore, plan: FilePlan, outcome: InventoryOu
     store.append({ round: 0, file: plan.file, job: side, sides: [side], wallMs: 0, error, expected: labels });
     done.add(recordKey(0, plan.file, side));
   }
-}
-
-/** For a run that samples until narrow, after whole cycles: the widest interval so far and the target. */
-function widestInterval(rule: SamplingRule, rounds: number, rows: () => Row[]): WidestInterval | undefined {
-  if (rule.targetHalfWidth === undefined || rounds < rule.minRounds || rounds % CYCLE !== 0) return undefined;
-  const widths = intervalRows(rows()).map(halfWidth);
-  if (widths.length === 0) return undefined;
-  return { halfWidth: Math.max(...widths), target: rule.targetHalfWidth };
 }
 
 /**
@@ -467,9 +449,9 @@ export async function runRounds(
   const done = new Set(store.records.map((r) => recordKey(r.round, r.file, r.job)));
   const files = await inventoryFiles(store, sides, bundles, run.run, done, onEvent);
   const analyze = rowAnalysis(store);
-  const { rounds, stoppedBy } = await measureRounds(store, files, run.run, done, analyze, onEvent, started);
+  const { rounds, stoppedBy, measuredS } = await measureRounds({ store, files, run: run.run, done, analyze, onEvent, started });
   const loadEnd = currentLoad();
-  const result = compareResult(store.plan, { rounds, stoppedBy, rows: analyze(rounds), loadEnd });
+  const result = compareResult(store.plan, { rounds, stoppedBy, measuredS, rows: analyze(rounds), loadEnd });
   const timing = { wallMs: performance.now() - started, childMs: run.childMs() };
   return { result: { ...result, timing }, timing };
 }
@@ -483,12 +465,6 @@ function timedRunner(runProcess: RunProcess): { run: RunProcess; childMs: () => 
     return outcome;
   };
   return { run, childMs: () => childMs };
-}
-
-/** A file to measure: its plan (which jobs, which sides) and what each side registered. */
-interface MeasuredFile {
-  plan: FilePlan;
-  outcome: InventoryOutcome;
 }
 
 /**
@@ -552,79 +528,10 @@ function rowAnalysis(store: RunStore): (rounds: number) => Row[] {
   };
 }
 
-/**
- * Rounds of bench processes, each outcome appended to the store the moment it arrives, until
- * the sampling rule says stop; a job the store already holds is not run again. Returns the
- * number of rounds and what stopped them.
- */
-async function measureRounds(
-  store: RunStore,
-  files: MeasuredFile[],
-  run: RunProcess,
-  done: Set<string>,
-  analyze: (rounds: number) => Row[],
-  onEvent: OnCompareEvent,
-  started: number,
-): Promise<{ rounds: number; stoppedBy: StopReason | undefined }> {
-  const { plan } = store;
-  // Rounds only where some file has a process to run: files that failed on a side run none,
-  // and rounds of nothing would print progress and a sampling note for nothing measured.
-  const measurable = files.some(({ plan: filePlan }) => jobsFor(filePlan, SIDES).length > 0);
-  const benchMs = () => store.records.reduce((sum, r) => sum + r.wallMs, 0);
-  let stoppedBy: StopReason | undefined;
-  let round = 0;
-  for (; measurable; round++) {
-    stoppedBy = stopReason(plan.sampling, { rounds: round, cycle: CYCLE, benchSeconds: benchMs() / 1000, rows: () => analyze(round) });
-    if (stoppedBy) {
-      onEvent({ type: "stopped", by: stoppedBy, rounds: round });
-      break;
-    }
-    await measureRound(store, files, run, done, round, onEvent);
-    const widest = widestInterval(plan.sampling, round + 1, () => analyze(round + 1));
-    onEvent({
-      type: "round",
-      round: round + 1,
-      elapsedS: (performance.now() - started) / 1000,
-      ...(plan.sampling.minRounds === plan.sampling.maxRounds ? { rounds: plan.sampling.maxRounds } : {}),
-      ...(widest ? { widest } : {}),
-    });
-  }
-  return { rounds: round, stoppedBy };
-}
-
-/** One round: every file's jobs, in this round's order of the sides. */
-async function measureRound(
-  store: RunStore,
-  files: MeasuredFile[],
-  run: RunProcess,
-  done: Set<string>,
-  round: number,
-  onEvent: OnCompareEvent,
-): Promise<void> {
-  const order = orderAt(SIDES, store.plan.seed, round) as Side[];
-  for (const { plan: filePlan, outcome } of files) {
-    for (const job of jobsFor(filePlan, order)) {
-      if (done.has(recordKey(round, filePlan.file, job.name))) continue;
-      if (round === 0) onEvent({ type: "working", what: `round 1: warming up and measuring ${filePlan.file}` });
-      const result = await run(filePlan.file, job.kind, job.sides, job.parts);
-      const record: RoundRecord = {
-        round,
-        file: filePlan.file,
-        job: job.name,
-        sides: job.sides,
-        wallMs: result.wallMs,
-        rows: result.report.rows,
-      };
-      store.append(result.error === undefined ? record : { ...record, error: result.error, expected: expectedLabels(outcome, job) });
-      done.add(recordKey(round, filePlan.file, job.name));
-    }
-  }
-}
-
 /** The result file's content for a run of `rounds` rounds (timing is the caller's to add). */
 function compareResult(
   plan: RunPlan,
-  run: { rounds: number; stoppedBy: StopReason | undefined; rows: Row[]; loadEnd: ReturnType<typeof currentLoad> },
+  run: { rounds: number; stoppedBy: StopReason | undefined; measuredS: number; rows: Row[]; loadEnd: ReturnType<typeof currentLoad> },
 ): CompareResult {
   return {
     schema: SCHEMA_ID,
@@ -639,6 +546,8 @@ function compareResult(
       stoppedBy: run.stoppedBy,
       ...(plan.sampling.targetHalfWidth !== undefined ? { targetHalfWidth: plan.sampling.targetHalfWidth } : {}),
       ...(plan.sampling.maxTimeS !== undefined ? { maxTimeS: plan.sampling.maxTimeS } : {}),
+      measuredS: Math.round(run.measuredS * 10) / 10,
+      jobs: plan.jobs ?? 1,
     },
     base: plan.base,
     head: { ref: plan.head.ref, sha: plan.head.sha, dirty: plan.head.dirty, ...(plan.head.sameCode ? { sameCode: true } : {}) },

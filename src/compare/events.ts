@@ -25,9 +25,14 @@ export type CompareEvent =
   | { type: "isolated"; file: string; because: string }
   /**
    * `round` rounds are done. `rounds`: the fixed number planned, when it is fixed. `widest`:
-   * for runs that sample until narrow, the widest interval so far (after whole cycles).
+   * for runs that sample until narrow, the widest interval so far (after whole cycles), and how
+   * many of the rows with an interval are still measured (`open`).
    */
-  | { type: "round"; round: number; rounds?: number; elapsedS: number; widest?: WidestInterval }
+  | { type: "round"; round: number; rounds?: number; elapsedS: number; widest?: WidestInterval; open?: { rows: number; of: number } }
+  /** Each row samples `sideMs` per side and process instead of `fromMs`, so that `minRounds` rounds fit `--max-time`. */
+  | { type: "budget"; sideMs: number; fromMs: number; minRounds: number }
+  /** Even at the shortest sampling, `minRounds` rounds need about `minimumS` seconds, more than `--max-time`. */
+  | { type: "over-budget"; minRounds: number; minimumS: number; maxTimeS: number }
   /** The sampling rule stopped the run after `rounds` rounds. */
   | { type: "stopped"; by: StopReason; rounds: number }
   /** A signal stopped the run; `runDir`, when there is one, is where `--resume` continues. */

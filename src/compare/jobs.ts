@@ -40,6 +40,8 @@ export interface InventoryOutcome {
   errors: Partial<Record<Side, string>>;
   /** Why both sides could not be loaded into one process, when they could not. */
   duetError?: string;
+  /** Wall time of the process that listed the sides (ms): what a bench process of this file costs to start and load. */
+  loadMs?: number;
 }
 
 function problemOf(inventory: SideInventory): string | undefined {
@@ -87,4 +89,16 @@ export function jobsFor(plan: FilePlan, order: readonly Side[]): FileJob[] {
     if (plan.extras.includes(side)) jobs.push({ name: side, kind: "isolated", sides: [side], parts: "extras" });
   }
   return jobs;
+}
+
+/** The labels a job is to measure (of `only`, when given), so that a process that fails is charged only for what it missed. */
+export function expectedLabels(outcome: InventoryOutcome, job: FileJob, only?: readonly string[]): string[] {
+  return job.sides.flatMap((side) => {
+    const inventory = outcome.inventories[side];
+    if (!inventory) return [];
+    const timed = job.parts === "extras" ? [] : inventory.benchmarks;
+    const extras =
+      job.parts === "timed" ? [] : [...inventory.metrics.map((m) => m.label), ...inventory.commands.flatMap((c) => [c, `${c} (peak RSS)`])];
+    return [...timed, ...extras].filter((label) => !only || only.includes(label));
+  });
 }

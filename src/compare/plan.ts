@@ -1,4 +1,5 @@
 import { randomInt } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, relative } from "pathe";
 import { XbenchError } from "../errors.ts";
@@ -30,7 +31,7 @@ import { didYouMean } from "../util/suggest.ts";
 import { PLAN_VERSION, type RunPlan, type RunSettings, type SamplingRule } from "./store.ts";
 
 /** What the user asked for on the command line, validated. */
-export interface CompareRequest extends Omit<RunSettings, "sampling" | "budget"> {
+export interface CompareRequest extends Omit<RunSettings, "sampling" | "budget" | "budgetFixed" | "budgetFitted"> {
   cwd: string;
   base?: string;
   head?: string;
@@ -44,6 +45,14 @@ export interface CompareRequest extends Omit<RunSettings, "sampling" | "budget">
   maxTimeS?: number;
   /** Sampling time per benchmark and side in each bench process, in ms (`--time`). */
   sideTimeMs?: number;
+}
+
+/** The most bench processes a run starts at once by default (docs/compare.md, "Several processes at once"). */
+export const MAX_DEFAULT_JOBS = 2;
+
+/** Bench processes at once by default: the cores this process may use, at most MAX_DEFAULT_JOBS. */
+export function defaultJobs(): number {
+  return Math.max(1, Math.min(availableParallelism(), MAX_DEFAULT_JOBS));
 }
 
 /** Fewest rounds: a two-sided 95% signed-rank interval exists from 6 pairs on. */
@@ -237,6 +246,8 @@ export function makePlan(request: CompareRequest): RunPlan {
     ...(request.shard ? { shard: request.shard } : {}),
     sampling: samplingRule(request),
     budget: samplingBudget(request.sideTimeMs),
+    ...(request.sideTimeMs !== undefined ? { budgetFixed: true } : {}),
+    jobs: request.jobs ?? 1,
     // A new order of sides for every run, kept in the plan so that a resumed run continues it.
     seed: randomInt(2 ** 31),
     base: { ref: base.ref, sha: base.sha, dirty: false },

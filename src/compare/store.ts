@@ -39,7 +39,14 @@ export interface RunSettings {
   /** This run measures the I-th of N shares of the bench files (`--shard I/N`). */
   shard?: { index: number; count: number };
   sampling: SamplingRule;
+  /** Each row's sampling per side and process, unless allocate.ts gives a row its own. */
   budget: SamplingBudget;
+  /** `--time` was given: the budget is the user's, never shortened to fit `--max-time`. */
+  budgetFixed?: boolean;
+  /** The budget was fitted to `--max-time` before the first round (rounds.ts fitBudget); a resumed run keeps it. */
+  budgetFitted?: boolean;
+  /** Bench processes run at once (`--jobs`); 1 in plans from before it. */
+  jobs?: number;
 }
 
 export const PLAN_VERSION = 2;
@@ -79,6 +86,12 @@ export interface RoundRecord {
   error?: string;
   /** With `error`: the labels the process was to measure (those it did not are failed). */
   expected?: string[];
+  /** Wall time of the run's measuring phase when the process ended (ms), across resumed invocations. */
+  phaseMs?: number;
+  /** What the process was expected to take (ms; rounds.ts estimateMs), to scale the next estimate. */
+  estimateMs?: number;
+  /** Rows sampled for a time per side other than the plan's budget (ns), by label. */
+  budgets?: Record<string, number>;
 }
 
 export interface RunStore {

@@ -5,7 +5,7 @@
 import type { ProfileSummary, RowProfile } from "./profile.ts";
 
 export const SCHEMA_ID = "xbench/compare";
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Runtimes a compare can run bench processes under (runner/runtimes.ts says how). */
 export const RUNTIMES = ["node", "bun", "deno"] as const;
@@ -96,8 +96,16 @@ export interface ExactComparison {
   varies?: boolean;
 }
 
-/** `unchanged`: the bench file's code is the same on both sides (bundles and packages), so it was not measured. */
-export type RowStatus = "ok" | "new" | "removed" | "failed" | "unchanged";
+/**
+ * `unchanged`: the bench file's code is the same on both sides (bundles and packages), so it was
+ * not measured. `no-work`: both sides ran under NO_WORK_NS per iteration, the cost of an empty
+ * loop: the benchmark's body was most likely optimized away, so it gets no interval and no
+ * verdict (its rounds are kept). Schema 4 added `no-work`.
+ */
+export type RowStatus = "ok" | "new" | "removed" | "failed" | "unchanged" | "no-work";
+
+/** Below this time per iteration on both sides a row measures an empty loop, not its code (ns). */
+export const NO_WORK_NS = 1;
 
 export interface Row {
   /** `<file basename>-<8 hex of sha256(repo-relative path)>: <label>` */
@@ -140,8 +148,12 @@ export interface CompareResult {
     stoppedBy?: "rounds" | "target" | "time";
     /** The half-width every interval was to reach (0.01 = ±1%). */
     targetHalfWidth?: number;
-    /** The bench-process time budget, in seconds. */
+    /** The time budget of the measuring phase (wall time), in seconds. */
     maxTimeS?: number;
+    /** Wall time of the measuring phase, in seconds (resumed runs: all invocations). */
+    measuredS?: number;
+    /** Bench processes run at once (`--jobs`). */
+    jobs?: number;
   };
   base: RevisionInfo;
   head: RevisionInfo;

@@ -5,6 +5,9 @@ import { createProgress, createTicker } from "./progress.ts";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/** `50 ms`, `12.5 ms`: a sampling time as set. */
+const formatMs = (ms: number) => `${Number(ms.toFixed(1))} ms`;
+
 /** The one-line message an event gets on stderr, if any (rounds draw the progress line instead). */
 export function eventMessage(event: CompareEvent): { level: "info" | "warn"; text: string } | undefined {
   switch (event.type) {
@@ -34,6 +37,16 @@ export function eventMessage(event: CompareEvent): { level: "info" | "warn"; tex
       };
     case "skipped":
       return { level: "info", text: event.note };
+    case "budget":
+      return {
+        level: "info",
+        text: `sampling each row ${formatMs(event.sideMs)} per side and process (not ${formatMs(event.fromMs)}), so that the first ${event.minRounds} rounds fit --max-time`,
+      };
+    case "over-budget":
+      return {
+        level: "warn",
+        text: `the first ${event.minRounds} rounds need about ${Math.ceil(event.minimumS)} s, more than --max-time ${event.maxTimeS} s: they run anyway (an interval needs them); narrow the bench files (FILTER) or raise --max-time to stay within it`,
+      };
     case "building-helpers":
       return { level: "info", text: `building ${event.side}'s helpers (${event.sha.slice(0, 12)})` };
     default:
@@ -56,9 +69,10 @@ export function renderCompareEvents(stream: NodeJS.WriteStream = process.stderr)
       }
       ticker.stop();
       if (event.type === "round") {
-        const { round, rounds, elapsedS, widest } = event;
+        const { round, rounds, elapsedS, widest, open } = event;
+        const rows = open && open.rows < open.of ? `, ${open.rows} of ${open.of} rows still measured` : "";
         const note = widest
-          ? `widest ${formatWiderThan(widest.halfWidth, widest.target)} (target ${formatHalfWidth(widest.target)})`
+          ? `widest ${formatWiderThan(widest.halfWidth, widest.target)} (target ${formatHalfWidth(widest.target)})${rows}`
           : undefined;
         progress.update({ round, elapsedS, ...(rounds !== undefined ? { rounds } : {}), note });
         return;

@@ -9,7 +9,16 @@ import { holmIntervals, withHolm, type HolmRow } from "../stats/holm.ts";
 import { pairedAnalysis, TIMED_RULES } from "../stats/paired.ts";
 import type { WalshSummary } from "../stats/signed-rank.ts";
 import { findProblem, pairUp } from "../stats/validate.ts";
-import type { CompareResult, MeasureMode, PairedStats, Rounds, Row, Side, Unit } from "../model/result.ts";
+import {
+  NO_WORK_NS,
+  type CompareResult,
+  type MeasureMode,
+  type PairedStats,
+  type Rounds,
+  type Row,
+  type Side,
+  type Unit,
+} from "../model/result.ts";
 
 export interface RawRow {
   /** `<file basename>-<8 hex of sha256(repo-relative path)>: <label>` */
@@ -67,6 +76,10 @@ function analyzeOne(raw: RawRow): Analyzed {
   if (problem) return { row: statusRow(raw, "failed", { side: problem.side ?? "head", message: problem.message }) };
   if (!paired) return { row: { ...statusRow(raw, "ok"), exact: compareExact(raw.id, pairs.base, pairs.head) } };
   const { stats, walsh } = pairedAnalysis(raw.id, pairs.base, pairs.head);
+  // An empty loop's cost on both sides: no interval, no verdict, not one of Holm's family; the
+  // rounds stay in the row.
+  if (raw.unit === "ns" && !raw.sampled && Math.max(stats.baseMedian, stats.headMedian) < NO_WORK_NS)
+    return { row: statusRow(raw, "no-work") };
   return { row: { ...statusRow(raw, "ok"), stats }, walsh };
 }
 
@@ -128,7 +141,7 @@ export function nothingCompared(rows: readonly Row[]): string | undefined {
   if (rows.length > 0 && rows.every((row) => row.status === "unchanged")) return undefined;
   if (rows.length === 0) return "no benchmark was measured: the bench files reported no rows";
   const count = (status: Row["status"]) => rows.filter((row) => row.status === status).length;
-  const parts = (["new", "removed", "failed", "unchanged"] as const).filter((s) => count(s) > 0).map((s) => `${count(s)} ${s}`);
+  const parts = (["new", "removed", "failed", "unchanged", "no-work"] as const).filter((s) => count(s) > 0).map((s) => `${count(s)} ${s}`);
   return `no benchmark was measured on both sides (${parts.join(", ")})`;
 }
 

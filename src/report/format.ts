@@ -12,6 +12,9 @@ import type { CompareResult, Row, Unit } from "../model/result.ts";
 
 export const NONE = "—";
 
+/** What a `no-work` row reads: under 1 ns per iteration on both sides, the cost of an empty loop. */
+export const NO_WORK_TEXT = "no work measured";
+
 const TIME_UNITS: Array<[string, number]> = [
   ["ns", 1],
   ["µs", 1e3],
@@ -173,23 +176,37 @@ export function formatWiderThan(x: number, target: number): string {
   return formatHalfWidth(x);
 }
 
-/** For a run that sampled until narrow: what stopped it, and the rows still wider than asked. */
+/** `6 rounds`, or `6 to 24 rounds per row` when rows stopped at different rounds. */
+function roundsPerRow(rows: readonly Row[], completed: number): string {
+  const counts = rows.map((row) => row.stats?.n ?? completed);
+  const [low, high] = [Math.min(...counts), Math.max(...counts)];
+  return low === high ? `${high} rounds` : `${low} to ${high} rounds per row`;
+}
+
+/**
+ * For a run that sampled until narrow: one note, whatever the number of rows. When every
+ * interval reached the target, how many rounds that took; else how many did not, the widest,
+ * and the budget that would bring most of them within the target (per row under --verbose).
+ */
 export function samplingNote(result: CompareResult): string | undefined {
   const { rounds } = result;
   const target = rounds.targetHalfWidth;
   if (target === undefined || !rounds.stoppedBy) return undefined;
-  const widths = intervalRows(result.rows).map(halfWidth);
-  const wide = widths.filter((w) => w > target);
+  const timed = intervalRows(result.rows);
+  if (timed.length === 0) return undefined;
+  const widths = timed.map(halfWidth);
+  const wide = timed.filter((row) => halfWidth(row) > target);
   const max = Math.max(...widths);
-  const widest = widths.length === 0 ? "" : `; widest ${formatWiderThan(max, target)}`;
-  if (wide.length === 0) return `sampled until every interval was within ${formatHalfWidth(target)}: ${rounds.completed} rounds${widest}`;
+  const spent = rounds.measuredS !== undefined ? `, ${Math.round(rounds.measuredS)} s measuring` : "";
+  if (wide.length === 0)
+    return `sampled until every interval was within ${formatHalfWidth(target)}: ${roundsPerRow(timed, rounds.completed)}${spent}; widest ${formatWiderThan(max, target)}`;
   const why =
     rounds.stoppedBy === "time"
-      ? `the ${rounds.maxTimeS} s budget of bench-process time was spent`
-      : "the most rounds a run may have were reached";
-  const need = roundsNeeded(max, target, rounds.completed);
-  const pace = need === undefined ? "" : `: the widest would need about ${need} rounds${timeNeeded(need, result)} (see the row notes)`;
-  return `stopped at ${rounds.completed} rounds because ${why}: ${wide.length} of ${widths.length} intervals wider than ${formatHalfWidth(target)}${widest}; --max-time gives them more rounds${pace}`;
+      ? `the ${rounds.maxTimeS} s budget (--max-time) ran out`
+      : `the most rounds a run may have (${rounds.completed}) were reached`;
+  const budget = rounds.stoppedBy === "time" ? budgetForMost(result, wide, target) : undefined;
+  const more = budget ? `; about --max-time ${budget.maxTimeS} would bring ${budget.rows} of them within it` : "";
+  return `${wide.length} of ${timed.length} intervals wider than the ${formatHalfWidth(target)} target when ${why}: widest ${formatWiderThan(max, target)}, after ${roundsPerRow(timed, rounds.completed)}${more} (--verbose lists them)`;
 }
 
 /**
@@ -202,14 +219,28 @@ export function roundsNeeded(halfWidth: number, target: number, rounds: number):
   return Math.ceil(rounds * (halfWidth / target) ** 2);
 }
 
-/** ` (~640 s of bench processes)`: the rounds needed at the pace of a run that spent its time budget. */
-function timeNeeded(needed: number, result: CompareResult): string {
-  const { rounds } = result;
-  if (rounds.stoppedBy !== "time" || rounds.maxTimeS === undefined || rounds.completed === 0) return "";
-  return ` (~${Math.round((rounds.maxTimeS * needed) / rounds.completed)} s of bench processes)`;
+/** Share of the rows that missed the target that the suggested budget is to bring within it. */
+const MOST = 0.75;
+
+/**
+ * The `--max-time` that would bring three quarters of the rows that missed the target within
+ * it: each row needs roundsNeeded() − its rounds more, and a round of a row costs about what a
+ * row-round cost in this run (the measuring time over every row's rounds). Rounded up to 10 s.
+ */
+export function budgetForMost(result: CompareResult, wide: readonly Row[], target: number): { maxTimeS: number; rows: number } | undefined {
+  const measuredS = result.rounds.measuredS;
+  if (measuredS === undefined || measuredS <= 0) return undefined;
+  const timed = intervalRows(result.rows);
+  const rowRounds = timed.reduce((sum, row) => sum + (row.stats?.n ?? 0), 0);
+  if (rowRounds === 0) return undefined;
+  const extra = wide.map((row) => (roundsNeeded(halfWidth(row), target, row.stats!.n) ?? Infinity) - row.stats!.n).sort((a, b) => a - b);
+  const rows = Math.max(1, Math.ceil(MOST * wide.length));
+  const needed = extra.slice(0, rows).reduce((sum, e) => sum + e, 0);
+  if (!Number.isFinite(needed)) return undefined;
+  return { maxTimeS: Math.ceil((measuredS + (measuredS / rowRounds) * needed) / 10) * 10, rows };
 }
 
-/** Per row still wider than the target when sampling stopped: how wide, and about how long it would need. */
+/** Per row still wider than the target when sampling stopped (--verbose, and the JSON's rows): how wide, and the rounds it would need. */
 export function wideRowNotes(result: CompareResult): RowNote[] {
   const { rounds } = result;
   const target = rounds.targetHalfWidth;
@@ -217,11 +248,12 @@ export function wideRowNotes(result: CompareResult): RowNote[] {
   return intervalRows(result.rows)
     .filter((row) => halfWidth(row) > target)
     .map((row) => {
-      const need = roundsNeeded(halfWidth(row), target, rounds.completed);
-      const estimate = need === undefined ? "" : `; about ${need} rounds${timeNeeded(need, result)} would reach it`;
+      const n = row.stats!.n;
+      const need = roundsNeeded(halfWidth(row), target, n);
+      const estimate = need === undefined ? "" : `; about ${need} rounds would reach it`;
       return {
         id: row.id,
-        text: `${formatWiderThan(halfWidth(row), target)} after ${rounds.completed} rounds, wider than the ${formatHalfWidth(target)} target${estimate}`,
+        text: `${formatWiderThan(halfWidth(row), target)} after ${n} rounds, wider than the ${formatHalfWidth(target)} target${estimate}`,
       };
     });
 }
@@ -270,6 +302,11 @@ export function rowNotes(rows: readonly Row[]): RowNote[] {
         text: `failed ${row.error.side === "both" ? "in a process holding both sides" : `on ${row.error.side}`}: ${row.error.message}`,
       });
     if (row.exact?.varies) notes.push({ id: row.id, text: "values differed between rounds; medians compared" });
+    if (row.status === "no-work")
+      notes.push({
+        id: row.id,
+        text: `${NO_WORK_TEXT}: under 1 ns per iteration on both sides, what an empty loop costs; the benchmark's body was probably optimized away (use its result: return it, or keep it in a variable the benchmark reads)`,
+      });
     const ties = row.stats ? tiedRounds(row) : undefined;
     if (ties) notes.push({ id: row.id, text: ties });
   }
@@ -348,7 +385,7 @@ export function rowCells(row: Row): RowCells {
     head: row.status === "removed" ? NONE : sideCell(row.head, row.unit),
     delta: "",
     ci: "",
-    verdict: row.status === "unchanged" ? "unchanged code" : row.status,
+    verdict: row.status === "unchanged" ? "unchanged code" : row.status === "no-work" ? NO_WORK_TEXT : row.status,
   };
 }
 
@@ -363,9 +400,10 @@ export function summaryLine(rows: readonly Row[]): string {
   ];
   const exact = count((r) => r.exact !== undefined);
   if (exact > 0) parts.push(`${count((r) => r.exact !== undefined && r.exact.verdict !== "same")} of ${exact} exact changed`);
-  for (const status of ["new", "removed", "failed", "unchanged"] as const) {
+  for (const status of ["new", "removed", "failed", "unchanged", "no-work"] as const) {
     const n = count((r) => r.status === status);
-    if (n > 0) parts.push(`${n} ${status === "unchanged" ? "unchanged code (not measured)" : status}`);
+    if (n > 0)
+      parts.push(`${n} ${status === "unchanged" ? "unchanged code (not measured)" : status === "no-work" ? NO_WORK_TEXT : status}`);
   }
   return `${parts.join(", ")} (${rows.length} rows)`;
 }

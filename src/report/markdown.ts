@@ -113,12 +113,16 @@ export function renderMarkdown(result: CompareResult): string {
   out.push(`**xbench compare**: ${summaryLine(result.rows)}`, "");
   out.push(runLine(result), "", loadLine(result), "");
   out.push(...resultTable(result.rows), "");
-  const notes = [
-    ...runNotes(result),
-    ...[...wideRowNotes(result), ...rowNotes(result.rows)].map((n) => `${escapeMarkdown(n.id)}: ${escapeMarkdown(n.text)}`),
-  ];
+  const notes = [...runNotes(result), ...rowNotes(result.rows).map((n) => `${escapeMarkdown(n.id)}: ${escapeMarkdown(n.text)}`)];
   for (const note of notes) out.push(`- ${note}`);
   if (notes.length > 0) out.push("");
+  // One line per row that missed the target would bury the table: folded away.
+  const wide = wideRowNotes(result);
+  if (wide.length > 0) {
+    out.push(`<details><summary>Rows wider than the target (${wide.length})</summary>`, "");
+    for (const n of wide) out.push(`- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.text)}`);
+    out.push("", "</details>", "");
+  }
   out.push(`<sub>${FOOTNOTE}</sub>`, "");
   out.push(...profileMarkdownLines(result, escapeMarkdown));
   out.push("<details><summary>Raw per-round values</summary>", "", ...rawTable(result.rows), "", "</details>");

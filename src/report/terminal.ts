@@ -35,8 +35,11 @@ function verdictColor(row: Row): string | undefined {
   }
 }
 
-/** `dirtyStated`: the run's first line already said the head is dirty and why; the table does not repeat it. */
-export function renderTerminal(result: CompareResult, options: { color: boolean; dirtyStated?: boolean }): string {
+/**
+ * `dirtyStated`: the run's first line already said the head is dirty and why; the table does not
+ * repeat it. `verbose`: a note per row that missed the sampling target, not only the one for all.
+ */
+export function renderTerminal(result: CompareResult, options: { color: boolean; dirtyStated?: boolean; verbose?: boolean }): string {
   const paint = painter(options.color);
   const lines = result.rows.map((row) => {
     const c = rowCells(row);
@@ -63,7 +66,8 @@ export function renderTerminal(result: CompareResult, options: { color: boolean;
   });
   out.push("", summaryLine(result.rows));
   for (const note of runNotes(result)) out.push(`note: ${note}`);
-  for (const note of [...wideRowNotes(result), ...rowNotes(result.rows)]) out.push(`note: ${visible(note.id)}: ${visible(note.text)}`);
+  const perRow = [...(options.verbose ? wideRowNotes(result) : []), ...rowNotes(result.rows)];
+  for (const note of perRow) out.push(`note: ${visible(note.id)}: ${visible(note.text)}`);
   out.push(...profileTerminalLines(result, visible));
   return `${out.join("\n")}\n`;
 }

@@ -45,8 +45,10 @@ export interface Job {
   execStats?: string[];
   /** Where the bench process draws a random heap layout (docs/compare.md, "Layout"). */
   layout?: LayoutDraw;
-  /** Only these timed labels (a profiled process measures one row); all when absent. */
+  /** Only these timed labels (rows still open, or a profiled process's one row); all when absent. */
   labels?: string[];
+  /** Per timed label, a budget other than `budget` (compare/allocate.ts sizes each row's sampling). */
+  rowBudgets?: Record<string, SamplingBudget>;
 }
 
 /**
@@ -85,6 +87,10 @@ export interface ChildRow {
   iterations?: number;
   /** Median length of a measured batch of a timed value, in ns (at least 1 ms: sampler.ts batchFloorNs). */
   batchNs?: number;
+  /** Robust standard deviation of ln(time per iteration) across the measured batches (sampler.ts logSpread). */
+  spread?: number;
+  /** Time the side spent warming up before its first measured batch, in ns. */
+  warmupNs?: number;
 }
 
 export type ChildLine =

@@ -161,9 +161,10 @@ describe("the footer after bench processes timed out", () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/hang\.bench\.ts on base: timed out after 2 s/);
     // Three processes timed out after 2 s each (both sides together, then each alone).
-    const took = /took ([\d.]+) s, ([\d.]+)% of it outside bench processes/.exec(r.stderr)!;
+    const took = /took ([\d.]+) s(?:, [\d.]+ s of it measuring)? \(([\d.]+) s in bench processes\)/.exec(r.stderr)!;
     expect(Number(took[1])).toBeGreaterThanOrEqual(6);
-    expect(Number(took[2])).toBeLessThan(50);
+    expect(Number(took[2])).toBeGreaterThanOrEqual(6);
+    expect(Number(took[2])).toBeLessThanOrEqual(Number(took[1]));
     const runDir = /run folder (\S+)/.exec(r.stderr)![1]!;
     const plan = JSON.parse(readFileSync(join(runDir, "plan.json"), "utf8"));
     expect(plan.loadavgStart).toHaveLength(3); // no round ran, and the start was still taken

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { jobsFor, planFile, type InventoryOutcome } from "../../src/compare/jobs.ts";
 import { samplingBudget, samplingRule } from "../../src/compare/plan.ts";
-import { stopReason } from "../../src/compare/sampling.ts";
+import { rowOpen, stopReason } from "../../src/compare/sampling.ts";
 import type { Row } from "../../src/model/result.ts";
 import type { SideInventory } from "../../src/runner/protocol.ts";
 import { orderAt, permutations } from "../../src/schedule/orderings.ts";
@@ -55,15 +55,17 @@ describe("which bench processes a round of a file needs", () => {
 });
 
 describe("sampling until narrow", () => {
-  const row = (ci: [number, number]): Row =>
-    ({ id: "x", file: "f", label: "x", unit: "ns", status: "ok", base: [], head: [], stats: { ci } }) as unknown as Row;
-  const state = (rounds: number, widths: number[], benchSeconds = 1) => ({
+  const row = (ci: [number, number], status: Row["status"] = "ok"): Row =>
+    ({ id: "x", file: "f", label: "x", unit: "ns", status, base: [], head: [], stats: { ci } }) as unknown as Row;
+  const rule = samplingRule({});
+  /** The run's state after `rounds` rounds with rows of these half-widths (around +1%). */
+  const state = (rounds: number, widths: number[], elapsedS = 1, nextCycleS = 1) => ({
     rounds,
     cycle: 2,
-    benchSeconds,
-    rows: () => widths.map((w) => row([0.01 - w, 0.01 + w])),
+    elapsedS,
+    nextCycleS: () => nextCycleS,
+    openRows: () => widths.filter((w) => rowOpen(rule, rounds, row([0.01 - w, 0.01 + w]))).length,
   });
-  const rule = samplingRule({});
 
   test("defaults: at least 6 rounds, then until every row is within ±1% or 120 s are spent", () => {
     expect(rule).toEqual({ minRounds: 6, maxRounds: 1000, targetHalfWidth: 0.01, maxTimeS: 120 });
@@ -75,16 +77,36 @@ describe("sampling until narrow", () => {
     expect(stopReason(rule, state(1000, [0.03]))).toBe("rounds");
   });
 
-  test("the rule reads widths only: where an interval lies never stops a run", () => {
-    const far = { ...state(8, []), rows: () => [row([0.5, 0.52]), row([-0.04, 0.04])] };
-    expect(stopReason(rule, far)).toBeUndefined();
-    const near = { ...state(8, []), rows: () => [row([-0.005, 0.005]), row([0.5, 0.51])] };
-    expect(stopReason(rule, near)).toBe("target");
+  test("the time budget is wall time, and a cycle expected to end more than 5% past it is not started", () => {
+    expect(stopReason(rule, state(20, [0.03], 100, 25))).toBeUndefined(); // ends at 125 s: within 5%
+    expect(stopReason(rule, state(20, [0.03], 100, 27))).toBe("time"); // would end at 127 s
+    // the minimum rounds are never cut by time (before them no row has an interval)
+    expect(stopReason(rule, state(4, [0.03], 500, 100))).toBeUndefined();
+  });
+
+  test("a row narrower than the target is not measured again; failed and unchanged rows never are", () => {
+    expect(rowOpen(rule, 4, row([-0.001, 0.001]))).toBe(true); // before the minimum, every row
+    expect(rowOpen(rule, 6, row([-0.001, 0.001]))).toBe(false);
+    expect(rowOpen(rule, 6, row([-0.02, 0.02]))).toBe(true);
+    expect(rowOpen(rule, 6, row([-0.02, 0.02], "failed"))).toBe(false);
+    expect(rowOpen(rule, 0, row([-0.02, 0.02], "unchanged"))).toBe(false);
+    // rows without an interval (an exact count, a benchmark on one side) need only the minimum
+    expect(rowOpen(rule, 6, { ...row([0, 0], "new"), stats: undefined })).toBe(false);
+    // --rounds N: every row is measured in exactly N rounds, however narrow
+    const fixed = samplingRule({ rounds: 8 });
+    expect(rowOpen(fixed, 6, row([-0.0001, 0.0001]))).toBe(true);
+    expect(rowOpen(fixed, 8, row([-0.5, 0.5]))).toBe(false);
+  });
+
+  test("the rule reads widths only: where an interval lies never stops a row or a run", () => {
+    expect(rowOpen(rule, 8, row([0.5, 0.51]))).toBe(false);
+    expect(rowOpen(rule, 8, row([-0.04, 0.04]))).toBe(true);
+    expect(rowOpen(rule, 8, row([-0.005, 0.005]))).toBe(false);
   });
 
   test("--rounds alone is a fixed run, rounded up to whole cycles; with --target it is the minimum", () => {
     expect(samplingRule({ rounds: 7 })).toEqual({ requested: 7, minRounds: 8, maxRounds: 8 });
-    expect(stopReason(samplingRule({ rounds: 8 }), state(8, [0.5]))).toBe("rounds");
+    expect(stopReason(samplingRule({ rounds: 8 }), { ...state(8, [0.5]), openRows: () => 1 })).toBe("rounds");
     expect(samplingRule({ rounds: 10, targetHalfWidth: 0.005 })).toMatchObject({ minRounds: 10, targetHalfWidth: 0.005 });
   });
 

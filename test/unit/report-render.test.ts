@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { EXIT_USAGE } from "../../src/cli/errors.ts";
 import { XbenchError } from "../../src/errors.ts";
-import { formatCount, formatHalfWidth, formatPercent, formatTime, formatWiderThan, visible } from "../../src/report/format.ts";
+import { budgetForMost, formatCount, formatHalfWidth, formatPercent, formatTime, formatWiderThan, visible } from "../../src/report/format.ts";
 import { parseResult, renderJson } from "../../src/report/json.ts";
 import { COMMENT_MARKER, escapeMarkdown, intervalPicture, renderMarkdown } from "../../src/report/markdown.ts";
 import { SCHEMA_VERSION, type CompareResult } from "../../src/model/result.ts";
@@ -199,22 +199,42 @@ describe("columns agree with the delta", () => {
     expect(formatHalfWidth(Number.POSITIVE_INFINITY)).toBe("±∞");
   });
 
-  test("rows still wider than the target when time ran out: how wide, and about how long they would need", () => {
+  test("rows still wider than the target when time ran out: one note for all, a note per row with --verbose", () => {
     const result = aaResult();
-    result.rounds = { ...result.rounds, stoppedBy: "time", targetHalfWidth: 0.01, maxTimeS: 120 };
+    result.rounds = { ...result.rounds, stoppedBy: "time", targetHalfWidth: 0.01, maxTimeS: 120, measuredS: 118 };
     const text = renderTerminal(result, { color: false });
     const wide = result.rows.filter((r) => r.stats && r.stats.halfWidth! > 0.01);
-    expect(wide.length).toBeGreaterThan(0);
+    expect(wide.length).toBeGreaterThan(1);
+    const widest = Math.max(...result.rows.filter((r) => r.stats).map((r) => r.stats!.halfWidth!));
+    const notes = text.split("\n").filter((line) => line.startsWith("note: ") && line.includes("target"));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(
+      new RegExp(
+        `^note: ${wide.length} of \\d+ intervals wider than the ±1\\.0% target when the 120 s budget \\(--max-time\\) ran out: widest ${formatWiderThan(widest, 0.01).replace(/[.+]/g, "\\$&")}, after 10 rounds; about --max-time \\d+0 would bring ${Math.ceil(0.75 * wide.length)} of them within it \\(--verbose lists them\\)$`,
+      ),
+    );
+    const verbose = renderTerminal(result, { color: false, verbose: true });
     for (const row of wide) {
       const need = Math.ceil(10 * (row.stats!.halfWidth! / 0.01) ** 2);
-      expect(text).toContain(
-        `note: ${row.id}: ${formatWiderThan(row.stats!.halfWidth!, 0.01)} after 10 rounds, wider than the ±1.0% target; about ${need} rounds (~${Math.round((120 * need) / 10)} s of bench processes) would reach it`,
+      expect(verbose).toContain(
+        `note: ${row.id}: ${formatWiderThan(row.stats!.halfWidth!, 0.01)} after 10 rounds, wider than the ±1.0% target; about ${need} rounds would reach it`,
       );
     }
-    expect(text).toMatch(/--max-time gives them more rounds: the widest would need about \d+ rounds \(~\d+ s of bench processes\)/);
     // A run that reached its target has nothing to say per row.
     result.rounds.stoppedBy = "target";
-    expect(renderTerminal(result, { color: false })).not.toContain("wider than the");
+    expect(renderTerminal(result, { color: false, verbose: true })).not.toContain("would reach it");
+  });
+
+  test("the budget that would bring three quarters of the wide rows within the target", () => {
+    const result = aaResult();
+    result.rounds = { ...result.rounds, stoppedBy: "time", targetHalfWidth: 0.01, maxTimeS: 120, measuredS: 100 };
+    const timed = result.rows.filter((r) => r.stats);
+    const wide = timed.filter((r) => r.stats!.halfWidth! > 0.01);
+    const perRowRound = 100 / timed.reduce((sum, r) => sum + r.stats!.n, 0);
+    const extra = wide.map((r) => Math.ceil(r.stats!.n * (r.stats!.halfWidth! / 0.01) ** 2) - r.stats!.n).sort((a, b) => a - b);
+    const k = Math.ceil(0.75 * wide.length);
+    const expected = Math.ceil((100 + perRowRound * extra.slice(0, k).reduce((a, b) => a + b, 0)) / 10) * 10;
+    expect(budgetForMost(result, wide, 0.01)).toEqual({ maxTimeS: expected, rows: k });
   });
 
   test("the raw medians stay in the JSON", () => {

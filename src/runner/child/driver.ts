@@ -79,12 +79,12 @@ async function measureLabel(label: string, cases: Array<{ side: Side; benchmark:
   try {
     const results = await sample(
       subjects.map((s) => s.subject),
-      job.budget,
+      job.rowBudgets?.[label] ?? job.budget,
     );
     for (const s of subjects) await s.subject.finish();
     subjects.forEach((s, i) => {
-      const { value, batches, iterations, batchNs } = results[i]!;
-      emit({ t: "row", label, side: s.side, unit: "ns", value, batches, iterations, batchNs });
+      const { value, batches, iterations, batchNs, spread, warmupNs } = results[i]!;
+      emit({ t: "row", label, side: s.side, unit: "ns", value, batches, iterations, batchNs, spread, warmupNs });
     });
   } catch (error) {
     // Which side threw is known only when one side runs; with two, blame both.

@@ -431,6 +431,22 @@ export interface Sampled {
   iterations: number;
   /** Median length of a measured batch (ns). */
   batchNs: number;
+  /**
+   * Robust standard deviation (1.4826 × MAD) of ln(time per iteration) across the measured
+   * batches: with `batches`, how much of a round's noise this process's own sampling adds
+   * (compare/allocate.ts weighs it against the noise between processes).
+   */
+  spread: number;
+  /** Time spent warming up before the first measured batch (ns). */
+  warmupNs: number;
+}
+
+/** 1.4826 × the median absolute deviation of ln(values): a standard deviation robust to outliers. */
+export function logSpread(values: number[]): number {
+  const logs = values.filter((v) => v > 0).map(Math.log);
+  if (logs.length < 2) return 0;
+  const center = median(logs);
+  return 1.4826 * median(logs.map((x) => Math.abs(x - center)));
 }
 
 /**
@@ -461,6 +477,7 @@ export async function sample(subjects: Subject[], budget: SamplingBudget, resolu
     batchNs,
   );
   const sideNs = slow ? Math.max(budget.sideNs, SLOW_MEASURE_FACTOR * Math.max(...spent)) : budget.sideNs;
+  const warmed = [...spent];
   spent.fill(0);
   for (const t of times) t.length = 0;
   const lengths: number[][] = subjects.map(() => []);
@@ -496,5 +513,7 @@ export async function sample(subjects: Subject[], budget: SamplingBudget, resolu
     batches: t.length,
     iterations: n,
     batchNs: median(lengths[s]!),
+    spread: logSpread(t),
+    warmupNs: warmed[s]!,
   }));
 }

@@ -1,0 +1,126 @@
+/**
+ * How long each row samples in each bench process, and what a round is expected to cost.
+ * Pure: data in, data out (docs/compare.md, "Where the budget goes").
+ *
+ * A row's per-round log ratio d has two parts of noise: what the process's own sampling adds
+ * (batches differ; it shrinks as the row samples longer), and what differs between processes
+ * (JIT decisions per copy of the code, layout; sampling longer does not touch it). With W the
+ * in-process variance times the sampling time (so W/T at time T), B the variance between
+ * processes, and c what a row costs a process besides sampling (warm-up, its share of the
+ * process's start), a round of the row costs about 2(c + T) and the interval's width goes as
+ * √((B + W/T) / rounds): per second of budget, (B + W/T)(c + T) is least at T = √(W·c / B),
+ * the classic allocation of two-stage sampling (Cochran, "Sampling Techniques", 10.6).
+ */
+import type { SamplingBudget } from "../runner/protocol.ts";
+import { median } from "../stats/quantile.ts";
+
+/** One round of one row: its log ratio and what the process said about its own sampling. */
+export interface RowRound {
+  /** ln(head / base). */
+  d: number;
+  /** Variance of d from the process's own sampling: (π/2)(s_b²/n_b + s_h²/n_h) for medians of n batches. */
+  within: number;
+  /** Sampling time per side in that process (ns). */
+  sideNs: number;
+  /** Time each side warmed up, on average (ns). */
+  warmupNs: number;
+}
+
+/** Shortest and longest sampling time per side a row is given (ns). */
+export const SIDE_NS_LIMITS = { min: 25e6, max: 1000e6 } as const;
+
+/** The warm-up a budget asks for at a sampling time: a quarter of it, at least 5 ms (plan.ts samplingBudget). */
+export function budgetAt(sideNs: number, base: SamplingBudget): SamplingBudget {
+  return { ...base, sideNs: Math.round(sideNs), warmupNs: Math.max(sideNs / 4, 5e6) };
+}
+
+/** The variance of a median of `n` values with standard deviation `s`: (π/2) s²/n. */
+export function medianVariance(s: number, n: number): number {
+  return n > 0 ? ((Math.PI / 2) * s * s) / n : 0;
+}
+
+/**
+ * The sampling time per side (ns) that narrows this row's interval most per second, from its
+ * rounds so far; undefined with fewer than 6 rounds (too few to split the noise). `overheadNs`
+ * is the row's share of a process's start. Robust: the spread of d is 1.4826 × its MAD.
+ */
+export function bestSideNs(rounds: readonly RowRound[], overheadNs: number, limits = SIDE_NS_LIMITS): number | undefined {
+  if (rounds.length < 6) return undefined;
+  const ds = rounds.map((r) => r.d);
+  const center = median(ds);
+  const total = (1.4826 * median(ds.map((d) => Math.abs(d - center)))) ** 2;
+  const within = rounds.reduce((sum, r) => sum + r.within, 0) / rounds.length;
+  const w = rounds.reduce((sum, r) => sum + r.within * r.sideNs, 0) / rounds.length;
+  const c = rounds.reduce((sum, r) => sum + r.warmupNs, 0) / rounds.length + overheadNs;
+  // What sampling cannot reach: at least a tenth of the total, so that a run whose spread is
+  // nearly all in-process noise (a quiet machine) still gets a finite time.
+  const between = Math.max(total - within, 0.1 * total);
+  if (!(between > 0) || !(w > 0)) return limits.max;
+  return Math.min(limits.max, Math.max(limits.min, Math.sqrt((w * c) / between)));
+}
+
+/** Expected wall time of one process of a file: its start and load, then each row's two sides. */
+export function processMs(loadMs: number, rowBudgets: readonly SamplingBudget[], sides = 2): number {
+  // Beyond sampling and warm-up a row pays calibration and the short rewarm batch at each
+  // switch of side (a quarter of a batch every two batches): about a quarter more.
+  return loadMs + rowBudgets.reduce((sum, b) => sum + (sides * 1.25 * (b.sideNs + b.warmupNs)) / 1e6, 0);
+}
+
+/** Wall time of running these processes `jobs` at a time: the work spread over them, never less than the longest. */
+export function parallelMs(processes: readonly number[], jobs: number): number {
+  if (processes.length === 0) return 0;
+  const total = processes.reduce((a, b) => a + b, 0);
+  return Math.max(total / Math.max(1, jobs), Math.max(...processes));
+}
+
+/** A file as the budget sees it: what its process costs to start and load, and its timed rows. */
+export interface FileCost {
+  loadMs: number;
+  rows: number;
+  /** Processes per round (1 for a duet; 2 when each side has its own). */
+  processes: number;
+}
+
+/** What fitting the minimum rounds into the budget gave. */
+export interface BudgetFit {
+  budget: SamplingBudget;
+  /** Estimated wall time of the minimum rounds at that budget (s). */
+  minimumS: number;
+  /** The minimum rounds fit `maxTimeS` at this budget. */
+  fits: boolean;
+}
+
+/** Estimated wall time of one round of these files at one budget per row (s). */
+export function roundSeconds(files: readonly FileCost[], budget: SamplingBudget, jobs: number): number {
+  const processes = files.flatMap((f) =>
+    Array.from({ length: f.processes }, () =>
+      processMs(
+        f.loadMs,
+        Array.from({ length: f.rows }, () => budget),
+        f.processes > 1 ? 1 : 2,
+      ),
+    ),
+  );
+  return parallelMs(processes, jobs) / 1000;
+}
+
+/**
+ * The sampling budget at which `minRounds` rounds fit in 90% of `maxTimeS` (the rest is margin
+ * for the estimate), shortening each row's time per side from `budget` down to the floor; when
+ * even the floor does not fit, the floor, with the time the minimum would take.
+ */
+export function fitMinimumRounds(
+  files: readonly FileCost[],
+  budget: SamplingBudget,
+  options: { minRounds: number; maxTimeS: number; jobs: number; floorNs?: number },
+): BudgetFit {
+  const floor = Math.min(budget.sideNs, options.floorNs ?? SIDE_NS_LIMITS.min);
+  const limit = 0.9 * options.maxTimeS;
+  let sideNs = budget.sideNs;
+  for (;;) {
+    const candidate = sideNs === budget.sideNs ? budget : budgetAt(sideNs, budget);
+    const minimumS = options.minRounds * roundSeconds(files, candidate, options.jobs);
+    if (minimumS <= limit || sideNs <= floor) return { budget: candidate, minimumS, fits: minimumS <= limit };
+    sideNs = Math.max(floor, sideNs * 0.8);
+  }
+}

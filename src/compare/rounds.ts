@@ -1,0 +1,300 @@
+/**
+ * The rounds of a compare: whole cycles of bench processes, up to `--jobs` of them at once, each
+ * outcome appended to the run folder the moment it arrives. After the minimum rounds a row whose
+ * interval is narrow enough is no longer measured, so later processes run only the rows still
+ * open, each for the sampling time that narrows it most per second (allocate.ts); the run stops
+ * when none is left, or before a cycle that would overrun `--max-time` (sampling.ts).
+ */
+import type { Row, Side } from "../model/result.ts";
+import type { Job, SamplingBudget } from "../runner/protocol.ts";
+import type { BenchOutcome } from "../runner/spawn.ts";
+import { orderAt } from "../schedule/orderings.ts";
+import { halfWidth, intervalRows } from "../report/analyze.ts";
+import { bestSideNs, budgetAt, fitMinimumRounds, medianVariance, parallelMs, processMs, type RowRound } from "./allocate.ts";
+import type { OnCompareEvent, WidestInterval } from "./events.ts";
+import { expectedLabels, jobsFor, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
+import { rowOpen, stopReason, type StopReason } from "./sampling.ts";
+import { recordKey, type RoundRecord, type RunStore } from "./store.ts";
+
+const SIDES = ["base", "head"] as const;
+/** Rounds per cycle: both orders of the two sides. */
+export const CYCLE = 2;
+
+/** Which timed rows a process measures (all when absent), and budgets other than the run's. */
+export type RowSelection = Pick<Job, "labels" | "rowBudgets">;
+
+/** Starts one bench process of a file (engine.ts processRunner). */
+export type RunProcess = (
+  file: string,
+  kind: Job["kind"],
+  order: readonly Side[],
+  parts: Job["parts"],
+  rows?: RowSelection,
+) => Promise<BenchOutcome>;
+
+/** A file to measure: its plan (which jobs, which sides) and what each side registered. */
+export interface MeasuredFile {
+  plan: FilePlan;
+  outcome: InventoryOutcome;
+}
+
+export interface RoundsContext {
+  store: RunStore;
+  files: MeasuredFile[];
+  run: RunProcess;
+  /** recordKey()s of the processes the store already holds (a resumed run does not repeat them). */
+  done: Set<string>;
+  /** The analyzed rows after a number of rounds. */
+  analyze: (rounds: number) => Row[];
+  onEvent: OnCompareEvent;
+  started: number;
+}
+
+/** One process of a cycle: which round, file and job, what it measures, and how long it should take (ms). */
+interface Work {
+  round: number;
+  file: MeasuredFile;
+  job: FileJob;
+  rows: RowSelection;
+  estimateMs: number;
+}
+
+/** The measuring phase's clock: wall time of this invocation's rounds plus what earlier ones recorded. */
+function phaseClock(store: RunStore): () => number {
+  const before = Math.max(0, ...store.records.map((r) => r.phaseMs ?? 0));
+  const start = performance.now();
+  return () => before + performance.now() - start;
+}
+
+/**
+ * Rounds until the sampling rule says stop; a process the store already holds is not run again.
+ * Returns the number of rounds, what stopped them, and the measuring phase's wall time.
+ */
+export async function measureRounds(ctx: RoundsContext): Promise<{ rounds: number; stoppedBy: StopReason | undefined; measuredS: number }> {
+  const { store, files, onEvent } = ctx;
+  const { plan } = store;
+  // Rounds only where some file has a process to run: files that failed on a side run none,
+  // and rounds of nothing would print progress and a sampling note for nothing measured.
+  if (!files.some(({ plan: filePlan }) => jobsFor(filePlan, SIDES).length > 0)) return { rounds: 0, stoppedBy: undefined, measuredS: 0 };
+  fitBudget(ctx);
+  const elapsedMs = phaseClock(store);
+  let stoppedBy: StopReason | undefined;
+  let round = 0;
+  for (; ; round += CYCLE) {
+    const rows = ctx.analyze(round);
+    const open = new Set(rows.filter((row) => rowOpen(plan.sampling, round, row)).map((row) => row.id));
+    const work = cycleWork(ctx, round, rows, open);
+    stoppedBy = stopReason(plan.sampling, {
+      rounds: round,
+      cycle: CYCLE,
+      elapsedS: elapsedMs() / 1000,
+      nextCycleS: () => cycleSeconds(ctx, round, work),
+      openRows: () => open.size,
+    });
+    if (stoppedBy) {
+      onEvent({ type: "stopped", by: stoppedBy, rounds: round });
+      break;
+    }
+    await runCycle(ctx, round, work, elapsedMs);
+  }
+  return { rounds: round, stoppedBy, measuredS: elapsedMs() / 1000 };
+}
+
+/**
+ * Before the first round: the sampling time per row at which the minimum rounds fit the budget.
+ * A run whose minimum would overrun `--max-time` at the default `--time` samples each row for
+ * less; when even the shortest time does not fit, it says so with the time it needs. Decided
+ * once and kept in the plan, so a resumed run samples as it began.
+ */
+function fitBudget(ctx: RoundsContext): void {
+  const { plan } = ctx.store;
+  const { sampling } = plan;
+  if (plan.budgetFitted || sampling.maxTimeS === undefined) return;
+  const costs = ctx.files
+    .filter(({ plan: filePlan }) => jobsFor(filePlan, SIDES).length > 0)
+    .map(({ plan: filePlan, outcome }) => ({
+      loadMs: outcome.loadMs ?? 0,
+      rows: Math.max(0, ...SIDES.map((side) => outcome.inventories[side]?.benchmarks.length ?? 0)),
+      processes: filePlan.timed === "isolated" ? 2 : 1,
+    }));
+  // A --time the user gave is kept: then only the warning, if the minimum does not fit.
+  const floorNs = plan.budgetFixed ? plan.budget.sideNs : undefined;
+  const fit = fitMinimumRounds(costs, plan.budget, {
+    minRounds: sampling.minRounds,
+    maxTimeS: sampling.maxTimeS,
+    jobs: plan.jobs ?? 1,
+    floorNs,
+  });
+  if (fit.budget.sideNs < plan.budget.sideNs) {
+    ctx.onEvent({ type: "budget", sideMs: fit.budget.sideNs / 1e6, fromMs: plan.budget.sideNs / 1e6, minRounds: sampling.minRounds });
+    plan.budget = fit.budget;
+  }
+  if (!fit.fits) ctx.onEvent({ type: "over-budget", minRounds: sampling.minRounds, minimumS: fit.minimumS, maxTimeS: sampling.maxTimeS });
+  plan.budgetFitted = true;
+  ctx.store.savePlan();
+}
+
+/** The processes of the cycle that starts at `round`: every file's jobs for the rows still open. */
+function cycleWork(ctx: RoundsContext, round: number, rows: Row[], open: Set<string>): Work[] {
+  const { store, files, done } = ctx;
+  const { plan } = store;
+  const past = round >= plan.sampling.minRounds;
+  const work: Work[] = [];
+  for (let r = round; r < round + CYCLE; r++) {
+    const order = orderAt(SIDES, plan.seed, r) as Side[];
+    for (const file of files) {
+      const mine = rows.filter((row) => row.file === file.plan.file);
+      const openLabels = mine.filter((row) => open.has(row.id)).map((row) => row.label);
+      // Before any round, no row is known yet: every process measures everything.
+      if (past && openLabels.length === 0) continue;
+      const budgets = past ? rowBudgets(ctx, file.plan.file, openLabels, file.outcome) : undefined;
+      for (const job of jobsFor(file.plan, order)) {
+        if (done.has(recordKey(r, file.plan.file, job.name))) continue;
+        const labels = past ? expectedLabels(file.outcome, job, openLabels) : undefined;
+        if (labels && labels.length === 0) continue;
+        const selection: RowSelection = { ...(past ? { labels: openLabels } : {}), ...(budgets ? { rowBudgets: budgets } : {}) };
+        work.push({ round: r, file, job, rows: selection, estimateMs: estimateMs(ctx, file, job, selection) });
+      }
+    }
+  }
+  return work;
+}
+
+/** Per open timed row, the budget allocate.ts finds best from its rounds so far (none for rows it cannot judge yet). */
+function rowBudgets(
+  ctx: RoundsContext,
+  file: string,
+  labels: string[],
+  outcome: InventoryOutcome,
+): Record<string, SamplingBudget> | undefined {
+  const { plan, records } = ctx.store;
+  if (plan.budgetFixed || plan.sampling.targetHalfWidth === undefined) return undefined;
+  const rowsInProcess = Math.max(1, labels.length);
+  const overheadNs = ((outcome.loadMs ?? 0) * 1e6) / (2 * rowsInProcess);
+  const budgets: Record<string, SamplingBudget> = {};
+  for (const label of labels) {
+    const sideNs = bestSideNs(rowRounds(records, file, label, plan.budget.sideNs), overheadNs);
+    if (sideNs !== undefined) budgets[label] = budgetAt(sideNs, plan.budget);
+  }
+  return Object.keys(budgets).length > 0 ? budgets : undefined;
+}
+
+/** A timed row's rounds with both sides measured in one process, as allocate.ts reads them. */
+export function rowRounds(records: readonly RoundRecord[], file: string, label: string, defaultSideNs: number): RowRound[] {
+  const rounds: RowRound[] = [];
+  for (const record of records) {
+    if (record.file !== file || record.job !== "duet" || !record.rows) continue;
+    const base = record.rows.find((r) => r.label === label && r.side === "base");
+    const head = record.rows.find((r) => r.label === label && r.side === "head");
+    if (!base?.value || !head?.value || base.spread === undefined || head.spread === undefined) continue;
+    rounds.push({
+      d: Math.log(head.value / base.value),
+      within: medianVariance(base.spread, base.batches ?? 0) + medianVariance(head.spread, head.batches ?? 0),
+      sideNs: record.budgets?.[label] ?? defaultSideNs,
+      warmupNs: ((base.warmupNs ?? 0) + (head.warmupNs ?? 0)) / 2,
+    });
+  }
+  return rounds;
+}
+
+/** Expected wall time of one process: its file's load, then each timed row it measures at its budget (ms). */
+function estimateMs(ctx: RoundsContext, file: MeasuredFile, job: FileJob, rows: RowSelection): number {
+  const { budget } = ctx.store.plan;
+  const registered = file.outcome.inventories[job.sides[0]!]?.benchmarks ?? [];
+  const timed = job.parts === "extras" ? [] : registered.filter((label) => !rows.labels || rows.labels.includes(label));
+  return processMs(
+    file.outcome.loadMs ?? 0,
+    timed.map((label) => rows.rowBudgets?.[label] ?? budget),
+    job.sides.length,
+  );
+}
+
+/** Expected wall time of a cycle's processes (s), scaled by how the last cycle's estimates compared with what they took. */
+function cycleSeconds(ctx: RoundsContext, round: number, work: Work[]): number {
+  const { plan, records } = ctx.store;
+  const last = records.filter((r) => r.round >= round - CYCLE && r.round < round && r.estimateMs);
+  const actual = last.reduce((sum, r) => sum + r.wallMs, 0);
+  const expected = last.reduce((sum, r) => sum + r.estimateMs!, 0);
+  const scale = expected > 0 ? Math.min(3, Math.max(0.5, actual / expected)) : 1;
+  return (
+    (scale *
+      parallelMs(
+        work.map((w) => w.estimateMs),
+        plan.jobs ?? 1,
+      )) /
+    1000
+  );
+}
+
+/** Runs a cycle's processes, up to `--jobs` at once; reports each round as its last process ends. */
+async function runCycle(ctx: RoundsContext, round: number, work: Work[], elapsedMs: () => number): Promise<void> {
+  const { store, run, done, onEvent } = ctx;
+  const { plan } = store;
+  const pending = new Map<number, number>();
+  for (let r = round; r < round + CYCLE; r++) pending.set(r, work.filter((w) => w.round === r).length);
+  let reported = round;
+  const report = () => {
+    while (reported < round + CYCLE && pending.get(reported) === 0) {
+      reported++;
+      const widest = widestInterval(ctx, reported);
+      const open = widest ? openIntervals(ctx, reported) : undefined;
+      onEvent({
+        type: "round",
+        round: reported,
+        elapsedS: (performance.now() - ctx.started) / 1000,
+        ...(plan.sampling.minRounds === plan.sampling.maxRounds ? { rounds: plan.sampling.maxRounds } : {}),
+        ...(widest ? { widest } : {}),
+        ...(open ? { open } : {}),
+      });
+    }
+  };
+  report();
+  let next = 0;
+  const worker = async () => {
+    while (next < work.length) {
+      const w = work[next++]!;
+      if (w.round === 0) onEvent({ type: "working", what: `round 1: warming up and measuring ${w.file.plan.file}` });
+      const result = await run(w.file.plan.file, w.job.kind, w.job.sides, w.job.parts, w.rows);
+      const record: RoundRecord = {
+        round: w.round,
+        file: w.file.plan.file,
+        job: w.job.name,
+        sides: w.job.sides,
+        wallMs: result.wallMs,
+        rows: result.report.rows,
+        phaseMs: Math.round(elapsedMs()),
+        estimateMs: Math.round(w.estimateMs),
+        ...(w.rows.rowBudgets ? { budgets: sideTimes(w.rows.rowBudgets) } : {}),
+      };
+      store.append(
+        result.error === undefined
+          ? record
+          : { ...record, error: result.error, expected: expectedLabels(w.file.outcome, w.job, w.rows.labels) },
+      );
+      done.add(recordKey(w.round, w.file.plan.file, w.job.name));
+      pending.set(w.round, pending.get(w.round)! - 1);
+      report();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.jobs ?? 1, work.length)) }, worker));
+}
+
+/** Each row's sampling time per side, as recorded with a process (ns). */
+function sideTimes(budgets: Record<string, SamplingBudget>): Record<string, number> {
+  return Object.fromEntries(Object.entries(budgets).map(([label, b]) => [label, b.sideNs]));
+}
+
+/** For a run that samples until narrow, after whole cycles: the widest interval so far and the target. */
+function widestInterval(ctx: RoundsContext, rounds: number): WidestInterval | undefined {
+  const rule = ctx.store.plan.sampling;
+  if (rule.targetHalfWidth === undefined || rounds < rule.minRounds || rounds % CYCLE !== 0) return undefined;
+  const widths = intervalRows(ctx.analyze(rounds)).map(halfWidth);
+  if (widths.length === 0) return undefined;
+  return { halfWidth: Math.max(...widths), target: rule.targetHalfWidth };
+}
+
+/** Rows with an interval, and those of them still measured after `rounds` rounds. */
+function openIntervals(ctx: RoundsContext, rounds: number): { rows: number; of: number } {
+  const rows = intervalRows(ctx.analyze(rounds));
+  return { rows: rows.filter((row) => rowOpen(ctx.store.plan.sampling, rounds, row)).length, of: rows.length };
+}
