@@ -12,6 +12,7 @@ import { CHILD_ENV, CHILD_PROTOCOL, type Job, type JobSide } from "../runner/pro
 import { runtimeLaunch } from "../runner/runtimes.ts";
 import { killRunningChildren, runBenchProcess, type BenchOutcome } from "../runner/spawn.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
+import { LEVEL, SEQUENTIAL_LEVEL } from "../stats/paired.ts";
 import { currentLoad } from "../util/load.ts";
 import { VERSION } from "../version.ts";
 import { withCleanup, type Cleanup } from "../util/scope.ts";
@@ -520,12 +521,18 @@ async function inventoryFiles(
 function rowAnalysis(store: RunStore): (rounds: number) => Row[] {
   const { plan } = store;
   const minEffect = plan.minEffect ?? DEFAULT_MIN_EFFECT;
+  const level = analysisLevel(plan);
   let analyzed: { rounds: number; rows: Row[] } | undefined;
   return (rounds) => {
     if (analyzed?.rounds !== rounds)
-      analyzed = { rounds, rows: analyzeRows(collectRows(plan.files, rounds, store.records), { holm: plan.holm, minEffect }) };
+      analyzed = { rounds, rows: analyzeRows(collectRows(plan.files, rounds, store.records), { holm: plan.holm, minEffect, level }) };
     return analyzed.rows;
   };
+}
+
+/** The level of a run's intervals: SEQUENTIAL_LEVEL where rows stop on their own width, else 95%. */
+export function analysisLevel(plan: Pick<RunPlan, "sampling">): number {
+  return plan.sampling.targetHalfWidth !== undefined ? SEQUENTIAL_LEVEL : LEVEL;
 }
 
 /** The result file's content for a run of `rounds` rounds (timing is the caller's to add). */
@@ -556,6 +563,7 @@ function compareResult(
     startedAt: plan.startedAt,
     finishedAt: new Date().toISOString(),
     holm: plan.holm,
+    level: analysisLevel(plan),
     minEffect: plan.minEffect ?? DEFAULT_MIN_EFFECT,
     ...(plan.shard ? { shard: plan.shard } : {}),
     rows: run.rows,

@@ -165,6 +165,12 @@ export interface CompareResult {
   /** Intervals are Holm-adjusted across the rows with an interval (times, peak RSS) of this table. */
   holm: boolean;
   /**
+   * The confidence level each row's interval was built at: 0.95, or 0.97 in a run that samples
+   * until narrow, whose rows stop on their own width (stats/paired.ts SEQUENTIAL_LEVEL), so that
+   * the procedure as a whole holds 95%. Absent in files before schema 4: 0.95.
+   */
+  level?: number;
+  /**
    * `--min-effect` as a fraction (0.005 = ±0.5%): a row whose interval lies within ±minEffect has
    * the verdict `same`. Absent in files before schema 3, whose verdicts never read `same`.
    */

@@ -6,7 +6,7 @@
 import { DEFAULT_MIN_EFFECT, verdictWithin } from "../stats/equivalence.ts";
 import { compareExact, EXACT_RULES } from "../stats/exact.ts";
 import { holmIntervals, withHolm, type HolmRow } from "../stats/holm.ts";
-import { pairedAnalysis, TIMED_RULES } from "../stats/paired.ts";
+import { LEVEL, pairedAnalysis, TIMED_RULES } from "../stats/paired.ts";
 import type { WalshSummary } from "../stats/signed-rank.ts";
 import { findProblem, pairUp } from "../stats/validate.ts";
 import {
@@ -58,7 +58,7 @@ interface Analyzed {
   walsh?: WalshSummary;
 }
 
-function analyzeOne(raw: RawRow): Analyzed {
+function analyzeOne(raw: RawRow, level: number): Analyzed {
   if (raw.unchanged) return { row: statusRow(raw, "unchanged") };
   if (raw.error) return { row: statusRow(raw, "failed", raw.error) };
   if (raw.presentOn.head && !raw.presentOn.base) return { row: statusRow(raw, "new") };
@@ -75,7 +75,7 @@ function analyzeOne(raw: RawRow): Analyzed {
   const problem = findProblem(pairs.base, pairs.head, paired ? TIMED_RULES : EXACT_RULES);
   if (problem) return { row: statusRow(raw, "failed", { side: problem.side ?? "head", message: problem.message }) };
   if (!paired) return { row: { ...statusRow(raw, "ok"), exact: compareExact(raw.id, pairs.base, pairs.head) } };
-  const { stats, walsh } = pairedAnalysis(raw.id, pairs.base, pairs.head);
+  const { stats, walsh } = pairedAnalysis(raw.id, pairs.base, pairs.head, level);
   // An empty loop's cost on both sides: no interval, no verdict, not one of Holm's family; the
   // rounds stay in the row.
   if (raw.unit === "ns" && !raw.sampled && Math.max(stats.baseMedian, stats.headMedian) < NO_WORK_NS)
@@ -84,14 +84,16 @@ function analyzeOne(raw: RawRow): Analyzed {
 }
 
 /**
- * Analyzes every row, in order. With `holm`, the intervals, verdicts and p-values of the timed
+ * Analyzes every row, in order, each interval at `level` (95% by default; SEQUENTIAL_LEVEL when
+ * rows stop on their own width). With `holm`, the intervals, verdicts and p-values of the timed
  * ok rows are Holm-adjusted together (stats/holm.ts); exact rows are never part of the family.
  * Then every interval within ±`minEffect` (default ±0.5%) reads `same` (stats/equivalence.ts).
  */
-export function analyzeRows(rows: RawRow[], options: { holm: boolean; minEffect?: number }): Row[] {
+export function analyzeRows(rows: RawRow[], options: { holm: boolean; minEffect?: number; level?: number }): Row[] {
   const minEffect = options.minEffect ?? DEFAULT_MIN_EFFECT;
-  const analyzed = rows.map(analyzeOne);
-  const holm = options.holm ? holmOf(analyzed) : new Map<Analyzed, HolmRow>();
+  const level = options.level ?? LEVEL;
+  const analyzed = rows.map((raw) => analyzeOne(raw, level));
+  const holm = options.holm ? holmOf(analyzed, 1 - level) : new Map<Analyzed, HolmRow>();
   return analyzed.map((a) => {
     const h = holm.get(a);
     const stats = h ? withHolm(a.row.stats!, h) : a.row.stats;
@@ -99,9 +101,14 @@ export function analyzeRows(rows: RawRow[], options: { holm: boolean; minEffect?
   });
 }
 
-function holmOf(analyzed: Analyzed[]): Map<Analyzed, HolmRow> {
+function holmOf(analyzed: Analyzed[], alpha: number): Map<Analyzed, HolmRow> {
   const family = analyzed.filter((a) => a.walsh !== undefined);
-  return new Map(holmIntervals(family.map((a) => a.walsh!)).map((h, i) => [family[i]!, h]));
+  return new Map(
+    holmIntervals(
+      family.map((a) => a.walsh!),
+      alpha,
+    ).map((h, i) => [family[i]!, h]),
+  );
 }
 
 /** A row's statistics with the verdict read against ±minEffect (a new object). */

@@ -105,6 +105,7 @@ const RESULT: Shape = {
   startedAt: isString,
   finishedAt: isString,
   holm: isBoolean,
+  "level?": isNumber,
   "minEffect?": isNumber,
   "cores?": isNumber,
   "gate?": shaped({ rule: isGateRule, outcome: oneOf("pass", "fail", "undecided") }),

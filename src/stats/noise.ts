@@ -69,8 +69,8 @@ export function mdcAt(d: readonly number[], rounds: number, resamples = RESAMPLE
 }
 
 /** The noise floor of one benchmark from its A/A rounds; throws a one-line XbenchError naming it on bad input. */
-export function noiseFloor(name: string, base: number[], head: number[]): NoiseFloor {
-  const { stats, walsh } = pairedAnalysis(name, base, head);
+export function noiseFloor(name: string, base: number[], head: number[], level = LEVEL): NoiseFloor {
+  const { stats, walsh } = pairedAnalysis(name, base, head, level);
   const [lower, upper] = hodgesLehmannInterval(walsh, LEVEL).interval;
   return {
     id: name,
@@ -98,7 +98,7 @@ export interface AAReading {
 
 /**
  * Reads an A/A result: every timed row with status ok and enough paired rounds (always from the
- * raw rounds at 95%, even if the result is Holm-adjusted), its verdict read against the result's
+ * raw rounds at the result's level, even if the result is Holm-adjusted), its verdict read against the result's
  * min-effect as the table reads it. Rows that cannot be read are skipped.
  */
 export function readAA(result: CompareResult): AAReading {
@@ -108,7 +108,7 @@ export function readAA(result: CompareResult): AAReading {
     if (row.status !== "ok" || row.unit !== "ns") continue;
     const pairs = pairUp(row.base, row.head);
     try {
-      const floor = noiseFloor(row.id, pairs.base, pairs.head);
+      const floor = noiseFloor(row.id, pairs.base, pairs.head, result.level ?? LEVEL);
       rows.push({ ...floor, verdict: verdictWithin(floor.ci, minEffect) });
     } catch (error) {
       // Too few paired rounds, or a value that is not a time (checkInput's one-line error): the

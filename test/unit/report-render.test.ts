@@ -3,7 +3,15 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { EXIT_USAGE } from "../../src/cli/errors.ts";
 import { XbenchError } from "../../src/errors.ts";
-import { budgetForMost, formatCount, formatHalfWidth, formatPercent, formatTime, formatWiderThan, visible } from "../../src/report/format.ts";
+import {
+  budgetForMost,
+  formatCount,
+  formatHalfWidth,
+  formatPercent,
+  formatTime,
+  formatWiderThan,
+  visible,
+} from "../../src/report/format.ts";
 import { parseResult, renderJson } from "../../src/report/json.ts";
 import { COMMENT_MARKER, escapeMarkdown, intervalPicture, renderMarkdown } from "../../src/report/markdown.ts";
 import { SCHEMA_VERSION, type CompareResult } from "../../src/model/result.ts";

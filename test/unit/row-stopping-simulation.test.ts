@@ -1,0 +1,80 @@
+/**
+ * A row that stops on its own width keeps the interval's promise (docs/statistics.md, "Sampling
+ * until the answer is clear"), checked by seeded simulation with the stop rule itself
+ * (compare/sampling.ts rowOpen): rounds come two at a time from 6 on, and a row is measured
+ * again while its interval is wider than the target, up to 60 rounds. On the noise kinds of
+ * signed-rank-simulation.test.ts and three targets (the rows stop after about 9 to 50 rounds):
+ *   - with intervals at SEQUENTIAL_LEVEL (97%), at most 5% of rows get a verdict when nothing
+ *     changed, and the interval holds a known +2% change in at least 95% of rows;
+ *   - with 95% intervals, the same rule does not hold 5% on normal noise: an interval is narrow
+ *     partly by luck, and the rows that stop are those with the luck. That is why the level.
+ * RUNS = 3,000 per cell: the binomial sd near 5% is 0.4 points, and the bound allows 2 sd.
+ */
+import { describe, expect, test } from "bun:test";
+import seedRows from "../fixtures/seed-aa-rows.json" with { type: "json" };
+import { rowOpen } from "../../src/compare/sampling.ts";
+import type { Row } from "../../src/model/result.ts";
+import { mulberry32 } from "../../src/schedule/prng.ts";
+import { LEVEL, SEQUENTIAL_LEVEL, statsOfLogRatios } from "../../src/stats/paired.ts";
+
+const RUNS = 3000;
+const MAX_ROUNDS = 60;
+const RECORDED = seedRows.map((row) => Math.log(row.head / row.base));
+type Noise = (random: () => number) => number;
+const gauss = (random: () => number) => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+const sign = (random: () => number) => (random() < 0.5 ? -1 : 1);
+const NOISE: Record<string, Noise> = {
+  normal: (random) => 0.02 * gauss(random),
+  "t(3)": (random) => (0.02 * gauss(random)) / Math.sqrt((gauss(random) ** 2 + gauss(random) ** 2 + gauss(random) ** 2) / 3),
+  "mixture of ±40% process shifts": (random) => 0.01 * gauss(random) + (random() < 0.2 ? sign(random) * Math.log(1.4) : 0),
+  "recorded A/A ratios, sign-flipped": (random) => sign(random) * RECORDED[Math.floor(random() * RECORDED.length)]!,
+};
+const CONTEXT = { baseMedian: 1, headMedian: 1, ratioMedian: 0, ratioQ1: 0, ratioQ3: 0 };
+
+/** One row sampled as a compare samples it: the rounds until the stop rule closes it, and its last interval. */
+function sampleRow(noise: Noise, random: () => number, shift: number, target: number, level: number): [number, number] {
+  const rule = { minRounds: 6, maxRounds: MAX_ROUNDS, targetHalfWidth: target };
+  const d: number[] = [];
+  for (;;) {
+    while (d.length < 6) d.push(shift + noise(random));
+    const { stats } = statsOfLogRatios(d, CONTEXT, level);
+    const row = { id: "r", file: "f", label: "r", unit: "ns", status: "ok", base: [], head: [], stats } as Row;
+    if (!rowOpen(rule, d.length, row)) return stats.ci;
+    d.push(shift + noise(random), shift + noise(random));
+  }
+}
+
+function rates(noise: Noise, seed: number, target: number, level: number) {
+  const random = mulberry32(seed);
+  const change = Math.expm1(Math.log(1.02));
+  let verdicts = 0;
+  let held = 0;
+  for (let k = 0; k < RUNS; k++) {
+    const [lower, upper] = sampleRow(noise, random, 0, target, level);
+    if (lower > 0 || upper < 0) verdicts++;
+    const [l2, u2] = sampleRow(noise, random, Math.log(1.02), target, level);
+    if (l2 <= change && change <= u2) held++;
+  }
+  return { falseVerdicts: verdicts / RUNS, coverage: held / RUNS };
+}
+
+const BOUND = 0.05 + 2 * Math.sqrt((0.05 * 0.95) / RUNS);
+
+describe("a row that stops on its own width", () => {
+  test.each(Object.entries(NOISE))(
+    "%s: at the sequential level, false verdicts <= 5%% and coverage >= 95%%",
+    (kind, noise) => {
+      for (const target of [0.007, 0.01, 0.014]) {
+        const { falseVerdicts, coverage } = rates(noise, kind.length * 104729 + target * 1e4, target, SEQUENTIAL_LEVEL);
+        expect({ kind, target, falseVerdictsAtMost5: falseVerdicts <= BOUND }).toEqual({ kind, target, falseVerdictsAtMost5: true });
+        expect({ kind, target, coverageAtLeast95: coverage >= 1 - BOUND }).toEqual({ kind, target, coverageAtLeast95: true });
+      }
+    },
+    120_000,
+  );
+
+  test("95% intervals do not hold 5% under the same rule (normal noise, ±1% target)", () => {
+    const { falseVerdicts } = rates(NOISE.normal!, 20261202, 0.01, LEVEL);
+    expect(falseVerdicts).toBeGreaterThan(BOUND);
+  }, 120_000);
+});
