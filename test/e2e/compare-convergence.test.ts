@@ -1,0 +1,133 @@
+/**
+ * Where a compare's budget goes (docs/compare.md, "Where the budget goes"): rows that reached
+ * the target are not measured again, several bench processes run at once, the minimum rounds
+ * are fitted to --max-time before the first round, and a row that measures an empty loop says
+ * so. Assertions read what the run did (its run folder, its JSON), never how fast it was.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "pathe";
+import type { RoundRecord } from "../../src/compare/store.ts";
+import type { CompareResult } from "../../src/model/result.ts";
+import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
+import { xbench } from "../support/xbench.ts";
+
+const repoWith = repoPerTest();
+
+/**
+ * `steady`: a fixed arithmetic loop, whose two sides agree within a percent or two in every
+ * process. `erratic`: each side of each process scales its work by its own random factor
+ * (0.6 to 1.4), so its rounds differ by tens of percent and its interval stays wide.
+ */
+const TWO_ROWS = `import { bench } from "mitata";
+const factor = 0.6 + 0.8 * Math.random();
+let sink = 0;
+bench("steady", () => {
+  let x = 0;
+  for (let i = 0; i < 2000; i++) x = (x * 31 + i) | 0;
+  sink = x;
+});
+bench("erratic", () => {
+  let x = 0;
+  const n = Math.round(2000 * factor);
+  for (let i = 0; i < n; i++) x = (x * 31 + i) | 0;
+  sink += x;
+});
+export { sink };
+`;
+
+function roundsOf(runDir: string): RoundRecord[] {
+  return readFileSync(join(runDir, "rounds.ndjson"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as RoundRecord);
+}
+
+const runFolder = (stderr: string) => /run folder (\S+)/.exec(stderr)![1]!;
+
+describe("a row that reached the target is not measured again", () => {
+  test("after the minimum rounds, later processes measure only the row still wide; --jobs 2 runs two at once", () => {
+    const repo = repoWith({ "t.bench.ts": TWO_ROWS });
+    const r = compareIn(repo, ["--base", "HEAD", "--target", "5", "--max-time", "25", "--jobs", "2"]);
+    expect(r.code).toBe(0);
+    const result = r.result!;
+    expect(result.rounds.jobs).toBe(2);
+    expect(result.level).toBe(0.97);
+    const steady = rowOf(result, "steady");
+    const erratic = rowOf(result, "erratic");
+    expect(erratic.stats!.n).toBeGreaterThan(steady.stats!.n);
+    // Every process after the steady row stopped was asked for the wide row only, and measured nothing else.
+    const later = roundsOf(runFolder(r.stderr)).filter((rec) => rec.round >= steady.stats!.n);
+    expect(later.length).toBeGreaterThan(0);
+    for (const record of later) expect([...new Set(record.rows!.map((row) => row.label))]).toEqual(["erratic"]);
+    // Two processes were in flight at once at least once: their spans overlap in the record.
+    const spans = roundsOf(runFolder(r.stderr))
+      .filter((rec) => rec.phaseMs !== undefined)
+      .map((rec) => [rec.phaseMs! - rec.wallMs, rec.phaseMs!] as const)
+      .sort((a, b) => a[0] - b[0]);
+    expect(spans.some((span, i) => i > 0 && span[0] < spans[i - 1]![1] - 1)).toBe(true);
+    // One note for the rows that missed the target, however many; per row with --verbose only.
+    const notes = r.stdout.split("\n").filter((line) => line.includes("wider than the ±5.0% target"));
+    expect(notes).toHaveLength(1);
+  }, 300_000);
+
+  test("--rounds N alone: every row is measured in exactly N rounds, however narrow", () => {
+    const repo = repoWith({ "t.bench.ts": TWO_ROWS });
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "8"]);
+    expect(r.code).toBe(0);
+    expect(r.result!.rows.map((row) => row.stats!.n)).toEqual([8, 8]);
+    expect(r.result!.level).toBe(0.95);
+    for (const record of roundsOf(runFolder(r.stderr)))
+      expect(record.rows!.map((row) => row.label).sort()).toEqual(["erratic", "erratic", "steady", "steady"]);
+  }, 300_000);
+});
+
+describe("the minimum rounds and --max-time", () => {
+  test("rows sample for less so that the first 6 rounds fit, and a budget they cannot fit is said before round 1", () => {
+    const rows = Array.from({ length: 12 }, (_, i) => `bench("row ${i}", () => JSON.stringify({ i: ${i}, list: [1, 2, 3] }));`);
+    const repo = repoWith({ "many.bench.ts": `import { bench } from "mitata";\n${rows.join("\n")}\n` });
+    const r = xbench(["compare", "--base", "HEAD", "--max-time", "3", "--json", "-"], {
+      cwd: repo.dir,
+      env: COMPARE_ENV,
+      timeout: 300_000,
+    });
+    expect(r.code).toBe(0);
+    const lines = r.stderr.split("\n");
+    const first = lines.findIndex((line) => line.includes("round 1"));
+    const shortened = lines.findIndex((line) =>
+      /sampling each row 25 ms per side and process \(not 200 ms\), so that the first 6 rounds fit --max-time/.test(line),
+    );
+    const over = lines.findIndex((line) => /the first 6 rounds need about \d+ s, more than --max-time 3 s/.test(line));
+    expect(shortened).toBeGreaterThanOrEqual(0);
+    expect(over).toBeGreaterThan(shortened);
+    if (first >= 0) expect(over).toBeLessThan(first);
+    const result = JSON.parse(r.stdout) as CompareResult;
+    expect(result.rounds.completed).toBe(6); // the minimum runs anyway: an interval needs it
+    const plan = JSON.parse(readFileSync(join(runFolder(r.stderr), "plan.json"), "utf8"));
+    expect(plan.budget.sideNs).toBe(25e6);
+    expect(plan.budgetFitted).toBe(true);
+  }, 300_000);
+});
+
+describe("a row that measures nothing", () => {
+  test("a body the JIT removes reads 'no work measured', with no interval and no verdict", () => {
+    const repo = repoWith({
+      "t.bench.ts": `import { bench } from "mitata";
+bench("folded away", () => {
+  const a = 1 + 2;
+});
+bench("real work", () => JSON.stringify({ a: [1, 2, 3], b: "text" }));
+`,
+    });
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6"]);
+    expect(r.code).toBe(0);
+    const empty = rowOf(r.result, "folded away");
+    expect(empty.status).toBe("no-work");
+    expect(empty.stats).toBeUndefined();
+    expect(rowOf(r.result, "real work").status).toBe("ok");
+    const line = r.stdout.split("\n").find((l) => l.includes("folded away") && !l.startsWith("note"))!;
+    expect(line).toMatch(/ns\s+no work measured$/);
+    expect(r.stdout).toMatch(/no work measured: under 1 ns per iteration on both sides/);
+    expect(r.stdout).toMatch(/1 no work measured \(2 rows\)/);
+  }, 300_000);
+});
