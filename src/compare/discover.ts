@@ -1,3 +1,5 @@
+import picomatch from "picomatch";
+
 /**
  * Bench files, unless the project names its own: what `vitest bench` finds by default
  * (`*.bench.ts`, `*.benchmark.mjs`, … any of .ts .mts .cts .js .mjs .cjs, with or without x)
@@ -17,23 +19,18 @@ export function isBenchFile(path: string): boolean {
   return BENCH_FILE.test(path) && !SKIPPED.test(path);
 }
 
+/** Whether a pattern is a glob (`*`, `?`, `[...]`, `{a,b}`, `!(...)`), not a plain path or substring. */
 export function isGlob(pattern: string): boolean {
-  return /[*?]/.test(pattern);
+  return picomatch.scan(pattern).isGlob;
 }
 
-/** A glob over repo-relative paths: `*` within a segment, `**` across, `?` one character. */
+/**
+ * A glob over repo-relative paths, as picomatch reads it (bash's rules): `*` within a segment,
+ * `**` across, `?` one character, `[abc]` classes, `{ts,js}` braces, extglobs; dotfiles too,
+ * since a user who names a path means it.
+ */
 export function globToRegExp(glob: string): RegExp {
-  let source = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === "*" && glob[i + 1] === "*") {
-      source += glob[i + 2] === "/" ? "(?:.*/)?" : ".*";
-      i += glob[i + 2] === "/" ? 2 : 1;
-    } else if (c === "*") source += "[^/]*";
-    else if (c === "?") source += "[^/]";
-    else source += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  return new RegExp(`^${source}$`);
+  return picomatch.makeRe(glob, { dot: true });
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   BENCH_FILE_NAMES,
   filterFiles,
   isBenchFile,
+  isGlob,
   NAMING_HINT,
   repoRelativePattern,
   selectBenchFiles,
@@ -187,7 +188,7 @@ export function chooseBenchFiles(
   const onHeadSet = new Set(onHead);
   const extra = new Set(request.head ? untrackedFiles(repo) : []);
   for (const pattern of named) {
-    if (!/[*?]/.test(pattern) && !onHeadSet.has(pattern) && isFile(join(repo, pattern))) extra.add(pattern);
+    if (!isGlob(pattern) && !onHeadSet.has(pattern) && isFile(join(repo, pattern))) extra.add(pattern);
   }
   const candidates = [...onHeadSet, ...[...extra].filter((f) => !onHeadSet.has(f))];
   const { files: picked, unmatched } = selectNamedFiles(candidates, named);
@@ -196,7 +197,7 @@ export function chooseBenchFiles(
     const typed = flags.length > 0 ? request.bench![flags.indexOf(unmatched[0]!)] : unmatched[0];
     const source = flags.length > 0 ? "--bench" : `package.json "xbench.bench" entry`;
     // A path typed almost right (`idx.ts` for `index.ts`) names the file it is closest to.
-    const near = /[*?]/.test(unmatched[0]!) ? "" : didYouMean(unmatched[0]!, candidates, Math.max(2, Math.floor(unmatched[0]!.length / 6)));
+    const near = isGlob(unmatched[0]!) ? "" : didYouMean(unmatched[0]!, candidates, Math.max(2, Math.floor(unmatched[0]!.length / 6)));
     throw new XbenchError(`${source} "${typed}" matches no file ${where}${near}`, { kind: "usage" });
   }
   const files = filterFiles(picked, request.filter);

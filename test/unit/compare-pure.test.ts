@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { ancestors, nearestNodeModules } from "../../src/compare/sides.ts";
 import { join } from "pathe";
-import { globToRegExp, selectBenchFiles } from "../../src/compare/discover.ts";
+import { globToRegExp, selectBenchFiles, selectNamedFiles } from "../../src/compare/discover.ts";
 import { pullRequestTarget } from "../../src/compare/github.ts";
 import { benchBasename, rowId } from "../../src/compare/identity.ts";
 import { clock, progressLine } from "../../src/output/progress.ts";
@@ -35,6 +35,22 @@ describe("bench file discovery", () => {
     expect(selectBenchFiles(files, "?.bench.*")).toEqual(["a.bench.ts", "b.bench.js"]);
     expect(globToRegExp("a.b*").test("a.bc")).toBe(true);
     expect(globToRegExp("a.b*").test("axbc")).toBe(false);
+  });
+  test("braces, classes and extglobs, as bash reads them (the forms --help shows)", () => {
+    expect(selectBenchFiles(files, "bench/*.{ts,mjs}")).toEqual(["bench/config.bench.ts", "bench/tracer.bench.mjs"]);
+    expect(selectBenchFiles(files, "[ab].bench.*")).toEqual(["a.bench.ts", "b.bench.js"]);
+    expect(selectBenchFiles(files, "**/*.bench.@(js|mjs)")).toEqual(["b.bench.js", "bench/tracer.bench.mjs"]);
+    expect(selectNamedFiles(["src/x.bench.ts", "src/y.bench.cts", "src/z.bench.js"], ["src/*.bench.?(c|m)ts"]).files).toEqual([
+      "src/x.bench.ts",
+      "src/y.bench.cts",
+    ]);
+    // The default --help names, typed as a --bench glob, pick what the default search picks.
+    const tree = ["a/b.bench.mts", "c.benchmark.jsx", "d.bench.rs", "e.bench.ts.map", "f/g.benchmark.cjs"];
+    expect(selectNamedFiles(tree, ["**/*.{bench,benchmark}.?(c|m)[jt]s?(x)"]).files).toEqual([
+      "a/b.bench.mts",
+      "c.benchmark.jsx",
+      "f/g.benchmark.cjs",
+    ]);
   });
 });
 
