@@ -13,6 +13,7 @@ import { halfWidth, intervalRows } from "../report/analyze.ts";
 import { bestSideNs, budgetAt, fitMinimumRounds, medianVariance, parallelMs, processMs, type RowRound } from "./allocate.ts";
 import type { OnCompareEvent, WidestInterval } from "./events.ts";
 import { expectedLabels, jobsFor, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
+import { collectRows } from "./rows.ts";
 import { rowOpen, stopReason, type StopReason } from "./sampling.ts";
 import { recordKey, type RoundRecord, type RunStore } from "./store.ts";
 
@@ -82,7 +83,7 @@ export async function measureRounds(ctx: RoundsContext): Promise<{ rounds: numbe
   let round = 0;
   for (; ; round += CYCLE) {
     const rows = ctx.analyze(round);
-    const open = new Set(rows.filter((row) => rowOpen(plan.sampling, round, row)).map((row) => row.id));
+    const open = openRows(ctx, round, rows);
     const work = cycleWork(ctx, round, rows, open);
     stoppedBy = stopReason(plan.sampling, {
       rounds: round,
@@ -134,6 +135,18 @@ function fitBudget(ctx: RoundsContext): void {
   ctx.store.savePlan();
 }
 
+/**
+ * The ids of the rows the next cycle measures (sampling.ts rowOpen). Before the minimum rounds
+ * a row "fails" the analysis for having too few rounds; only a row whose benchmark or process
+ * failed (a throw, a timeout) is closed then.
+ */
+function openRows(ctx: RoundsContext, round: number, rows: Row[]): Set<string> {
+  const { plan, records } = ctx.store;
+  if (round >= plan.sampling.minRounds) return new Set(rows.filter((row) => rowOpen(plan.sampling, round, row)).map((row) => row.id));
+  const failed = new Set(collectRows(plan.files, round, records).flatMap((raw) => (raw.error ? [raw.id] : [])));
+  return new Set(rows.filter((row) => row.status !== "unchanged" && !failed.has(row.id)).map((row) => row.id));
+}
+
 /** The processes of the cycle that starts at `round`: every file's jobs for the rows still open. */
 function cycleWork(ctx: RoundsContext, round: number, rows: Row[], open: Set<string>): Work[] {
   const { store, files, done } = ctx;
@@ -144,15 +157,16 @@ function cycleWork(ctx: RoundsContext, round: number, rows: Row[], open: Set<str
     const order = orderAt(SIDES, plan.seed, r) as Side[];
     for (const file of files) {
       const mine = rows.filter((row) => row.file === file.plan.file);
+      // Before its first round a file's rows are not known yet: its processes measure everything.
+      // After that only the open ones: rows that failed (a timeout, a throw) never run again.
+      const known = mine.length > 0;
       const openLabels = mine.filter((row) => open.has(row.id)).map((row) => row.label);
-      // Before any round, no row is known yet: every process measures everything.
-      if (past && openLabels.length === 0) continue;
+      if (known && openLabels.length === 0) continue;
       const budgets = past ? rowBudgets(ctx, file.plan.file, openLabels, file.outcome) : undefined;
       for (const job of jobsFor(file.plan, order)) {
         if (done.has(recordKey(r, file.plan.file, job.name))) continue;
-        const labels = past ? expectedLabels(file.outcome, job, openLabels) : undefined;
-        if (labels && labels.length === 0) continue;
-        const selection: RowSelection = { ...(past ? { labels: openLabels } : {}), ...(budgets ? { rowBudgets: budgets } : {}) };
+        if (known && expectedLabels(file.outcome, job, openLabels).length === 0) continue;
+        const selection: RowSelection = { ...(known ? { labels: openLabels } : {}), ...(budgets ? { rowBudgets: budgets } : {}) };
         work.push({ round: r, file, job, rows: selection, estimateMs: estimateMs(ctx, file, job, selection) });
       }
     }
@@ -249,12 +263,21 @@ async function runCycle(ctx: RoundsContext, round: number, work: Work[], elapsed
     }
   };
   report();
+  // A file whose process timed out runs no more processes: its rows failed with the timeout,
+  // and waiting out --timeout again in every round would only delay the one clear line.
+  const timedOut = new Set<string>();
   let next = 0;
   const worker = async () => {
     while (next < work.length) {
       const w = work[next++]!;
+      if (timedOut.has(w.file.plan.file)) {
+        pending.set(w.round, pending.get(w.round)! - 1);
+        report();
+        continue;
+      }
       if (w.round === 0) onEvent({ type: "working", what: `round 1: warming up and measuring ${w.file.plan.file}` });
       const result = await run(w.file.plan.file, w.job.kind, w.job.sides, w.job.parts, w.rows);
+      if (result.timedOut) timedOut.add(w.file.plan.file);
       const record: RoundRecord = {
         round: w.round,
         file: w.file.plan.file,

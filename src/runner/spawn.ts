@@ -17,6 +17,8 @@ export interface BenchProcess {
 export interface BenchOutcome {
   report: ChildReport;
   error?: string;
+  /** The process ran past its timeout and was killed (`error` says so). */
+  timedOut?: true;
   wallMs: number;
 }
 
@@ -182,7 +184,7 @@ export function runBenchProcess(job: BenchProcess): Promise<BenchOutcome> {
       const loadError = Object.values(report.loadErrors)[0];
       if (loadError !== undefined) return resolve({ report, error: loadError, wallMs });
       if (error === undefined && !report.ended) error = "exited without finishing its report";
-      resolve({ report, ...(error === undefined ? {} : { error }), wallMs });
+      resolve({ report, ...(error === undefined ? {} : { error }), ...(timedOut ? { timedOut: true as const } : {}), wallMs });
     };
     child.on("error", (e) => finish(`cannot start ${job.argv[0]}: ${e.message}`));
     whenFinished(child, (code, signal) => {

@@ -131,3 +131,48 @@ bench("real work", () => JSON.stringify({ a: [1, 2, 3], b: "text" }));
     expect(r.stdout).toMatch(/1 no work measured \(2 rows\)/);
   }, 300_000);
 });
+
+describe("a benchmark that times out", () => {
+  test("is not run again: one process waits out --timeout, the file's other rows go on", () => {
+    const repo = repoWith({
+      "t.bench.ts": `import { bench } from "mitata";
+bench("fine", () => JSON.stringify({ a: [1, 2, 3] }));
+setInterval(() => {}, 1000);
+bench("hangs", async () => {
+  await new Promise(() => {});
+});
+`,
+    });
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--timeout", "3", "--jobs", "1"]);
+    expect(r.code).toBe(3);
+    const records = roundsOf(runFolder(r.stderr));
+    expect(records.filter((rec) => rec.error?.startsWith("timed out")).length).toBe(1);
+    expect(rowOf(r.result, "hangs").status).toBe("failed");
+    expect(rowOf(r.result, "hangs").error!.message).toBe("timed out after 3 s");
+    // Later processes were asked for the row that still works, and measured it.
+    const later = records.filter((rec) => rec.round >= 2);
+    expect(later.length).toBe(4);
+    for (const rec of later) expect([...new Set(rec.rows!.map((row) => row.label))]).toEqual(["fine"]);
+  }, 300_000);
+});
+
+describe("a benchmark whose promise never settles", () => {
+  test("node ends its process at once: the row fails saying so, the other rows go on", () => {
+    const repo = repoWith({
+      "t.bench.ts": `import { bench } from "mitata";
+bench("fine", () => JSON.stringify({ a: [1, 2, 3] }));
+bench("never settles", async () => {
+  await new Promise(() => {});
+});
+`,
+    });
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6"]);
+    expect(r.code).toBe(3);
+    expect(rowOf(r.result, "never settles").error!.message).toBe(
+      "its promise never settled: the process ran out of work while the benchmark (or its setup) awaited it",
+    );
+    expect(r.stderr).toMatch(/t\.bench\.ts on [a-z ]+ \("never settles"\): its promise never settled/);
+    // Not charged to the row measured before it in the same process.
+    expect(rowOf(r.result, "fine").status).toBe("ok");
+  }, 300_000);
+});

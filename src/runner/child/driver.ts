@@ -65,8 +65,34 @@ function inventory(description: Described): ChildLine {
   };
 }
 
+/**
+ * The row being measured, so that a process the runtime ends while a benchmark awaits (node
+ * exits 13 when nothing is left to wait on but an unsettled promise) still says which row.
+ */
+let measuring: { label: string; sides: Side[] } | undefined;
+let ended = false;
+process.on("exit", (code) => {
+  if (ended || !measuring) return;
+  // The event loop ran dry while the benchmark awaited: node then exits by itself (0, or 13
+  // for the top-level await it leaves unsettled); any other status is the benchmark's exit().
+  const message =
+    code === 0 || code === 13
+      ? "its promise never settled: the process ran out of work while the benchmark (or its setup) awaited it"
+      : `the process exited (${code}) while this benchmark ran`;
+  for (const side of measuring.sides) emit({ t: "row", label: measuring.label, side, unit: "ns", error: message });
+});
+
 /** Measures one label on every side that has it: alternately when two sides do. */
 async function measureLabel(label: string, cases: Array<{ side: Side; benchmark: BenchmarkCase }>): Promise<void> {
+  measuring = { label, sides: cases.map((c) => c.side) };
+  try {
+    await measureCases(label, cases);
+  } finally {
+    measuring = undefined;
+  }
+}
+
+async function measureCases(label: string, cases: Array<{ side: Side; benchmark: BenchmarkCase }>): Promise<void> {
   const subjects: Array<{ side: Side; subject: Subject }> = [];
   for (const { side, benchmark } of cases) {
     try {
@@ -148,5 +174,6 @@ if (job.kind === "inventory") {
   if (job.parts !== "extras") await measureTimed(described);
   if (job.parts !== "timed") for (const description of described) await measureExtras(description);
 }
+ended = true;
 emit({ t: "end" });
 process.exit(0);
