@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { dirname, join } from "pathe";
 import { XbenchError } from "../errors.ts";
@@ -206,12 +206,25 @@ function explainMissingExport(message: string | undefined): string | undefined {
   return `it imports ${match[2]} from "${name}", which a bench process does not provide${provides ? ` (it provides ${provides})` : ""}; keep assertions in test files`;
 }
 
+/** The tsconfig.json nearest a folder, looking up to the root of its checkout (a `.git` beside it). */
+export function nearestTsconfig(dir: string): string | undefined {
+  for (let at = dir; ; at = dirname(at)) {
+    const candidate = join(at, "tsconfig.json");
+    if (existsSync(candidate)) return candidate;
+    if (existsSync(join(at, ".git")) || dirname(at) === at) return undefined;
+  }
+}
+
 async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<string> {
   mkdirSync(request.outDir, { recursive: true });
   const entry = join(request.outDir, "entry.mjs");
   writeFileSync(entry, entrySource(request));
   const sources: Array<[string, string]> = [];
+  // A compiled xbench's Bun.build reads no tsconfig.json by itself: the project's `paths` (a
+  // package importing itself by name, from source) are passed as `bun build` would find them.
+  const tsconfig = request.kind === "side" ? nearestTsconfig(dirname(request.benchFile)) : undefined;
   const result = await bun.build({
+    ...(tsconfig ? { tsconfig } : {}),
     entrypoints: [entry],
     outdir: request.outDir,
     naming: `${request.kind}.[ext]`,
