@@ -193,19 +193,18 @@ export function summarize(project: Project, result: CompareResult, exit: number 
   const widths = timed.map(halfWidthOf).filter((w): w is number => w !== undefined && Number.isFinite(w));
   const target = result.rounds.targetHalfWidth ?? 0.01;
   const verdictOf = (r: Row) => r.stats!.verdict;
-  const verdicts =
-    mode === "aa"
-      ? { all: countBy(timed, verdictOf) }
-      : {
-          changed: countBy(
-            timed.filter((r) => project.changed(r.file, r.label)),
-            verdictOf,
-          ),
-          unchanged: countBy(
-            timed.filter((r) => !project.changed(r.file, r.label)),
-            verdictOf,
-          ),
-        };
+  const verdicts: Record<string, Record<string, number>> = mode === "aa"
+    ? { all: countBy(timed, verdictOf) }
+    : {
+        changed: countBy(
+          timed.filter((r) => project.changed(r.file, r.label)),
+          verdictOf,
+        ),
+        unchanged: countBy(
+          timed.filter((r) => !project.changed(r.file, r.label)),
+          verdictOf,
+        ),
+      };
   const rounds = timed.map(roundsOf).filter((n): n is number => n !== undefined);
   return {
     project: project.name,
