@@ -34,7 +34,7 @@ if (mode !== "aa" && mode !== "change") throw new Error(`--mode: aa or change, n
 const runs = Number(args.runs ?? 1);
 const hogCount = Number(args.hogs ?? 0);
 const workDir = resolve(String(args.work ?? "/tmp/xbench-real-suites"));
-/** The binary under test: this checkout's build unless `--bin` names another. */
+/** The binary under test: this checkout's build unless `--bin` names another (or the npm build's `dist/npm/cli/index.mjs`). */
 const BIN = resolve(args.bin ? String(args.bin) : join(import.meta.dir, "..", "dist", "xbench"));
 
 /** `--source NAME=PATH`, repeatable: the projects to run, in the order given. */
@@ -134,7 +134,9 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
 
 function compare(cwd: string, argv: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(BIN, argv, { cwd, stdio: ["ignore", "ignore", "pipe"] });
+    // The npm build's CLI (`dist/npm/cli/index.mjs`) is a module for node, not an executable.
+    const [command, ...rest] = /\.[mc]?js$/.test(BIN) ? ["node", BIN, ...argv] : [BIN, ...argv];
+    const child = spawn(command!, rest, { cwd, stdio: ["ignore", "ignore", "pipe"] });
     children.add(child);
     let stderr = "";
     child.stderr!.on("data", (chunk: Buffer) => {
@@ -273,6 +275,13 @@ function xbenchCommit(): string {
   return r.status === 0 ? r.stdout.trim() : "unknown";
 }
 
+/** What the binary says of itself: its build's commit, which a checkout's HEAD may have moved past. */
+function xbenchVersion(): string {
+  const [command, ...rest] = /\.[mc]?js$/.test(BIN) ? ["node", BIN] : [BIN];
+  const r = spawnSync(command!, [...rest, "--version", "--verbose"], { encoding: "utf8" });
+  return r.status === 0 ? r.stdout.trim().replace(/\s*\n\s*/g, "; ") : `--version exited ${r.status}`;
+}
+
 async function main(): Promise<void> {
   const sources = parseSources(args.source);
   const load = () =>
@@ -283,10 +292,13 @@ async function main(): Promise<void> {
     command: process.argv.join(" "),
     xbench: BIN,
     xbenchCommit: xbenchCommit(),
+    xbenchVersion: xbenchVersion(),
     date: new Date().toISOString(),
     load: loadavg(),
   };
-  console.log(`$ ${header.command}\nxbench ${BIN} at ${header.xbenchCommit}\n${header.date}, load ${load()}`);
+  console.log(
+    `$ ${header.command}\nxbench ${BIN}, checkout at ${header.xbenchCommit} (${header.xbenchVersion})\n${header.date}, load ${load()}`,
+  );
   const hogs = startHogs(hogCount);
   for (const hog of hogs) children.add(hog);
   if (hogCount > 0) console.log(`${hogCount} CPU hog(s) running: ${hogs.map((h) => h.pid).join(", ")}`);
