@@ -15,6 +15,7 @@
  * Repositories are built once under `--work` and reused.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { dirname, join, resolve } from "pathe";
@@ -85,7 +86,12 @@ function installDeps(project: Project, base: string, repoDir: string): void {
 
 /** The repository of one project under `--work`: built on first use, then reused as it is. */
 export function ensureRepo(project: Project, gitDir: string): string {
-  const base = join(workDir, `${project.name}-${project.commit.slice(0, 12)}`);
+  // The folder's name holds what the repository is built from, so an edited table never reuses a stale one.
+  const recipe = JSON.stringify([project.commit, project.deps, project.change, project.prepare?.toString()]);
+  const base = join(
+    workDir,
+    `${project.name}-${project.commit.slice(0, 12)}-${createHash("sha256").update(recipe).digest("hex").slice(0, 8)}`,
+  );
   const dir = join(base, "repo");
   const ready = join(base, "ready");
   if (existsSync(ready)) return dir;
@@ -188,6 +194,8 @@ export interface RunSummary {
   maxTimeS?: number;
   load: { start: number; end: number };
   failed: Array<{ id: string; message: string }>;
+  /** Change mode: each changed row's delta and interval, to see the slowdown the calibration made. */
+  changedRows?: Array<{ id: string; delta: number; ci: [number, number] }>;
 }
 
 export function summarize(project: Project, result: CompareResult, exit: number | null, wallS: number, load: [number, number]): RunSummary {
@@ -228,9 +236,14 @@ export function summarize(project: Project, result: CompareResult, exit: number 
     maxTimeS: result.rounds.maxTimeS,
     load: { start: load[0], end: load[1] },
     failed: result.rows.filter((r) => r.status === "failed").map((r) => ({ id: r.id, message: r.error?.message ?? "" })),
+    changedRows:
+      mode === "change"
+        ? timed.filter((r) => project.changed(r.file, r.label)).map((r) => ({ id: r.id, delta: r.stats!.delta, ci: r.stats!.ci }))
+        : undefined,
   };
 }
 
+const signed = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
 const pct = (x: number | undefined) => (x === undefined ? "-" : `±${(x * 100).toFixed(2)}%`);
 const counts = (c: Record<string, number>) =>
   Object.entries(c)
@@ -244,6 +257,7 @@ export function printRun(s: RunSummary, index: number): void {
     ...Object.entries(s.verdicts).map(([group, c]) => `  verdicts${s.mode === "aa" ? "" : ` (${group} code)`}: ${counts(c)}`),
     `  rounds per row ${s.roundsPerRow ? `${s.roundsPerRow.min}/${s.roundsPerRow.median}/${s.roundsPerRow.max} (min/median/max)` : "-"}, run ${s.roundsCompleted}, stopped by ${s.stoppedBy ?? "-"}`,
     `  measuring ${s.measuringS?.toFixed(0) ?? "-"} s of --max-time ${s.maxTimeS ?? "-"} s, wall ${s.wallS.toFixed(0)} s, load ${s.load.start.toFixed(2)} -> ${s.load.end.toFixed(2)}`,
+    ...(s.changedRows ?? []).map((r) => `  changed ${r.id}: ${signed(r.delta)} [${signed(r.ci[0])}, ${signed(r.ci[1])}]`),
     ...s.failed.slice(0, 5).map((f) => `  failed ${f.id}: ${f.message.split("\n")[0]}`),
   ];
   console.log(lines.join("\n"));

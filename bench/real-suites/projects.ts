@@ -76,7 +76,7 @@ export const PROJECTS: Project[] = [
     change: {
       file: "src/array/chunk.ts",
       find: "  const result: T[][] = Array(chunkLength);\n",
-      replace: `  const result: T[][] = Array(chunkLength);\n${spin("arr.length", 2, "i")}\n`,
+      replace: `  const result: T[][] = Array(chunkLength);\n${spin("arr.length", 16, "i")}\n`,
     },
     // chunk.ts is also what es-toolkit/compat's chunk calls.
     changed: (file, label) => file.endsWith("/chunk.bench.ts") && /es-toolkit\/(compat\/)?chunk$/.test(label),
@@ -92,7 +92,7 @@ export const PROJECTS: Project[] = [
     change: {
       file: "src/operations/find.ts",
       find: "  // Static\n",
-      replace: `${spin("path.length", 1, "path.charCodeAt(i)")}\n  // Static\n`,
+      replace: `${spin("path.length", 8, "path.charCodeAt(i)")}\n  // Static\n`,
     },
     // The rows of the source's findRoute; the compiled router and rou3-latest do not call it.
     changed: (_file, label) => /(^| › )findRoute$/.test(label),
