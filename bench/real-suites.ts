@@ -313,13 +313,14 @@ async function main(): Promise<void> {
   console.log(
     `$ ${header.command}\nxbench ${BIN}, checkout at ${header.xbenchCommit} (${header.xbenchVersion})\n${header.date}, load ${load()}`,
   );
+  // Every repository first: a setup is not timed, and hogs would only slow it.
+  const repos = sources.map(({ project, gitDir }) => ({ project, dir: ensureRepo(project, gitDir) }));
   const hogs = startHogs(hogCount);
   for (const hog of hogs) children.add(hog);
   if (hogCount > 0) console.log(`${hogCount} CPU hog(s) running: ${hogs.map((h) => h.pid).join(", ")}`);
   const all: RunSummary[] = [];
   try {
-    for (const { project, gitDir } of sources) {
-      const dir = ensureRepo(project, gitDir);
+    for (const { project, dir } of repos) {
       const out = join(dir, ".git", "real-suites-result.json");
       const argv = [
         "compare",
@@ -350,6 +351,7 @@ async function main(): Promise<void> {
   } finally {
     stopAll();
   }
+  if (process.exitCode === 130) console.log("\ninterrupted: the summary covers the runs that finished");
   const summaries = [...new Set(all.map((s) => s.project))].map((name) => summaryOver(all.filter((s) => s.project === name)));
   console.log("\nsummary");
   for (const s of summaries) {
