@@ -92,7 +92,7 @@ export const PROJECTS: Project[] = [
     change: {
       file: "src/operations/find.ts",
       find: "  // Static\n",
-      replace: `${spin("path.length", 8, "path.charCodeAt(i)")}\n  // Static\n`,
+      replace: `${spin("path.length", 16, "path.charCodeAt(i)")}\n  // Static\n`,
     },
     // The rows of the source's findRoute; the compiled router and rou3-latest do not call it.
     changed: (_file, label) => /(^| › )findRoute$/.test(label),
