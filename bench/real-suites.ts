@@ -189,7 +189,9 @@ export interface RunSummary {
   roundsPerRow?: { min: number; median: number; max: number };
   roundsCompleted: number;
   stoppedBy?: string;
+  /** Time inside bench processes (`timing.childMs`), and compare's own wall time (`timing.wallMs`). */
   measuringS?: number;
+  compareWallS?: number;
   wallS: number;
   maxTimeS?: number;
   load: { start: number; end: number };
@@ -232,6 +234,7 @@ export function summarize(project: Project, result: CompareResult, exit: number 
     roundsCompleted: result.rounds.completed,
     stoppedBy: result.rounds.stoppedBy,
     measuringS: result.timing ? result.timing.childMs / 1000 : undefined,
+    compareWallS: result.timing ? result.timing.wallMs / 1000 : undefined,
     wallS,
     maxTimeS: result.rounds.maxTimeS,
     load: { start: load[0], end: load[1] },
@@ -256,7 +259,7 @@ export function printRun(s: RunSummary, index: number): void {
     `  half-width median ${pct(s.medianHalfWidth)}, widest ${pct(s.widestHalfWidth)}; ${s.missedTarget.length} wider than ${pct(s.target)}`,
     ...Object.entries(s.verdicts).map(([group, c]) => `  verdicts${s.mode === "aa" ? "" : ` (${group} code)`}: ${counts(c)}`),
     `  rounds per row ${s.roundsPerRow ? `${s.roundsPerRow.min}/${s.roundsPerRow.median}/${s.roundsPerRow.max} (min/median/max)` : "-"}, run ${s.roundsCompleted}, stopped by ${s.stoppedBy ?? "-"}`,
-    `  measuring ${s.measuringS?.toFixed(0) ?? "-"} s of --max-time ${s.maxTimeS ?? "-"} s, wall ${s.wallS.toFixed(0)} s, load ${s.load.start.toFixed(2)} -> ${s.load.end.toFixed(2)}`,
+    `  bench processes ${s.measuringS?.toFixed(0) ?? "-"} s of --max-time ${s.maxTimeS ?? "-"} s, compare ${s.compareWallS?.toFixed(0) ?? "-"} s, lab wall ${s.wallS.toFixed(0)} s, load ${s.load.start.toFixed(2)} -> ${s.load.end.toFixed(2)}`,
     ...(s.changedRows ?? []).map((r) => `  changed ${r.id}: ${signed(r.delta)} [${signed(r.ci[0])}, ${signed(r.ci[1])}]`),
     ...s.failed.slice(0, 5).map((f) => `  failed ${f.id}: ${f.message.split("\n")[0]}`),
   ];
