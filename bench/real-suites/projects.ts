@@ -1,0 +1,103 @@
+/**
+ * The projects the real-suite lab runs (bench/real-suites.ts): each pinned at a commit, with the
+ * bench files it measures, the packages those files need (at the versions the project declares),
+ * what a user's checkout needs for the files to import the project's source, and one calibrated
+ * slowdown. The source is never copied here: the lab reads it from a git directory given with
+ * `--source NAME=PATH` (docs/real-suites.md says how to fetch it).
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "pathe";
+
+/** A one-place edit of a project file: `find` must occur exactly once. */
+export interface Edit {
+  file: string;
+  find: string;
+  replace: string;
+}
+
+export interface Project {
+  name: string;
+  /** GitHub owner/name, for `fetch github:OWNER/NAME` or `git clone --bare`. */
+  repo: string;
+  commit: string;
+  /** The benchmark API the bench files use. */
+  api: string;
+  /** The bench files measured, repo-relative; passed to compare as `--bench`. */
+  bench: string[];
+  /** Packages the bench files load at run time, as the project declares them (npm aliases allowed). */
+  deps: Record<string, string>;
+  /** What a user's checkout needs before compare can bundle the files against the source; part of the "pinned" commit. */
+  prepare?: (dir: string) => void;
+  /** The calibrated slowdown: the second commit. */
+  change: Edit;
+  /** Whether a row's code calls the slowed function (repo-relative bench file, row label). */
+  changed: (file: string, label: string) => boolean;
+}
+
+/**
+ * es-toolkit's benchmarks import the package by name (`es-toolkit`, `es-toolkit/compat`), which
+ * yarn links to the repository root, whose exports point at `src/*.ts`. Left as a package, the
+ * import is external to xbench's bundle: base would load head's copy through the shared
+ * node_modules, and node 20 cannot load `.ts`. A tsconfig `paths` entry makes Bun's bundler
+ * take the source of each side instead, as vitest's resolver does.
+ */
+function esToolkitPaths(dir: string): void {
+  const file = join(dir, "tsconfig.json");
+  const tsconfig = JSON.parse(readFileSync(file, "utf8")) as { compilerOptions: Record<string, unknown> };
+  tsconfig.compilerOptions.paths = { "es-toolkit": ["./src/index.ts"], "es-toolkit/*": ["./src/*/index.ts"] };
+  writeFileSync(file, `${JSON.stringify(tsconfig, null, 2)}\n`);
+}
+
+const ES_TOOLKIT_FILES = ["chunk", "camelCase", "kebabCase", "snakeCase", "difference", "intersection", "sum", "zip", "isEqual"];
+
+/**
+ * Extra work proportional to the input, kept observable so the JIT cannot drop it: one step per
+ * `step` elements. Sized for a few percent on the rows that call the function.
+ */
+function spin(length: string, step: number, read: string): string {
+  return [
+    "  // lab: calibrated slowdown, proportional to the input",
+    "  let labSpin = 0;",
+    `  for (let i = 0; i < ${length}; i += ${step}) labSpin = (labSpin * 31 + ${read}) | 0;`,
+    "  labSink = labSpin;",
+  ].join("\n");
+}
+
+export const PROJECTS: Project[] = [
+  {
+    name: "es-toolkit",
+    repo: "toss/es-toolkit",
+    commit: "a1918b04e0e46e70000e0b6b048f1aabaafc1afb",
+    api: "vitest bench",
+    bench: ES_TOOLKIT_FILES.map((f) => `benchmarks/performance/${f}.bench.ts`),
+    // benchmarks/package.json; vitest itself is not loaded (a bench process provides `bench`).
+    deps: { lodash: "4.18.1" },
+    prepare: esToolkitPaths,
+    change: {
+      file: "src/array/chunk.ts",
+      find: "  const result: T[][] = Array(chunkLength);\n",
+      replace: `  const result: T[][] = Array(chunkLength);\n${spin("arr.length", 16, "i")}\n`,
+    },
+    // chunk.ts is also what es-toolkit/compat's chunk calls.
+    changed: (file, label) => file.endsWith("/chunk.bench.ts") && /es-toolkit\/(compat\/)?chunk$/.test(label),
+  },
+  {
+    name: "rou3",
+    repo: "h3js/rou3",
+    commit: "39b0e9b79585cea3871629a2aa23d4e693b276fb",
+    api: "mitata",
+    bench: ["test/bench/index.ts"],
+    // package.json declares mitata ^1.0.34 and rou3-latest as npm:rou3; the versions are pnpm-lock.yaml's.
+    deps: { mitata: "1.0.34", "rou3-latest": "npm:rou3@0.9.0" },
+    change: {
+      file: "src/operations/find.ts",
+      find: "  // Static\n",
+      replace: `${spin("path.length", 16, "path.charCodeAt(i)")}\n  // Static\n`,
+    },
+    // The rows of the source's findRoute; the compiled router and rou3-latest do not call it.
+    changed: (_file, label) => /(^| › )findRoute$/.test(label),
+  },
+];
+
+/** Put at the top of the changed file: the module-level variable the spin writes, so its work stays observable. */
+export const SINK = "let labSink = 0;\n";
