@@ -189,8 +189,10 @@ export interface RunSummary {
   roundsPerRow?: { min: number; median: number; max: number };
   roundsCompleted: number;
   stoppedBy?: string;
-  /** Time inside bench processes (`timing.childMs`), and compare's own wall time (`timing.wallMs`). */
+  /** Wall time of the measuring phase (`rounds.measuredS`), the bound --max-time sets. */
   measuringS?: number;
+  /** Time inside bench processes, added over processes run at once (`timing.childMs`), and compare's own wall time (`timing.wallMs`). */
+  benchProcessS?: number;
   compareWallS?: number;
   wallS: number;
   maxTimeS?: number;
@@ -233,7 +235,8 @@ export function summarize(project: Project, result: CompareResult, exit: number 
     roundsPerRow: rounds.length ? { min: Math.min(...rounds), median: median(rounds), max: Math.max(...rounds) } : undefined,
     roundsCompleted: result.rounds.completed,
     stoppedBy: result.rounds.stoppedBy,
-    measuringS: result.timing ? result.timing.childMs / 1000 : undefined,
+    measuringS: result.rounds.measuredS,
+    benchProcessS: result.timing ? result.timing.childMs / 1000 : undefined,
     compareWallS: result.timing ? result.timing.wallMs / 1000 : undefined,
     wallS,
     maxTimeS: result.rounds.maxTimeS,
@@ -259,7 +262,7 @@ export function printRun(s: RunSummary, index: number): void {
     `  half-width median ${pct(s.medianHalfWidth)}, widest ${pct(s.widestHalfWidth)}; ${s.missedTarget.length} wider than ${pct(s.target)}`,
     ...Object.entries(s.verdicts).map(([group, c]) => `  verdicts${s.mode === "aa" ? "" : ` (${group} code)`}: ${counts(c)}`),
     `  rounds per row ${s.roundsPerRow ? `${s.roundsPerRow.min}/${s.roundsPerRow.median}/${s.roundsPerRow.max} (min/median/max)` : "-"}, run ${s.roundsCompleted}, stopped by ${s.stoppedBy ?? "-"}`,
-    `  bench processes ${s.measuringS?.toFixed(0) ?? "-"} s of --max-time ${s.maxTimeS ?? "-"} s, compare ${s.compareWallS?.toFixed(0) ?? "-"} s, lab wall ${s.wallS.toFixed(0)} s, load ${s.load.start.toFixed(2)} -> ${s.load.end.toFixed(2)}`,
+    `  measuring ${s.measuringS?.toFixed(0) ?? "-"} s (wall) of --max-time ${s.maxTimeS ?? "-"} s, bench processes ${s.benchProcessS?.toFixed(0) ?? "-"} s, compare ${s.compareWallS?.toFixed(0) ?? "-"} s, lab wall ${s.wallS.toFixed(0)} s, load ${s.load.start.toFixed(2)} -> ${s.load.end.toFixed(2)}`,
     ...(s.changedRows ?? []).map((r) => `  changed ${r.id}: ${signed(r.delta)} [${signed(r.ci[0])}, ${signed(r.ci[1])}]`),
     ...s.failed.slice(0, 5).map((f) => `  failed ${f.id}: ${f.message.split("\n")[0]}`),
   ];
