@@ -10,6 +10,7 @@
 import { gateHeadline, gateRows } from "./gate.ts";
 import { formatBound, formatInterval, rowCells, rowNotes, runLine, runNotes, summaryLine, visible } from "./format.ts";
 import { formatLoad } from "../util/load.ts";
+import { withDisplayNames } from "./names.ts";
 import type { CompareResult, Row } from "../model/result.ts";
 import { profileHtml } from "./profile.ts";
 
@@ -298,7 +299,8 @@ table.strips td{padding:2px 8px}.hint,.footnote{color:var(--muted);font-size:12p
 ul.other-rows .name,.gate .name{overflow-wrap:anywhere}td.raw{font-size:12px;overflow-wrap:anywhere}
 `;
 
-export function renderHtml(result: CompareResult): string {
+export function renderHtml(saved: CompareResult): string {
+  const result = withDisplayNames(saved);
   const title = `xbench compare: base ${result.base.sha.slice(0, 12)} vs head ${result.head.sha.slice(0, 12)}`;
   const notes = [...runNotes(result).map(escapeHtml), ...rowNotes(result.rows).map((n) => `${escapeHtml(n.id)}: ${escapeHtml(n.text)}`)];
   const forest = forestPlot(result);

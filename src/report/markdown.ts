@@ -7,6 +7,7 @@
  */
 import { gateHeadline, gateRows } from "./gate.ts";
 import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
+import { withDisplayNames } from "./names.ts";
 import type { CompareResult, Row } from "../model/result.ts";
 import { profileMarkdownLines } from "./profile.ts";
 
@@ -100,7 +101,8 @@ const FOOTNOTE =
   "Exact metrics (counts, bytes) are compared exactly. " +
   "Picture: the interval (━) and delta (●) against zero (│), each row on its own scale.";
 
-export function renderMarkdown(result: CompareResult): string {
+export function renderMarkdown(saved: CompareResult): string {
+  const result = withDisplayNames(saved);
   const out = [COMMENT_MARKER, ""];
   // The gate leads: a reader of the comment sees first whether the check failed and why.
   if (result.gate) {

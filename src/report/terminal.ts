@@ -6,6 +6,7 @@
 import { gateHeadline, gateRows } from "./gate.ts";
 import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
 import type { CompareResult, Row } from "../model/result.ts";
+import { withDisplayNames } from "./names.ts";
 import { profileTerminalLines } from "./profile.ts";
 
 const HEADER = ["benchmark", "base", "head", "delta", "95% CI", "verdict"];
@@ -39,7 +40,8 @@ function verdictColor(row: Row): string | undefined {
  * `dirtyStated`: the run's first line already said the head is dirty and why; the table does not
  * repeat it. `verbose`: a note per row that missed the sampling target, not only the one for all.
  */
-export function renderTerminal(result: CompareResult, options: { color: boolean; dirtyStated?: boolean; verbose?: boolean }): string {
+export function renderTerminal(saved: CompareResult, options: { color: boolean; dirtyStated?: boolean; verbose?: boolean }): string {
+  const result = withDisplayNames(saved);
   const paint = painter(options.color);
   const lines = result.rows.map((row) => {
     const c = rowCells(row);

@@ -290,12 +290,12 @@ describe("both sides in one bench process (duet)", () => {
     expect(easy.result!.rounds).toMatchObject({ completed: 6, stoppedBy: "target", targetHalfWidth: 0.5 });
     expect(easy.stdout).toContain("sampled until every interval was within ±50.0%: 6 rounds");
     expect(easy.result!.minEffect).toBe(0.005);
-    const tight = compare(repo, ["--base", "HEAD", "--target", "0.0001", "--max-time", "2", "--min-effect", "0"]);
+    const tight = compare(repo, ["--base", "HEAD", "--target", "0.0001", "--max-time", "2", "--min-effect", "0", "--verbose"]);
     expect(tight.code).toBe(0);
     // --min-effect 0: only identical values could read `same`.
     expect(tight.result!.minEffect).toBe(0);
     expect(tight.result!.rows[0]!.stats!.verdict).not.toBe("same");
-    expect(tight.stdout).toMatch(/note: w-[0-9a-f]{8}: w: ±\d+\.\d+% after \d+ rounds, wider than the ±0\.0001% target; about \d+ rounds/);
+    expect(tight.stdout).toMatch(/note: w\.bench\.ts › w: ±\d+\.\d+% after \d+ rounds, wider than the ±0\.0001% target; about \d+ rounds/);
     expect(tight.result!.rounds.stoppedBy).toBe("time");
     expect(tight.result!.rounds.completed % 2).toBe(0);
     expect(tight.stdout).toMatch(

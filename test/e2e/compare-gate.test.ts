@@ -44,7 +44,7 @@ describe("compare --fail-on / --fail-above", () => {
     const r = compareIn(repo, ["--base", "HEAD~1", "--head", "HEAD", "--rounds", "6", "--fail-above", "10", ...outputs]);
     expect(r.code).toBe(1);
     expect(r.stdout.split("\n")[0]).toBe("gate failed (--fail-above 10): 1 row confidently more than 10% slower");
-    expect(r.stdout.split("\n")[1]).toMatch(/^ {2}g-[0-9a-f]{8}: slow {2}\+\d+\.\d% \[\+\d+\.\d%, \+\d+\.\d%\] failing$/);
+    expect(r.stdout.split("\n")[1]).toMatch(/^ {2}g\.bench\.ts › slow {2}\+\d+\.\d% \[\+\d+\.\d%, \+\d+\.\d%\] failing$/);
     const gate = r.result!.gate!;
     expect(gate.rule).toEqual({ on: "above", above: 0.1 });
     expect(gate.outcome).toBe("fail");
@@ -52,7 +52,7 @@ describe("compare --fail-on / --fail-above", () => {
     expect(gate.failing[0]!.ci[0]).toBeGreaterThan(0.1);
     const md = readFileSync(markdown, "utf8");
     expect(md.split("\n")[2]).toBe("**xbench gate: failed** (--fail-above 10): 1 row confidently more than 10% slower");
-    expect(md).toMatch(/^- g-[0-9a-f]{8}: slow: \+\d+\.\d% \[\+\d+\.\d%, \+\d+\.\d%\] failing$/m);
+    expect(md).toMatch(/^- g\.bench\.ts › slow: \+\d+\.\d% \[\+\d+\.\d%, \+\d+\.\d%\] failing$/m);
     // The HTML page too: the one row's mark, and the gate's line drawn.
     const page = readFileSync(html, "utf8");
     expect(page.match(/<g class="mark slower"/g)).toHaveLength(1);

@@ -91,7 +91,7 @@ describe("naming the bench files", () => {
       timeout: 300_000,
     });
     expect(found.code).toBe(0); // a path relative to where xbench runs
-    expect(found.stdout).toMatch(/^index-[0-9a-f]{8}: parse /m);
+    expect(found.stdout).toMatch(/^index\.ts › parse /m);
     const pkg = { ...JSON.parse(QS["package.json"]), xbench: { bench: ["bench/**/*.ts"] } };
     const badPkg = repoWith({ ...QS, "package.json": JSON.stringify(pkg) });
     const p = xbench(["compare", "--base", "HEAD"], { cwd: badPkg.dir, env: COMPARE_ENV });

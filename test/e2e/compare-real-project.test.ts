@@ -67,7 +67,7 @@ describe("compare on a library's own mitata suite", () => {
       expect(Math.abs(same.delta)).toBeLessThan(0.05);
       expect(same.ci[0]).toBeLessThan(0.1);
     }
-    expect(r.stdout).toMatch(/^index-[0-9a-f]{8}: params › lookup .* slower$/m);
+    expect(r.stdout).toMatch(/^index\.ts › params › lookup .* slower$/m);
     expect(repo.worktrees()).toHaveLength(1);
   }, 300_000);
 });

@@ -128,7 +128,7 @@ describe.skipIf(!installed)("html report in chromium", () => {
     });
     expect(seen.rows).toHaveLength(result.rows.length);
     expect(seen.rows[0]).toContain("slower");
-    expect(seen.others).toEqual(["render-9f3d11c4: render page unchanged code"]);
+    expect(seen.others).toEqual(["render.bench.ts › render page unchanged code"]);
     const shot = join(tmpdir(), "xbench-html-report.png");
     await page.screenshot({ path: shot, fullPage: true });
     console.log(`html-report: screenshot ${shot}`);

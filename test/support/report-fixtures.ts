@@ -55,6 +55,8 @@ export function aaResult(): CompareResult {
 
 export const HOSTILE_NAME =
   "evil-0badc0de: a | b <script>alert(1)</script> & `code` *bold* _em_ [link](http://x) ~~s~~ \\| $x$ #1 @team\nsecond line";
+/** The hostile row's label: what the reports a person reads show of it, after its file. */
+export const HOSTILE_LABEL = HOSTILE_NAME.slice(HOSTILE_NAME.indexOf(": ") + 2);
 
 /** Every kind of row: faster, slower, ~, exact same/more/fewer/varying, new, removed, failed, hostile names. */
 export function mixedResult(): CompareResult {

@@ -5,7 +5,7 @@ import { join } from "pathe";
 import { decideGate } from "../../src/report/gate.ts";
 import { escapeHtml, forestPlot, renderHtml } from "../../src/report/html.ts";
 import { renderJson } from "../../src/report/json.ts";
-import { HOSTILE_NAME, mixedResult, slowerResult } from "../support/report-fixtures.ts";
+import { HOSTILE_LABEL, mixedResult, slowerResult } from "../support/report-fixtures.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures");
 
@@ -25,13 +25,13 @@ describe("html report", () => {
   test("a hostile name is text, never markup: only the page's own tags appear", () => {
     const html = renderHtml(mixedResult());
     expect(html).not.toContain("<script");
-    expect(html).toContain(escapeHtml(HOSTILE_NAME));
+    expect(html).toContain(escapeHtml(HOSTILE_LABEL));
     const own = ["html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "p", "div", "strong", "ul", "li", "span"];
     const plots = ["svg", "defs", "clippath", "rect", "text", "line", "g", "path", "circle"];
     const tables = ["section", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "dl", "dt", "dd", "code"];
     for (const name of tagNames(html)) expect([...own, ...plots, ...tables]).toContain(name);
     // A name is written three times per timed row (forest, table, strip) and in the raw values: never raw.
-    expect(html.split(escapeHtml(HOSTILE_NAME)).length - 1).toBeGreaterThanOrEqual(4);
+    expect(html.split(escapeHtml(HOSTILE_LABEL)).length - 1).toBeGreaterThanOrEqual(4);
   });
 
   test("self-contained: nothing to fetch, and the policy forbids fetching", () => {

@@ -83,7 +83,7 @@ describe("profile tables", () => {
   test("terminal: a table under the main one; markdown: a collapsible section per row, names escaped; HTML: a section", () => {
     const result = profiled();
     const terminal = renderTerminal(result, { color: false });
-    expect(terminal).toContain(`profile: ${result.rows[0]!.id}`);
+    expect(terminal).toContain(`profile: parse.bench.ts › ${result.rows[0]!.label}`);
     expect(terminal).toMatch(/validate\s+src\/pipeline\.ts:7\s+40\.00 µs\s+52\.00 µs\s+\+12\.00 µs \(\+30\.0%\)/);
     const markdown = renderMarkdown(result);
     expect(markdown).toContain("<details><summary>Profile of");

@@ -18,6 +18,7 @@ import { SCHEMA_VERSION, type CompareResult } from "../../src/model/result.ts";
 import { renderTerminal } from "../../src/report/terminal.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
 import { analyzeRows, type RawRow } from "../../src/report/analyze.ts";
+import { withDisplayNames } from "../../src/report/names.ts";
 import { aaResult, HOSTILE_NAME, mixedResult } from "../support/report-fixtures.ts";
 
 const rawTimed = (id: string, base: number[], head: number[]): RawRow => ({
@@ -112,7 +113,7 @@ describe("terminal", () => {
 
   test("a name cannot break a line or send escape sequences", () => {
     const hostile = structuredClone(result);
-    hostile.rows[0]!.id = "x\u001b[2J\ny";
+    hostile.rows[0]!.label = "x\u001b[2J\ny";
     const text = renderTerminal(hostile, { color: false });
     expect(text).toContain("x␛[2J␊y");
     expect(text.split("\n").length).toBe(renderTerminal(result, { color: false }).split("\n").length);
@@ -189,7 +190,7 @@ describe("columns agree with the delta", () => {
       { holm: false },
     );
     const text = renderTerminal({ ...mixedResult(), rows }, { color: false });
-    expect(text).toContain("note: q-00000000: quantized: base and head values were identical in 7 of 8 rounds");
+    expect(text).toMatch(/note: \S+ › quantized: base and head values were identical in 7 of 8 rounds/);
     expect(text).not.toContain("n-00000000: noisy: base and head");
   });
 
@@ -222,10 +223,11 @@ describe("columns agree with the delta", () => {
       ),
     );
     const verbose = renderTerminal(result, { color: false, verbose: true });
+    const displayed = new Map(result.rows.map((row, i) => [row.id, withDisplayNames(result).rows[i]!.id]));
     for (const row of wide) {
       const need = Math.ceil(10 * (row.stats!.halfWidth! / 0.01) ** 2);
       expect(verbose).toContain(
-        `note: ${row.id}: ${formatWiderThan(row.stats!.halfWidth!, 0.01)} after 10 rounds, wider than the ±1.0% target; about ${need} rounds would reach it`,
+        `note: ${displayed.get(row.id)}: ${formatWiderThan(row.stats!.halfWidth!, 0.01)} after 10 rounds, wider than the ±1.0% target; about ${need} rounds would reach it`,
       );
     }
     // A run that reached its target has nothing to say per row.
