@@ -29,9 +29,13 @@ export interface RowRound {
 /** Shortest and longest sampling time per side a row is given (ns). */
 export const SIDE_NS_LIMITS = { min: 25e6, max: 1000e6 } as const;
 
-/** The warm-up a budget asks for at a sampling time: a quarter of it, at least 5 ms (plan.ts samplingBudget). */
-export function budgetAt(sideNs: number, base: SamplingBudget): SamplingBudget {
-  return { ...base, sideNs: Math.round(sideNs), warmupNs: Math.max(sideNs / 4, 5e6) };
+/**
+ * A budget at another sampling time; its warm-up a quarter of it, at least 5 ms, as plan.ts
+ * samplingBudget sets (or `warmupNs`: a row's own time leaves the run's warm-up as it is, since
+ * what a row needs to warm up does not grow with how long it then samples).
+ */
+export function budgetAt(sideNs: number, base: SamplingBudget, warmupNs = Math.max(sideNs / 4, 5e6)): SamplingBudget {
+  return { ...base, sideNs: Math.round(sideNs), warmupNs };
 }
 
 /** The variance of a median of `n` values with standard deviation `s`: (π/2) s²/n. */

@@ -188,7 +188,7 @@ function rowBudgets(
   const budgets: Record<string, SamplingBudget> = {};
   for (const label of labels) {
     const sideNs = bestSideNs(rowRounds(records, file, label, plan.budget.sideNs), overheadNs);
-    if (sideNs !== undefined) budgets[label] = budgetAt(sideNs, plan.budget);
+    if (sideNs !== undefined) budgets[label] = budgetAt(sideNs, plan.budget, plan.budget.warmupNs);
   }
   return Object.keys(budgets).length > 0 ? budgets : undefined;
 }
