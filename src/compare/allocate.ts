@@ -109,9 +109,17 @@ export function roundSeconds(files: readonly FileCost[], budget: SamplingBudget,
 }
 
 /**
- * The sampling budget at which `minRounds` rounds fit in 90% of `maxTimeS` (the rest is margin
- * for the estimate), shortening each row's time per side from `budget` down to the floor; when
- * even the floor does not fit, the floor, with the time the minimum would take.
+ * Share of `--max-time` the minimum rounds may take: the rest goes to the rows still wide after
+ * them, each at its own sampling time. Fitting the minimum into the whole budget left a 54-row
+ * suite with its 6 rounds and nothing else (docs/measurements.md, "Real suites").
+ */
+export const MINIMUM_SHARE = 1 / 3;
+
+/**
+ * The sampling budget at which `minRounds` rounds fit in MINIMUM_SHARE of `maxTimeS`, shortening
+ * each row's time per side from `budget` down to the floor; when even the floor does not fit in
+ * 90% of `maxTimeS` (the rest is margin for the estimate), the floor, with the time the minimum
+ * would take.
  */
 export function fitMinimumRounds(
   files: readonly FileCost[],
@@ -119,12 +127,12 @@ export function fitMinimumRounds(
   options: { minRounds: number; maxTimeS: number; jobs: number; floorNs?: number },
 ): BudgetFit {
   const floor = Math.min(budget.sideNs, options.floorNs ?? SIDE_NS_LIMITS.min);
-  const limit = 0.9 * options.maxTimeS;
   let sideNs = budget.sideNs;
   for (;;) {
     const candidate = sideNs === budget.sideNs ? budget : budgetAt(sideNs, budget);
     const minimumS = options.minRounds * roundSeconds(files, candidate, options.jobs);
-    if (minimumS <= limit || sideNs <= floor) return { budget: candidate, minimumS, fits: minimumS <= limit };
+    if (minimumS <= MINIMUM_SHARE * options.maxTimeS || sideNs <= floor)
+      return { budget: candidate, minimumS, fits: minimumS <= 0.9 * options.maxTimeS };
     sideNs = Math.max(floor, sideNs * 0.8);
   }
 }

@@ -40,7 +40,7 @@ export function eventMessage(event: CompareEvent): { level: "info" | "warn"; tex
     case "budget":
       return {
         level: "info",
-        text: `sampling each row ${formatMs(event.sideMs)} per side and process (not ${formatMs(event.fromMs)}), so that the first ${event.minRounds} rounds fit --max-time`,
+        text: `sampling each row ${formatMs(event.sideMs)} per side and process (not ${formatMs(event.fromMs)}), so that the first ${event.minRounds} rounds leave most of --max-time to the rows still wide after them`,
       };
     case "over-budget":
       return {

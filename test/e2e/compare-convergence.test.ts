@@ -95,7 +95,9 @@ describe("the minimum rounds and --max-time", () => {
     const lines = r.stderr.split("\n");
     const first = lines.findIndex((line) => line.includes("round 1"));
     const shortened = lines.findIndex((line) =>
-      /sampling each row 25 ms per side and process \(not 200 ms\), so that the first 6 rounds fit --max-time/.test(line),
+      /sampling each row 25 ms per side and process \(not 200 ms\), so that the first 6 rounds leave most of --max-time to the rows still wide after them/.test(
+        line,
+      ),
     );
     const over = lines.findIndex((line) => /the first 6 rounds need about \d+ s, more than --max-time 3 s/.test(line));
     expect(shortened).toBeGreaterThanOrEqual(0);
