@@ -10,11 +10,20 @@ import type { Job, SamplingBudget } from "../runner/protocol.ts";
 import type { BenchOutcome } from "../runner/spawn.ts";
 import { orderAt } from "../schedule/orderings.ts";
 import { halfWidth, intervalRows } from "../report/analyze.ts";
-import { bestSideNs, budgetAt, fitMinimumRounds, medianVariance, parallelMs, processMs, type RowRound } from "./allocate.ts";
+import {
+  bestSideNs,
+  budgetAt,
+  fitMinimumRounds,
+  medianVariance,
+  parallelMs,
+  processMs,
+  SIDE_NS_LIMITS,
+  type RowRound,
+} from "./allocate.ts";
 import type { OnCompareEvent, WidestInterval } from "./events.ts";
 import { expectedLabels, jobsFor, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
 import { collectRows } from "./rows.ts";
-import { rowOpen, stopReason, type StopReason } from "./sampling.ts";
+import { rowOpen, stopReason, TIME_SLACK, type StopReason } from "./sampling.ts";
 import { recordKey, type RoundRecord, type RunStore } from "./store.ts";
 
 const SIDES = ["base", "head"] as const;
@@ -84,11 +93,12 @@ export async function measureRounds(ctx: RoundsContext): Promise<{ rounds: numbe
   for (; ; round += CYCLE) {
     const rows = ctx.analyze(round);
     const open = openRows(ctx, round, rows);
-    const work = cycleWork(ctx, round, rows, open);
+    const elapsedS = elapsedMs() / 1000;
+    const work = fitCycle(ctx, round, cycleWork(ctx, round, rows, open), elapsedS);
     stoppedBy = stopReason(plan.sampling, {
       rounds: round,
       cycle: CYCLE,
-      elapsedS: elapsedMs() / 1000,
+      elapsedS,
       nextCycleS: () => cycleSeconds(ctx, round, work),
       openRows: () => open.size,
     });
@@ -238,6 +248,40 @@ function cycleSeconds(ctx: RoundsContext, round: number, work: Work[]): number {
       )) /
     1000
   );
+}
+
+/**
+ * A cycle whose rows' sampling times were chosen for width per second, shortened all alike (down
+ * to the shortest a row may have) when the cycle would otherwise end past `--max-time`: the
+ * budget's last cycles give every open row a little more, rather than none of them anything.
+ * Unchanged before the minimum rounds (fitted once, fitBudget) and without a time budget.
+ */
+function fitCycle(ctx: RoundsContext, round: number, work: Work[], elapsedS: number): Work[] {
+  const { plan } = ctx.store;
+  const { maxTimeS, minRounds } = plan.sampling;
+  if (maxTimeS === undefined || round < minRounds || plan.budgetFixed || work.length === 0) return work;
+  const remainingS = TIME_SLACK * maxTimeS - elapsedS;
+  const scaled = (factor: number): Work[] =>
+    work.map((w) => {
+      if (w.job.parts === "extras") return w;
+      const labels = w.rows.labels ?? [];
+      const rowBudgets = Object.fromEntries(
+        labels.map((label) => {
+          const sideNs = w.rows.rowBudgets?.[label]?.sideNs ?? plan.budget.sideNs;
+          return [label, budgetAt(Math.max(SIDE_NS_LIMITS.min, sideNs * factor), plan.budget, plan.budget.warmupNs)];
+        }),
+      );
+      const rows: RowSelection = { ...w.rows, rowBudgets };
+      return { ...w, rows, estimateMs: estimateMs(ctx, w.file, w.job, rows) };
+    });
+  if (cycleSeconds(ctx, round, work) <= remainingS) return work;
+  let [low, high] = [0, 1];
+  for (let i = 0; i < 12; i++) {
+    const mid = (low + high) / 2;
+    if (cycleSeconds(ctx, round, scaled(mid)) <= remainingS) low = mid;
+    else high = mid;
+  }
+  return scaled(low);
 }
 
 /** Runs a cycle's processes, up to `--jobs` at once; reports each round as its last process ends. */

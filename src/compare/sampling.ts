@@ -19,7 +19,7 @@ import type { SamplingRule } from "./store.ts";
 export type StopReason = "rounds" | "target" | "time";
 
 /** How far past `maxTimeS` a cycle may be expected to end and still be started. */
-const TIME_SLACK = 1.05;
+export const TIME_SLACK = 1.05;
 
 /**
  * Whether a row is measured in the next cycle, after `rounds` rounds. Rows without an interval
