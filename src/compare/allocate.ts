@@ -18,7 +18,7 @@ import { median } from "../stats/quantile.ts";
 export interface RowRound {
   /** ln(head / base). */
   d: number;
-  /** Variance of d from the process's own sampling: (π/2)(s_b²/n_b + s_h²/n_h) for medians of n batches. */
+  /** Variance of d from the process's own sampling (splitHalfVariance). */
   within: number;
   /** Sampling time per side in that process (ns). */
   sideNs: number;
@@ -38,9 +38,17 @@ export function budgetAt(sideNs: number, base: SamplingBudget, warmupNs = Math.m
   return { ...base, sideNs: Math.round(sideNs), warmupNs };
 }
 
-/** The variance of a median of `n` values with standard deviation `s`: (π/2) s²/n. */
-export function medianVariance(s: number, n: number): number {
-  return n > 0 ? ((Math.PI / 2) * s * s) / n : 0;
+/**
+ * The variance a process's own sampling adds to its d = ln(head/base), from the values of the
+ * two halves of its batches: d₁ and d₂ each have twice the variance of d, so (d₁ − d₂)²/4
+ * estimates it, one process at a time (unbiased, so averaging over rounds makes it precise).
+ * Halves of one process see the same JIT state and the same neighbours, as both sides' batches
+ * do, which a spread of single batches would count as noise.
+ */
+export function splitHalfVariance(base: readonly [number, number], head: readonly [number, number]): number {
+  const d1 = Math.log(head[0] / base[0]);
+  const d2 = Math.log(head[1] / base[1]);
+  return Number.isFinite(d1) && Number.isFinite(d2) ? (d1 - d2) ** 2 / 4 : 0;
 }
 
 /**

@@ -14,10 +14,10 @@ import {
   bestSideNs,
   budgetAt,
   fitMinimumRounds,
-  medianVariance,
   parallelMs,
   processMs,
   SIDE_NS_LIMITS,
+  splitHalfVariance,
   type RowRound,
 } from "./allocate.ts";
 import type { OnCompareEvent, WidestInterval } from "./events.ts";
@@ -210,10 +210,10 @@ export function rowRounds(records: readonly RoundRecord[], file: string, label: 
     if (record.file !== file || record.job !== "duet" || !record.rows) continue;
     const base = record.rows.find((r) => r.label === label && r.side === "base");
     const head = record.rows.find((r) => r.label === label && r.side === "head");
-    if (!base?.value || !head?.value || base.spread === undefined || head.spread === undefined) continue;
+    if (!base?.value || !head?.value || !base.halves || !head.halves) continue;
     rounds.push({
       d: Math.log(head.value / base.value),
-      within: medianVariance(base.spread, base.batches ?? 0) + medianVariance(head.spread, head.batches ?? 0),
+      within: splitHalfVariance(base.halves, head.halves),
       sideNs: record.budgets?.[label] ?? defaultSideNs,
       warmupNs: ((base.warmupNs ?? 0) + (head.warmupNs ?? 0)) / 2,
     });

@@ -87,8 +87,8 @@ export interface ChildRow {
   iterations?: number;
   /** Median length of a measured batch of a timed value, in ns (at least 1 ms: sampler.ts batchFloorNs). */
   batchNs?: number;
-  /** Robust standard deviation of ln(time per iteration) across the measured batches (sampler.ts logSpread). */
-  spread?: number;
+  /** The value of the first and of the second half of the measured batches (sampler.ts halfValues). */
+  halves?: [number, number];
   /** Time the side spent warming up before its first measured batch, in ns. */
   warmupNs?: number;
 }

@@ -3,7 +3,7 @@ import {
   bestSideNs,
   budgetAt,
   fitMinimumRounds,
-  medianVariance,
+  splitHalfVariance,
   parallelMs,
   processMs,
   roundSeconds,
@@ -35,9 +35,12 @@ describe("the sampling time that narrows a row most per second", () => {
     expect(bestSideNs(rounds(0.02, 1e-5, 5), 1e6)).toBeUndefined();
   });
 
-  test("the variance of a median of n batches: (π/2) s²/n", () => {
-    expect(medianVariance(0.1, 100)).toBeCloseTo((Math.PI / 2) * 1e-4, 12);
-    expect(medianVariance(0.1, 0)).toBe(0);
+  test("a process's own noise from its two halves: (d₁ − d₂)²/4", () => {
+    const d1 = Math.log(1.02);
+    const d2 = Math.log(0.99);
+    expect(splitHalfVariance([100, 100], [102, 99])).toBeCloseTo((d1 - d2) ** 2 / 4, 12);
+    // What both sides' halves share (the second half of the process ran slower) is not noise of d.
+    expect(splitHalfVariance([100, 150], [100, 150])).toBe(0);
   });
 });
 

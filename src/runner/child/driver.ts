@@ -109,8 +109,8 @@ async function measureCases(label: string, cases: Array<{ side: Side; benchmark:
     );
     for (const s of subjects) await s.subject.finish();
     subjects.forEach((s, i) => {
-      const { value, batches, iterations, batchNs, spread, warmupNs } = results[i]!;
-      emit({ t: "row", label, side: s.side, unit: "ns", value, batches, iterations, batchNs, spread, warmupNs });
+      const { value, batches, iterations, batchNs, halves, warmupNs } = results[i]!;
+      emit({ t: "row", label, side: s.side, unit: "ns", value, batches, iterations, batchNs, halves, warmupNs });
     });
   } catch (error) {
     // Which side threw is known only when one side runs; with two, blame both.

@@ -432,21 +432,20 @@ export interface Sampled {
   /** Median length of a measured batch (ns). */
   batchNs: number;
   /**
-   * Robust standard deviation (1.4826 × MAD) of ln(time per iteration) across the measured
-   * batches: with `batches`, how much of a round's noise this process's own sampling adds
+   * The value of the first and of the second half of the measured batches: how far two halves
+   * of one process disagree says how much of a round's noise the process's own sampling adds
    * (compare/allocate.ts weighs it against the noise between processes).
    */
-  spread: number;
+  halves: [number, number];
   /** Time spent warming up before the first measured batch (ns). */
   warmupNs: number;
 }
 
-/** 1.4826 × the median absolute deviation of ln(values): a standard deviation robust to outliers. */
-export function logSpread(values: number[]): number {
-  const logs = values.filter((v) => v > 0).map(Math.log);
-  if (logs.length < 2) return 0;
-  const center = median(logs);
-  return 1.4826 * median(logs.map((x) => Math.abs(x - center)));
+/** A side's value from the first and from the second half of its batches (one batch: both the same). */
+export function halfValues(perIteration: number[], value: (t: number[]) => number): [number, number] {
+  if (perIteration.length < 2) return [value(perIteration), value(perIteration)];
+  const mid = Math.floor(perIteration.length / 2);
+  return [value(perIteration.slice(0, mid)), value(perIteration.slice(mid))];
 }
 
 /**
@@ -508,12 +507,13 @@ export async function sample(subjects: Subject[], budget: SamplingBudget, resolu
     times[s]!.push(elapsed / n);
     lengths[s]!.push(elapsed);
   }
+  const valueOf = slow && n === 1 ? slowValue : median;
   return times.map((t, s) => ({
-    value: slow && n === 1 ? slowValue(t) : median(t),
+    value: valueOf(t),
     batches: t.length,
     iterations: n,
     batchNs: median(lengths[s]!),
-    spread: logSpread(t),
+    halves: halfValues(t, valueOf),
     warmupNs: warmed[s]!,
   }));
 }
