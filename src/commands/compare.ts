@@ -1,4 +1,3 @@
-import { writeFileSync } from "node:fs";
 import { defineCommand, type Flags, type FlagValues } from "../args/spec.ts";
 import { duration, minEffect, percent, positiveInt } from "../args/values.ts";
 import { join, resolve } from "pathe";
@@ -45,6 +44,7 @@ import { renderTerminal } from "../report/terminal.ts";
 import { RUNTIMES, type GateRule } from "../model/result.ts";
 import { parseShard } from "../compare/shard.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
+import { writeFileAtomic } from "../util/atomic-write.ts";
 
 /** `--rounds` of a bench-file compare: a whole number of rounds the stop rule accepts. */
 function checkRounds(rounds: number): number {
@@ -259,10 +259,10 @@ async function compareBenchFiles(
   const result = rule ? { ...outcome.result, gate: decideGate(outcome.result.rows, rule) } : outcome.result;
   const json = renderJson(result);
   const resultFile = join(store.dir, "result.json");
-  inRunFolder(store.dir, resultFile, () => writeFileSync(resultFile, json));
+  inRunFolder(store.dir, resultFile, () => writeFileAtomic(resultFile, json));
   const markdown = renderMarkdown(result);
   const table = renderTerminal(result, { color: !jsonTakesStdout(targets) && !!process.stdout.isTTY, dirtyStated: true });
-  writeReport({ table: `${table}\n`, json, markdown, html: targets.html ? renderHtml(result) : undefined }, targets);
+  writeReport({ table: `${table}\n`, json, markdown, html: targets.html ? renderHtml(result) : undefined }, targets, resultFile);
   if (result.profile?.files) log.info(`profiles: ${result.profile.files.base} (base) · ${result.profile.files.head} (head)`);
   else if (result.profile && !result.rows.some((row) => row.profile))
     log.info("--profile: no row has a verdict of slower or faster, so none was profiled (--profile all profiles every row)");
