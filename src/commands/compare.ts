@@ -42,7 +42,7 @@ import { checkRuntime } from "../runner/runtimes.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
 import { RUNTIMES, type GateRule } from "../model/result.ts";
-import { parseShard } from "../compare/shard.ts";
+import { parseShard, resultSettings } from "../compare/shard.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
 
@@ -213,8 +213,7 @@ async function compareBenchFiles(
   const targets = outputTargets(flags);
   checkOutputTargets(targets);
   const commentTarget = flags.comment ? pullRequestTarget() : undefined;
-  const profile = flags.profile;
-  if (profile && !flags.resume) checkProfiler(flags.runtime);
+  if (flags.profile && !flags.resume) checkProfiler(flags.runtime);
   let store: RunStore;
   if (flags.resume) {
     const clash = given.find((flag) => PLAN_FLAGS.includes(flag));
@@ -224,7 +223,7 @@ async function compareBenchFiles(
     await checkRuntime(store.plan.runtime, store.plan.repo);
     log.info(`resuming ${store.dir}: ${store.records.length} bench processes already measured`);
   } else {
-    const plan = makePlan({
+    const made = makePlan({
       cwd: process.cwd(),
       filter: filter || undefined,
       bench: flags.bench,
@@ -244,11 +243,16 @@ async function compareBenchFiles(
       holm: flags.holm,
       minEffect: flags["min-effect"],
     });
+    // --profile is the plan's too, so that --resume profiles what the interrupted run was to.
+    const plan = flags.profile ? { ...made, profile: flags.profile } : made;
     // A runtime that cannot start is one line now, not a failed row in every round.
     await checkRuntime(plan.runtime, plan.repo);
     store = createStore(newRunDir(plan.repo), plan);
   }
   const { plan } = store;
+  // A resumed run profiles as it was started, unless --profile is given again.
+  const profile = flags.profile ?? plan.profile;
+  if (flags.resume && profile && !flags.profile) log.info(`--profile ${profile}, as the run was started`);
   log.info(`base ${plan.base.sha.slice(0, 12)} (${plan.base.ref}) · head ${plan.head.sha.slice(0, 12)} (${headLabel(plan.head)})`);
   log.info(`${plan.files.length} bench file(s) · ${describeSampling(plan.sampling)} · runtime ${plan.runtime} · run folder ${store.dir}`);
 
@@ -256,7 +260,8 @@ async function compareBenchFiles(
   if (profile) checkProfiler(plan.runtime);
   const outcome = await runCompare(store, events.onEvent, { profile }).finally(events.done);
   const { timing } = outcome;
-  const result = rule ? { ...outcome.result, gate: decideGate(outcome.result.rows, rule) } : outcome.result;
+  const measured = { ...outcome.result, settings: resultSettings(plan) };
+  const result = rule ? { ...measured, gate: decideGate(measured.rows, rule) } : measured;
   const json = renderJson(result);
   const resultFile = join(store.dir, "result.json");
   inRunFolder(store.dir, resultFile, () => writeFileAtomic(resultFile, json));

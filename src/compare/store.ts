@@ -61,6 +61,8 @@ export interface RunPlan extends RunSettings {
   seed: number;
   startedAt: string;
   loadavgStart?: LoadAvg;
+  /** `--profile` as the run was started: a resumed run profiles the same rows. */
+  profile?: "verdict" | "all";
 }
 
 /** One bench process's outcome: appended as a line the moment it finishes. */

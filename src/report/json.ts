@@ -104,6 +104,7 @@ const RESULT: Shape = {
   finishedAt: isString,
   holm: isBoolean,
   "minEffect?": isNumber,
+  "settings?": isObject,
   "cores?": isNumber,
   "gate?": shaped({ rule: isGateRule, outcome: oneOf("pass", "fail", "undecided") }),
   rows: Array.isArray,
