@@ -100,9 +100,12 @@ function reclaimRun(dir: string, owner: RunOwner): number {
   // Owned folders first: base reaches head's node_modules through a link inside its worktree.
   for (const owned of readOwned(dir).reverse()) removeOwned(owned);
   let worktrees = 0;
-  for (const side of ["base", "head"]) {
-    const tree = join(dir, side);
-    if (!existsSync(tree)) continue;
+  // Every worktree in it: a compare's base and head, a bisect's commit-<sha> folders (one killed
+  // while git was still creating it has no .git file yet), and any other folder holding one.
+  for (const name of readdirSync(dir)) {
+    const tree = join(dir, name);
+    const checkout = name === "base" || name === "head" || name.startsWith("commit-");
+    if (!checkout && !existsSync(join(tree, ".git"))) continue;
     worktrees++;
     if (existsSync(owner.repo)) git(owner.repo, ["worktree", "remove", "--force", "--force", tree], { allowFail: true });
   }

@@ -209,6 +209,34 @@ describe("xbench bisect", () => {
   }, 300_000);
 });
 
+describe("after kill -9 of bisect", () => {
+  test("the next compare reclaims every worktree the bisect left and counts them", async () => {
+    const { repo, shas } = history((i) => i >= 11, { otherWork: (i) => 20000 + i });
+    const child = spawn(requireBinary(), ["bisect", "--good", shas[0]!, "--above", "10", "--time", "100"], {
+      cwd: repo.dir,
+      env: ENV,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.resume();
+    const exited = new Promise<void>((done) => child.on("close", () => done()));
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline && !stdout.includes("step 1 ")) await Bun.sleep(20);
+    expect(stdout).toContain("step 1 ");
+    child.kill("SIGKILL");
+    await exited;
+    const [left] = leftovers();
+    const trees = readdirSync(join(ownTmp, left!)).filter((name) => name.startsWith("commit-"));
+    expect(trees.length).toBeGreaterThanOrEqual(2); // --good and --bad at least
+    const r = xbench(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20"], { cwd: repo.dir, env: ENV, timeout: 300_000 });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`reclaimed ${trees.length} worktrees and 1 temp folder left by dead xbench run (pid ${child.pid})`);
+    expect(repo.worktrees()).toHaveLength(1);
+    expect(leftovers()).toEqual([]);
+  }, 300_000);
+});
+
 describe("git bisect run with compare's gate", () => {
   test("git bisect run xbench compare --base GOOD --head HEAD --fail-above 10 names commit 11", () => {
     const { repo, shas } = history((i) => i >= 11);
