@@ -102,6 +102,34 @@ describe("a full disk", () => {
   );
 });
 
+describe("a full TMPDIR", () => {
+  const repoWith = repoPerTest();
+
+  test.skipIf(!!noMount)(
+    "compare: one line naming the file it could not write and TMPDIR, exit 1, no worktree left",
+    () => {
+      const repo = repoWith(workFiles("t.bench.ts", [{ label: "a", work: 2000 }]));
+      fillUp({});
+      const r = xbench(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20"], {
+        cwd: repo.dir,
+        env: { ...COMPARE_ENV, TMPDIR: full },
+        timeout: 300_000,
+      });
+      expect(r.code).toBe(1);
+      const errors = r.stderr.split("\n").filter((line) => line.startsWith("xbench: "));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(
+        new RegExp(
+          `^xbench: cannot write ${full}/xbench-compare-\\w+/\\S+: no space left on device \\(ENOSPC\\); free some space in TMPDIR \\(${full}\\), or set TMPDIR to a folder with room$`,
+        ),
+      );
+      expect(repo.worktrees()).toHaveLength(1);
+      expect(readdirSync(full).filter((name) => name.startsWith("xbench-"))).toEqual([]);
+    },
+    300_000,
+  );
+});
+
 describe("stdout closed or full", () => {
   /** `xbench ARGS | head -1` in bash with pipefail: xbench's own status and its stderr. */
   function intoHead(args: string[]): { code: number | null; first: string; stderr: string } {
