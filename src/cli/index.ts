@@ -7,6 +7,12 @@ const argv = process.argv.slice(2);
 const fast = await runFast(argv);
 if (fast !== undefined) process.exitCode = fast;
 else {
-  const [{ runCli }, { rootCommand }] = await Promise.all([import("./main.ts"), import("../commands/root.ts")]);
-  process.exitCode = await runCli(rootCommand, argv);
+  const [{ runCli }, { rootCommand }, { guardStdout, stdoutFailed }] = await Promise.all([
+    import("./main.ts"),
+    import("../commands/root.ts"),
+    import("../output/stdout.ts"),
+  ]);
+  guardStdout();
+  const status = await runCli(rootCommand, argv);
+  process.exitCode = status === 0 && stdoutFailed() ? 1 : status;
 }

@@ -10,17 +10,18 @@ import { log } from "../output/log.ts";
 import { checkOutputTargets, prettyJson, writeReport } from "../output/writer.ts";
 import { RUNTIMES } from "../model/result.ts";
 import { requireBundler } from "../runner/bundle.ts";
+import { checkRuntime } from "../runner/runtimes.ts";
 
 const DEFAULT_STEP_ROUNDS = 6;
 const DEFAULT_MAX_ROUNDS = 24;
 
-/** `bisect` exits 0 when it names a commit or a range, 1 when --bad is not confidently slower (nothing to find). */
+/** `bisect` exits 0 when it names a commit or a range, 1 when --bad is not confidently slower (or faster): nothing to find. */
 const EXIT_NOTHING_FOUND = 1;
 
 export const bisectCommand = defineCommand({
   name: "bisect",
   description:
-    "Find the first commit from --good to --bad (first-parent) at which a row became more than PCT slower than at --good, by duet compares in worktrees",
+    "Find the first commit from --good to --bad (first-parent) at which a row became more than PCT slower (or with --faster, faster) than at --good, by duet compares in worktrees",
   positionals: [{ name: "filter", required: false, description: "Substring or glob that narrows the bench files" }],
   flags: {
     good: { type: "string", hint: "REF", description: "A commit that is not slower: every step compares against it" },
@@ -29,6 +30,12 @@ export const bisectCommand = defineCommand({
       type: "string",
       hint: "PCT",
       description: "A step is bad when a row's 95% interval lies wholly above +PCT%, good when wholly below",
+      parse: percent,
+    },
+    faster: {
+      type: "string",
+      hint: "PCT",
+      description: "Instead of --above: find the first commit at which a row became more than PCT% faster than at --good",
       parse: percent,
     },
     bench: {
@@ -61,18 +68,21 @@ export const bisectCommand = defineCommand({
   },
   exitStatuses: [
     "0    a first bad commit, or the smallest range of commits holding it, was found",
-    "1    --bad is not confidently more than PCT slower than --good: nothing to find (or xbench itself failed)",
-    "2    bad input: a flag, a ref, --good not a first-parent ancestor of --bad",
+    "1    --bad is not confidently more than PCT slower (faster) than --good: nothing to find (or xbench itself failed)",
+    "2    bad input: a flag, a ref, --good not a first-parent ancestor of --bad; a step that measured nothing against --good or at --bad",
     "130  interrupted (Ctrl-C); worktrees and bundles are removed",
   ],
   examples: [
     "xbench bisect --good v1.2.0 --above 10          # the first commit since v1.2.0 >10% slower",
     "xbench bisect --good main~40 --bad main --above 5 parse --markdown bisect.md",
+    "xbench bisect --good v1.2.0 --faster 20          # the first commit since v1.2.0 >20% faster",
   ],
   async run({ flags, positionals: [filter] }) {
     requireBundler();
     if (!flags.good) throw usageError("bisect needs --good REF: a commit that is not slower", true);
-    if (flags.above === undefined) throw usageError("bisect needs --above PCT: how much slower makes a commit bad", true);
+    if (flags.above !== undefined && flags.faster !== undefined) throw usageError("bisect takes --above or --faster, not both");
+    if (flags.above === undefined && flags.faster === undefined)
+      throw usageError("bisect needs --above PCT: how much slower makes a commit bad (or --faster PCT)", true);
     const targets = { json: flags.json || undefined, markdown: flags.markdown || undefined };
     checkOutputTargets(targets);
     const { rounds } = flags;
@@ -83,7 +93,8 @@ export const bisectCommand = defineCommand({
       cwd: process.cwd(),
       good: flags.good,
       bad: flags.bad || undefined,
-      above: flags.above / 100,
+      above: (flags.above ?? flags.faster)! / 100,
+      direction: flags.faster !== undefined ? "faster" : "slower",
       filter: filter || undefined,
       bench: flags.bench,
       rounds,
@@ -97,6 +108,8 @@ export const bisectCommand = defineCommand({
       sideTimeMs: flags.time,
     });
     const last = plan.path.length - 1;
+    // A runtime that cannot start is one line now, not a step that measured nothing.
+    await checkRuntime(plan.compare.runtime, plan.compare.repo);
     log.info(
       `good ${plan.good.sha.slice(0, 12)} (${plan.good.ref}) · bad ${plan.bad.sha.slice(0, 12)} (${plan.bad.ref}) · ${last} commits on the first-parent path`,
     );

@@ -1,4 +1,3 @@
-import { writeFileSync } from "node:fs";
 import { defineCommand, type Flags, type FlagValues } from "../args/spec.ts";
 import { duration, minEffect, percent, positiveInt } from "../args/values.ts";
 import { join, resolve } from "pathe";
@@ -45,8 +44,9 @@ import { checkRuntime } from "../runner/runtimes.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
 import { RUNTIMES, type GateRule } from "../model/result.ts";
-import { parseShard } from "../compare/shard.ts";
+import { parseShard, resultSettings } from "../compare/shard.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
+import { writeFileAtomic } from "../util/atomic-write.ts";
 
 /** `--rounds` of a bench-file compare: a whole number of rounds the stop rule accepts. */
 function checkRounds(rounds: number): number {
@@ -223,8 +223,7 @@ async function compareBenchFiles(
   const targets = outputTargets(flags);
   checkOutputTargets(targets);
   const commentTarget = flags.comment ? pullRequestTarget() : undefined;
-  const profile = flags.profile;
-  if (profile && !flags.resume) checkProfiler(flags.runtime);
+  if (flags.profile && !flags.resume) checkProfiler(flags.runtime);
   let store: RunStore;
   if (flags.resume) {
     const clash = given.find((flag) => PLAN_FLAGS.includes(flag));
@@ -234,7 +233,7 @@ async function compareBenchFiles(
     await checkRuntime(store.plan.runtime, store.plan.repo);
     log.info(`resuming ${store.dir}: ${store.records.length} bench processes already measured`);
   } else {
-    const plan = makePlan({
+    const made = makePlan({
       cwd: process.cwd(),
       filter: filter || undefined,
       bench: flags.bench,
@@ -255,11 +254,16 @@ async function compareBenchFiles(
       holm: flags.holm,
       minEffect: flags["min-effect"],
     });
+    // --profile is the plan's too, so that --resume profiles what the interrupted run was to.
+    const plan = flags.profile ? { ...made, profile: flags.profile } : made;
     // A runtime that cannot start is one line now, not a failed row in every round.
     await checkRuntime(plan.runtime, plan.repo);
     store = createStore(newRunDir(plan.repo), plan);
   }
   const { plan } = store;
+  // A resumed run profiles as it was started, unless --profile is given again.
+  const profile = flags.profile ?? plan.profile;
+  if (flags.resume && profile && !flags.profile) log.info(`--profile ${profile}, as the run was started`);
   log.info(`base ${plan.base.sha.slice(0, 12)} (${plan.base.ref}) · head ${plan.head.sha.slice(0, 12)} (${headLabel(plan.head)})`);
   const jobs = (plan.jobs ?? 1) > 1 ? ` · ${plan.jobs} processes at once` : "";
   log.info(
@@ -270,17 +274,18 @@ async function compareBenchFiles(
   if (profile) checkProfiler(plan.runtime);
   const outcome = await runCompare(store, events.onEvent, { profile }).finally(events.done);
   const { timing } = outcome;
-  const result = rule ? { ...outcome.result, gate: decideGate(outcome.result.rows, rule) } : outcome.result;
+  const measured = { ...outcome.result, settings: resultSettings(plan) };
+  const result = rule ? { ...measured, gate: decideGate(measured.rows, rule) } : measured;
   const json = renderJson(result);
   const resultFile = join(store.dir, "result.json");
-  inRunFolder(store.dir, resultFile, () => writeFileSync(resultFile, json));
+  inRunFolder(store.dir, resultFile, () => writeFileAtomic(resultFile, json));
   const markdown = renderMarkdown(result);
   const table = renderTerminal(result, {
     color: !jsonTakesStdout(targets) && !!process.stdout.isTTY,
     dirtyStated: true,
     verbose: flags.verbose,
   });
-  writeReport({ table: `${table}\n`, json, markdown, html: targets.html ? renderHtml(result) : undefined }, targets);
+  writeReport({ table: `${table}\n`, json, markdown, html: targets.html ? renderHtml(result) : undefined }, targets, resultFile);
   if (result.profile?.files) log.info(`profiles: ${result.profile.files.base} (base) · ${result.profile.files.head} (head)`);
   else if (result.profile && !result.rows.some((row) => row.profile))
     log.info("--profile: no row has a verdict of slower or faster, so none was profiled (--profile all profiles every row)");

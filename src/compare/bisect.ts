@@ -1,16 +1,23 @@
 /**
  * `xbench bisect`: finds the commit on the first-parent path from `--good` to `--bad` at which
- * a row became more than a threshold slower than at `--good`. Each step is a duet compare of
+ * a row became more than a threshold slower (or, with `--faster`, faster) than at `--good`. Each step is a duet compare of
  * good against one commit, run by the compare engine's rounds (`runRounds`); the search is
  * `bisect-search.ts`. Every commit is checked out (a worktree, never the user's checkout),
  * set up and bundled once, and good's bundles serve every step. All commits run the bench
  * files of `--bad`, as compare runs head's on both sides, so every step measures the same code.
+ *
+ * A commit whose build or install fails is skipped, as `git bisect run` skips on exit 125. A
+ * commit whose bench code is the same as a commit already judged takes that verdict without a
+ * compare: the same code cannot answer differently. A step that measured nothing against
+ * `--good`, or at `--bad`, ends the search with the reason: no answer could come of it.
  */
+import { readFileSync } from "node:fs";
 import { randomInt } from "node:crypto";
 import { join } from "pathe";
-import { usageError } from "../errors.ts";
+import { usageError, XbenchError } from "../errors.ts";
 import { commitSubject, firstParentPath, isAncestor, repoRoot, resolveCommit, tryResolveCommit } from "../git/git.ts";
 import type { Gate, GateRow, Row, Side } from "../model/result.ts";
+import { BUNDLE_SOURCES } from "../runner/bundle.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { decideGate } from "../report/gate.ts";
 import { killRunningChildren } from "../runner/spawn.ts";
@@ -22,13 +29,19 @@ import { type CompareRequest, makePlan, newRunDir, samplingRule } from "./plan.t
 import { makeRunTemp } from "./reclaim.ts";
 import { checkoutSide, copyBenchFiles, type SideTree } from "./sides.ts";
 import { createStore, type RunPlan } from "./store.ts";
+import { readsFilesAtRunTime, sameSources, type BundleSources } from "./unchanged.ts";
+
+/** What bisect looks for: the commit that made a row slower, or faster. */
+export type BisectDirection = "slower" | "faster";
 
 export interface BisectRequest extends Omit<CompareRequest, "base" | "head" | "rounds" | "targetHalfWidth" | "maxTimeS"> {
   good: string;
   /** The end of the range (HEAD when not given). */
   bad?: string;
-  /** The threshold as a fraction: a step is bad when an interval lies wholly above it. */
+  /** The threshold as a fraction: a step is bad when an interval lies wholly beyond it, in `direction`. */
   above: number;
+  /** `slower` (the default): a step is bad when a row is more than `above` slower; `faster`: more than `above` faster. */
+  direction?: BisectDirection;
   /** Rounds of a step's first pass. */
   rounds: number;
   /** Rounds an undecided step may grow to (doubling) before it is skipped. */
@@ -59,8 +72,10 @@ export interface BisectStep {
   rounds: number;
   /** The row that weighed most: the failing row furthest above the line, else the undecided one, else the slowest. */
   row?: GateRow;
-  /** Why the step was skipped when rows did not run. */
+  /** Why the step was skipped when rows did not run, or the commit could not be built. */
   notMeasured?: string;
+  /** The commit (its index) whose verdict this one took, its bench code being the same: no compare was run. */
+  sameCodeAs?: number;
   wallMs: number;
 }
 
@@ -68,6 +83,7 @@ export interface BisectResult {
   good: Commit & { ref: string };
   bad: Commit & { ref: string };
   above: number;
+  direction: BisectDirection;
   path: Commit[];
   steps: BisectStep[];
   conclusion: BisectConclusion;
@@ -119,6 +135,41 @@ interface Prepared {
 }
 
 /**
+ * Rows as the gate reads them: for a search for a speed-up, each interval mirrored, so that
+ * "more than PCT faster" is the gate's "above PCT".
+ */
+function facing(rows: readonly Row[], direction: BisectDirection): Row[] {
+  if (direction === "slower") return [...rows];
+  return rows.map((row) => (row.stats ? { ...row, stats: { ...row.stats, ...mirror(row.stats) } } : row));
+}
+
+function mirror<T extends { delta: number; ci: readonly [number, number] }>(row: T): T {
+  return { ...row, delta: -row.delta, ci: [-row.ci[1], -row.ci[0]] as const };
+}
+
+/** The bench code of a commit: per bench file, what its bundle was made of; undefined when a bundle failed or may read files at run time. */
+function benchCode(prepared: Prepared): Map<string, BundleSources> | undefined {
+  const code = new Map<string, BundleSources>();
+  for (const [file, bundle] of prepared.bundles) {
+    if (!bundle.path || readsFilesAtRunTime(readFileSync(bundle.path, "utf8"))) return undefined;
+    const sources = JSON.parse(readFileSync(join(bundle.path, "..", BUNDLE_SOURCES), "utf8")) as Array<[string, string]>;
+    code.set(file, { sources, root: prepared.tree.root });
+  }
+  return code;
+}
+
+function sameCode(a: Map<string, BundleSources> | undefined, b: Map<string, BundleSources> | undefined): boolean {
+  if (!a || !b || a.size !== b.size) return false;
+  return [...a].every(([file, sources]) => b.has(file) && sameSources(sources, b.get(file)!));
+}
+
+/** A build or install that failed at a commit (not Ctrl-C, which ends the process): its first line. */
+function setUpFailure(error: unknown): string | undefined {
+  if (!(error instanceof XbenchError) || error.kind !== "failure") return undefined;
+  return error.message.split("\n")[0]!.replace(/:$/, "");
+}
+
+/**
  * Runs the search. `onStep` hears each step as it ends; `onEvent` the compare events of the
  * step under way (rounds, notices). Ctrl-C ends the bench processes and removes every worktree
  * and bundle, as a compare does.
@@ -130,6 +181,7 @@ export async function runBisect(
 ): Promise<BisectResult> {
   const started = performance.now();
   const { compare, request, path } = plan;
+  const direction = request.direction ?? "slower";
   const runDir = newRunDir(compare.repo);
   const runId = runDir.split("/").pop()!;
   const onSignal = (signal: string) => {
@@ -156,6 +208,11 @@ export async function runBisect(
     };
     await prepare(plan.bad.sha, "head");
     const good = await prepare(plan.good.sha, "base");
+    // The bench code of each commit judged so far, by index: a commit with the same code takes its verdict.
+    const judged = new Map<number, { code: Map<string, BundleSources> | undefined; verdict: ProbeVerdict }>();
+    // Without --install every commit links the same node_modules, so the bundles' sources are the whole code.
+    const codeOf = (prepared: Prepared) => (compare.install ? undefined : benchCode(prepared));
+    judged.set(0, { code: codeOf(good), verdict: "good" });
 
     const steps: BisectStep[] = [];
     const history: Probe[] = [];
@@ -164,11 +221,51 @@ export async function runBisect(
       const next = nextStep(history, last);
       if ("done" in next) {
         const wallMs = performance.now() - started;
-        return { good: plan.good, bad: plan.bad, above: request.above, path, steps, conclusion: next.done, bundled, runDir, wallMs };
+        return {
+          good: plan.good,
+          bad: plan.bad,
+          above: request.above,
+          direction,
+          path,
+          steps,
+          conclusion: next.done,
+          bundled,
+          runDir,
+          wallMs,
+        };
       }
       const stepStarted = performance.now();
       const commit = path[next.probe]!;
-      const candidate = await prepare(commit.sha, "head");
+      const settle = (verdict: ProbeVerdict, extra: Partial<BisectStep>) => {
+        const step: BisectStep = {
+          step: steps.length + 1,
+          index: next.probe,
+          commit,
+          verdict,
+          rounds: 0,
+          ...extra,
+          wallMs: performance.now() - stepStarted,
+        };
+        steps.push(step);
+        history.push({ index: next.probe, verdict });
+        onStep(step);
+      };
+      let candidate: Prepared;
+      try {
+        candidate = await prepare(commit.sha, "head");
+      } catch (error) {
+        const why = setUpFailure(error);
+        if (why === undefined) throw error;
+        settle("skip", { notMeasured: why });
+        continue;
+      }
+      const code = codeOf(candidate);
+      const twin = [...judged].find(([, seen]) => seen.verdict !== "skip" && sameCode(code, seen.code));
+      if (twin) {
+        const measured = steps.find((s) => s.index === twin[0])?.row;
+        settle(twin[1].verdict, { sameCodeAs: twin[0], ...(measured ? { row: measured } : {}) });
+        continue;
+      }
       const stepPlan: RunPlan = {
         ...compare,
         head: { ref: commit.sha.slice(0, 12), sha: commit.sha, dirty: false, headRef: commit.sha },
@@ -179,31 +276,33 @@ export async function runBisect(
       const store = createStore(join(runDir, `step-${steps.length + 1}-${commit.sha.slice(0, 12)}`), stepPlan);
       const sides = { base: good.tree, head: candidate.tree };
       const bundles = { driver, sides: { base: good.bundles, head: candidate.bundles } };
-      let rows = (await runRounds(store, sides, bundles, onEvent)).result.rows;
-      let gate = decideGate(rows, { on: "above", above: request.above });
+      const rule = { on: "above", above: request.above } as const;
+      let rows = facing((await runRounds(store, sides, bundles, onEvent)).result.rows, direction);
+      let gate = decideGate(rows, rule);
       // Undecided: more rounds, doubling, up to the budget; then the step is skipped.
       while (gate.outcome === "undecided" && store.plan.sampling.maxRounds < request.maxRounds) {
         store.plan.sampling = samplingRule({ rounds: Math.min(request.maxRounds, store.plan.sampling.maxRounds * 2) });
         store.savePlan();
-        rows = (await runRounds(store, sides, bundles, onEvent)).result.rows;
-        gate = decideGate(rows, { on: "above", above: request.above });
+        rows = facing((await runRounds(store, sides, bundles, onEvent)).result.rows, direction);
+        gate = decideGate(rows, rule);
       }
-      const broken = failureLines(rows)[0] ?? nothingCompared(rows);
+      const nothing = nothingCompared(rows);
+      const broken = failureLines(rows)[0] ?? nothing;
+      // Nothing measured against --good fails every step alike, and nothing at --bad leaves no
+      // range to search: an error with the reason, never an answer.
+      const onGood = rows.some((r) => r.status === "failed" && r.error?.side !== "head");
+      if (nothing !== undefined && (onGood || next.probe === last)) {
+        throw usageError(`bisect measured nothing at commit ${commit.sha.slice(0, 12)} (step ${steps.length + 1}): ${broken}`);
+      }
       const verdict: ProbeVerdict = gate.outcome === "fail" ? "bad" : gate.outcome === "pass" && !broken ? "good" : "skip";
-      const row = weightiest(gate, rows);
-      const step: BisectStep = {
-        step: steps.length + 1,
-        index: next.probe,
-        commit,
-        verdict,
+      const weighed = weightiest(gate, rows);
+      const row = weighed && direction === "faster" ? mirror(weighed) : weighed;
+      if (verdict !== "skip") judged.set(next.probe, { code, verdict });
+      settle(verdict, {
         rounds: store.plan.sampling.maxRounds,
         ...(row ? { row } : {}),
         ...(broken && verdict === "skip" ? { notMeasured: broken } : {}),
-        wallMs: performance.now() - stepStarted,
-      };
-      steps.push(step);
-      history.push({ index: next.probe, verdict });
-      onStep(step);
+      });
     }
   });
 }

@@ -4,7 +4,7 @@
  * split between the sides and reduced to a per-function table by src/profile/. These
  * processes never feed a row's interval: the profiler slows code unevenly.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { dirname, join } from "pathe";
 import { usageError } from "../errors.ts";
@@ -21,6 +21,7 @@ import { isChange } from "../stats/equivalence.ts";
 import type { Bundles } from "./engine.ts";
 import type { OnCompareEvent } from "./events.ts";
 import { inRunFolder } from "./run-write.ts";
+import { writeFileAtomic } from "../util/atomic-write.ts";
 import type { SideTree } from "./sides.ts";
 import type { RunStore } from "./store.ts";
 
@@ -157,7 +158,7 @@ export async function profileRows(ctx: ProfileContext, result: CompareResult, wh
   if (parts.base.length > 0) {
     const files = { base: join(ctx.store.dir, "profile-base.cpuprofile"), head: join(ctx.store.dir, "profile-head.cpuprofile") };
     for (const side of ["base", "head"] as const)
-      inRunFolder(ctx.store.dir, files[side], () => writeFileSync(files[side], JSON.stringify(mergeProfiles(parts[side]))));
+      inRunFolder(ctx.store.dir, files[side], () => writeFileAtomic(files[side], JSON.stringify(mergeProfiles(parts[side]))));
     summary.files = files;
   }
   const rows = result.rows.map((row) => (tables.has(row.id) ? { ...row, profile: tables.get(row.id)! } : row));

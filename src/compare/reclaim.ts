@@ -7,7 +7,9 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "pathe";
+import { XbenchError } from "../errors.ts";
 import { git } from "../git/git.ts";
+import { diskFull, ioReason } from "../util/atomic-write.ts";
 import { pidSpace, processStart } from "../util/proc.ts";
 import type { Cleanup } from "../util/scope.ts";
 import { ignoreEvents, type OnCompareEvent } from "./events.ts";
@@ -70,6 +72,18 @@ function readOwned(dir: string): OwnedPath[] {
   }
 }
 
+/** A write into a run's temp folder; a failure (a full TMPDIR) names the file and where room is needed. */
+function inTemp(path: string, write: () => void): void {
+  try {
+    write();
+  } catch (error) {
+    const why = ioReason(error);
+    if (!why) throw error;
+    const room = diskFull(error) ? `; free some space in TMPDIR (${tmpdir()}), or set TMPDIR to a folder with room` : "";
+    throw new XbenchError(`cannot write ${path}: ${why}${room}`);
+  }
+}
+
 /** Removes `path`, then those of `created` (innermost first) that are empty now. */
 function removeOwned({ path, created }: OwnedPath): void {
   rmSync(path, { recursive: true, force: true });
@@ -91,7 +105,8 @@ export function ownPath(tmp: string, path: string, cleanup: Cleanup, stopAt = di
   const created: string[] = [];
   for (let dir = dirname(path); dir.startsWith(`${stopAt}/`) && !existsSync(dir); dir = dirname(dir)) created.push(dir);
   const owned = { path, created };
-  appendFileSync(join(tmp, OWNED), `${JSON.stringify(owned)}\n`);
+  const list = join(tmp, OWNED);
+  inTemp(list, () => appendFileSync(list, `${JSON.stringify(owned)}\n`));
   cleanup.add(() => removeOwned(owned));
 }
 
@@ -100,9 +115,12 @@ function reclaimRun(dir: string, owner: RunOwner): number {
   // Owned folders first: base reaches head's node_modules through a link inside its worktree.
   for (const owned of readOwned(dir).reverse()) removeOwned(owned);
   let worktrees = 0;
-  for (const side of ["base", "head"]) {
-    const tree = join(dir, side);
-    if (!existsSync(tree)) continue;
+  // Every worktree in it: a compare's base and head, a bisect's commit-<sha> folders (one killed
+  // while git was still creating it has no .git file yet), and any other folder holding one.
+  for (const name of readdirSync(dir)) {
+    const tree = join(dir, name);
+    const checkout = name === "base" || name === "head" || name.startsWith("commit-");
+    if (!checkout && !existsSync(join(tree, ".git"))) continue;
     worktrees++;
     if (existsSync(owner.repo)) git(owner.repo, ["worktree", "remove", "--force", "--force", tree], { allowFail: true });
   }
@@ -142,6 +160,7 @@ export function makeRunTemp(prefix: (typeof RUN_TEMP_PREFIXES)[number], repo: st
   const tmp = mkdtempSync(join(tmpdir(), prefix));
   cleanup.add(() => rmSync(tmp, { recursive: true, force: true }));
   const owner: RunOwner = { pid: process.pid, start: processStart(process.pid), space: pidSpace(hostname()), repo };
-  writeFileSync(join(tmp, OWNER), `${JSON.stringify(owner)}\n`);
+  const file = join(tmp, OWNER);
+  inTemp(file, () => writeFileSync(file, `${JSON.stringify(owner)}\n`));
   return tmp;
 }

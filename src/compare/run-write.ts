@@ -1,11 +1,6 @@
 /** Writes into a run folder, with a failure (a full disk) told in one line that says how to go on. */
 import { XbenchError } from "../errors.ts";
-
-const REASONS: Record<string, string> = {
-  ENOSPC: "no space left on device",
-  EDQUOT: "disk quota exceeded",
-  EROFS: "read-only file system",
-};
+import { diskFull, ioReason } from "../util/atomic-write.ts";
 
 /**
  * Runs a write into the run folder. A failure (a full disk) names the file, and, once the
@@ -15,10 +10,9 @@ export function inRunFolder<T>(dir: string, path: string, write: () => T, resuma
   try {
     return write();
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (!code) throw error;
-    const why = `${REASONS[code] ?? (error as Error).message.split(",")[0]!.replace(/^[A-Z]+: /, "")} (${code})`;
-    const full = code === "ENOSPC" || code === "EDQUOT" ? "free some space, then " : "";
+    const why = ioReason(error);
+    if (!why) throw error;
+    const full = diskFull(error) ? "free some space, then " : "";
     const hint = resumable ? `. Measured rounds are saved; ${full}continue with: xbench compare --resume ${dir}` : "";
     throw new XbenchError(`cannot write ${path}: ${why}${hint}`);
   }

@@ -9,7 +9,8 @@
  */
 import { createHash } from "node:crypto";
 import { usageError } from "../errors.ts";
-import type { CompareResult } from "../model/result.ts";
+import type { CompareResult, ResultSettings } from "../model/result.ts";
+import type { RunSettings } from "./store.ts";
 
 export interface Shard {
   /** 1-based. */
@@ -49,14 +50,45 @@ export function assignShards(files: ReadonlyArray<{ file: string; weight: number
   return assigned;
 }
 
-/** What must agree across shards for their rows to make one table. */
+/** The settings a result records, from its run's plan. */
+export function resultSettings(plan: RunSettings): ResultSettings {
+  return {
+    isolate: plan.isolate,
+    // Only a --time the user gave: the time xbench fits to each shard's own files may differ.
+    ...(plan.budgetFixed ? { timeMs: plan.budget.sideNs / 1e6 } : {}),
+    timeoutS: plan.timeoutS,
+    all: plan.all ?? false,
+    install: plan.install,
+    ...(plan.build !== undefined ? { build: plan.build } : {}),
+    ...(plan.filter !== undefined ? { filter: plan.filter } : {}),
+  };
+}
+
+const orNone = (value: unknown) => (value === undefined ? "none" : String(value));
+const percentOrNone = (fraction: number | undefined) => (fraction === undefined ? "none" : `${+(fraction * 100).toFixed(4)}%`);
+
+/** What must agree across shards for their rows to make one table; settings by the flag that sets them. */
 function identity(result: CompareResult): Record<string, string> {
+  const settings = result.settings;
+  const setting = (key: keyof ResultSettings) => (settings ? orNone(settings[key]) : "not recorded");
   return {
     "base commit": result.base.sha,
     "head commit": result.head.sha,
     "xbench version": result.xbenchVersion,
     runtime: result.runtime,
     "shard count": String(result.shard?.count ?? "none"),
+    "--holm": String(result.holm),
+    "--min-effect": percentOrNone(result.minEffect),
+    "--rounds": String(result.rounds.requested),
+    "--target": percentOrNone(result.rounds.targetHalfWidth),
+    "--max-time": orNone(result.rounds.maxTimeS),
+    "--isolate": setting("isolate"),
+    "--time": setting("timeMs"),
+    "--timeout": setting("timeoutS"),
+    "--all": setting("all"),
+    "--install": setting("install"),
+    "--build": setting("build"),
+    "the filter": setting("filter"),
   };
 }
 

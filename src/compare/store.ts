@@ -1,7 +1,8 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "pathe";
 import { lockRunFolder, RunFolderError } from "./lock.ts";
 import { inRunFolder } from "./run-write.ts";
+import { writeFileAtomic } from "../util/atomic-write.ts";
 import type { LoadAvg, RevisionInfo, Runtime, Side } from "../model/result.ts";
 import type { ChildRow, SamplingBudget } from "../runner/protocol.ts";
 
@@ -67,6 +68,8 @@ export interface RunPlan extends RunSettings {
   seed: number;
   startedAt: string;
   loadavgStart?: LoadAvg;
+  /** `--profile` as the run was started: a resumed run profiles the same rows. */
+  profile?: "verdict" | "all";
 }
 
 /** One bench process's outcome: appended as a line the moment it finishes. */
@@ -126,7 +129,7 @@ function openStoreAt(dir: string, plan: RunPlan, records: RoundRecord[]): RunSto
     },
     savePlan() {
       const file = join(dir, PLAN);
-      inRunFolder(dir, file, () => writeFileSync(file, `${JSON.stringify(plan, null, 2)}\n`), existsSync(file));
+      inRunFolder(dir, file, () => writeFileAtomic(file, `${JSON.stringify(plan, null, 2)}\n`), existsSync(file));
     },
   };
 }
@@ -163,7 +166,7 @@ export function openStore(dir: string): RunStore {
       }
     }
     // Rewrite without the torn line so the next append starts on a line of its own.
-    if (torn) inRunFolder(dir, roundsFile, () => writeFileSync(roundsFile, records.map((r) => `${JSON.stringify(r)}\n`).join("")));
+    if (torn) inRunFolder(dir, roundsFile, () => writeFileAtomic(roundsFile, records.map((r) => `${JSON.stringify(r)}\n`).join("")));
   }
   return openStoreAt(dir, plan, records);
 }

@@ -22,8 +22,29 @@ export function git(cwd: string, args: string[], options: { allowFail?: boolean 
 
 export function repoRoot(cwd: string): string {
   const root = git(cwd, ["rev-parse", "--show-toplevel"], { allowFail: true });
-  if (!root) throw new GitError(`not inside a git repository: ${cwd}`, { kind: "usage" });
-  return root;
+  if (root) return root;
+  // A bare repository is a repository, but has no files to build or bench.
+  if (git(cwd, ["rev-parse", "--is-bare-repository"], { allowFail: true }) === "true") {
+    throw new GitError(
+      `${cwd} is a bare repository (no working tree): run xbench in a clone of it, or in a worktree (git worktree add DIR)`,
+      {
+        kind: "usage",
+      },
+    );
+  }
+  throw new GitError(`not inside a git repository: ${cwd}`, { kind: "usage" });
+}
+
+/** A repository with no commit yet, told as such, or undefined when HEAD names a commit. */
+function noCommitsYet(root: string): GitError | undefined {
+  if (tryResolveCommit(root, "HEAD") || refNames(root).length > 0) return undefined;
+  return new GitError(`the repository ${root} has no commits yet: xbench compares commits; commit first (git commit)`, { kind: "usage" });
+}
+
+/** For a ref a shallow clone lacks: what the clone is and how to fetch more; else "". */
+function shallowHint(root: string): string {
+  if (git(root, ["rev-parse", "--is-shallow-repository"], { allowFail: true }) !== "true") return "";
+  return " (this clone is shallow: its history stops where it was cloned with --depth; fetch more with git fetch --deepen=N, or all of it with git fetch --unshallow)";
 }
 
 /** The folder git keeps its own data in (shared by all worktrees). */
@@ -39,8 +60,14 @@ export function tryResolveCommit(root: string, ref: string): string | undefined 
 
 export function resolveCommit(root: string, ref: string, what: string): string {
   const sha = tryResolveCommit(root, ref);
-  if (!sha) throw new GitError(`${what} ref not found: ${ref}${didYouMean(ref, refNames(root))}`, { kind: "usage" });
-  return sha;
+  if (sha) return sha;
+  const empty = noCommitsYet(root);
+  if (empty) throw empty;
+  // A ref into history (main~5, a sha) may lie beyond a shallow clone's depth; a name is more likely a typo.
+  const guess = didYouMean(ref, refNames(root));
+  const shallow = /[~^]|^[0-9a-f]{4,40}$/i.test(ref) || !guess ? shallowHint(root) : "";
+  const hint = shallow || guess;
+  throw new GitError(`${what} ref not found: ${ref}${hint}`, { kind: "usage" });
 }
 
 /** Branch, tag and remote-tracking names, for "did you mean" when a ref names nothing. */
@@ -51,12 +78,14 @@ export function refNames(root: string): string[] {
 
 /** The default base: merge-base of HEAD with origin/main, else main, else master. */
 export function defaultBase(root: string): { ref: string; sha: string } {
+  const empty = noCommitsYet(root);
+  if (empty) throw empty;
   for (const candidate of ["origin/main", "main", "master"]) {
     if (!tryResolveCommit(root, candidate)) continue;
     const sha = git(root, ["merge-base", "HEAD", candidate], { allowFail: true });
     if (sha) return { ref: `merge-base(HEAD, ${candidate})`, sha };
   }
-  throw new GitError("no base: none of origin/main, main, master share history with HEAD; pass --base REF", {
+  throw new GitError(`no base: none of origin/main, main, master share history with HEAD; pass --base REF${shallowHint(root)}`, {
     kind: "usage",
   });
 }

@@ -180,12 +180,26 @@ export interface CompareResult {
   gate?: Gate;
   /** This result is one shard of a compare split across runners (`--shard I/N`): its files only. */
   shard?: { index: number; count: number };
+  /** How the bench processes were run, beyond the fields above; shards must agree on them to be merged. */
+  settings?: ResultSettings;
   /** This result was merged from shards (`report --merge`): each shard's machine state and extent. */
   shards?: ShardSummary[];
   /** With `compare --profile`: which rows were profiled, how, and each side's merged profile. */
   profile?: ProfileSummary;
   /** This invocation's wall time and the part spent inside bench processes (a resumed run counts only its own part). */
   timing?: { wallMs: number; childMs: number };
+}
+
+/** The flags of a compare that change what it measures, as given (`--time` in ms, `--timeout` in s). */
+export interface ResultSettings {
+  isolate: boolean;
+  /** `--time` as given; absent when xbench chose each row's sampling time (compare/allocate.ts). */
+  timeMs?: number;
+  timeoutS: number;
+  all: boolean;
+  install: boolean;
+  build?: string;
+  filter?: string;
 }
 
 /** One shard of a merged result: its rows were measured on its own runner. */

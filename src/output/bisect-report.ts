@@ -2,7 +2,7 @@
  * Bisect as text: one line per step as it ends, and the ending, for the terminal and as
  * markdown. Plain functions of the result; the command writes them.
  */
-import type { BisectResult, BisectStep, Commit } from "../compare/bisect.ts";
+import type { BisectDirection, BisectResult, BisectStep, Commit } from "../compare/bisect.ts";
 import type { BisectConclusion, Reverted } from "../compare/bisect-search.ts";
 import { formatInterval, formatPercent, visible } from "../report/format.ts";
 import { escapeMarkdown } from "../report/markdown.ts";
@@ -15,8 +15,10 @@ const percentText = (fraction: number) => `${+(fraction * 100).toFixed(4)}%`;
 /** `+98.4% [+90.1%, +105.3%] (g-1a2b3c4d: slow)`, or why the step measured nothing. */
 function stepNumbers(step: BisectStep): string {
   if (step.notMeasured) return `not measured: ${step.notMeasured}`;
-  if (!step.row) return "no row with an interval";
-  return `${formatPercent(step.row.delta)} ${formatInterval(step.row.ci)} (${step.row.id})`;
+  const numbers = step.row ? `${formatPercent(step.row.delta)} ${formatInterval(step.row.ci)} (${step.row.id})` : "";
+  if (step.sameCodeAs !== undefined)
+    return `${numbers ? `${numbers}, ` : ""}as commit ${step.sameCodeAs}: the same bench code, not measured again`;
+  return numbers || "no row with an interval";
 }
 
 /** `step 2  commit 8/15  1a2b3c4d5e6f  bad   +98.4% [+90.1%, +105.3%] (g-…: slow)  6 rounds  "subject"` */
@@ -39,19 +41,27 @@ function probedAt(result: BisectResult, index: number): string {
   return step ? `step ${step.step}` : "not probed";
 }
 
+/** The words of each search: for a slowdown, or for a speed-up (`--faster`). */
+const WORDS: Record<BisectDirection, { change: string; way: string; first: string; again: string }> = {
+  slower: { change: "slowdown", way: "slower", first: "first bad commit", again: "good again" },
+  faster: { change: "speed-up", way: "faster", first: "first faster commit", again: "slow again" },
+};
+
 function revertedLine(result: BisectResult, r: Reverted): string {
   const start = r.firstBad !== undefined ? `introduced at ${commitText(result, r.firstBad)}` : `present at ${commitText(result, r.bad)}`;
-  return `a slowdown ${start} was reverted: good again at ${commitText(result, r.goodAgain)}; it is not the one --bad has`;
+  const { change, again } = WORDS[result.direction];
+  return `a ${change} ${start} was reverted: ${again} at ${commitText(result, r.goodAgain)}; it is not the one --bad has`;
 }
 
 /** The ending as plain lines: the first bad commit (checked: parent good, itself bad), or the smallest range, or why there was nothing to find. */
 export function conclusionLines(result: BisectResult): string[] {
   const c: BisectConclusion = result.conclusion;
   const threshold = percentText(result.above);
+  const { way, first } = WORDS[result.direction];
   const lines: string[] = [];
   if (c.kind === "not-bad") {
     const how =
-      c.verdict === "good" ? `is not more than ${threshold} slower than` : `could not be told apart by more than ${threshold} from`;
+      c.verdict === "good" ? `is not more than ${threshold} ${way} than` : `could not be told apart by more than ${threshold} from`;
     lines.push(
       `nothing to bisect: --bad ${result.bad.ref} (${short(result.bad.sha)}) ${how} --good ${result.good.ref} (${short(result.good.sha)})`,
     );
@@ -61,13 +71,13 @@ export function conclusionLines(result: BisectResult): string[] {
   }
   if (c.kind === "found") {
     const step = result.steps.find((s) => s.index === c.firstBad)!;
-    lines.push(`first bad commit: ${commitText(result, c.firstBad)}`);
-    lines.push(`  more than ${threshold} slower than --good: ${stepNumbers(step)} (step ${step.step})`);
+    lines.push(`${first}: ${commitText(result, c.firstBad)}`);
+    lines.push(`  more than ${threshold} ${way} than --good: ${stepNumbers(step)} (step ${step.step})`);
     lines.push(
-      `  its parent ${commitText(result, c.firstBad - 1)} is good: not more than ${threshold} slower (${probedAt(result, c.firstBad - 1)})`,
+      `  its parent ${commitText(result, c.firstBad - 1)} is good: not more than ${threshold} ${way} (${probedAt(result, c.firstBad - 1)})`,
     );
   } else {
-    lines.push(`the first bad commit is one of ${commitText(result, c.after + 1)} … ${commitText(result, c.upTo)}`);
+    lines.push(`the ${first} is one of ${commitText(result, c.after + 1)} … ${commitText(result, c.upTo)}`);
     lines.push(
       `  ${c.skipped.length} commit(s) in between could not be decided within the rounds budget (skipped): ${c.skipped.map((i) => short(result.path[i]!.sha)).join(", ")}`,
     );
@@ -79,7 +89,9 @@ export function conclusionLines(result: BisectResult): string[] {
 /** The bookkeeping line: compares run, commits bundled, wall time. */
 export function costLine(result: BisectResult): string {
   const commits = result.path.length - 1;
-  return `${result.steps.length} compare steps over ${commits} commits; ${result.bundled.length} commits bundled, each once; ${(result.wallMs / 1000).toFixed(1)} s`;
+  const settled = result.steps.filter((s) => s.sameCodeAs !== undefined).length;
+  const without = settled > 0 ? ` (${settled} without a compare: the same bench code as a commit measured)` : "";
+  return `${result.steps.length} compare steps${without} over ${commits} commits; ${result.bundled.length} commits bundled, each once; ${(result.wallMs / 1000).toFixed(1)} s`;
 }
 
 export function renderBisectTerminal(result: BisectResult): string {
@@ -89,7 +101,12 @@ export function renderBisectTerminal(result: BisectResult): string {
 export function renderBisectMarkdown(result: BisectResult): string {
   const last = result.path.length - 1;
   const [headline, ...rest] = conclusionLines(result);
-  const out = [BISECT_MARKER, "", `**xbench bisect** (--above ${percentText(result.above)}): ${escapeMarkdown(headline!)}`, ""];
+  const out = [
+    BISECT_MARKER,
+    "",
+    `**xbench bisect** (${result.direction === "faster" ? "--faster" : "--above"} ${percentText(result.above)}): ${escapeMarkdown(headline!)}`,
+    "",
+  ];
   for (const line of rest) out.push(`- ${escapeMarkdown(line.trim())}`);
   out.push("", "| step | commit | | verdict | delta | 95% CI | row | rounds |", "|--:|:--|:--|:--|--:|--:|:--|--:|");
   for (const step of result.steps) {

@@ -3,9 +3,10 @@
  * `--json FILE`, `--markdown FILE`, `--html FILE`. The targets are checked before a run starts, so a typo in
  * a path fails at once rather than after minutes of measuring.
  */
-import { accessSync, constants, existsSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "pathe";
-import { usageError } from "../errors.ts";
+import { usageError, XbenchError } from "../errors.ts";
+import { ioReason, writeFileAtomic } from "../util/atomic-write.ts";
 
 /** Output flags as given; `json: "-"` means stdout, an empty string means not given. */
 export interface OutputTargets {
@@ -44,14 +45,31 @@ export function checkOutputTargets(targets: OutputTargets): void {
   }
 }
 
-/** Writes the table, then the JSON, the markdown and the HTML where the targets say. */
-export function writeReport(texts: ReportTexts, targets: OutputTargets): void {
+/**
+ * Writes one report file whole or not at all. A failure (a full disk) names the file, says the
+ * previous one is unchanged, and where the result is kept whole (`intact`: the run folder's copy).
+ */
+export function writeReportFile(path: string, text: string, intact?: string): void {
+  const existed = existsSync(path);
+  try {
+    writeFileAtomic(path, text);
+  } catch (error) {
+    const why = ioReason(error);
+    if (!why) throw error;
+    const left = existed ? "; the previous file is unchanged" : "";
+    const kept = intact ? `; the result is saved in ${intact}` : "";
+    throw new XbenchError(`cannot write ${path}: ${why}${left}${kept}`);
+  }
+}
+
+/** Writes the table, then the JSON, the markdown and the HTML where the targets say; `intact` as for writeReportFile. */
+export function writeReport(texts: ReportTexts, targets: OutputTargets, intact?: string): void {
   const toStdout = jsonTakesStdout(targets);
   (toStdout ? process.stderr : process.stdout).write(texts.table);
   if (toStdout) process.stdout.write(texts.json.endsWith("\n") ? texts.json : `${texts.json}\n`);
-  else if (targets.json) writeFileSync(targets.json, texts.json);
-  if (targets.markdown && texts.markdown !== undefined) writeFileSync(targets.markdown, texts.markdown);
-  if (targets.html && texts.html !== undefined) writeFileSync(targets.html, texts.html);
+  else if (targets.json) writeReportFile(targets.json, texts.json, intact);
+  if (targets.markdown && texts.markdown !== undefined) writeReportFile(targets.markdown, texts.markdown, intact);
+  if (targets.html && texts.html !== undefined) writeReportFile(targets.html, texts.html, intact);
 }
 
 /** A result as indented JSON with a final newline, as the suites write it. */

@@ -107,6 +107,7 @@ const RESULT: Shape = {
   holm: isBoolean,
   "level?": isNumber,
   "minEffect?": isNumber,
+  "settings?": isObject,
   "cores?": isNumber,
   "gate?": shaped({ rule: isGateRule, outcome: oneOf("pass", "fail", "undecided") }),
   rows: Array.isArray,

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import type { BisectResult } from "../../src/compare/bisect.ts";
 import { COMPARE_ENV, processesWithEnv } from "../support/compare.ts";
@@ -25,11 +25,14 @@ afterAll(() => {
 });
 
 /** A 16-commit history (see slowdownHistory), removed after the tests. */
-function history(slow: (index: number) => boolean): { repo: TestRepo; shas: string[] } {
+function history(slow: (index: number) => boolean, options?: Parameters<typeof slowdownHistory>[2]): { repo: TestRepo; shas: string[] } {
   const repo = createRepo();
   repos.push(repo);
-  return { repo, shas: slowdownHistory(repo, slow) };
+  return { repo, shas: slowdownHistory(repo, slow, options) };
 }
+
+/** The step folders of a bisect's run folder: one per compare it ran. */
+const compares = (result: BisectResult) => readdirSync(result.runDir).filter((name) => name.startsWith("step-"));
 
 function bisect(repo: TestRepo, args: string[]) {
   const json = join(out, `bisect-${Date.now()}.json`);
@@ -98,14 +101,82 @@ describe("xbench bisect", () => {
     expect(r.stdout).toContain(`nothing to bisect: --bad ${shas[5]} (${shas[5]!.slice(0, 12)}) is not more than 10% slower than --good`);
   }, 600_000);
 
+  test("--faster names the commit that made a row 3x faster; commits with the same bench code as one measured are not compared again", () => {
+    const { repo, shas } = history((i) => i < 11, { factor: 3 });
+    const r = bisect(repo, ["--good", shas[0]!, "--faster", "20"]);
+    expect(r.code).toBe(0);
+    const result = r.result!;
+    expect(result.direction).toBe("faster");
+    expect(result.conclusion).toEqual({ kind: "found", firstBad: 11, reverted: [] });
+    expect(r.stdout).toContain(`first faster commit: ${shas[11]!.slice(0, 12)} (commit 11/15)`);
+    expect(r.stdout).toMatch(/more than 20% faster than --good: -\d+\.\d% \[-\d+\.\d%, -\d+\.\d%\] \(g-[0-9a-f]{8}: slow\)/);
+    expect(r.markdown).toContain("**xbench bisect** (--faster 20%): first faster commit:");
+    // Commits 1-10 have --good's bench code and 12-14 --bad's: their answer is known, so only
+    // --bad is compared; the others take the verdict of the commit with the same code.
+    const settled = result.steps.filter((s) => s.sameCodeAs !== undefined);
+    expect(result.steps.length - settled.length).toBe(1);
+    expect(compares(result)).toHaveLength(1);
+    for (const step of settled) expect(step.sameCodeAs).toBe(step.index < 11 ? 0 : 15);
+    expect(r.stdout).toMatch(/^step 2 .* as commit (0|15): the same bench code, not measured again/m);
+    expect(leftovers()).toEqual([]);
+  }, 600_000);
+
+  test("a commit whose --build fails is skipped and named, and the search goes on past it", () => {
+    const { repo, shas } = history((i) => i >= 11, { extra: (i): Record<string, string> => (i === 7 ? { BROKEN: "yes\n" } : {}) });
+    const r = bisect(repo, ["--good", shas[0]!, "--above", "10", "--build", "test ! -f BROKEN"]);
+    expect(r.code).toBe(0);
+    const result = r.result!;
+    expect(result.conclusion).toEqual({ kind: "found", firstBad: 11, reverted: [] });
+    const broken = result.steps.find((s) => s.index === 7)!;
+    expect(broken.verdict).toBe("skip");
+    expect(broken.notMeasured).toMatch(/^build \(test ! -f BROKEN\) failed on head \([0-9a-f]{12}, exit 1\)$/);
+    expect(r.stdout).toMatch(
+      new RegExp(`^step \\d+  commit 7/15  ${shas[7]!.slice(0, 12)}  skip  not measured: build \\(test ! -f BROKEN\\) failed`, "m"),
+    );
+    expect(repo.worktrees()).toHaveLength(1);
+    expect(leftovers()).toEqual([]);
+  }, 600_000);
+
+  test("nothing measured against --good (its bench code absent there): exit 2 with the reason, never 'nothing to bisect'", () => {
+    const repo = createRepo();
+    repos.push(repo);
+    repo.write({ "README.md": "before the benchmarks\n" });
+    const good = repo.commit("no benchmarks yet");
+    slowdownHistory(repo, () => false, { count: 4 });
+    const r = bisect(repo, ["--good", good, "--above", "10"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^xbench: bisect measured nothing at commit [0-9a-f]{12} \(step 1\): g\.bench\.ts on base: /m);
+    expect(r.stdout).not.toContain("nothing to bisect");
+    expect(repo.worktrees()).toHaveLength(1);
+    expect(leftovers()).toEqual([]);
+  }, 600_000);
+
+  test("a runtime that cannot start: one line, exit 2, before any step", () => {
+    const { repo, shas } = history(() => false, { count: 3 });
+    const { dir: bin, cleanup } = tempDir("xbench-bisect-bin-");
+    try {
+      writeFileSync(join(bin, "node"), "#!/bin/sh\necho 'node: broken on purpose' >&2\nexit 1\n", { mode: 0o755 });
+      const r = xbench(["bisect", "--good", shas[0]!, "--above", "10", "--time", "20"], {
+        cwd: repo.dir,
+        env: { ...ENV, PATH: `${bin}:${ENV.PATH}` },
+      });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe("xbench: --runtime node: cannot start node: node: broken on purpose\n");
+      expect(r.stdout).not.toContain("step 1");
+    } finally {
+      cleanup();
+    }
+  });
+
   test("bad input: one line, exit 2", () => {
     const { repo, shas } = history(() => false);
     const cases: Array<[string[], string]> = [
       [["--above", "10"], "xbench: bisect needs --good REF: a commit that is not slower"],
-      [["--good", shas[0]!], "xbench: bisect needs --above PCT: how much slower makes a commit bad"],
+      [["--good", shas[0]!], "xbench: bisect needs --above PCT: how much slower makes a commit bad (or --faster PCT)"],
       [["--good", "HEAD", "--above", "10"], `xbench: --good and --bad are the same commit (${shas[15]!.slice(0, 12)}): nothing to search`],
       [["--good", shas[3]!, "--bad", shas[1]!, "--above", "10"], `xbench: --good ${shas[3]} is not an ancestor of --bad ${shas[1]}`],
       [["--good", "nope", "--above", "10"], "xbench: --good ref not found: nope"],
+      [["--good", shas[0]!, "--above", "10", "--faster", "10"], "xbench: bisect takes --above or --faster, not both"],
     ];
     for (const [args, message] of cases) {
       const r = xbench(["bisect", ...args], { cwd: repo.dir, env: ENV });
@@ -115,7 +186,8 @@ describe("xbench bisect", () => {
   });
 
   test("Ctrl-C during a step: exit 130, no worktree, bundle or bench process left", async () => {
-    const { repo, shas } = history((i) => i >= 11);
+    // Every commit's bench code differs, so every step runs a compare.
+    const { repo, shas } = history((i) => i >= 11, { otherWork: (i) => 20000 + i });
     const tag = `bisect-sigint-${process.pid}-${Date.now()}`;
     const child = spawn(requireBinary(), ["bisect", "--good", shas[0]!, "--above", "10", "--time", "100"], {
       cwd: repo.dir,
@@ -133,6 +205,34 @@ describe("xbench bisect", () => {
     expect(await exited).toBe(130);
     expect(repo.worktrees()).toHaveLength(1);
     expect(processesWithEnv("XBENCH_TEST_TAG", tag)).toEqual([]);
+    expect(leftovers()).toEqual([]);
+  }, 300_000);
+});
+
+describe("after kill -9 of bisect", () => {
+  test("the next compare reclaims every worktree the bisect left and counts them", async () => {
+    const { repo, shas } = history((i) => i >= 11, { otherWork: (i) => 20000 + i });
+    const child = spawn(requireBinary(), ["bisect", "--good", shas[0]!, "--above", "10", "--time", "100"], {
+      cwd: repo.dir,
+      env: ENV,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.resume();
+    const exited = new Promise<void>((done) => child.on("close", () => done()));
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline && !stdout.includes("step 1 ")) await Bun.sleep(20);
+    expect(stdout).toContain("step 1 ");
+    child.kill("SIGKILL");
+    await exited;
+    const [left] = leftovers();
+    const trees = readdirSync(join(ownTmp, left!)).filter((name) => name.startsWith("commit-"));
+    expect(trees.length).toBeGreaterThanOrEqual(2); // --good and --bad at least
+    const r = xbench(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20"], { cwd: repo.dir, env: ENV, timeout: 300_000 });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`reclaimed ${trees.length} worktrees and 1 temp folder left by dead xbench run (pid ${child.pid})`);
+    expect(repo.worktrees()).toHaveLength(1);
     expect(leftovers()).toEqual([]);
   }, 300_000);
 });

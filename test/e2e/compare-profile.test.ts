@@ -6,7 +6,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "pathe";
 import type { FunctionProfile } from "../../src/model/profile.ts";
+import type { CompareResult } from "../../src/model/result.ts";
 import { parseCpuProfile } from "../../src/profile/cpuprofile.ts";
 import { COMPARE_ENV, compareIn, repoPerTest } from "../support/compare.ts";
 import { EVEN_STEPS, pipelineModule, pipelinePackage, slowerValidate } from "../support/profile-fixture.ts";
@@ -83,4 +85,20 @@ describe("compare --profile", () => {
       expect(r.stderr).toContain("--profile");
     }
   }, 120_000);
+
+  test("--resume profiles as the run was started: plan.json records --profile, and a resume without the flag honours it", () => {
+    const repo = repoWith(pipelinePackage());
+    repo.write(slowerValidate(1.3));
+    const first = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--profile", "all"], { timeMs: 100 });
+    expect(first.code).toBe(0);
+    const runDir = first.stderr.match(/run folder (\S+)/)![1]!;
+    const plan = JSON.parse(readFileSync(join(runDir, "plan.json"), "utf8")) as { profile?: string };
+    expect(plan.profile).toBe("all");
+    // Every round is saved, so the resume measures nothing again; it profiles, as the run was to.
+    const resumed = xbench(["compare", "--resume", runDir], { cwd: repo.dir, env: COMPARE_ENV, timeout: 300_000 });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain("--profile all, as the run was started");
+    const result = JSON.parse(readFileSync(join(runDir, "result.json"), "utf8")) as CompareResult;
+    expect(result.rows[0]!.profile!.processes).toBeGreaterThan(0);
+  }, 300_000);
 });

@@ -16,20 +16,22 @@ const row = rowOf;
 describe("xbench compare on a real git repository", () => {
   // An untouched row's verdict is ~ in only 95% of runs, so no single run can require it: the
   // rate itself is checked by simulation in stats.test.ts. Here the row must stay near zero.
-  test("head doing 25% more work is slower with a CI that excludes 0; an untouched row stays near 0", () => {
+  // The change is 3x, far above what a disturbed round on a loaded machine moves a ratio
+  // (a +25% change once read ~ there); the statistics of small changes are tested by simulation.
+  test("head doing 3x the work is slower with a CI that excludes 0; an untouched row stays near 0", () => {
     const untouched = { label: "same", work: 20000 };
     const repo = headChanged(
       repoWith,
       "bench/work.bench.ts",
       [{ label: "changed", work: 20000 }, untouched],
-      [{ label: "changed", work: 25000 }, untouched],
+      [{ label: "changed", work: 60000 }, untouched],
     );
     const r = compare(repo, ["--base", "main", "--rounds", "10"]);
     expect(r.code).toBe(0);
     const changed = row(r.result, "changed");
     expect(changed.stats?.verdict).toBe("slower");
     expect(changed.stats!.ci[0]).toBeGreaterThan(0);
-    expect(changed.stats!.delta).toBeGreaterThan(0.1);
+    expect(changed.stats!.delta).toBeGreaterThan(0.5);
     const same = row(r.result, "same").stats!;
     expect(same.ci[0]).toBeLessThan(0.1);
     expect(same.ci[1]).toBeGreaterThan(-0.1);
@@ -39,17 +41,19 @@ describe("xbench compare on a real git repository", () => {
     expect(repo.worktrees()).toEqual([repo.git("rev-parse", "--show-toplevel")]);
   });
 
+  // HEAD does 2x the work, the working tree 20x: bounds far apart (+30% to +500%), so a
+  // disturbed run (a +50% change once read +116%) still tells the commit from the working tree.
   test("--head REF compares two commits and ignores the working tree", () => {
     const repo = repoWith(workFiles("h.bench.ts", [{ label: "h", work: 20000 }]));
-    repo.write(workFiles("h.bench.ts", [{ label: "h", work: 30000 }]));
+    repo.write(workFiles("h.bench.ts", [{ label: "h", work: 40000 }]));
     repo.commit("more work");
-    repo.write(workFiles("h.bench.ts", [{ label: "h", work: 200000 }])); // uncommitted: must not count
+    repo.write(workFiles("h.bench.ts", [{ label: "h", work: 400000 }])); // uncommitted: must not count
     const r = compare(repo, ["--base", "HEAD~1", "--head", "HEAD", "--rounds", "10"]);
     expect(r.code).toBe(0);
     const h = row(r.result, "h").stats!;
     expect(h.verdict).toBe("slower");
-    expect(h.delta).toBeGreaterThan(0.2);
-    expect(h.delta).toBeLessThan(1);
+    expect(h.delta).toBeGreaterThan(0.3);
+    expect(h.delta).toBeLessThan(5);
     expect(r.result!.head.ref).toBe("HEAD");
     expect(r.result!.head.dirty).toBe(false);
     expect(repo.worktrees()).toHaveLength(1);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "pathe";
 import { compareIn, repoPerTest, rowOf } from "../support/compare.ts";
 import { workFiles } from "../support/repo.ts";
@@ -28,13 +28,29 @@ describe("the runtime of the bench processes", () => {
 
   test("a runtime that cannot start is one line and exit 2, before any round or run folder", () => {
     const repo = repoWith(workFiles("work.bench.ts", [{ label: "sum", work: 3000 }]));
-    const r = compareIn(repo, ["--base", "HEAD", "--runtime", "deno", "--rounds", "6"], { timeMs: 20, env: bare });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toBe(
-      "xbench: --runtime deno: cannot start deno: command not found (install it in the project or put it on PATH, or set XBENCH_DENO)\n",
-    );
-    expect(r.stdout).toBe("");
-    expect(existsSync(join(repo.dir, ".git", "xbench", "runs"))).toBe(false);
+    // Whatever this machine has installed: a deno first on PATH that fails to start, and one named by XBENCH_DENO that is not there.
+    const fake = join(repo.dir, "..", `${repo.dir.split("/").pop()}-bin`);
+    mkdirSync(fake);
+    writeFileSync(join(fake, "deno"), "#!/bin/sh\necho 'deno: broken on purpose' >&2\nexit 1\n", { mode: 0o755 });
+    const missing = join(fake, "no-such-deno");
+    try {
+      const cases: Array<[Record<string, string | undefined>, string]> = [
+        [{ ...bare, PATH: `${fake}:${SYSTEM_PATH}` }, "xbench: --runtime deno: cannot start deno: deno: broken on purpose\n"],
+        [
+          { ...bare, XBENCH_DENO: missing },
+          `xbench: --runtime deno: cannot start ${missing}: command not found (install it in the project or put it on PATH, or set XBENCH_DENO)\n`,
+        ],
+      ];
+      for (const [env, message] of cases) {
+        const r = compareIn(repo, ["--base", "HEAD", "--runtime", "deno", "--rounds", "6"], { timeMs: 20, env });
+        expect(r.code).toBe(2);
+        expect(r.stderr).toBe(message);
+        expect(r.stdout).toBe("");
+        expect(existsSync(join(repo.dir, ".git", "xbench", "runs"))).toBe(false);
+      }
+    } finally {
+      rmSync(fake, { recursive: true, force: true });
+    }
   });
 });
 

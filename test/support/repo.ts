@@ -86,18 +86,32 @@ export function workFiles(benchPath: string, rows: Parameters<typeof workBench>[
 
 /**
  * Commits 0 to `count - 1` of a bench file with rows `slow` and `other`: `slow(i)` says whether
- * commit i's `slow` does twice the work; every commit also edits unrelated code. For bisect.
+ * commit i's `slow` does `factor` times the work; every commit also edits unrelated code, and
+ * `extra(i)` adds files of its own; `otherWork(i)` is the work of `other` (by default the same
+ * in every commit, so commits differ in bench code only where `slow` does). For bisect.
  */
-export function slowdownHistory(repo: TestRepo, slow: (index: number) => boolean, count = 16): string[] {
+export function slowdownHistory(
+  repo: TestRepo,
+  slow: (index: number) => boolean,
+  options: {
+    count?: number;
+    factor?: number;
+    extra?: (index: number) => Record<string, string>;
+    otherWork?: (index: number) => number;
+  } = {},
+): string[] {
+  const { count = 16, factor = 2, extra = () => ({}), otherWork = () => 20000 } = options;
   const shas: string[] = [];
   for (let i = 0; i < count; i++) {
     repo.write({
       ...workFiles("g.bench.ts", [
-        { label: "slow", work: slow(i) ? 40000 : 20000 },
-        { label: "other", work: 20000 },
+        { label: "slow", work: slow(i) ? 20000 * factor : 20000 },
+        { label: "other", work: otherWork(i) },
       ]),
       "src/unrelated.ts": `export const edits = ${i};\n`,
+      ...extra(i),
     });
+    for (const name of Object.keys(extra(i - 1))) if (!(name in extra(i))) repo.git("rm", "-q", name);
     shas.push(repo.commit(`commit ${i}${slow(i) !== slow(i - 1) ? (slow(i) ? ": slower" : ": revert") : ""}`));
   }
   return shas;

@@ -21,7 +21,7 @@ function step(n: number, index: number, verdict: BisectStep["verdict"], delta: n
 function result(conclusion: BisectConclusion, steps: BisectStep[]): BisectResult {
   const good = { ref: "v1", ...path[0]! };
   const bad = { ref: "HEAD", ...path[5]! };
-  return { good, bad, above: 0.1, path, steps, conclusion, bundled: [sha(5), sha(0)], runDir: "/tmp/x", wallMs: 1234 };
+  return { good, bad, above: 0.1, direction: "slower", path, steps, conclusion, bundled: [sha(5), sha(0)], runDir: "/tmp/x", wallMs: 1234 };
 }
 
 describe("bisect report", () => {

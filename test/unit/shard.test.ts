@@ -4,7 +4,8 @@
  * pools no row across machines.
  */
 import { describe, expect, test } from "bun:test";
-import { assignShards, mergeShards, parseShard } from "../../src/compare/shard.ts";
+import { assignShards, mergeShards, parseShard, resultSettings } from "../../src/compare/shard.ts";
+import type { RunSettings } from "../../src/compare/store.ts";
 import type { CompareResult } from "../../src/model/result.ts";
 import { XbenchError } from "../../src/errors.ts";
 
@@ -46,6 +47,26 @@ function shardResult(index: number, count: number, ids: string[], overrides: Par
 }
 
 describe("report --merge", () => {
+  test("a compare records the settings shards must share, by the flags that set them", () => {
+    const plan = {
+      runtime: "node",
+      install: false,
+      timeoutS: 60,
+      holm: false,
+      isolate: true,
+      budget: { batchNs: 1e6, sideNs: 40e6, warmupNs: 1e6, minBatches: 3 },
+    };
+    expect(resultSettings({ ...plan, build: "make", filter: "parse" } as RunSettings)).toEqual({
+      isolate: true,
+      timeMs: 40,
+      timeoutS: 60,
+      all: false,
+      install: false,
+      build: "make",
+      filter: "parse",
+    });
+  });
+
   test("the shards' rows side by side, each shard's extent kept", () => {
     const merged = mergeShards([
       { source: "s2.json", result: shardResult(2, 2, ["b: x"]) },
@@ -79,6 +100,25 @@ describe("report --merge", () => {
     );
     const overlap = { source: "s3.json", result: shardResult(3, 3, ["a: x"]) };
     expect(message(() => mergeShards([one, two, overlap]))).toBe('row "a: x" is in two shards: s1.json and s3.json');
+    const settings = { isolate: false, timeMs: 20, timeoutS: 600, all: false, install: false };
+    const ruled = (index: number, overrides: Partial<CompareResult>) => ({
+      source: `s${index}.json`,
+      result: shardResult(index, 2, [`f${index}: x`], { settings, ...overrides }),
+    });
+    // Settings that change what a row is: each shard measured its rows under its own, so one table would mix them.
+    const mismatches: Array<[Partial<CompareResult>, string]> = [
+      [{ holm: true }, "--holm: true vs false"],
+      [{ minEffect: 0.02 }, "--min-effect: 2% vs none"],
+      [{ settings: { ...settings, isolate: true } }, "--isolate: true vs false"],
+      [{ settings: { ...settings, timeMs: 100 } }, "--time: 100 vs 20"],
+      [{ settings: { ...settings, timeoutS: 20 } }, "--timeout: 20 vs 600"],
+      [{ settings: { ...settings, build: "make" } }, "--build: make vs none"],
+      [{ rounds: { requested: 12, planned: 12, completed: 12, cycle: 2 } }, "--rounds: 12 vs 6"],
+    ];
+    for (const [overrides, what] of mismatches) {
+      expect(message(() => mergeShards([ruled(1, {}), ruled(2, overrides)]))).toBe(`s2.json differs from s1.json in ${what}`);
+    }
+    expect(mergeShards([ruled(1, {}), ruled(2, {})]).rows).toHaveLength(2);
     const { shard: _, ...plain } = shardResult(1, 1, ["a: x"]);
     expect(message(() => mergeShards([{ source: "r.json", result: plain as CompareResult }]))).toBe(
       "r.json is not a shard's result (compare --shard I/N writes one)",
