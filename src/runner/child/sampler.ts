@@ -507,13 +507,13 @@ export async function sample(subjects: Subject[], budget: SamplingBudget, resolu
     times[s]!.push(elapsed / n);
     lengths[s]!.push(elapsed);
   }
-  const valueOf = slow && n === 1 ? slowValue : median;
+  const sideValue = slow && n === 1 ? slowValue : median;
   return times.map((t, s) => ({
-    value: valueOf(t),
+    value: sideValue(t),
     batches: t.length,
     iterations: n,
     batchNs: median(lengths[s]!),
-    halves: halfValues(t, valueOf),
+    halves: halfValues(t, sideValue),
     warmupNs: warmed[s]!,
   }));
 }
