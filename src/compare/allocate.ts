@@ -26,6 +26,9 @@ export interface RowRound {
   warmupNs: number;
 }
 
+/** The median of a χ² variable with one degree of freedom. */
+const CHI2_1_MEDIAN = 0.4549;
+
 /** Shortest and longest sampling time per side a row is given (ns). */
 export const SIDE_NS_LIMITS = { min: 25e6, max: 1000e6 } as const;
 
@@ -54,15 +57,18 @@ export function splitHalfVariance(base: readonly [number, number], head: readonl
 /**
  * The sampling time per side (ns) that narrows this row's interval most per second, from its
  * rounds so far; undefined with fewer than 6 rounds (too few to split the noise). `overheadNs`
- * is the row's share of a process's start. Robust: the spread of d is 1.4826 × its MAD.
+ * is the row's share of a process's start. Robust: the spread of d is 1.4826 × its MAD, the
+ * in-process part the median of the rounds' split-half values.
  */
 export function bestSideNs(rounds: readonly RowRound[], overheadNs: number, limits = SIDE_NS_LIMITS): number | undefined {
   if (rounds.length < 6) return undefined;
   const ds = rounds.map((r) => r.d);
   const center = median(ds);
   const total = (1.4826 * median(ds.map((d) => Math.abs(d - center)))) ** 2;
-  const within = rounds.reduce((sum, r) => sum + r.within, 0) / rounds.length;
-  const w = rounds.reduce((sum, r) => sum + r.within * r.sideNs, 0) / rounds.length;
+  // Robust like the total: each round's split-half value is σ²·χ²₁, whose median is 0.4549 σ²
+  // (a mean let one process whose halves disagreed set a row's time).
+  const within = median(rounds.map((r) => r.within)) / CHI2_1_MEDIAN;
+  const w = median(rounds.map((r) => r.within * r.sideNs)) / CHI2_1_MEDIAN;
   const c = rounds.reduce((sum, r) => sum + r.warmupNs, 0) / rounds.length + overheadNs;
   // What sampling cannot reach: at least a tenth of the total, so that a run whose spread is
   // nearly all in-process noise (a quiet machine) still gets a finite time.
