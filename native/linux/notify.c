@@ -9,6 +9,7 @@
 #include "filter.h"
 #include "tree.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -186,6 +187,43 @@ static int no_controlling_tty(pid_t pid, const char *q) {
   return p && sscanf(p + 1, " %*c %*d %*d %*d %d", &tty) == 1 && tty == 0;
 }
 
+/* 1 if binfmt_misc may run an image (its file system mounted with any handler in it), looked at
+ * once: a folder of more than `register` and `status`, or one that cannot be read. */
+static int binfmt_misc_handlers(void) {
+  static int known = -1; /* serving threads may race here: each computes the same answer */
+  int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+  if (k >= 0) return k;
+  DIR *d = opendir("/proc/sys/fs/binfmt_misc");
+  k = 0;
+  if (d) {
+    struct dirent *e;
+    while (!k && (e = readdir(d)))
+      k = strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "register") &&
+          strcmp(e->d_name, "status");
+    if (closedir(d) != 0) k = 1;
+  } else if (errno != ENOENT) {
+    k = 1;
+  }
+  __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+  return k;
+}
+
+/*
+ * The error an exec of the regular file `q` fails with, or 0: EACCES with no execute bit at all;
+ * ENOEXEC when it starts with neither "#!" nor an ELF header and no binfmt_misc handler could
+ * take it (a script without #!, which the C library's execvp then hands to /bin/sh).
+ */
+static int32_t exec_refusal(int at, const char *q, const struct stat *st) {
+  if (!(st->st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) return EACCES;
+  int fd = openat(at, q, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return 0;
+  char head[4];
+  ssize_t n = read(fd, head, sizeof head);
+  if (close(fd) != 0 || n < 0) return 0;
+  if ((n >= 2 && head[0] == '#' && head[1] == '!') || (n == 4 && memcmp(head, "\177ELF", 4) == 0)) return 0;
+  return binfmt_misc_handlers() ? 0 : ENOEXEC;
+}
+
 /* existence()'s look at `q` (relative to `at`); see there. */
 static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclusive, int creates) {
   /* Calls that act on a symlink itself, not on what it points to. */
@@ -202,7 +240,10 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
     /* O_DIRECTORY on something else fails with ENOTDIR (ln -sf's look at its link name). */
     if (op == XB_OP_OPEN && (arg & O_DIRECTORY) && !S_ISDIR(st.st_mode) && !(arg & O_CREAT)) return ENOTDIR;
     if (op == XB_OP_EXEC && !S_ISREG(st.st_mode)) return EACCES;
-    if (op == XB_OP_EXEC) note_privileged_exec(pid, at, q, &st);
+    if (op == XB_OP_EXEC) {
+      note_privileged_exec(pid, at, q, &st);
+      return exec_refusal(at, q, &st);
+    }
     if (op == XB_OP_UNLINK && S_ISDIR(st.st_mode)) return EISDIR; /* Go's RemoveAll tries this first */
     return 0;
   }
@@ -223,7 +264,7 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
  * does, where the outcome changes the modes: a call on a missing path fails (ENOENT/ENOTDIR),
  * and so does a creating call in a missing folder; an exclusive creation (mkdir, link, O_EXCL)
  * of a path that exists fails (EEXIST); an exec of something not a regular file fails (EACCES),
- * and so does an unlink of a directory (EISDIR).
+ * and so does an unlink of a directory (EISDIR); see exec_refusal for an exec of a regular file.
  * Otherwise 0 (the path exists) or XB_RESULT_UNKNOWN (it may be created, or the look could not
  * tell).
  */

@@ -820,6 +820,7 @@ static int has_prefix(const char *s, const char *prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* The number of strings in a NULL-terminated vector (environment or arguments; NULL is empty). */
 static size_t env_count(char *const envp[]) {
   size_t n = 0;
   if (envp)
@@ -833,23 +834,28 @@ static size_t env_count(char *const envp[]) {
  */
 struct exec_buf {
   char **env; /* room for the caller's environment + 4 */
-  char *found; /* PATH_MAX: a PATH search's result */
+  char **argv; /* room for the caller's arguments + 2: the shell's, for a script without #! */
+  char *found; /* XB_CANDIDATE_MAX: a PATH search's candidate */
   char *preload; /* 2 * PATH_MAX + 32: a merged or trimmed LD_PRELOAD */
   size_t preload_cap;
   void *map;
   size_t size;
 };
 
-static int exec_buf_get(struct exec_buf *b, char *const envp[]) {
-  size_t n = env_count(envp) + 5;
+/* A PATH element (shorter than PATH_MAX, as glibc takes it), '/', a name of up to NAME_MAX, NUL. */
+#define XB_CANDIDATE_MAX (PATH_MAX + NAME_MAX + 2)
+
+static int exec_buf_get(struct exec_buf *b, char *const envp[], char *const argv[]) {
+  size_t n = env_count(envp) + 5, a = env_count(argv) + 3;
   b->preload_cap = 2 * PATH_MAX + 32;
-  b->size = (n * sizeof(char *) + PATH_MAX + b->preload_cap + 4095) & ~(size_t)4095;
+  b->size = ((n + a) * sizeof(char *) + XB_CANDIDATE_MAX + b->preload_cap + 4095) & ~(size_t)4095;
   long p = XSYS(SYS_mmap, 0, b->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
   if (p < 0 && p > -4096) return (int)-p;
   b->map = (void *)p;
   b->env = (char **)p;
-  b->found = (char *)p + n * sizeof(char *);
-  b->preload = b->found + PATH_MAX;
+  b->argv = b->env + n;
+  b->found = (char *)(b->argv + a);
+  b->preload = b->found + XB_CANDIDATE_MAX;
   return 0;
 }
 
@@ -1003,10 +1009,9 @@ static int search_path(const char *file, char *out, size_t cap) {
 
 /*
  * Runs `file` traced: records the exec and re-inserts the tracing environment. `resolved` is its
- * path (NULL if not found on PATH); `search` says the real call does the PATH search itself
- * (execvpe), `dirfd`/`flags` are execveat's.
+ * path (NULL if not found on PATH); `dirfd`/`flags` are execveat's.
  */
-static int exec_traced(int dirfd, const char *file, const char *resolved, int search, int flags, char *const argv[],
+static int exec_traced(int dirfd, const char *file, const char *resolved, int flags, char *const argv[],
                        char *const envp[], struct exec_buf *b) {
   const char *shown = resolved ? resolved : file;
   int32_t *slot = shown && shown[0] ? record(XB_OP_EXEC, dirfd, shown, 0) : record_fd(XB_OP_EXEC, dirfd);
@@ -1017,9 +1022,7 @@ static int exec_traced(int dirfd, const char *file, const char *resolved, int se
     note_static(resolved);
   char **env = traced_env(envp, b, secure);
   int r;
-  if (search)
-    r = real_execvpe(file, argv, env);
-  else if (g_tramp)
+  if (g_tramp)
     r = (int)set_errno(g_tramp(SYS_execveat, dirfd, (long)file, (long)argv, (long)env, flags, 0));
   else if (dirfd == AT_FDCWD && flags == 0)
     r = real_execve(file, argv, env);
@@ -1029,16 +1032,36 @@ static int exec_traced(int dirfd, const char *file, const char *resolved, int se
   return r;
 }
 
+/*
+ * The C library's answer to an image the kernel will not run (ENOEXEC: a script without #!),
+ * in execvp, execlp and execvpe only: /bin/sh runs `file` with the arguments after argv[0].
+ * Returns with the shell's errno if that exec fails too.
+ */
+static void exec_as_script(const char *file, char *const argv[], char *const envp[], struct exec_buf *b) {
+  size_t argc = env_count(argv);
+  b->argv[0] = (char *)"/bin/sh";
+  b->argv[1] = (char *)file;
+  for (size_t i = 1; i < argc; i++) b->argv[i + 1] = argv[i];
+  b->argv[argc > 1 ? argc + 1 : 2] = NULL;
+  exec_traced(AT_FDCWD, b->argv[0], b->argv[0], 0, b->argv, envp, b);
+}
+
+/* One execvp attempt: the exec, then the shell for a script without #!. */
+static void exec_or_script(const char *file, char *const argv[], char *const envp[], struct exec_buf *b) {
+  exec_traced(AT_FDCWD, file, file, 0, argv, envp, b);
+  if (errno == ENOEXEC) exec_as_script(file, argv, envp, b);
+}
+
 static int do_execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
   if (!RESOLVE(execve)) return missing_real();
   if (!g_log.hdr) return (int)set_errno(xb_sys6(SYS_execveat, dirfd, (long)path, (long)argv, (long)envp, flags, 0));
   struct exec_buf b;
-  int err = exec_buf_get(&b, envp);
+  int err = exec_buf_get(&b, envp, NULL);
   if (err) {
     errno = err;
     return -1;
   }
-  int r = exec_traced(dirfd, path, path, 0, flags, argv, envp, &b);
+  int r = exec_traced(dirfd, path, path, flags, argv, envp, &b);
   exec_buf_put(&b);
   return r;
 }
@@ -1049,20 +1072,72 @@ static int do_execve(const char *path, char *const argv[], char *const envp[]) {
   return do_execveat(AT_FDCWD, path, argv, envp, 0);
 }
 
+/*
+ * execvpe as the C library runs it, each attempt traced: a name with a '/' is run as given, any
+ * other is tried in each PATH directory in turn ("/bin:/usr/bin" when unset; an empty element is
+ * the cwd), going on after EACCES (reported if nothing runs), ENOENT, ESTALE, ENOTDIR, ENODEV
+ * and ETIMEDOUT and stopping at any other error; an image the kernel will not run goes to
+ * /bin/sh (exec_as_script). A failed attempt is recorded with its outcome (missing, or stat).
+ */
 static int do_execvpe(const char *file, char *const argv[], char *const envp[]) {
-  if (!file || !*file || strchr(file, '/')) return do_execve(file, argv, envp);
   if (!RESOLVE(execvpe) || !RESOLVE(execve)) return missing_real();
   if (!g_log.hdr) return real_execvpe(file, argv, envp);
+  if (file && !*file) {
+    errno = ENOENT;
+    return -1;
+  }
+  size_t flen = file ? strnlen(file, NAME_MAX + 1) : 0;
+  if (flen > NAME_MAX && !strchr(file, '/')) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
   struct exec_buf b;
-  int err = exec_buf_get(&b, envp);
+  int err = exec_buf_get(&b, envp, argv);
   if (err) {
     errno = err;
     return -1;
   }
-  const char *found = search_path(file, b.found, PATH_MAX) ? b.found : NULL;
-  int r = exec_traced(AT_FDCWD, file, found, 1, 0, argv, envp, &b);
+  if (!file || strchr(file, '/')) {
+    exec_or_script(file, argv, envp, &b);
+    exec_buf_put(&b);
+    return -1;
+  }
+  const char *path = getenv("PATH");
+  if (!path) path = "/bin:/usr/bin";
+  size_t plen = strnlen(path, PATH_MAX - 1) + 1;
+  int eacces = 0;
+  for (const char *p = path;;) {
+    const char *end = strchrnul(p, ':');
+    size_t dlen = (size_t)(end - p);
+    if (dlen >= plen) { /* PATH cut at PATH_MAX: glibc goes on from the ':' (an empty element) */
+      if (!*end) break;
+      p = end;
+      continue;
+    }
+    memcpy(b.found, p, dlen);
+    b.found[dlen] = '/';
+    memcpy(b.found + dlen + (dlen ? 1 : 0), file, flen + 1);
+    exec_or_script(b.found, argv, envp, &b);
+    switch (errno) {
+    case EACCES:
+      eacces = 1;
+      /* fall through */
+    case ENOENT:
+    case ESTALE:
+    case ENOTDIR:
+    case ENODEV:
+    case ETIMEDOUT:
+      break;
+    default: /* found, but it would not run */
+      exec_buf_put(&b);
+      return -1;
+    }
+    if (!*end) break;
+    p = end + 1;
+  }
+  if (eacces) errno = EACCES;
   exec_buf_put(&b);
-  return r;
+  return -1;
 }
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
@@ -1080,7 +1155,17 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
 EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
   return do_execveat(dirfd, path, argv, envp, flags);
 }
+/* 0 for a NULL vector; a function of its own, so the compiler does not trust the header's nonnull. */
+static int vec_given(char *const *v) {
+  return v != NULL;
+}
+
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
+  /* glibc's checks, before any system call */
+  if (fd < 0 || !vec_given(argv) || !vec_given(envp)) {
+    errno = EINVAL;
+    return -1;
+  }
   return do_execveat(fd, "", argv, envp, AT_EMPTY_PATH);
 }
 
@@ -1119,7 +1204,7 @@ static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_
   if (!RESOLVE(posix_spawn) || !RESOLVE(posix_spawnp)) return ENOSYS;
   if (!g_log.hdr) return (search ? real_posix_spawnp : real_posix_spawn)(pid, path, fa, attr, argv, envp);
   struct exec_buf b;
-  int err = exec_buf_get(&b, envp);
+  int err = exec_buf_get(&b, envp, NULL);
   if (err) return err;
   const char *target = path;
   if (search && path && !strchr(path, '/')) target = search_path(path, b.found, PATH_MAX) ? b.found : NULL;

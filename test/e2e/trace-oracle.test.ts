@@ -11,7 +11,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { tempDir } from "../support/xbench.ts";
 import { PYTHON, compile, fixture, have, traceRun } from "../support/trace.ts";
@@ -417,6 +417,22 @@ const heldOut: Case[] = [
     ],
     inline: true,
     setup: () => fresh("bun"),
+  },
+  {
+    // An executable file without #!: the C library's execvp (env, nice, timeout, xargs, find
+    // -exec, a PATH search) hands it to /bin/sh; a traced command must run it too.
+    name: "scripts without #! through execvp",
+    cmd: [
+      "sh",
+      "-c",
+      "env ./script a && nice ./script b && timeout 5 ./script c && xargs -a /dev/null ./script && find . -maxdepth 0 -exec ./script {} + && env pscript d && test \"$(tr '\\n' , < out)\" = a,b,c,,.,d,",
+    ],
+    env: { ...process.env, PATH: `${join(dir, "noshebang", "bin")}:${process.env.PATH}` },
+    setup: () => {
+      const d = withFiles("noshebang", { script: 'echo "$@" >> out\n', "bin/pscript": 'echo "$@" >> out\n' });
+      for (const f of ["script", "bin/pscript"]) chmodSync(join(d, f), 0o755);
+      return d;
+    },
   },
   {
     // Not a backslash: pathe's normalize (the oracle's) reads it as a separator.
