@@ -435,6 +435,16 @@ const heldOut: Case[] = [
     },
   },
   {
+    // `..` after a symlinked folder leaves the folder the link points to, not the link's.
+    name: "`..` after a symlinked folder",
+    cmd: ["sh", "-c", "cat lnkdir/../x && echo new > lnkdir/../y && ls lnkdir/../ > /dev/null && cat lnkdir/../../top"],
+    setup: () => {
+      const d = withFiles("dotdot", { "sub/x": "x", "sub/deep/z": "z", top: "t" });
+      symlinkSync("sub/deep", join(d, "lnkdir"));
+      return d;
+    },
+  },
+  {
     // Not a backslash: pathe's normalize (the oracle's) reads it as a separator.
     name: "odd names",
     cmd: ["sh", "-c", "cat 'a b' \"q'uote\" ./-dash > /dev/null && cp 'a b' 'new\nline' && mv \"q'uote\" 'tab\there'"],
