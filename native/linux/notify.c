@@ -139,6 +139,19 @@ static int self_proc(const char *path) {
   return n && (rest[n] == '/' || rest[n] == 0);
 }
 
+/*
+ * The caller's own fd entry for a /dev name that leads to one (/dev/fd -> /proc/self/fd,
+ * /dev/stdin -> /proc/self/fd/0, ...: bash's <(...) opens /dev/fd/63), into out; 0 for any
+ * other path. Looked up as S, they would name S's fds.
+ */
+static int self_fd(pid_t pid, const char *path, char *out, size_t cap) {
+  static const char *const std[] = {"/dev/stdin", "/dev/stdout", "/dev/stderr"};
+  for (int i = 0; i < 3; i++)
+    if (strcmp(path, std[i]) == 0) return snprintf(out, cap, "/proc/%d/fd/%d", (int)pid, i) > 0;
+  if (strncmp(path, "/dev/fd", 7) != 0 || (path[7] != '/' && path[7] != 0)) return 0;
+  return snprintf(out, cap, "/proc/%d/fd%s", (int)pid, path + 7) > 0;
+}
+
 /* The effective user (field 1) and group ids of `pid`, from /proc/PID/status; -1 if unknown. */
 static void effective_ids(pid_t pid, long *uid, long *gid) {
   char path[64], buf[2048];
@@ -251,7 +264,10 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
   if (e == ELOOP) return ELOOP; /* a symlink loop: the call fails the same way (stat, as preload sees it) */
   if (e != ENOENT && e != ENOTDIR) return XB_RESULT_UNKNOWN;
   if (!creates) return e;
-  /* A creation fails the same way when its folder is missing (git's first try of tmp_obj_*). */
+  /* A creation fails the same way when its folder is missing (git's first try of tmp_obj_*).
+   * A name given with trailing slashes (mkdir d/) names d: its folder is the one before. */
+  char *end = q + strlen(q);
+  while (end > q + 1 && end[-1] == '/') *--end = 0;
   char *slash = strrchr(q, '/');
   if (!slash || slash == q) return XB_RESULT_UNKNOWN; /* the folder is `at` itself, or "/" */
   *slash = 0;
@@ -304,7 +320,7 @@ static int32_t existence(pid_t pid, int op, uint32_t arg, const struct path_read
      * /proc/self/fd/N; bash reads /dev/stdin through it). */
     const char *rest = strchr(p->path + 6, '/');
     snprintf(full, sizeof full, "/proc/%d%s", (int)pid, rest ? rest : "");
-  } else {
+  } else if (!self_fd(pid, p->path, full, sizeof full)) {
     memcpy(full, p->path, p->path_len + 1);
   }
   int32_t r = look(pid, at, q, op, arg, exclusive, creates);

@@ -370,6 +370,24 @@ const heldOut: Case[] = [
     },
   },
   {
+    name: "trailing slashes, /dev/fd/N (C)",
+    cmd: [calls, "names", "."],
+    setup: () => withFiles("names", { a: "a" }),
+  },
+  {
+    name: "trailing slashes, /dev/fd/N, static musl",
+    skip: have("musl-gcc") ? undefined : "musl-gcc not installed",
+    cmd: [callsStatic, "names", "."],
+    static: true,
+    setup: () => withFiles("names-static", { a: "a" }),
+  },
+  {
+    name: "mkdir d/, mv d/ e/, bash <(...)",
+    skip: have("bash") ? undefined : "bash not installed",
+    cmd: ["bash", "-c", "mkdir d/ && mkdir -p x/y/ && mv d/ e/ && cat <(echo hi) > /dev/null"],
+    setup: () => fresh("slashes"),
+  },
+  {
     name: "symlink loops",
     cmd: ["sh", "-c", "cat loop1 2>/dev/null; test -e loop2; ls -L . > /dev/null 2>&1; true"],
     setup: () => {
