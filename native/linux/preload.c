@@ -170,6 +170,9 @@ int __xstat64(int, const char *, struct stat64 *);
 int __lxstat64(int, const char *, struct stat64 *);
 int __fxstatat64(int, int, const char *, struct stat64 *, int);
 
+/* readdir_r and readdir64_r are deprecated, and programs still list folders with them. */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 /* Every libc entry point the shim interposes, listed once: declared here, resolved at load. */
 // clang-format off
 #define XB_INTERPOSED(X) \
@@ -178,7 +181,8 @@ int __fxstatat64(int, int, const char *, struct stat64 *, int);
   X(stat) X(lstat) X(stat64) X(lstat64) X(fstatat) X(fstatat64) X(statx) \
   X(__xstat) X(__lxstat) X(__fxstatat) X(__xstat64) X(__lxstat64) X(__fxstatat64) \
   X(access) X(faccessat) X(euidaccess) X(eaccess) X(statfs) X(statfs64) X(statvfs) X(statvfs64) \
-  X(readlink) X(readlinkat) X(opendir) X(fdopendir) X(getdents64) X(scandir) X(scandir64) \
+  X(readlink) X(readlinkat) X(opendir) X(fdopendir) X(closedir) X(readdir) X(readdir64) X(readdir_r) \
+  X(readdir64_r) X(getdents64) X(scandir) X(scandir64) \
   X(execve) X(execvpe) X(posix_spawn) X(posix_spawnp) \
   X(rename) X(renameat) X(renameat2) X(unlink) X(unlinkat) X(link) X(linkat) X(symlink) X(symlinkat) \
   X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(truncate) X(truncate64) \
@@ -588,8 +592,9 @@ static int32_t *record_fd(int op, int fd) {
   return record_call(op, AT_FDCWD, t_base, 0, 0);
 }
 
+/* An open to list, not a listing: the folder is looked up (stat) until its entries are read. */
 EXPORT DIR *opendir(const char *path) {
-  int32_t *slot = record(XB_OP_OPENDIR, AT_FDCWD, path, 0);
+  int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, O_RDONLY | O_DIRECTORY);
   if (!RESOLVE(opendir) || !RESOLVE(fdopendir)) {
     errno = ENOSYS;
     return NULL;
@@ -610,17 +615,54 @@ EXPORT DIR *opendir(const char *path) {
   return d;
 }
 
-/* A listing of an fd however it was opened (tar: O_NOFOLLOW|O_NONBLOCK, then fdopendir). */
-EXPORT DIR *fdopendir(int fd) {
-  int32_t *slot = record_fd(XB_OP_READDIR, fd);
-  if (!RESOLVE(fdopendir)) {
-    errno = ENOSYS;
-    return NULL;
+/*
+ * A listing is recorded at a stream's first readdir (glibc's getdents inside it goes through a
+ * hidden alias: only the filter sees it, so in hybrid mode the filter records it). The streams
+ * last recorded, shared by the threads (one may list what another opened), until closedir: a
+ * stream read again is not recorded again; one pushed out by newer ones is, harmlessly.
+ */
+#define XB_LISTED 8
+static DIR *g_listed[XB_LISTED];
+static unsigned g_listed_next;
+
+static void note_listing(DIR *d) {
+  if (g_tramp || !d) return;
+  for (unsigned i = 0; i < XB_LISTED; i++)
+    if (__atomic_load_n(&g_listed[i], __ATOMIC_RELAXED) == d) return;
+  int e = errno;
+  int fd = dirfd(d);
+  if (fd >= 0) {
+    unsigned at = __atomic_fetch_add(&g_listed_next, 1, __ATOMIC_RELAXED) % XB_LISTED;
+    __atomic_store_n(&g_listed[at], d, __ATOMIC_RELAXED);
+    xb_log_set_result(record_fd(XB_OP_READDIR, fd), 0);
   }
-  DIR *d = real_fdopendir(fd);
-  done(slot, d == NULL);
-  return d;
+  errno = e;
 }
+
+EXPORT int closedir(DIR *d) {
+  for (unsigned i = 0; i < XB_LISTED; i++) {
+    DIR *seen = d;
+    __atomic_compare_exchange_n(&g_listed[i], &seen, NULL, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  }
+  if (!RESOLVE(closedir)) return missing_real();
+  return real_closedir(d);
+}
+
+#define DEF_READDIR(type, name)                                                                                        \
+  EXPORT type *name(DIR *d) {                                                                                          \
+    note_listing(d);                                                                                                   \
+    if (!RESOLVE(name)) {                                                                                              \
+      errno = ENOSYS;                                                                                                  \
+      return NULL;                                                                                                     \
+    }                                                                                                                  \
+    return real_##name(d);                                                                                             \
+  }                                                                                                                    \
+  EXPORT int name##_r(DIR *d, type *entry, type **result) {                                                            \
+    note_listing(d);                                                                                                   \
+    return RESOLVE(name##_r) ? real_##name##_r(d, entry, result) : ENOSYS;                                             \
+  }
+DEF_READDIR(struct dirent, readdir)
+DEF_READDIR(struct dirent64, readdir64)
 
 EXPORT ssize_t getdents64(int fd, void *buf, size_t n) {
   int32_t *slot = record_fd(XB_OP_READDIR, fd);

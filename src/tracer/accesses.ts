@@ -37,7 +37,7 @@ export function intendedModes(op: number, arg: number): AccessMode[] {
     case OP.READLINK:
     case OP.CHDIR:
       return ["stat"];
-    case OP.OPENDIR: // an O_DIRECTORY open (a lookup), then its listing
+    case OP.OPENDIR: // scandir: an O_DIRECTORY open (a lookup), then its listing
       return ["readdir", "stat"];
     case OP.READDIR:
       return ["readdir"];

@@ -382,6 +382,19 @@ const heldOut: Case[] = [
     setup: () => withFiles("names-static", { a: "a" }),
   },
   {
+    // A folder is readdir once its entries are read; opened and not read, it was looked up.
+    name: "opendir without readdir, readdir, fdopendir, scandir (C)",
+    cmd: [calls, "dirs", "."],
+    setup: () => withFiles("dirs", { "a/1": "", "b/1": "", "c/1": "", "d/1": "" }),
+  },
+  {
+    name: "opendir without readdir..., static musl",
+    skip: have("musl-gcc") ? undefined : "musl-gcc not installed",
+    cmd: [callsStatic, "dirs", "."],
+    static: true,
+    setup: () => withFiles("dirs-static", { "a/1": "", "b/1": "", "c/1": "", "d/1": "" }),
+  },
+  {
     name: "mkdir d/, mv d/ e/, bash <(...)",
     skip: have("bash") ? undefined : "bash not installed",
     cmd: ["bash", "-c", "mkdir d/ && mkdir -p x/y/ && mv d/ e/ && cat <(echo hi) > /dev/null"],
