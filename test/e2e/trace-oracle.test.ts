@@ -475,9 +475,10 @@ const heldOut: Case[] = [
       "-c",
       "env ./script a && nice ./script b && timeout 5 ./script c && xargs -a /dev/null ./script && find . -maxdepth 0 -exec ./script {} + && env pscript d && test \"$(tr '\\n' , < out)\" = a,b,c,,.,d,",
     ],
-    env: { ...process.env, PATH: `${join(dir, "noshebang", "bin")}:${process.env.PATH}` },
+    // A PATH search goes on past a file it may not run (bin0's, not executable: EACCES).
+    env: { ...process.env, PATH: `${join(dir, "noshebang", "bin0")}:${join(dir, "noshebang", "bin")}:${process.env.PATH}` },
     setup: () => {
-      const d = withFiles("noshebang", { script: 'echo "$@" >> out\n', "bin/pscript": 'echo "$@" >> out\n' });
+      const d = withFiles("noshebang", { script: 'echo "$@" >> out\n', "bin/pscript": 'echo "$@" >> out\n', "bin0/pscript": "exit 1\n" });
       for (const f of ["script", "bin/pscript"]) chmodSync(join(d, f), 0o755);
       return d;
     },
