@@ -462,6 +462,9 @@ static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
     [__NR_fchmodat2] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(3)},
     [__NR_fchownat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(4)},
     [__NR_utimensat] = {XB_OP_SETATTR, 0, AT_OR_FD(0, 1), {0}, NOFOLLOW_IN(3)},
+    /* A watch looks its path up; fanotify_mark with a NULL path marks the dirfd's own file. */
+    [__NR_inotify_add_watch] = {XB_OP_STAT, 0, CWD(1), {0}},
+    [__NR_fanotify_mark] = {XB_OP_STAT, 0, AT_OR_FD(3, 4), {0}},
 #ifdef __NR_open /* the pre-*at calls: x86-64 has them, arm64 has only the *at forms */
     [__NR_open] = {XB_OP_OPEN, 0, CWD(0), {0}, ARG(1)},
     [__NR_creat] = {XB_OP_OPEN, 0, CWD(0), {0}, VALUE(O_WRONLY | O_CREAT | O_TRUNC)},

@@ -43,6 +43,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -194,7 +196,7 @@ int __fxstatat64(int, int, const char *, struct stat64 *, int);
   X(utime) X(utimes) X(lutimes) X(futimesat) X(utimensat) \
   X(mkstemp) X(mkstemp64) X(mkostemp) X(mkostemp64) X(mkstemps) X(mkstemps64) X(mkostemps) X(mkostemps64) \
   X(mkdtemp) X(remove) X(ftw) X(ftw64) X(nftw) X(nftw64) X(fts_open) X(fts64_open) X(fts_read) X(fts64_read) X(fts_set) X(fts64_set) \
-  X(glob) X(glob64)
+  X(glob) X(glob64) X(inotify_add_watch) X(fanotify_mark)
 // clang-format on
 #define XB_DECLARE_REAL(name) REAL(name);
 XB_INTERPOSED(XB_DECLARE_REAL)
@@ -569,6 +571,11 @@ DEF_LIBCALL(int, __lxstat64, XB_OP_STAT, (int v, const char *p, struct stat64 *b
 DEF_LIBCALL(int, __fxstatat, XB_OP_STAT, (int v, int d, const char *p, struct stat *b, int f), (v, d, p, b, f), p, d, f)
 DEF_LIBCALL(int, __fxstatat64, XB_OP_STAT, (int v, int d, const char *p, struct stat64 *b, int f), (v, d, p, b, f), p,
             d, f)
+/* A watch looks its path up (stat), as a stat would; a NULL path marks the fd's own file. */
+DEF_PATHCALL(int, inotify_add_watch, XB_OP_STAT, (int fd, const char *p, uint32_t m), (fd, p, m), p, AT_FDCWD, 0,
+             T(SYS_inotify_add_watch, fd, p, m, 0))
+DEF_PATHCALL(int, fanotify_mark, XB_OP_STAT, (int fd, unsigned fl, uint64_t m, int d, const char *p), (fd, fl, m, d, p),
+             p, d, 0, g_tramp(SYS_fanotify_mark, fd, fl, (long)m, d, (long)p, 0))
 DEF_PATHCALL(int, statfs, XB_OP_STAT, (const char *p, struct statfs *b), (p, b), p, AT_FDCWD, 0,
              T(SYS_statfs, p, b, 0, 0))
 DEF_PATHCALL(int, statfs64, XB_OP_STAT, (const char *p, struct statfs64 *b), (p, b), p, AT_FDCWD, 0,

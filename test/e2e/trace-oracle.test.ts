@@ -294,6 +294,20 @@ function withFiles(name: string, files: Record<string, string>): string {
   return d;
 }
 
+/** `calls WHAT .` in a fresh folder holding `files`, built with glibc and as a static musl program. */
+function inC(name: string, what: string, files: Record<string, string>): Case[] {
+  return [
+    { name: `${name} (C)`, cmd: [calls, what, "."], setup: () => withFiles(what, files) },
+    {
+      name: `${name}, static musl`,
+      skip: have("musl-gcc") ? undefined : "musl-gcc not installed",
+      cmd: [callsStatic, what, "."],
+      static: true,
+      setup: () => withFiles(`${what}-static`, files),
+    },
+  ];
+}
+
 /**
  * Programs the tracer was not built around (a held-out set: the ones that run in a second or
  * two here): each creates, renames, removes or changes metadata in its own way.
@@ -371,31 +385,6 @@ const heldOut: Case[] = [
     },
   },
   {
-    name: "trailing slashes, /dev/fd/N (C)",
-    cmd: [calls, "names", "."],
-    setup: () => withFiles("names", { a: "a" }),
-  },
-  {
-    name: "trailing slashes, /dev/fd/N, static musl",
-    skip: have("musl-gcc") ? undefined : "musl-gcc not installed",
-    cmd: [callsStatic, "names", "."],
-    static: true,
-    setup: () => withFiles("names-static", { a: "a" }),
-  },
-  {
-    // A folder is readdir once its entries are read; opened and not read, it was looked up.
-    name: "opendir without readdir, readdir, fdopendir, scandir (C)",
-    cmd: [calls, "dirs", "."],
-    setup: () => withFiles("dirs", { "a/1": "", "b/1": "", "c/1": "", "d/1": "" }),
-  },
-  {
-    name: "opendir without readdir..., static musl",
-    skip: have("musl-gcc") ? undefined : "musl-gcc not installed",
-    cmd: [callsStatic, "dirs", "."],
-    static: true,
-    setup: () => withFiles("dirs-static", { "a/1": "", "b/1": "", "c/1": "", "d/1": "" }),
-  },
-  {
     // Calls that work through libc's own hidden calls: remove, mkdtemp, nftw, ftw, fts, glob.
     name: "remove, mkdtemp, nftw, ftw, fts, glob (C)",
     cmd: [calls, "walks", "."],
@@ -417,6 +406,10 @@ const heldOut: Case[] = [
     cmd: ["bash", "-c", "mkdir d/ && mkdir -p x/y/ && mv d/ e/ && cat <(echo hi) > /dev/null"],
     setup: () => fresh("slashes"),
   },
+  ...inC("trailing slashes, /dev/fd/N", "names", { a: "a" }),
+  // A folder is readdir once its entries are read; opened and not read, it was looked up.
+  ...inC("opendir without readdir, readdir, fdopendir, scandir", "dirs", { "a/1": "", "b/1": "", "c/1": "", "d/1": "" }),
+  ...inC("inotify_add_watch, fanotify_mark", "watch", { a: "a" }),
   {
     name: "symlink loops",
     cmd: ["sh", "-c", "cat loop1 2>/dev/null; test -e loop2; ls -L . > /dev/null 2>&1; true"],

@@ -65,13 +65,15 @@ const TRACED = [
   "truncate",
   ...NODE_AND_METADATA_CALLS,
   "bind",
+  "inotify_add_watch",
+  "fanotify_mark",
 ];
 const FOLLOWED = ["fchdir", "clone", "clone3", "fork", "vfork"];
 
 /**
  * Calls strace shows under `trace=%file` that xbench does not trace, named here once: they
  * read or change extended attributes of a path the program has already opened or looked up
- * (*xattr), or are out of scope for a build tracer (mount, inotify, chroot).
+ * (*xattr), or are out of scope for a build tracer (mount, chroot).
  */
 export const NOT_TRACED = [
   "getxattr",
@@ -82,8 +84,6 @@ export const NOT_TRACED = [
   "llistxattr",
   "removexattr",
   "lremovexattr",
-  "inotify_add_watch",
-  "fanotify_mark",
   "name_to_handle_at",
   "mount",
   "umount2",
@@ -270,6 +270,12 @@ export function classify(log: string, topCwd: string): StraceView {
         add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(openModes(flags)));
         break;
       }
+      case "inotify_add_watch": // a watch looks its path up
+        add(unquote(args[1]), base, outcome(["stat"]));
+        break;
+      case "fanotify_mark": // a NULL path marks the dirfd's own file
+        add(unquote(args[4]), fdPath(args[3]) ?? base, outcome(["stat"]));
+        break;
       case "getdents":
       case "getdents64":
         if (!failed) add(fdPath(args[0]), undefined, ["readdir"]);
