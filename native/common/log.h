@@ -76,7 +76,7 @@ enum xb_op {
   XB_OP_STAT = 2, /* stat family, statx, statfs */
   XB_OP_ACCESS = 3,
   XB_OP_READLINK = 4,
-  XB_OP_OPENDIR = 5, /* opendir, scandir */
+  XB_OP_OPENDIR = 5, /* scandir: opened and listed (opendir alone is an O_DIRECTORY open) */
   XB_OP_EXEC = 6, /* exec family, posix_spawn, or the running image at process start */
   XB_OP_RENAME_FROM = 7,
   XB_OP_RENAME_TO = 8,
@@ -87,7 +87,7 @@ enum xb_op {
   XB_OP_PROC = 13, /* process start: path = /proc/self/exe target, arg = ppid */
   XB_OP_TRUNCATE = 14,
   XB_OP_LINK = 15, /* new name of link/symlink */
-  XB_OP_READDIR = 16, /* getdents on an fd, fdopendir: path = the fd's directory (absolute) */
+  XB_OP_READDIR = 16, /* getdents on an fd, a stream's first readdir: path = the fd's directory (absolute) */
   XB_OP_MKNOD = 17, /* a new node: mknod, mkfifo, bind of an AF_UNIX path socket */
   XB_OP_SETATTR = 18, /* a metadata change: chmod, chown, utime families (arg: AT_SYMLINK_NOFOLLOW) */
 };

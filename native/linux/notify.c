@@ -9,6 +9,7 @@
 #include "filter.h"
 #include "tree.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -138,6 +139,19 @@ static int self_proc(const char *path) {
   return n && (rest[n] == '/' || rest[n] == 0);
 }
 
+/*
+ * The caller's own fd entry for a /dev name that leads to one (/dev/fd -> /proc/self/fd,
+ * /dev/stdin -> /proc/self/fd/0, ...: bash's <(...) opens /dev/fd/63), into out; 0 for any
+ * other path. Looked up as S, they would name S's fds.
+ */
+static int self_fd(pid_t pid, const char *path, char *out, size_t cap) {
+  static const char *const std[] = {"/dev/stdin", "/dev/stdout", "/dev/stderr"};
+  for (int i = 0; i < 3; i++)
+    if (strcmp(path, std[i]) == 0) return snprintf(out, cap, "/proc/%d/fd/%d", (int)pid, i) > 0;
+  if (strncmp(path, "/dev/fd", 7) != 0 || (path[7] != '/' && path[7] != 0)) return 0;
+  return snprintf(out, cap, "/proc/%d/fd%s", (int)pid, path + 7) > 0;
+}
+
 /* The effective user (field 1) and group ids of `pid`, from /proc/PID/status; -1 if unknown. */
 static void effective_ids(pid_t pid, long *uid, long *gid) {
   char path[64], buf[2048];
@@ -186,6 +200,43 @@ static int no_controlling_tty(pid_t pid, const char *q) {
   return p && sscanf(p + 1, " %*c %*d %*d %*d %d", &tty) == 1 && tty == 0;
 }
 
+/* 1 if binfmt_misc may run an image (its file system mounted with any handler in it), looked at
+ * once: a folder of more than `register` and `status`, or one that cannot be read. */
+static int binfmt_misc_handlers(void) {
+  static int known = -1; /* serving threads may race here: each computes the same answer */
+  int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+  if (k >= 0) return k;
+  DIR *d = opendir("/proc/sys/fs/binfmt_misc");
+  k = 0;
+  if (d) {
+    struct dirent *e;
+    while (!k && (e = readdir(d)))
+      k = strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "register") &&
+          strcmp(e->d_name, "status");
+    if (closedir(d) != 0) k = 1;
+  } else if (errno != ENOENT) {
+    k = 1;
+  }
+  __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+  return k;
+}
+
+/*
+ * The error an exec of the regular file `q` fails with, or 0: EACCES with no execute bit at all;
+ * ENOEXEC when it starts with neither "#!" nor an ELF header and no binfmt_misc handler could
+ * take it (a script without #!, which the C library's execvp then hands to /bin/sh).
+ */
+static int32_t exec_refusal(int at, const char *q, const struct stat *st) {
+  if (!(st->st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) return EACCES;
+  int fd = openat(at, q, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return 0;
+  char head[4];
+  ssize_t n = read(fd, head, sizeof head);
+  if (close(fd) != 0 || n < 0) return 0;
+  if ((n >= 2 && head[0] == '#' && head[1] == '!') || (n == 4 && memcmp(head, "\177ELF", 4) == 0)) return 0;
+  return binfmt_misc_handlers() ? 0 : ENOEXEC;
+}
+
 /* existence()'s look at `q` (relative to `at`); see there. */
 static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclusive, int creates) {
   /* Calls that act on a symlink itself, not on what it points to. */
@@ -202,7 +253,10 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
     /* O_DIRECTORY on something else fails with ENOTDIR (ln -sf's look at its link name). */
     if (op == XB_OP_OPEN && (arg & O_DIRECTORY) && !S_ISDIR(st.st_mode) && !(arg & O_CREAT)) return ENOTDIR;
     if (op == XB_OP_EXEC && !S_ISREG(st.st_mode)) return EACCES;
-    if (op == XB_OP_EXEC) note_privileged_exec(pid, at, q, &st);
+    if (op == XB_OP_EXEC) {
+      note_privileged_exec(pid, at, q, &st);
+      return exec_refusal(at, q, &st);
+    }
     if (op == XB_OP_UNLINK && S_ISDIR(st.st_mode)) return EISDIR; /* Go's RemoveAll tries this first */
     return 0;
   }
@@ -210,7 +264,10 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
   if (e == ELOOP) return ELOOP; /* a symlink loop: the call fails the same way (stat, as preload sees it) */
   if (e != ENOENT && e != ENOTDIR) return XB_RESULT_UNKNOWN;
   if (!creates) return e;
-  /* A creation fails the same way when its folder is missing (git's first try of tmp_obj_*). */
+  /* A creation fails the same way when its folder is missing (git's first try of tmp_obj_*).
+   * A name given with trailing slashes (mkdir d/) names d: its folder is the one before. */
+  char *end = q + strlen(q);
+  while (end > q + 1 && end[-1] == '/') *--end = 0;
   char *slash = strrchr(q, '/');
   if (!slash || slash == q) return XB_RESULT_UNKNOWN; /* the folder is `at` itself, or "/" */
   *slash = 0;
@@ -223,7 +280,7 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
  * does, where the outcome changes the modes: a call on a missing path fails (ENOENT/ENOTDIR),
  * and so does a creating call in a missing folder; an exclusive creation (mkdir, link, O_EXCL)
  * of a path that exists fails (EEXIST); an exec of something not a regular file fails (EACCES),
- * and so does an unlink of a directory (EISDIR).
+ * and so does an unlink of a directory (EISDIR); see exec_refusal for an exec of a regular file.
  * Otherwise 0 (the path exists) or XB_RESULT_UNKNOWN (it may be created, or the look could not
  * tell).
  */
@@ -263,7 +320,7 @@ static int32_t existence(pid_t pid, int op, uint32_t arg, const struct path_read
      * /proc/self/fd/N; bash reads /dev/stdin through it). */
     const char *rest = strchr(p->path + 6, '/');
     snprintf(full, sizeof full, "/proc/%d%s", (int)pid, rest ? rest : "");
-  } else {
+  } else if (!self_fd(pid, p->path, full, sizeof full)) {
     memcpy(full, p->path, p->path_len + 1);
   }
   int32_t r = look(pid, at, q, op, arg, exclusive, creates);
@@ -405,6 +462,9 @@ static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
     [__NR_fchmodat2] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(3)},
     [__NR_fchownat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(4)},
     [__NR_utimensat] = {XB_OP_SETATTR, 0, AT_OR_FD(0, 1), {0}, NOFOLLOW_IN(3)},
+    /* A watch looks its path up; fanotify_mark with a NULL path marks the dirfd's own file. */
+    [__NR_inotify_add_watch] = {XB_OP_STAT, 0, CWD(1), {0}},
+    [__NR_fanotify_mark] = {XB_OP_STAT, 0, AT_OR_FD(3, 4), {0}},
 #ifdef __NR_open /* the pre-*at calls: x86-64 has them, arm64 has only the *at forms */
     [__NR_open] = {XB_OP_OPEN, 0, CWD(0), {0}, ARG(1)},
     [__NR_creat] = {XB_OP_OPEN, 0, CWD(0), {0}, VALUE(O_WRONLY | O_CREAT | O_TRUNC)},

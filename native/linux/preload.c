@@ -28,6 +28,9 @@
 #include "sys.h"
 
 #include <dirent.h>
+#include <fts.h>
+#include <ftw.h>
+#include <glob.h>
 #include <dlfcn.h>
 #include <linux/capability.h>
 #include <errno.h>
@@ -40,6 +43,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -170,6 +175,9 @@ int __xstat64(int, const char *, struct stat64 *);
 int __lxstat64(int, const char *, struct stat64 *);
 int __fxstatat64(int, int, const char *, struct stat64 *, int);
 
+/* readdir_r and readdir64_r are deprecated, and programs still list folders with them. */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 /* Every libc entry point the shim interposes, listed once: declared here, resolved at load. */
 // clang-format off
 #define XB_INTERPOSED(X) \
@@ -178,14 +186,17 @@ int __fxstatat64(int, int, const char *, struct stat64 *, int);
   X(stat) X(lstat) X(stat64) X(lstat64) X(fstatat) X(fstatat64) X(statx) \
   X(__xstat) X(__lxstat) X(__fxstatat) X(__xstat64) X(__lxstat64) X(__fxstatat64) \
   X(access) X(faccessat) X(euidaccess) X(eaccess) X(statfs) X(statfs64) X(statvfs) X(statvfs64) \
-  X(readlink) X(readlinkat) X(opendir) X(fdopendir) X(getdents64) X(scandir) X(scandir64) \
+  X(readlink) X(readlinkat) X(opendir) X(fdopendir) X(closedir) X(readdir) X(readdir64) X(readdir_r) \
+  X(readdir64_r) X(getdents64) X(scandir) X(scandir64) \
   X(execve) X(execvpe) X(posix_spawn) X(posix_spawnp) \
   X(rename) X(renameat) X(renameat2) X(unlink) X(unlinkat) X(link) X(linkat) X(symlink) X(symlinkat) \
   X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(truncate) X(truncate64) \
   X(mknod) X(mknodat) X(mkfifo) X(mkfifoat) X(bind) \
   X(chmod) X(lchmod) X(fchmodat) X(chown) X(lchown) X(fchownat) \
   X(utime) X(utimes) X(lutimes) X(futimesat) X(utimensat) \
-  X(mkstemp) X(mkstemp64) X(mkostemp) X(mkostemp64) X(mkstemps) X(mkstemps64) X(mkostemps) X(mkostemps64)
+  X(mkstemp) X(mkstemp64) X(mkostemp) X(mkostemp64) X(mkstemps) X(mkstemps64) X(mkostemps) X(mkostemps64) \
+  X(mkdtemp) X(remove) X(ftw) X(ftw64) X(nftw) X(nftw64) X(fts_open) X(fts64_open) X(fts_read) X(fts64_read) X(fts_set) X(fts64_set) \
+  X(glob) X(glob64) X(inotify_add_watch) X(fanotify_mark)
 // clang-format on
 #define XB_DECLARE_REAL(name) REAL(name);
 XB_INTERPOSED(XB_DECLARE_REAL)
@@ -521,6 +532,21 @@ DEF_MKSTEMP(mkstemps64, (char *t, int s), (t, s))
 DEF_MKSTEMP(mkostemps, (char *t, int s, int f), (t, s, f))
 DEF_MKSTEMP(mkostemps64, (char *t, int s, int f), (t, s, f))
 
+/* A temporary folder: glibc makes it internally; record the name it chose, created. */
+EXPORT char *mkdtemp(char *t) {
+  if (!RESOLVE(mkdtemp)) {
+    errno = ENOSYS;
+    return NULL;
+  }
+  char *r = real_mkdtemp(t);
+  if (r) {
+    int e = errno;
+    xb_log_set_result(record_call(XB_OP_MKDIR, AT_FDCWD, r, 0700, 0), 0);
+    errno = e;
+  }
+  return r;
+}
+
 /* ---------------------------------------------------------------- stat, access, readlink */
 
 #define NOFOLLOW AT_SYMLINK_NOFOLLOW
@@ -545,6 +571,11 @@ DEF_LIBCALL(int, __lxstat64, XB_OP_STAT, (int v, const char *p, struct stat64 *b
 DEF_LIBCALL(int, __fxstatat, XB_OP_STAT, (int v, int d, const char *p, struct stat *b, int f), (v, d, p, b, f), p, d, f)
 DEF_LIBCALL(int, __fxstatat64, XB_OP_STAT, (int v, int d, const char *p, struct stat64 *b, int f), (v, d, p, b, f), p,
             d, f)
+/* A watch looks its path up (stat), as a stat would; a NULL path marks the fd's own file. */
+DEF_PATHCALL(int, inotify_add_watch, XB_OP_STAT, (int fd, const char *p, uint32_t m), (fd, p, m), p, AT_FDCWD, 0,
+             T(SYS_inotify_add_watch, fd, p, m, 0))
+DEF_PATHCALL(int, fanotify_mark, XB_OP_STAT, (int fd, unsigned fl, uint64_t m, int d, const char *p), (fd, fl, m, d, p),
+             p, d, 0, g_tramp(SYS_fanotify_mark, fd, fl, (long)m, d, (long)p, 0))
 DEF_PATHCALL(int, statfs, XB_OP_STAT, (const char *p, struct statfs *b), (p, b), p, AT_FDCWD, 0,
              T(SYS_statfs, p, b, 0, 0))
 DEF_PATHCALL(int, statfs64, XB_OP_STAT, (const char *p, struct statfs64 *b), (p, b), p, AT_FDCWD, 0,
@@ -588,8 +619,9 @@ static int32_t *record_fd(int op, int fd) {
   return record_call(op, AT_FDCWD, t_base, 0, 0);
 }
 
+/* An open to list, not a listing: the folder is looked up (stat) until its entries are read. */
 EXPORT DIR *opendir(const char *path) {
-  int32_t *slot = record(XB_OP_OPENDIR, AT_FDCWD, path, 0);
+  int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, O_RDONLY | O_DIRECTORY);
   if (!RESOLVE(opendir) || !RESOLVE(fdopendir)) {
     errno = ENOSYS;
     return NULL;
@@ -610,17 +642,210 @@ EXPORT DIR *opendir(const char *path) {
   return d;
 }
 
-/* A listing of an fd however it was opened (tar: O_NOFOLLOW|O_NONBLOCK, then fdopendir). */
-EXPORT DIR *fdopendir(int fd) {
-  int32_t *slot = record_fd(XB_OP_READDIR, fd);
-  if (!RESOLVE(fdopendir)) {
-    errno = ENOSYS;
-    return NULL;
+/*
+ * A listing is recorded at a stream's first readdir (glibc's getdents inside it goes through a
+ * hidden alias: only the filter sees it, so in hybrid mode the filter records it). The streams
+ * last recorded, shared by the threads (one may list what another opened), until closedir: a
+ * stream read again is not recorded again; one pushed out by newer ones is, harmlessly.
+ */
+#define XB_LISTED 8
+static DIR *g_listed[XB_LISTED];
+static unsigned g_listed_next;
+
+static void note_listing(DIR *d) {
+  if (g_tramp || !d) return;
+  for (unsigned i = 0; i < XB_LISTED; i++)
+    if (__atomic_load_n(&g_listed[i], __ATOMIC_RELAXED) == d) return;
+  int e = errno;
+  int fd = dirfd(d);
+  if (fd >= 0) {
+    unsigned at = __atomic_fetch_add(&g_listed_next, 1, __ATOMIC_RELAXED) % XB_LISTED;
+    __atomic_store_n(&g_listed[at], d, __ATOMIC_RELAXED);
+    xb_log_set_result(record_fd(XB_OP_READDIR, fd), 0);
   }
-  DIR *d = real_fdopendir(fd);
-  done(slot, d == NULL);
-  return d;
+  errno = e;
 }
+
+EXPORT int closedir(DIR *d) {
+  for (unsigned i = 0; i < XB_LISTED; i++) {
+    DIR *seen = d;
+    __atomic_compare_exchange_n(&g_listed[i], &seen, NULL, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  }
+  if (!RESOLVE(closedir)) return missing_real();
+  return real_closedir(d);
+}
+
+#define DEF_READDIR(type, name)                                                                                        \
+  EXPORT type *name(DIR *d) {                                                                                          \
+    note_listing(d);                                                                                                   \
+    if (!RESOLVE(name)) {                                                                                              \
+      errno = ENOSYS;                                                                                                  \
+      return NULL;                                                                                                     \
+    }                                                                                                                  \
+    return real_##name(d);                                                                                             \
+  }                                                                                                                    \
+  EXPORT int name##_r(DIR *d, type *entry, type **result) {                                                            \
+    note_listing(d);                                                                                                   \
+    return RESOLVE(name##_r) ? real_##name##_r(d, entry, result) : ENOSYS;                                             \
+  }
+DEF_READDIR(struct dirent, readdir)
+DEF_READDIR(struct dirent64, readdir64)
+
+/*
+ * Walks and patterns list folders through glibc's hidden opendir and readdir, which the shim
+ * cannot see (the filter does, so in hybrid mode they pass untouched): each wrapper reports the
+ * folders the walk read. nftw and ftw report a folder to the caller's function (FTW_D, FTW_DP):
+ * it was listed unless that function asked to skip it; the function pointer waits in a
+ * thread-local for the call (kept across a walk started from inside another).
+ */
+static __thread int (*t_nftw_fn)(const char *, const struct stat *, int, struct FTW *);
+static __thread int (*t_nftw64_fn)(const char *, const struct stat64 *, int, struct FTW *);
+static __thread int (*t_ftw_fn)(const char *, const struct stat *, int);
+static __thread int (*t_ftw64_fn)(const char *, const struct stat64 *, int);
+static __thread int t_nftw_flags;
+
+/* The folder `path` a walk listed (FTW_CHDIR: named from its parent, the cwd by then). */
+static void walk_listed(const char *path, int flag, const struct FTW *at, int ret) {
+  if (flag != FTW_D && flag != FTW_DP) return;
+  if (flag == FTW_D && (t_nftw_flags & FTW_ACTIONRETVAL) && ret == FTW_SKIP_SUBTREE) return;
+  int e = errno;
+  const char *name = at && (t_nftw_flags & FTW_CHDIR) ? path + at->base : path;
+  xb_log_set_result(record_call(XB_OP_READDIR, AT_FDCWD, name, 0, 0), 0);
+  errno = e;
+}
+
+#define DEF_NFTW(name, st_type, fn_var)                                                                                \
+  static int name##_seen(const char *p, const st_type *st, int flag, struct FTW *at) {                                 \
+    int ret = fn_var(p, st, flag, at);                                                                                 \
+    walk_listed(p, flag, at, ret);                                                                                     \
+    return ret;                                                                                                        \
+  }                                                                                                                    \
+  EXPORT int name(const char *dir, int (*fn)(const char *, const st_type *, int, struct FTW *), int fds, int flags) {  \
+    if (!RESOLVE(name)) return missing_real();                                                                         \
+    if (!g_log.hdr || g_tramp) return real_##name(dir, fn, fds, flags);                                                \
+    __typeof__(fn_var) outer = fn_var;                                                                                 \
+    int outer_flags = t_nftw_flags;                                                                                    \
+    fn_var = fn;                                                                                                       \
+    t_nftw_flags = flags;                                                                                              \
+    int r = real_##name(dir, name##_seen, fds, flags);                                                                 \
+    fn_var = outer;                                                                                                    \
+    t_nftw_flags = outer_flags;                                                                                        \
+    return r;                                                                                                          \
+  }
+DEF_NFTW(nftw, struct stat, t_nftw_fn)
+DEF_NFTW(nftw64, struct stat64, t_nftw64_fn)
+
+#define DEF_FTW(name, st_type, fn_var)                                                                                 \
+  static int name##_seen(const char *p, const st_type *st, int flag) {                                                 \
+    int ret = fn_var(p, st, flag);                                                                                     \
+    walk_listed(p, flag, NULL, ret);                                                                                   \
+    return ret;                                                                                                        \
+  }                                                                                                                    \
+  EXPORT int name(const char *dir, int (*fn)(const char *, const st_type *, int), int fds) {                           \
+    if (!RESOLVE(name)) return missing_real();                                                                         \
+    if (!g_log.hdr || g_tramp) return real_##name(dir, fn, fds);                                                       \
+    __typeof__(fn_var) outer = fn_var;                                                                                 \
+    int outer_flags = t_nftw_flags;                                                                                    \
+    fn_var = fn;                                                                                                       \
+    t_nftw_flags = 0;                                                                                                  \
+    int r = real_##name(dir, name##_seen, fds);                                                                        \
+    fn_var = outer;                                                                                                    \
+    t_nftw_flags = outer_flags;                                                                                        \
+    return r;                                                                                                          \
+  }
+DEF_FTW(ftw, struct stat, t_ftw_fn)
+DEF_FTW(ftw64, struct stat64, t_ftw64_fn)
+
+/*
+ * fts returns a folder a second time (FTS_DP) once it read it, with fts_accpath naming it from
+ * the cwd; a folder skipped (fts_set FTS_SKIP, or another device under FTS_XDEV) is returned as
+ * FTS_DP too, unread: the entry last skipped is remembered to tell them apart. fts_open opens
+ * the cwd to come back to (unless FTS_NOCHDIR).
+ */
+static __thread const void *t_fts_skipped;
+
+#define DEF_FTS(open, read, set, fts_type, ent_type)                                                                   \
+  EXPORT fts_type *open(char *const *roots, int options, int (*cmp)(const ent_type **, const ent_type **)) {           \
+    if (!RESOLVE(open)) {                                                                                              \
+      errno = ENOSYS;                                                                                                  \
+      return NULL;                                                                                                     \
+    }                                                                                                                  \
+    fts_type *f = real_##open(roots, options, cmp);                                                                    \
+    if (f && !(options & FTS_NOCHDIR) && g_log.hdr && !g_tramp) {                                                      \
+      int e = errno;                                                                                                   \
+      xb_log_set_result(record_call(XB_OP_OPEN, AT_FDCWD, ".", O_RDONLY, 0), 0);                                       \
+      errno = e;                                                                                                       \
+    }                                                                                                                  \
+    return f;                                                                                                          \
+  }                                                                                                                    \
+  EXPORT int set(fts_type *f, ent_type *e, int instr) {                                                                \
+    if (!RESOLVE(set)) return missing_real();                                                                          \
+    if (instr == FTS_SKIP) t_fts_skipped = e;                                                                          \
+    return real_##set(f, e, instr);                                                                                    \
+  }                                                                                                                    \
+  EXPORT ent_type *read(fts_type *f) {                                                                                 \
+    if (!RESOLVE(read)) {                                                                                              \
+      errno = ENOSYS;                                                                                                  \
+      return NULL;                                                                                                     \
+    }                                                                                                                  \
+    ent_type *e = real_##read(f);                                                                                      \
+    if (e && e->fts_info == FTS_DP && g_log.hdr && !g_tramp) {                                                         \
+      int skipped = e == t_fts_skipped || ((f->fts_options & FTS_XDEV) && e->fts_dev != f->fts_dev);                   \
+      t_fts_skipped = NULL;                                                                                            \
+      int err = errno;                                                                                                 \
+      if (!skipped) xb_log_set_result(record_call(XB_OP_READDIR, AT_FDCWD, e->fts_accpath, 0, 0), 0);                  \
+      errno = err;                                                                                                     \
+    }                                                                                                                  \
+    return e;                                                                                                          \
+  }
+DEF_FTS(fts_open, fts_read, fts_set, FTS, FTSENT)
+DEF_FTS(fts64_open, fts64_read, fts64_set, FTS64, FTSENT64)
+
+/*
+ * glob reads folders through the caller's functions when asked (GLOB_ALTDIRFUNC): given the
+ * shim's own (opendir, readdir, closedir, stat, lstat: each records as when a program calls it),
+ * and the caller's fields put back after, the walk is seen and the result is the same.
+ */
+static void *glob_opendir(const char *p) {
+  return opendir(p);
+}
+static void glob_closedir(void *d) {
+  closedir(d);
+}
+static struct dirent *glob_readdir(void *d) {
+  return readdir(d);
+}
+static struct dirent64 *glob_readdir64(void *d) {
+  return readdir64(d);
+}
+
+#define DEF_GLOB(name, glob_type, dirent_read, st_type, stat_fn, lstat_fn)                                             \
+  static int name##_stat(const char *p, st_type *b) {                                                                  \
+    return stat_fn(p, b);                                                                                              \
+  }                                                                                                                    \
+  static int name##_lstat(const char *p, st_type *b) {                                                                 \
+    return lstat_fn(p, b);                                                                                             \
+  }                                                                                                                    \
+  EXPORT int name(const char *pattern, int flags, int (*err)(const char *, int), glob_type *g) {                       \
+    if (!RESOLVE(name)) return GLOB_NOSPACE;                                                                           \
+    if (!g_log.hdr || g_tramp || (flags & GLOB_ALTDIRFUNC)) return real_##name(pattern, flags, err, g);                \
+    glob_type kept = *g;                                                                                               \
+    g->gl_opendir = glob_opendir;                                                                                      \
+    g->gl_readdir = dirent_read;                                                                                       \
+    g->gl_closedir = glob_closedir;                                                                                    \
+    g->gl_stat = name##_stat;                                                                                          \
+    g->gl_lstat = name##_lstat;                                                                                        \
+    int r = real_##name(pattern, flags | GLOB_ALTDIRFUNC, err, g);                                                     \
+    g->gl_flags &= ~GLOB_ALTDIRFUNC;                                                                                   \
+    g->gl_opendir = kept.gl_opendir;                                                                                   \
+    g->gl_readdir = kept.gl_readdir;                                                                                   \
+    g->gl_closedir = kept.gl_closedir;                                                                                 \
+    g->gl_stat = kept.gl_stat;                                                                                         \
+    g->gl_lstat = kept.gl_lstat;                                                                                       \
+    return r;                                                                                                          \
+  }
+DEF_GLOB(glob, glob_t, glob_readdir, struct stat, stat, lstat)
+DEF_GLOB(glob64, glob64_t, glob_readdir64, struct stat64, stat64, lstat64)
 
 EXPORT ssize_t getdents64(int fd, void *buf, size_t n) {
   int32_t *slot = record_fd(XB_OP_READDIR, fd);
@@ -814,12 +1039,19 @@ EXPORT long syscall(long nr, ...) {
   return r;
 }
 
+/* glibc's remove: unlink, then rmdir if the name is a folder (both recorded). */
+EXPORT int remove(const char *p) {
+  if (unlink(p) == 0) return 0;
+  return errno == EISDIR ? rmdir(p) : -1;
+}
+
 /* ---------------------------------------------------------------- exec family */
 
 static int has_prefix(const char *s, const char *prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* The number of strings in a NULL-terminated vector (environment or arguments; NULL is empty). */
 static size_t env_count(char *const envp[]) {
   size_t n = 0;
   if (envp)
@@ -833,23 +1065,28 @@ static size_t env_count(char *const envp[]) {
  */
 struct exec_buf {
   char **env; /* room for the caller's environment + 4 */
-  char *found; /* PATH_MAX: a PATH search's result */
+  char **argv; /* room for the caller's arguments + 2: the shell's, for a script without #! */
+  char *found; /* XB_CANDIDATE_MAX: a PATH search's candidate */
   char *preload; /* 2 * PATH_MAX + 32: a merged or trimmed LD_PRELOAD */
   size_t preload_cap;
   void *map;
   size_t size;
 };
 
-static int exec_buf_get(struct exec_buf *b, char *const envp[]) {
-  size_t n = env_count(envp) + 5;
+/* A PATH element (shorter than PATH_MAX, as glibc takes it), '/', a name of up to NAME_MAX, NUL. */
+#define XB_CANDIDATE_MAX (PATH_MAX + NAME_MAX + 2)
+
+static int exec_buf_get(struct exec_buf *b, char *const envp[], char *const argv[]) {
+  size_t n = env_count(envp) + 5, a = env_count(argv) + 3;
   b->preload_cap = 2 * PATH_MAX + 32;
-  b->size = (n * sizeof(char *) + PATH_MAX + b->preload_cap + 4095) & ~(size_t)4095;
+  b->size = ((n + a) * sizeof(char *) + XB_CANDIDATE_MAX + b->preload_cap + 4095) & ~(size_t)4095;
   long p = XSYS(SYS_mmap, 0, b->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
   if (p < 0 && p > -4096) return (int)-p;
   b->map = (void *)p;
   b->env = (char **)p;
-  b->found = (char *)p + n * sizeof(char *);
-  b->preload = b->found + PATH_MAX;
+  b->argv = b->env + n;
+  b->found = (char *)(b->argv + a);
+  b->preload = b->found + XB_CANDIDATE_MAX;
   return 0;
 }
 
@@ -1003,10 +1240,9 @@ static int search_path(const char *file, char *out, size_t cap) {
 
 /*
  * Runs `file` traced: records the exec and re-inserts the tracing environment. `resolved` is its
- * path (NULL if not found on PATH); `search` says the real call does the PATH search itself
- * (execvpe), `dirfd`/`flags` are execveat's.
+ * path (NULL if not found on PATH); `dirfd`/`flags` are execveat's.
  */
-static int exec_traced(int dirfd, const char *file, const char *resolved, int search, int flags, char *const argv[],
+static int exec_traced(int dirfd, const char *file, const char *resolved, int flags, char *const argv[],
                        char *const envp[], struct exec_buf *b) {
   const char *shown = resolved ? resolved : file;
   int32_t *slot = shown && shown[0] ? record(XB_OP_EXEC, dirfd, shown, 0) : record_fd(XB_OP_EXEC, dirfd);
@@ -1017,9 +1253,7 @@ static int exec_traced(int dirfd, const char *file, const char *resolved, int se
     note_static(resolved);
   char **env = traced_env(envp, b, secure);
   int r;
-  if (search)
-    r = real_execvpe(file, argv, env);
-  else if (g_tramp)
+  if (g_tramp)
     r = (int)set_errno(g_tramp(SYS_execveat, dirfd, (long)file, (long)argv, (long)env, flags, 0));
   else if (dirfd == AT_FDCWD && flags == 0)
     r = real_execve(file, argv, env);
@@ -1029,16 +1263,36 @@ static int exec_traced(int dirfd, const char *file, const char *resolved, int se
   return r;
 }
 
+/*
+ * The C library's answer to an image the kernel will not run (ENOEXEC: a script without #!),
+ * in execvp, execlp and execvpe only: /bin/sh runs `file` with the arguments after argv[0].
+ * Returns with the shell's errno if that exec fails too.
+ */
+static void exec_as_script(const char *file, char *const argv[], char *const envp[], struct exec_buf *b) {
+  size_t argc = env_count(argv);
+  b->argv[0] = (char *)"/bin/sh";
+  b->argv[1] = (char *)file;
+  for (size_t i = 1; i < argc; i++) b->argv[i + 1] = argv[i];
+  b->argv[argc > 1 ? argc + 1 : 2] = NULL;
+  exec_traced(AT_FDCWD, b->argv[0], b->argv[0], 0, b->argv, envp, b);
+}
+
+/* One execvp attempt: the exec, then the shell for a script without #!. */
+static void exec_or_script(const char *file, char *const argv[], char *const envp[], struct exec_buf *b) {
+  exec_traced(AT_FDCWD, file, file, 0, argv, envp, b);
+  if (errno == ENOEXEC) exec_as_script(file, argv, envp, b);
+}
+
 static int do_execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
   if (!RESOLVE(execve)) return missing_real();
   if (!g_log.hdr) return (int)set_errno(xb_sys6(SYS_execveat, dirfd, (long)path, (long)argv, (long)envp, flags, 0));
   struct exec_buf b;
-  int err = exec_buf_get(&b, envp);
+  int err = exec_buf_get(&b, envp, NULL);
   if (err) {
     errno = err;
     return -1;
   }
-  int r = exec_traced(dirfd, path, path, 0, flags, argv, envp, &b);
+  int r = exec_traced(dirfd, path, path, flags, argv, envp, &b);
   exec_buf_put(&b);
   return r;
 }
@@ -1049,20 +1303,72 @@ static int do_execve(const char *path, char *const argv[], char *const envp[]) {
   return do_execveat(AT_FDCWD, path, argv, envp, 0);
 }
 
+/*
+ * execvpe as the C library runs it, each attempt traced: a name with a '/' is run as given, any
+ * other is tried in each PATH directory in turn ("/bin:/usr/bin" when unset; an empty element is
+ * the cwd), going on after EACCES (reported if nothing runs), ENOENT, ESTALE, ENOTDIR, ENODEV
+ * and ETIMEDOUT and stopping at any other error; an image the kernel will not run goes to
+ * /bin/sh (exec_as_script). A failed attempt is recorded with its outcome (missing, or stat).
+ */
 static int do_execvpe(const char *file, char *const argv[], char *const envp[]) {
-  if (!file || !*file || strchr(file, '/')) return do_execve(file, argv, envp);
   if (!RESOLVE(execvpe) || !RESOLVE(execve)) return missing_real();
   if (!g_log.hdr) return real_execvpe(file, argv, envp);
+  if (file && !*file) {
+    errno = ENOENT;
+    return -1;
+  }
+  size_t flen = file ? strnlen(file, NAME_MAX + 1) : 0;
+  if (flen > NAME_MAX && !strchr(file, '/')) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
   struct exec_buf b;
-  int err = exec_buf_get(&b, envp);
+  int err = exec_buf_get(&b, envp, argv);
   if (err) {
     errno = err;
     return -1;
   }
-  const char *found = search_path(file, b.found, PATH_MAX) ? b.found : NULL;
-  int r = exec_traced(AT_FDCWD, file, found, 1, 0, argv, envp, &b);
+  if (!file || strchr(file, '/')) {
+    exec_or_script(file, argv, envp, &b);
+    exec_buf_put(&b);
+    return -1;
+  }
+  const char *path = getenv("PATH");
+  if (!path) path = "/bin:/usr/bin";
+  size_t plen = strnlen(path, PATH_MAX - 1) + 1;
+  int eacces = 0;
+  for (const char *p = path;;) {
+    const char *end = strchrnul(p, ':');
+    size_t dlen = (size_t)(end - p);
+    if (dlen >= plen) { /* PATH cut at PATH_MAX: glibc goes on from the ':' (an empty element) */
+      if (!*end) break;
+      p = end;
+      continue;
+    }
+    memcpy(b.found, p, dlen);
+    b.found[dlen] = '/';
+    memcpy(b.found + dlen + (dlen ? 1 : 0), file, flen + 1);
+    exec_or_script(b.found, argv, envp, &b);
+    switch (errno) {
+    case EACCES:
+      eacces = 1;
+      /* fall through */
+    case ENOENT:
+    case ESTALE:
+    case ENOTDIR:
+    case ENODEV:
+    case ETIMEDOUT:
+      break;
+    default: /* found, but it would not run */
+      exec_buf_put(&b);
+      return -1;
+    }
+    if (!*end) break;
+    p = end + 1;
+  }
+  if (eacces) errno = EACCES;
   exec_buf_put(&b);
-  return r;
+  return -1;
 }
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
@@ -1080,7 +1386,17 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
 EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
   return do_execveat(dirfd, path, argv, envp, flags);
 }
+/* 0 for a NULL vector; a function of its own, so the compiler does not trust the header's nonnull. */
+static int vec_given(char *const *v) {
+  return v != NULL;
+}
+
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
+  /* glibc's checks, before any system call */
+  if (fd < 0 || !vec_given(argv) || !vec_given(envp)) {
+    errno = EINVAL;
+    return -1;
+  }
   return do_execveat(fd, "", argv, envp, AT_EMPTY_PATH);
 }
 
@@ -1119,7 +1435,7 @@ static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_
   if (!RESOLVE(posix_spawn) || !RESOLVE(posix_spawnp)) return ENOSYS;
   if (!g_log.hdr) return (search ? real_posix_spawnp : real_posix_spawn)(pid, path, fa, attr, argv, envp);
   struct exec_buf b;
-  int err = exec_buf_get(&b, envp);
+  int err = exec_buf_get(&b, envp, NULL);
   if (err) return err;
   const char *target = path;
   if (search && path && !strchr(path, '/')) target = search_path(path, b.found, PATH_MAX) ? b.found : NULL;

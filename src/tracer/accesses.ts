@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { ACCESS_MODES, type Access, type AccessMode } from "./types.ts";
 import { OP, REC_SIZE, RESULT_PENDING, RESULT_UNKNOWN, RF_TRUNCATED, RF_UNREADABLE, type RawRecord } from "./log.ts";
-import { canonicalize, displayPath } from "./paths.ts";
+import { cachedRealPath, canonicalize, displayPath } from "./paths.ts";
 import { canonicalizeWindows, normalizeWindows, windowsKey } from "./paths-windows.ts";
 
 const ENOENT = 2;
@@ -37,7 +37,7 @@ export function intendedModes(op: number, arg: number): AccessMode[] {
     case OP.READLINK:
     case OP.CHDIR:
       return ["stat"];
-    case OP.OPENDIR: // an O_DIRECTORY open (a lookup), then its listing
+    case OP.OPENDIR: // scandir: an O_DIRECTORY open (a lookup), then its listing
       return ["readdir", "stat"];
     case OP.READDIR:
       return ["readdir"];
@@ -210,8 +210,9 @@ export class AccessCollector {
     const windows = this.options.windows ?? false;
     const given = this.options.exclude;
     const exclude = windows && given ? new Set([...given].map((p) => windowsKey(normalizeWindows(p)))) : given;
+    const real = cachedRealPath();
     for (const raw of this.raws.values()) {
-      const abs = windows ? canonicalizeWindows(raw.base, raw.path) : canonicalize(raw.base, raw.path);
+      const abs = windows ? canonicalizeWindows(raw.base, raw.path) : canonicalize(raw.base, raw.path, real);
       const key = windows ? windowsKey(abs.toString("utf8")) : abs.toString("latin1");
       const e = byPath.get(key);
       if (!e) {

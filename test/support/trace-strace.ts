@@ -3,8 +3,8 @@
  * xbench traces and classifies it the way xbench's modes mean, independently of xbench's code.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
-import { isAbsolute, join, normalize } from "pathe";
+import { readFileSync, realpathSync, rmSync } from "node:fs";
+import { dirname, isAbsolute, join, normalize } from "pathe";
 
 export type Mode = "read" | "write" | "readdir" | "stat" | "exec" | "missing";
 
@@ -65,13 +65,15 @@ const TRACED = [
   "truncate",
   ...NODE_AND_METADATA_CALLS,
   "bind",
+  "inotify_add_watch",
+  "fanotify_mark",
 ];
 const FOLLOWED = ["fchdir", "clone", "clone3", "fork", "vfork"];
 
 /**
  * Calls strace shows under `trace=%file` that xbench does not trace, named here once: they
  * read or change extended attributes of a path the program has already opened or looked up
- * (*xattr), or are out of scope for a build tracer (mount, inotify, chroot).
+ * (*xattr), or are out of scope for a build tracer (mount, chroot).
  */
 export const NOT_TRACED = [
   "getxattr",
@@ -82,8 +84,6 @@ export const NOT_TRACED = [
   "llistxattr",
   "removexattr",
   "lremovexattr",
-  "inotify_add_watch",
-  "fanotify_mark",
   "name_to_handle_at",
   "mount",
   "umount2",
@@ -158,6 +158,36 @@ function openModes(flags: string): Mode[] {
   return modes;
 }
 
+const realFolders = new Map<string, string>();
+
+/**
+ * An absolute path with `..` taken as the kernel takes it: the parent of the real folder the
+ * path before it leads to (with `l -> sub/deep`, `l/../x` is `sub/x`), looked up now; as text
+ * when that folder is gone. Otherwise the names strace shows, normalized.
+ */
+function kernelPath(path: string): string {
+  if (!path.split("/").includes("..")) return normalize(path);
+  let cur = "/";
+  for (const seg of path.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg !== "..") {
+      cur = cur === "/" ? `/${seg}` : `${cur}/${seg}`;
+      continue;
+    }
+    let real = realFolders.get(cur);
+    if (real === undefined) {
+      try {
+        real = realpathSync(cur);
+      } catch {
+        real = cur;
+      }
+      realFolders.set(cur, real);
+    }
+    cur = dirname(real);
+  }
+  return cur;
+}
+
 export interface StraceView {
   /** Modes per absolute path, as xbench should report them. */
   modes: Map<string, Set<Mode>>;
@@ -167,6 +197,7 @@ export interface StraceView {
 
 /** Classifies a strace log (see straceModes). */
 export function classify(log: string, topCwd: string): StraceView {
+  realFolders.clear(); // the file system as this run left it
   const byPath = new Map<string, Set<Mode>>();
   const via = new Map<string, Set<string>>();
   let call = "";
@@ -174,7 +205,7 @@ export function classify(log: string, topCwd: string): StraceView {
   const pending = new Map<string, string>();
   const add = (path: string | undefined, base: string | undefined, modes: Mode[]) => {
     if (path === undefined || path === "") return;
-    const abs = normalize(isAbsolute(path) ? path : join(base ?? topCwd, path));
+    const abs = kernelPath(isAbsolute(path) ? path : `${base ?? topCwd}/${path}`); // pathe's join would drop `x/..` as text
     let set = byPath.get(abs);
     if (!set) byPath.set(abs, (set = new Set()));
     for (const m of modes) {
@@ -239,6 +270,12 @@ export function classify(log: string, topCwd: string): StraceView {
         add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(openModes(flags)));
         break;
       }
+      case "inotify_add_watch": // a watch looks its path up
+        add(unquote(args[1]), base, outcome(["stat"]));
+        break;
+      case "fanotify_mark": // a NULL path marks the dirfd's own file
+        add(unquote(args[4]), fdPath(args[3]) ?? base, outcome(["stat"]));
+        break;
       case "getdents":
       case "getdents64":
         if (!failed) add(fdPath(args[0]), undefined, ["readdir"]);
@@ -275,7 +312,7 @@ export function classify(log: string, topCwd: string): StraceView {
         if (path === "" || path === undefined) break; // AT_EMPTY_PATH: an fd operation
         if (STAT_LIKE.has(name)) {
           add(path, dir, outcome(["stat"]));
-          if (name === "chdir" && !failed) cwd.set(pid, normalize(isAbsolute(path) ? path : join(dir, path)));
+          if (name === "chdir" && !failed) cwd.set(pid, kernelPath(isAbsolute(path) ? path : `${dir}/${path}`));
         } else if (WRITES.has(name)) {
           add(path, dir, outcome(["write"]));
         }

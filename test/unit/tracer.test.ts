@@ -87,6 +87,27 @@ describe("canonicalize", () => {
     expect(c("/w/sub", "../f")).toBe("/w/f");
     expect(c("/w", "./sub/b")).toBe("/w/sub/b");
   });
+  test("`..` goes through the real folder the path before it names, as the kernel does", () => {
+    const links: Record<string, string> = { "/w/lnk": "/w/sub/deep", "/w/sub/deep": "/w/sub/deep", "/w/a/lnk": "/w/sub/deep" };
+    const asked: string[] = [];
+    const real = (p: Buffer) => {
+      asked.push(p.toString());
+      const to = links[p.toString()];
+      return to === undefined ? undefined : Buffer.from(to);
+    };
+    const r = (base: string, path: string) => canonicalize(Buffer.from(base), Buffer.from(path), real).toString();
+    expect(r("", "/w/lnk/../x")).toBe("/w/sub/x");
+    expect(r("/w", "lnk/../y")).toBe("/w/sub/y");
+    expect(r("/w", "./a/lnk/./../x")).toBe("/w/sub/x");
+    asked.length = 0;
+    expect(r("/w", "a/lnk/../../z")).toBe("/w/z"); // one lookup, then the real folder's parent
+    expect(asked).toEqual(["/w/a/lnk"]);
+    expect(r("", "/w/gone/../x")).toBe("/w/x"); // nothing to look up: as text
+    asked.length = 0;
+    expect(r("/w/sub/deep", "../x")).toBe("/w/sub/x"); // the base is real already
+    expect(r("", "/w/lnk/x")).toBe("/w/lnk/x"); // no `..`: the name the program used
+    expect(asked).toEqual([]);
+  });
   test("bytes that are not UTF-8 survive", () => {
     const out = canonicalize(Buffer.from("/d"), Buffer.from([0x78, 0xff]));
     expect([...out]).toEqual([0x2f, 0x64, 0x2f, 0x78, 0xff]);
