@@ -10,7 +10,7 @@ import { dirname, join } from "pathe";
 import { usageError } from "../errors.ts";
 import type { ProfileSummary, RowProfile } from "../model/profile.ts";
 import type { CompareResult, Row, Runtime, Side } from "../model/result.ts";
-import { rowProfile } from "../profile/aggregate.ts";
+import { refineStatus, rowProfile } from "../profile/aggregate.ts";
 import { attributeProcess, type ProcessAttribution, type SideBundle } from "../profile/attribute.ts";
 import { mergeProfiles, parseCpuProfile, type ProfilePart } from "../profile/cpuprofile.ts";
 import { decodeSourceMap } from "../profile/sourcemap.ts";
@@ -150,7 +150,7 @@ export async function profileRows(ctx: ProfileContext, result: CompareResult, wh
     tables.set(
       row.id,
       processes.length > 0
-        ? rowProfile(processes, { base: baseMedian, head: baseMedian * (1 + delta) })
+        ? refineStatuses(rowProfile(processes, { base: baseMedian, head: baseMedian * (1 + delta) }), ctx.sides)
         : { processes: 0, functions: [], other: { base: 0, head: 0 }, error },
     );
   }
@@ -163,4 +163,16 @@ export async function profileRows(ctx: ProfileContext, result: CompareResult, wh
   }
   const rows = result.rows.map((row) => (tables.has(row.id) ? { ...row, profile: tables.get(row.id)! } : row));
   return { ...result, rows, profile: summary };
+}
+
+/** A row's functions that ran on one side only, told apart: gone from the other side's source, or only not called there. */
+function refineStatuses(profile: RowProfile, sides: Record<Side, SideTree>): RowProfile {
+  const read = (side: Side, file: string): string | undefined => {
+    try {
+      return readFileSync(join(sides[side].root, file), "utf8");
+    } catch {
+      return undefined; // the file is gone on that side: the function with it
+    }
+  };
+  return { ...profile, functions: profile.functions.map((fn) => refineStatus(fn, read)) };
 }

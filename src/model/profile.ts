@@ -7,9 +7,10 @@ import type { Side } from "./result.ts";
 
 /**
  * `both`: the function (same name, same original file) ran on both sides; `new`: only head's
- * code has it; `removed`: only base's (a rename is one of each).
+ * code has it; `removed`: only base's (a rename is one of each); `not called on head` / `not
+ * called on base`: it ran on one side only, and the other side's file still has it.
  */
-export type FunctionStatus = "both" | "new" | "removed";
+export type FunctionStatus = "both" | "new" | "removed" | "not called on head" | "not called on base";
 
 export interface FunctionProfile {
   name: string;

@@ -38,6 +38,20 @@ function statusOf(onBase: boolean, onHead: boolean): FunctionStatus {
 }
 
 /**
+ * A function that ran on one side only, `new` or `removed` by its samples, read against the
+ * other side's source: when that side's file still has the name, the function is there and
+ * was just not called. `sourceOf(side, file)` is the file's text on a side, undefined if absent.
+ */
+export function refineStatus(fn: FunctionProfile, sourceOf: (side: Side, file: string) => string | undefined): FunctionProfile {
+  if (fn.status !== "new" && fn.status !== "removed") return fn;
+  const other: Side = fn.status === "new" ? "base" : "head";
+  const text = sourceOf(other, fn.file);
+  const escaped = fn.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  if (text === undefined || !new RegExp(`(^|[^\\w$])${escaped}($|[^\\w$])`).test(text)) return fn;
+  return { ...fn, status: other === "head" ? "not called on head" : "not called on base" };
+}
+
+/**
  * The per-function table of one row from its profiled processes (at least one); `rowTime`
  * is each side's time per iteration from the row's rounds, ns.
  */

@@ -4,7 +4,7 @@
  * side, matching functions across sides, the per-row table, and merging profiles.
  */
 import { describe, expect, test } from "bun:test";
-import { rowProfile } from "../../src/profile/aggregate.ts";
+import { refineStatus, rowProfile } from "../../src/profile/aggregate.ts";
 import { attributeProcess, originalName, resolveFunction, type SideBundle } from "../../src/profile/attribute.ts";
 import { cpuProfileProblem, mergeProfiles, parseCpuProfile, type CpuProfile, type ProfileNode } from "../../src/profile/cpuprofile.ts";
 import { decodeSourceMap, decodeVlq, originalPosition } from "../../src/profile/sourcemap.ts";
@@ -259,5 +259,30 @@ describe("which rows, and the flag", () => {
     expect(parse(["--profile", "parse"])).toEqual({ profile: "verdict", positionals: ["parse"] });
     expect(parse(["parse", "--profile", "all"])).toEqual({ profile: "all", positionals: ["parse"] });
     expect(() => parse(["--profile=some"])).toThrow(/--profile must be one of verdict, all/);
+  });
+});
+
+describe("a function that ran on one side only", () => {
+  const fn = (status: "new" | "removed", name = "render") => ({
+    name,
+    file: "src/pipeline.ts",
+    line: 16,
+    status,
+    base: 1,
+    head: 0,
+    change: -1,
+    ci: [-2, 0] as [number, number],
+    share: 0.2,
+  });
+  test("is removed when the other side's file no longer has it, not called when it does", () => {
+    const head = "export function paint(x) { return x; }\n";
+    const withRender = `${head}export function render(x) { return paint(x); }\n`;
+    expect(refineStatus(fn("removed"), () => head).status).toBe("removed");
+    expect(refineStatus(fn("removed"), () => withRender).status).toBe("not called on head");
+    expect(refineStatus(fn("removed"), () => undefined).status).toBe("removed"); // the file is gone
+    expect(refineStatus(fn("new"), (side) => (side === "base" ? withRender : head)).status).toBe("not called on base");
+    // A name inside a longer one is not the function: renderAll is not render.
+    expect(refineStatus(fn("removed"), () => "export const renderAll = 1;\n").status).toBe("removed");
+    expect(refineStatus(fn("removed", "$get"), () => "const $get = () => 1;\n").status).toBe("not called on head");
   });
 });
