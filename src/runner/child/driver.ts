@@ -61,7 +61,6 @@ function inventory(description: Described): ChildLine {
     metrics: description.metrics.map((m) => ({ label: m.label, unit: m.unit })),
     commands: description.commands.map((c) => c.label),
     isolate: description.isolate,
-    duplicates: description.duplicates,
   };
 }
 
