@@ -13,6 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } f
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import type { CompareResult } from "../../src/model/result.ts";
+import { distinctLabels } from "../../src/runner/child/registry.ts";
 import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
 import { ROOT } from "../support/xbench.ts";
 
@@ -184,6 +185,43 @@ describe("compare runs the suite a project already has", () => {
       expect(r.stdout).toMatch(new RegExp(`: ${c.slowed.replace(/[()]/g, "\\$&")} .* slower$`, "m"));
     }, 300_000);
   }
+});
+
+/** Rows only, no verdicts: 6 rounds, the fewest that give every row an interval. */
+const ROWS_RUN = ["--base", "HEAD", "--rounds", "6"];
+
+/** Every row measured on both sides, in this order; none failed. */
+function expectRows(result: CompareResult | undefined, labels: string[]): void {
+  expect(result!.rows.map((row) => [row.label, row.status])).toEqual(labels.map((label) => [label, "ok"]));
+}
+
+describe("every row a suite declares, named as its own tool names it", () => {
+  test("vitest: describe.each (array and template), describe in a loop, repeated names, skipIf, test() and expect() beside benches", () => {
+    const repo = fixtureRepo("vitest-semver", { vitest: "vitest" });
+    runOwnTool(repo.dir, [join(MODULES, ".bin", "vitest"), "bench", "--run", "--outputJson", "../vitest-names.json"]);
+    const report = JSON.parse(readFileSync(join(repo.dir, "..", "vitest-names.json"), "utf8")) as {
+      files: Array<{ groups: Array<{ fullName: string; benchmarks: Array<{ name: string }> }> }>;
+    };
+    // vitest names a group `file > describe > describe`; xbench joins the describes with ›.
+    const named = report.files.flatMap((f) =>
+      f.groups.flatMap((g) => g.benchmarks.map((b) => [...g.fullName.split(" > ").slice(1), b.name].join(" › "))),
+    );
+    const labels = distinctLabels(named);
+    expect(labels).toEqual([
+      "parse release › parse",
+      "parse release › parse #2",
+      "parse prerelease › parse",
+      "parse prerelease › parse #2",
+      "satisfies '^1.2.0' › match",
+      "satisfies '>=2.0.0 <3.0' › match",
+      "sort 10 › compare",
+      "sort 10 › compare, parsed once",
+      "sort 200 › compare",
+    ]);
+    const r = compareIn(repo, ROWS_RUN);
+    expect(r.stderr).not.toContain("failed");
+    expectRows(r.result, labels);
+  }, 300_000);
 });
 
 describe("a bench file compare cannot read", () => {
