@@ -224,6 +224,86 @@ describe("every row a suite declares, named as its own tool names it", () => {
   }, 300_000);
 });
 
+describe("one failing benchmark fails its own row", () => {
+  test("a tinybench task that starts throwing and a Benchmark.js deferred whose timer throws: those rows fail on head, every other row is measured", () => {
+    // Head's cache gives up after a few thousand lookups, and its timer callback throws.
+    const cache = (broken: boolean) =>
+      [
+        "let lookups = 0;",
+        "export function lookup(key) {",
+        `  if (++lookups > 5000 && ${broken}) throw new Error("cache evicted");`,
+        "  return key % 7;",
+        "}",
+        "export function settle(done) {",
+        `  if (${broken}) throw new Error("timer callback failed");`,
+        "  done();",
+        "}",
+        "",
+      ].join("\n");
+    const queue = [
+      'import { Bench } from "tinybench";',
+      'import { lookup } from "../src/cache.js";',
+      "",
+      "const bench = new Bench({ time: 100 });",
+      "bench",
+      '  .add("push/shift", () => {',
+      "    const q = [];",
+      "    for (let i = 0; i < 64; i++) q.push(i);",
+      "    while (q.length) q.shift();",
+      "  })",
+      '  .add("cached lookup", () => lookup(42))',
+      '  .add("splice", () => {',
+      "    const a = Array.from({ length: 64 }, (_, i) => i);",
+      "    while (a.length) a.splice(0, 1);",
+      "  });",
+      "",
+      "await bench.run();",
+      "console.table(bench.table());",
+      "",
+    ].join("\n");
+    const timers = [
+      'import Benchmark from "benchmark";',
+      'import { settle } from "../src/cache.js";',
+      "",
+      'new Benchmark.Suite("timers")',
+      '  .add("sync", function () {',
+      "    JSON.parse('{\"a\":[1,2,3]}');",
+      "  })",
+      '  .add("deferred", {',
+      "    defer: true,",
+      "    fn: function (deferred) {",
+      "      setTimeout(function () {",
+      "        settle(function () { deferred.resolve(); });",
+      "      }, 0);",
+      "    },",
+      "  })",
+      '  .add("after", function () {',
+      "    [3, 1, 2].sort();",
+      "  })",
+      '  .on("cycle", (e) => console.log(String(e.target)))',
+      "  .run();",
+      "",
+    ].join("\n");
+    const repo = repoWith({
+      "package.json": '{ "type": "module" }\n',
+      "src/cache.js": cache(false),
+      "bench/queue.bench.js": queue,
+      "bench/timers.bench.js": timers,
+    });
+    repo.write({ "src/cache.js": cache(true) });
+    const r = compareIn(repo, ROWS_RUN);
+    const rows = r.result!.rows.map((row) => [row.label, row.status, row.error?.side, row.error?.message]);
+    expect(rows).toEqual([
+      ["push/shift", "ok", undefined, undefined],
+      ["cached lookup", "failed", "head", "cache evicted"],
+      ["splice", "ok", undefined, undefined],
+      ["timers › sync", "ok", undefined, undefined],
+      ["timers › deferred", "failed", "head", "timer callback failed"],
+      ["timers › after", "ok", undefined, undefined],
+    ]);
+  }, 300_000);
+});
+
 describe("a bench file compare cannot read", () => {
   test("one that times itself: one line naming it and the supported APIs, exit 2, no round", () => {
     const repo = repoWith({
