@@ -88,7 +88,7 @@ export function aroundFromOptions(options: Record<string, unknown>, name: string
 }
 
 /**
- * Row labels in file order, a repeated one numbered (`parse`, `parse #2`, `parse #3`), as
+ * Row labels in file order, each repeat of a label suffixed ` #n` from n = 2 on, as
  * suites add two benchmarks of one name with different options and their own tools run both.
  * Numbered by order of registration, so both sides of an unchanged file agree; a number some
  * other label already uses is passed over.

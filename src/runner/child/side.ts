@@ -89,7 +89,7 @@ export async function describeSide(side: string): Promise<SideDescription> {
   }
   benchmarks.push(...(await otherBenchmarks()));
   const extras = registry(side);
-  // One namespace for every row of the file: a repeated label becomes `label #2`, never a lost row.
+  // One namespace for every row of the file: a repeated label gets a number, never loses its row.
   const labels = distinctLabels([
     ...benchmarks.map((b) => b.label),
     ...extras.metrics.map((m) => m.label),
