@@ -190,6 +190,14 @@ describe("compare runs the suite a project already has", () => {
 /** Rows only, no verdicts: 6 rounds, the fewest that give every row an interval. */
 const ROWS_RUN = ["--base", "HEAD", "--rounds", "6"];
 
+/** A run that stopped with exit 2 and this one line, before any round and without a result. */
+function expectStoppedWith(r: ReturnType<typeof compareIn>, line: RegExp): void {
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(line);
+  expect(r.stderr).not.toMatch(/round \d/);
+  expect(r.result).toBeUndefined();
+}
+
 /** Every row measured on both sides, in this order; none failed. */
 function expectRows(result: CompareResult | undefined, labels: string[]): void {
   expect(result!.rows.map((row) => [row.label, row.status])).toEqual(labels.map((label) => [label, "ok"]));
@@ -221,6 +229,48 @@ describe("every row a suite declares, named as its own tool names it", () => {
     const r = compareIn(repo, ROWS_RUN);
     expect(r.stderr).not.toContain("failed");
     expectRows(r.result, labels);
+  }, 300_000);
+});
+
+describe("a file written for another runtime", () => {
+  test("a Deno workspace (deno.json, a member imported by name, URLPattern): one line naming --runtime deno before any round; with it, every row", () => {
+    const repo = fixtureRepo("deno-router", {});
+    expect(runOwnTool(repo.dir, [join(MODULES, ".bin", "deno"), "bench", "--no-check"])).toContain("nested params");
+    expectStoppedWith(
+      compareIn(repo, ROWS_RUN),
+      /^xbench: bench\/router_bench\.ts is written for Deno \(it resolves its imports through deno\.json\) and cannot load under node \(Cannot find package '@tiny\/router'\); run with --runtime deno$/m,
+    );
+    const deno = compareIn(repo, [...ROWS_RUN, "--runtime", "deno"]);
+    expect(deno.code).toBe(0);
+    expectRows(deno.result, ["match › static route", "match › nested params", "compile 4 routes"]);
+  }, 300_000);
+
+  test("a file that imports bun:sqlite: one line naming --runtime bun; with it, every row", () => {
+    const repo = repoWith({
+      "bench/store.bench.ts": [
+        'import { Database } from "bun:sqlite";',
+        'import { bench, run } from "mitata";',
+        "",
+        'const db = new Database(":memory:");',
+        'db.run("CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT)");',
+        'const put = db.prepare("INSERT OR REPLACE INTO kv VALUES (?, ?)");',
+        'const get = db.prepare("SELECT v FROM kv WHERE k = ?");',
+        "for (let i = 0; i < 100; i++) put.run(`k${i}`, `v${i}`);",
+        "",
+        'bench("get", () => get.get("k42"));',
+        'bench("put", () => put.run("k7", "seven"));',
+        "",
+        "await run();",
+        "",
+      ].join("\n"),
+    });
+    expectStoppedWith(
+      compareIn(repo, ROWS_RUN),
+      /^xbench: bench\/store\.bench\.ts is written for Bun \(it imports bun:sqlite\) and cannot load under node \(.+\); run with --runtime bun$/m,
+    );
+    const bun = compareIn(repo, [...ROWS_RUN, "--runtime", "bun"]);
+    expect(bun.code).toBe(0);
+    expectRows(bun.result, ["get", "put"]);
   }, 300_000);
 });
 
