@@ -230,6 +230,59 @@ describe("every row a suite declares, named as its own tool names it", () => {
     expect(r.stderr).not.toContain("failed");
     expectRows(r.result, labels);
   }, 300_000);
+
+  test("Benchmark.js: one name added three times, a deferred benchmark: every row Benchmark.js prints, repeats numbered", () => {
+    const repo = fixtureRepo("benchmarkjs-equal", { benchmark: "benchmark" });
+    const printed = runOwnTool(repo.dir, ["node", "-e", "require('benchmark').options.maxTime = 0.05; require('./benchmark/index.js')"]);
+    // Benchmark.js prints `name x 1,234 ops/sec ±0.5% (90 runs sampled)` per benchmark.
+    const named = [...printed.matchAll(/^(.+) x [\d,.]+ ops\/sec/gm)].map((m) => m[1]!);
+    const labels = distinctLabels(named);
+    expect(labels).toEqual(["equal objects", "different arrays", "equal objects #2", "equal objects #3", "deferred compare"]);
+    const r = compareIn(repo, [...ROWS_RUN, "--bench", "benchmark/index.js"]);
+    expect(r.stdout).not.toContain("group()");
+    expectRows(r.result, labels);
+  }, 300_000);
+
+  test("tinybench, current major and 2.x: every API a script calls runs, rows as tinybench names them", () => {
+    const script = (version: string) =>
+      [
+        `import { Bench, hrtimeNow${version === "6" ? ", nToMs" : ""} } from "tinybench";`,
+        "",
+        // Only the current major names a Bench (the row's group); 2.x has no such option.
+        `const bench = new Bench({ ${version === "6" ? 'name: "tb6", ' : ""}time: 50, now: hrtimeNow });`,
+        "let list = [];",
+        "bench",
+        '  .add("sort", () => [...list].sort((a, b) => a - b), {',
+        "    beforeAll() {",
+        "      list = Array.from({ length: 256 }, (_, i) => (i * 7919) % 256);",
+        "    },",
+        "  })",
+        '  .add("reduce", async () => list.reduce((a, b) => a + b, 0));',
+        ...(version === "2" ? ['bench.todo("binary search");', "await bench.warmup();"] : []),
+        "await bench.run();",
+        version === "6"
+          ? "for (const task of bench.tasks) console.log(`${bench.name}: ${task.name} ${nToMs(task.result.latency?.mean ?? 0)}`);"
+          : "for (const task of bench.tasks) console.log(`tb2: ${task.name} ${task.result?.mean}`);",
+        "",
+      ].join("\n");
+    for (const [version, from] of [
+      ["6", "tinybench"],
+      ["2", "tinybench-2"],
+    ] as const) {
+      const repo = repoWith({
+        "package.json": '{ "type": "module" }\n',
+        "bench/sort.bench.js": script(version),
+        ".gitignore": "node_modules\n",
+      });
+      mkdirSync(join(repo.dir, "node_modules"), { recursive: true });
+      symlinkSync(join(MODULES, from), join(repo.dir, "node_modules", "tinybench"));
+      const printed = runOwnTool(repo.dir, ["node", "bench/sort.bench.js"]);
+      expect(printed).toContain(`tb${version}: sort`);
+      const r = compareIn(repo, ROWS_RUN);
+      const group = version === "6" ? "tb6 › " : "";
+      expectRows(r.result, [`${group}sort`, `${group}reduce`]);
+    }
+  }, 300_000);
 });
 
 describe("a file written for another runtime", () => {

@@ -134,3 +134,82 @@ group("vitest", () => {
     expect(rows).toEqual(["still here"]);
   });
 });
+
+group("tinybench", () => {
+  test("the current major's and 2.x's API: rows in order, a repeated add replaces, todo registers nothing, run resolves", async () => {
+    const { Bench, medianAbsoluteDeviation, nToMs, hrtimeNowTimestampProvider } = await import("../../src/runner/child/tinybench.ts");
+    let bench!: InstanceType<typeof Bench>;
+    const rows = await rowsOf(async () => {
+      bench = new Bench({ name: "qs", time: 100 });
+      bench.add("parse", noop).add("stringify", noop).add("parse", noop, { beforeEach: noop });
+      bench.todo("someday");
+      await bench.warmup();
+      await bench.run();
+      await bench.runConcurrently();
+      bench.runSync();
+    });
+    expect(rows).toEqual(["qs › stringify", "qs › parse"]);
+    expect(bench.tasks.map((t) => t.name)).toEqual(["stringify", "parse"]);
+    expect(bench.todos.map((t) => t.name)).toEqual(["someday"]);
+    expect(bench.table()).toHaveLength(2);
+    expect(Number.isNaN(bench.results[0]!.mean)).toBe(true);
+    // Options a script may print, with the current major's defaults where none was given.
+    const options = bench as unknown as Record<string, unknown>;
+    expect([options.time, options.iterations, options.throws, bench.getTask("parse")!.detectedResolution]).toEqual([
+      100,
+      64,
+      false,
+      undefined,
+    ]);
+    expect([medianAbsoluteDeviation([1, 2, 3, 4, 100]), nToMs(2e6), typeof hrtimeNowTimestampProvider.fn()]).toEqual([1, 2, "number"]);
+  });
+});
+
+/** What the test calls on a Benchmark.js suite. */
+interface Suite {
+  add(name: string, fn: unknown): Suite;
+  on(type: string, listener: () => unknown): Suite;
+  run(options?: object): Suite;
+  length: number;
+  slice(start: number, end: number): unknown[];
+  map(key: string): unknown[];
+  pluck(key: string): unknown[];
+  reverse(): Suite;
+}
+
+group("Benchmark.js", () => {
+  test("two benchmarks of one name are two rows; deferred, Suite as an array, and 1.x's helpers", async () => {
+    // CommonJS, like the package it stands in for.
+    const Benchmark = require("../../src/runner/child/benchmarkjs.ts") as {
+      Suite: new (name: string) => Suite;
+      each: (c: unknown, f: (v: unknown) => unknown) => unknown;
+      interpolate: (t: string, o: object) => string;
+      forOwn: (o: object, f: (v: unknown, k: string) => unknown) => unknown;
+    };
+    let suite!: InstanceType<typeof Benchmark.Suite>;
+    let completed = 0;
+    const rows = await rowsOf(() => {
+      suite = new Benchmark.Suite("escape");
+      suite
+        .add("plain", () => "a".replace("a", "b"))
+        .add("plain", { minSamples: 100, fn: () => "a".replace("a", "b") })
+        .add("deferred", { defer: true, fn: (d: { resolve(): void }) => setTimeout(() => d.resolve(), 0) })
+        .on("complete", () => completed++)
+        .run({ async: true });
+    });
+    expect(rows).toEqual(["escape › plain", "escape › plain #2", "escape › deferred"]);
+    expect(completed).toBe(1);
+    expect(suite.length).toBe(3);
+    expect(suite.slice(0, 1)).toHaveLength(1);
+    expect((suite.map("name") as string[]).join()).toBe("plain,plain,deferred");
+    suite.reverse();
+    expect(suite.pluck("name")).toEqual(["deferred", "plain", "plain"]);
+    const seen: unknown[] = [];
+    Benchmark.each([1, 2], (v) => seen.push(v));
+    Benchmark.forOwn({ a: 3 }, (v) => seen.push(v));
+    expect(seen).toEqual([1, 2, 3]);
+    expect(Benchmark.interpolate("#{a}-#{b}", { a: 1 })).toBe("1-#{b}");
+    const deferred = (await registry.registeredBenchmarks()).find((r) => r.name === "deferred")!;
+    await deferred.fn();
+  });
+});
