@@ -114,6 +114,31 @@ group("vitest", () => {
     expect(rows).toEqual(["size 10 › parse", "size 10 › parse #2", "size 100 › parse", "size 100 › parse #2", "namedFn"]);
   });
 
+  test("hooks as vitest bench runs them: the file's beforeAll/afterAll and the setup/teardown options; no describe or per-test hooks", async () => {
+    const ran: string[] = [];
+    const log = (what: string) => () => void ran.push(what);
+    const before = (await registry.registeredBenchmarks()).length;
+    vitest.beforeAll(log("file beforeAll"));
+    vitest.afterAll(log("file afterAll"));
+    (vitest.beforeEach as unknown as (fn: () => void) => void)(log("file beforeEach"));
+    describe("g", () => {
+      vitest.beforeAll(log("g beforeAll"));
+      vitest.afterAll(log("g afterAll"));
+      bench("x", noop, {
+        setup: log("setup"),
+        teardown: log("teardown"),
+        beforeAll: log("option beforeAll"),
+        beforeEach: log("option beforeEach"),
+      });
+    });
+    const [entry] = (await registry.registeredBenchmarks()).slice(before);
+    for (const hook of entry!.around.before) await hook();
+    expect(entry!.around.eachBefore).toBeUndefined();
+    for (const hook of entry!.around.after) await hook();
+    // The file's afterAll waits for its last benchmark: earlier tests registered more in this module.
+    expect(ran).toEqual(["file beforeAll", "setup", "teardown"]);
+  });
+
   test("test, it, expect and vi in a bench file do nothing, in every form, and never block an await", async () => {
     // Called as a bench file calls them: any chain of properties and calls.
     // biome-ignore lint/suspicious/noExplicitAny: the inert stand-in takes every shape

@@ -1,12 +1,14 @@
 /**
  * Stands in for "vitest" inside a bench process: `bench()` registers a benchmark instead of
- * handing it to vitest's runner, `describe()` names its group, and the hooks run around each
- * benchmark outside the timing. Benchmarks are measured by xbench's sampler, like mitata's.
+ * handing it to vitest's runner, `describe()` names its group. Benchmarks are measured by
+ * xbench's sampler, like mitata's.
  *
- * vitest's bench options are tinybench's: `setup`/`teardown` (once per benchmark) and
- * `beforeAll`/`beforeEach`/`afterEach`/`afterAll` are honoured; `time`, `iterations`,
- * `warmupTime`, `warmupIterations`, `throws`, `now` and `signal` are ignored, since xbench
- * decides how long each side is sampled.
+ * Hooks run as `vitest bench` runs them: its benchmark runner runs the file's `beforeAll`/
+ * `afterAll` and, per benchmark, the bench options `setup`/`teardown` (the options go to a
+ * tinybench `Bench`); a describe block's hooks, `beforeEach`/`afterEach` anywhere and the
+ * options `beforeAll`/`beforeEach`/`afterEach`/`afterAll` never run there, so not here either.
+ * `time`, `iterations`, `warmupTime`, `warmupIterations`, `throws`, `now` and `signal` are
+ * ignored, since xbench decides how long each side is sampled.
  */
 import { aroundFromOptions, awaitLater, register, usesApi } from "xbench-internal:registry";
 import type { Registered } from "./registry.ts";
@@ -21,8 +23,6 @@ interface Scope {
   parent?: Scope;
   beforeAll: Array<() => unknown>;
   afterAll: Array<() => unknown>;
-  beforeEach: Array<() => unknown>;
-  afterEach: Array<() => unknown>;
   /** Benchmarks under this scope not yet finished in this process; afterAll runs when it reaches 0. */
   open: number;
   /** The scope's beforeAll, started once per process by its first benchmark. */
@@ -37,8 +37,6 @@ const newScope = (name: string | undefined, mode: Mode, parent?: Scope): Scope =
   parent,
   beforeAll: [],
   afterAll: [],
-  beforeEach: [],
-  afterEach: [],
   open: 0,
   cleanups: [],
 });
@@ -78,8 +76,10 @@ function registerBench(name: unknown, fn: unknown, options: Record<string, unkno
   const effective = scopes.some((s) => s.mode === "skip" || s.mode === "todo") ? "skip" : mode;
   if (effective === "skip" || effective === "todo" || typeof fn !== "function") return;
   const only = mode === "only" || scopes.some((s) => s.mode === "only");
-  for (const scope of scopes) scope.open++;
-  const own = aroundFromOptions(options ?? {}, nameOf(name));
+  file.open++;
+  // Only setup and teardown reach vitest's tinybench Bench; its per-task hooks are never passed.
+  const { setup, teardown } = options ?? {};
+  const own = aroundFromOptions({ setup, teardown }, nameOf(name));
   register({
     api: "vitest",
     groups: scopes.flatMap((s) => (s.name === undefined ? [] : [s.name])),
@@ -88,20 +88,8 @@ function registerBench(name: unknown, fn: unknown, options: Record<string, unkno
     only,
     around: {
       ...own,
-      before: [
-        async () => {
-          for (const scope of scopes) await enter(scope);
-          for (const scope of scopes) for (const hook of scope.beforeEach) await hook();
-        },
-        ...own.before,
-      ],
-      after: [
-        ...own.after,
-        async () => {
-          for (const scope of [...scopes].reverse()) for (const hook of scope.afterEach) await hook();
-          for (const scope of [...scopes].reverse()) await leave(scope);
-        },
-      ],
+      before: [() => enter(file), ...own.before],
+      after: [...own.after, () => leave(file)],
     },
   });
 }
@@ -342,10 +330,12 @@ export const recordArtifact = inert;
 export const aroundAll = inert;
 export const aroundEach = inert;
 
-const hook = (key: "beforeAll" | "afterAll" | "beforeEach" | "afterEach") => (fn: () => unknown) => {
-  current[key].push(fn);
+/** The file's beforeAll/afterAll run once per process around its benchmarks; elsewhere vitest bench never runs them. */
+const hook = (key: "beforeAll" | "afterAll") => (fn: () => unknown) => {
+  if (current === file) file[key].push(fn);
 };
 export const beforeAll = hook("beforeAll");
 export const afterAll = hook("afterAll");
-export const beforeEach = hook("beforeEach");
-export const afterEach = hook("afterEach");
+/** Per-test hooks: vitest's benchmark runner does not call them. */
+export const beforeEach = inert;
+export const afterEach = inert;
