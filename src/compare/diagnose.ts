@@ -99,3 +99,63 @@ export function emptyFileVerdict(file: string, signals: SourceSignals, apisLoade
     note: `${file}: skipped, it registers no benchmark and uses no benchmark API (a helper module matched by the pattern)`,
   };
 }
+
+/** What makes a file another runtime's: `it imports jsr:@std/assert`, `it uses Bun.file`. */
+export interface RuntimeSignal {
+  runtime: "deno" | "bun";
+  why: string;
+  /** Counts only when the load failed resolving a module or a global (a deno.json beside a node project). */
+  weak?: boolean;
+}
+
+/** A load error from resolving a module or a global, not from the code itself. */
+const UNRESOLVED = /Cannot find (package|module)|Could not resolve|is not defined|ERR_UNSUPPORTED_ESM_URL_SCHEME|Only URLs with a scheme/i;
+
+/** Globals Deno (and browsers) have that node 20 does not: a file using one is written for Deno. */
+const DENO_GLOBALS = ["URLPattern"];
+
+/**
+ * Why a bench file is written for Deno or Bun, from its source and the Deno config beside it
+ * (the nearest `deno.json`/`deno.jsonc` up to the repository, with its name): `jsr:` and
+ * `npm:` specifiers, an import map or workspace in deno.json, `Deno.*` beyond `Deno.bench`,
+ * Deno's web globals; `bun`/`bun:*` imports and the `Bun` global. Undefined when nothing does.
+ */
+export function runtimeSignals(source: string, denoConfig?: { name: string; text: string }): RuntimeSignal[] {
+  const signals: RuntimeSignal[] = [];
+  const modules = importedModules(source);
+  const specifier = modules.find((name) => /^(jsr|npm):/.test(name));
+  if (specifier) signals.push({ runtime: "deno", why: `imports ${specifier}` });
+  const deno = /\bDeno\s*\.\s*([A-Za-z_$][\w$]*)/g;
+  const api = [...source.matchAll(deno)].map((m) => m[1]).find((name) => name !== "bench");
+  if (api) signals.push({ runtime: "deno", why: `uses Deno.${api}` });
+  const global = DENO_GLOBALS.find((name) => new RegExp(`\\b${name}\\b`).test(source));
+  if (global) signals.push({ runtime: "deno", why: `uses ${global}` });
+  if (denoConfig && /"(imports|importMap|workspace)"\s*:/.test(denoConfig.text)) {
+    signals.push({ runtime: "deno", why: `resolves its imports through ${denoConfig.name}`, weak: true });
+  }
+  const bunModule = modules.find((name) => name === "bun" || name.startsWith("bun:"));
+  if (bunModule) signals.push({ runtime: "bun", why: `imports ${bunModule}` });
+  const bun = /\bBun\s*\.\s*([A-Za-z_$][\w$]*)/.exec(source);
+  if (bun) signals.push({ runtime: "bun", why: `uses Bun.${bun[1]}` });
+  return signals;
+}
+
+/**
+ * A file that cannot load on head under `runtime` and is written for another runtime: one line
+ * that says which and names the flag, instead of the runtime's own error in every round.
+ */
+export function wrongRuntime(file: string, runtime: string, signals: RuntimeSignal[], loadError: string): string | undefined {
+  const other = signals.filter((s) => s.runtime !== runtime && (!s.weak || UNRESOLVED.test(loadError)));
+  if (other.length === 0) return undefined;
+  const target = other[0]!.runtime;
+  const reasons = other.filter((s) => s.runtime === target).map((s) => s.why);
+  const name = target === "deno" ? "Deno" : "Bun";
+  // Where the bundle sits in a temporary folder says nothing to the user.
+  const error = loadError
+    .split("\n")[0]!
+    .replace(/ imported from \S+$/, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  const shown = error.length > 120 ? `${error.slice(0, 117)}…` : error;
+  return `${file} is written for ${name} (it ${reasons.join(", ")}) and cannot load under ${runtime} (${shown}); run with --runtime ${target}`;
+}

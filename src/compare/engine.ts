@@ -18,6 +18,7 @@ import { VERSION } from "../version.ts";
 import { withCleanup, type Cleanup } from "../util/scope.ts";
 import { XbenchError } from "../errors.ts";
 import { emptyFileVerdict, scanBenchSource, type EmptyFileVerdict } from "./diagnose.ts";
+import { runtimeMismatch } from "./runtime-fit.ts";
 import { globToRegExp } from "./discover.ts";
 import { assignShards } from "./shard.ts";
 import { measureReason, sameSources, type BundleSources, type SideBundle } from "./unchanged.ts";
@@ -488,6 +489,8 @@ async function inventoryFiles(
   for (const file of plan.files) {
     onEvent({ type: "working", what: `loading ${file}` });
     const outcome = await takeInventory(file, bundles, run);
+    const mismatch = runtimeMismatch(file, outcome, sides.head.root, plan.runtime);
+    if (mismatch !== undefined) throw new XbenchError(mismatch, { kind: "usage" });
     const empty = emptyFile(file, outcome, sides.head.root, plan.exact ?? []);
     if (empty?.kind === "error") throw new XbenchError(empty.message, { kind: "usage" });
     if (empty?.kind === "skip") {

@@ -45,10 +45,6 @@ export interface InventoryOutcome {
 }
 
 function problemOf(inventory: SideInventory): string | undefined {
-  if (inventory.duplicates.length > 0) {
-    const names = inventory.duplicates.map((d) => JSON.stringify(d)).join(", ");
-    return `registers ${names} more than once; give each benchmark its own name or put them in named group()s`;
-  }
   if (inventory.benchmarks.length + inventory.metrics.length + inventory.commands.length === 0) {
     return "registers no benchmark (no bench(), metric() or command() ran when the file loaded)";
   }

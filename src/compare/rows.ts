@@ -12,6 +12,17 @@ function blamed(record: RoundRecord): Side | "both" {
 }
 
 /**
+ * Charges an error to a row: the first one stays, and the same message from the other side
+ * makes it both sides' (a file that fails the same way on base and head failed on both).
+ */
+function charge(target: RawRow, error: { side: Side | "both"; message: string }): void {
+  if (!target.error) target.error = error;
+  else if (target.error.side !== error.side && target.error.side !== "both" && target.error.message === error.message) {
+    target.error = { side: "both", message: error.message };
+  }
+}
+
+/**
  * Turns the run's records into rows: one per (file, label) seen on either side, values in
  * round order (null where a round is missing), and the first error each side hit. A process
  * that failed marks the rows it did not measure failed, on the sides it held; the rows it
@@ -62,7 +73,7 @@ export function collectRows(files: string[], rounds: number, records: RoundRecor
           const mode: MeasureMode = record.job === "duet" ? "duet" : "isolated";
           modes.set(child.label, (modes.get(child.label) ?? new Set()).add(mode));
         }
-        if (child.error !== undefined) target.error ??= { side: child.side, message: child.error };
+        if (child.error !== undefined) charge(target, { side: child.side, message: child.error });
         else if (child.value !== undefined && record.round < rounds) target[child.side][record.round] = child.value;
       }
     }
@@ -78,7 +89,7 @@ export function collectRows(files: string[], rounds: number, records: RoundRecor
         if (measured.has(target.label) || (expected && !expected.includes(target.label))) continue;
         if (error.side === "both") target.presentOn.base = target.presentOn.head = true;
         else target.presentOn[error.side] = true;
-        target.error ??= error;
+        charge(target, error);
       }
     }
     rows.push(...byLabel.values());

@@ -299,7 +299,7 @@ export function rowNotes(rows: readonly Row[]): RowNote[] {
     if (row.status === "failed" && row.error)
       notes.push({
         id: row.id,
-        text: `failed ${row.error.side === "both" ? "in a process holding both sides" : `on ${row.error.side}`}: ${row.error.message}`,
+        text: `failed on ${row.error.side === "both" ? "both sides (base and head)" : row.error.side}: ${row.error.message}`,
       });
     if (row.exact?.varies) notes.push({ id: row.id, text: "values differed between rounds; medians compared" });
     if (row.status === "no-work")

@@ -66,7 +66,6 @@ export interface SideInventory {
   metrics: Array<{ label: string; unit: Unit }>;
   commands: string[];
   isolate: boolean;
-  duplicates: string[];
 }
 
 /** One row of one side measured in this process, or the error it threw. */

@@ -13,6 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } f
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import type { CompareResult } from "../../src/model/result.ts";
+import { distinctLabels } from "../../src/runner/child/registry.ts";
 import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
 import { ROOT } from "../support/xbench.ts";
 
@@ -184,6 +185,226 @@ describe("compare runs the suite a project already has", () => {
       expect(r.stdout).toMatch(new RegExp(`: ${c.slowed.replace(/[()]/g, "\\$&")} .* slower$`, "m"));
     }, 300_000);
   }
+});
+
+/** Rows only, no verdicts: 6 rounds, the fewest that give every row an interval. */
+const ROWS_RUN = ["--base", "HEAD", "--rounds", "6"];
+
+/** A run that stopped with exit 2 and this one line, before any round and without a result. */
+function expectStoppedWith(r: ReturnType<typeof compareIn>, line: RegExp): void {
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(line);
+  expect(r.stderr).not.toMatch(/round \d/);
+  expect(r.result).toBeUndefined();
+}
+
+/** Every row measured on both sides, in this order; none failed. */
+function expectRows(result: CompareResult | undefined, labels: string[]): void {
+  expect(result!.rows.map((row) => [row.label, row.status])).toEqual(labels.map((label) => [label, "ok"]));
+}
+
+describe("every row a suite declares, named as its own tool names it", () => {
+  test("vitest: describe.each (array and template), describe in a loop, repeated names, skipIf, test() and expect() beside benches", () => {
+    const repo = fixtureRepo("vitest-semver", { vitest: "vitest" });
+    runOwnTool(repo.dir, [join(MODULES, ".bin", "vitest"), "bench", "--run", "--outputJson", "../vitest-names.json"]);
+    const report = JSON.parse(readFileSync(join(repo.dir, "..", "vitest-names.json"), "utf8")) as {
+      files: Array<{ groups: Array<{ fullName: string; benchmarks: Array<{ name: string }> }> }>;
+    };
+    // vitest names a group `file > describe > describe`; xbench joins the describes with ›.
+    const named = report.files.flatMap((f) =>
+      f.groups.flatMap((g) => g.benchmarks.map((b) => [...g.fullName.split(" > ").slice(1), b.name].join(" › "))),
+    );
+    const labels = distinctLabels(named);
+    expect(labels).toEqual([
+      "parse release › parse",
+      "parse release › parse #2",
+      "parse prerelease › parse",
+      "parse prerelease › parse #2",
+      "satisfies '^1.2.0' › match",
+      "satisfies '>=2.0.0 <3.0' › match",
+      "sort 10 › compare",
+      "sort 10 › compare, parsed once",
+      "sort 200 › compare",
+    ]);
+    const r = compareIn(repo, ROWS_RUN);
+    expect(r.stderr).not.toContain("failed");
+    expectRows(r.result, labels);
+  }, 300_000);
+
+  test("Benchmark.js: one name added three times, a deferred benchmark: every row Benchmark.js prints, repeats numbered", () => {
+    const repo = fixtureRepo("benchmarkjs-equal", { benchmark: "benchmark" });
+    const printed = runOwnTool(repo.dir, ["node", "-e", "require('benchmark').options.maxTime = 0.05; require('./benchmark/index.js')"]);
+    // Benchmark.js prints `name x 1,234 ops/sec ±0.5% (90 runs sampled)` per benchmark.
+    const named = [...printed.matchAll(/^(.+) x [\d,.]+ ops\/sec/gm)].map((m) => m[1]!);
+    const labels = distinctLabels(named);
+    expect(labels).toEqual(["equal objects", "different arrays", "equal objects #2", "equal objects #3", "deferred compare"]);
+    const r = compareIn(repo, [...ROWS_RUN, "--bench", "benchmark/index.js"]);
+    expect(r.stdout).not.toContain("group()");
+    expectRows(r.result, labels);
+  }, 300_000);
+
+  test("tinybench, current major and 2.x: every API a script calls runs, rows as tinybench names them", () => {
+    const script = (version: string) =>
+      [
+        `import { Bench, hrtimeNow${version === "6" ? ", nToMs" : ""} } from "tinybench";`,
+        "",
+        // Only the current major names a Bench (the row's group); 2.x has no such option.
+        `const bench = new Bench({ ${version === "6" ? 'name: "tb6", ' : ""}time: 50, now: hrtimeNow });`,
+        "let list = [];",
+        "bench",
+        '  .add("sort", () => [...list].sort((a, b) => a - b), {',
+        "    beforeAll() {",
+        "      list = Array.from({ length: 256 }, (_, i) => (i * 7919) % 256);",
+        "    },",
+        "  })",
+        '  .add("reduce", async () => list.reduce((a, b) => a + b, 0));',
+        ...(version === "2" ? ['bench.todo("binary search");', "await bench.warmup();"] : []),
+        "await bench.run();",
+        version === "6"
+          ? "for (const task of bench.tasks) console.log(`${bench.name}: ${task.name} ${nToMs(task.result.latency?.mean ?? 0)}`);"
+          : "for (const task of bench.tasks) console.log(`tb2: ${task.name} ${task.result?.mean}`);",
+        "",
+      ].join("\n");
+    for (const [version, from] of [
+      ["6", "tinybench"],
+      ["2", "tinybench-2"],
+    ] as const) {
+      const repo = repoWith({
+        "package.json": '{ "type": "module" }\n',
+        "bench/sort.bench.js": script(version),
+        ".gitignore": "node_modules\n",
+      });
+      mkdirSync(join(repo.dir, "node_modules"), { recursive: true });
+      symlinkSync(join(MODULES, from), join(repo.dir, "node_modules", "tinybench"));
+      const printed = runOwnTool(repo.dir, ["node", "bench/sort.bench.js"]);
+      expect(printed).toContain(`tb${version}: sort`);
+      const r = compareIn(repo, ROWS_RUN);
+      const group = version === "6" ? "tb6 › " : "";
+      expectRows(r.result, [`${group}sort`, `${group}reduce`]);
+    }
+  }, 300_000);
+});
+
+describe("a file written for another runtime", () => {
+  test("a Deno workspace (deno.json, a member imported by name, URLPattern): one line naming --runtime deno before any round; with it, every row", () => {
+    const repo = fixtureRepo("deno-router", {});
+    expect(runOwnTool(repo.dir, [join(MODULES, ".bin", "deno"), "bench", "--no-check"])).toContain("nested params");
+    expectStoppedWith(
+      compareIn(repo, ROWS_RUN),
+      /^xbench: bench\/router_bench\.ts is written for Deno \(it resolves its imports through deno\.json\) and cannot load under node \(Cannot find package '@tiny\/router'\); run with --runtime deno$/m,
+    );
+    const deno = compareIn(repo, [...ROWS_RUN, "--runtime", "deno"]);
+    expect(deno.code).toBe(0);
+    expectRows(deno.result, ["match › static route", "match › nested params", "compile 4 routes"]);
+  }, 300_000);
+
+  test("a file that imports bun:sqlite: one line naming --runtime bun; with it, every row", () => {
+    const repo = repoWith({
+      "bench/store.bench.ts": [
+        'import { Database } from "bun:sqlite";',
+        'import { bench, run } from "mitata";',
+        "",
+        'const db = new Database(":memory:");',
+        'db.run("CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT)");',
+        'const put = db.prepare("INSERT OR REPLACE INTO kv VALUES (?, ?)");',
+        'const get = db.prepare("SELECT v FROM kv WHERE k = ?");',
+        "for (let i = 0; i < 100; i++) put.run(`k${i}`, `v${i}`);",
+        "",
+        'bench("get", () => get.get("k42"));',
+        'bench("put", () => put.run("k7", "seven"));',
+        "",
+        "await run();",
+        "",
+      ].join("\n"),
+    });
+    expectStoppedWith(
+      compareIn(repo, ROWS_RUN),
+      /^xbench: bench\/store\.bench\.ts is written for Bun \(it imports bun:sqlite\) and cannot load under node \(.+\); run with --runtime bun$/m,
+    );
+    const bun = compareIn(repo, [...ROWS_RUN, "--runtime", "bun"]);
+    expect(bun.code).toBe(0);
+    expectRows(bun.result, ["get", "put"]);
+  }, 300_000);
+});
+
+describe("one failing benchmark fails its own row", () => {
+  test("a tinybench task that starts throwing and a Benchmark.js deferred whose timer throws: those rows fail on head, every other row is measured", () => {
+    // Head's cache gives up after a few thousand lookups, and its timer callback throws.
+    const cache = (broken: boolean) =>
+      [
+        "let lookups = 0;",
+        "export function lookup(key) {",
+        `  if (++lookups > 5000 && ${broken}) throw new Error("cache evicted");`,
+        "  return key % 7;",
+        "}",
+        "export function settle(done) {",
+        `  if (${broken}) throw new Error("timer callback failed");`,
+        "  done();",
+        "}",
+        "",
+      ].join("\n");
+    const queue = [
+      'import { Bench } from "tinybench";',
+      'import { lookup } from "../src/cache.js";',
+      "",
+      "const bench = new Bench({ time: 100 });",
+      "bench",
+      '  .add("push/shift", () => {',
+      "    const q = [];",
+      "    for (let i = 0; i < 64; i++) q.push(i);",
+      "    while (q.length) q.shift();",
+      "  })",
+      '  .add("cached lookup", () => lookup(42))',
+      '  .add("splice", () => {',
+      "    const a = Array.from({ length: 64 }, (_, i) => i);",
+      "    while (a.length) a.splice(0, 1);",
+      "  });",
+      "",
+      "await bench.run();",
+      "console.table(bench.table());",
+      "",
+    ].join("\n");
+    const timers = [
+      'import Benchmark from "benchmark";',
+      'import { settle } from "../src/cache.js";',
+      "",
+      'new Benchmark.Suite("timers")',
+      '  .add("sync", function () {',
+      "    JSON.parse('{\"a\":[1,2,3]}');",
+      "  })",
+      '  .add("deferred", {',
+      "    defer: true,",
+      "    fn: function (deferred) {",
+      "      setTimeout(function () {",
+      "        settle(function () { deferred.resolve(); });",
+      "      }, 0);",
+      "    },",
+      "  })",
+      '  .add("after", function () {',
+      "    [3, 1, 2].sort();",
+      "  })",
+      '  .on("cycle", (e) => console.log(String(e.target)))',
+      "  .run();",
+      "",
+    ].join("\n");
+    const repo = repoWith({
+      "package.json": '{ "type": "module" }\n',
+      "src/cache.js": cache(false),
+      "bench/queue.bench.js": queue,
+      "bench/timers.bench.js": timers,
+    });
+    repo.write({ "src/cache.js": cache(true) });
+    const r = compareIn(repo, ROWS_RUN);
+    const rows = r.result!.rows.map((row) => [row.label, row.status, row.error?.side, row.error?.message]);
+    expect(rows).toEqual([
+      ["push/shift", "ok", undefined, undefined],
+      ["cached lookup", "failed", "head", "cache evicted"],
+      ["splice", "ok", undefined, undefined],
+      ["timers › sync", "ok", undefined, undefined],
+      ["timers › deferred", "failed", "head", "timer callback failed"],
+      ["timers › after", "ok", undefined, undefined],
+    ]);
+  }, 300_000);
 });
 
 describe("a bench file compare cannot read", () => {

@@ -4,7 +4,7 @@
  * library xbench does not read, or uses a supported API and declared nothing is an error.
  */
 import { describe, expect, test } from "bun:test";
-import { emptyFileVerdict, scanBenchSource, SUPPORTED_APIS } from "../../src/compare/diagnose.ts";
+import { emptyFileVerdict, runtimeSignals, scanBenchSource, SUPPORTED_APIS, wrongRuntime } from "../../src/compare/diagnose.ts";
 import { BENCH_FILE_NAMES, isBenchFile } from "../../src/compare/discover.ts";
 
 describe("default bench files", () => {
@@ -71,5 +71,38 @@ describe("a bench file that registers nothing", () => {
     const verdict = emptyFileVerdict("bench/a.ts", scanBenchSource('import "./setup";'), ["vitest"], false);
     expect(verdict.kind).toBe("error");
     expect((verdict as { message: string }).message).toStartWith("bench/a.ts uses vitest but registered no benchmark");
+  });
+});
+
+describe("a bench file written for another runtime", () => {
+  test("what makes a file Deno's or Bun's: specifiers, Deno.* beyond bench, web globals, deno.json's import map, bun imports", () => {
+    const whys = (source: string, config?: string) =>
+      runtimeSignals(source, config === undefined ? undefined : { name: "deno.json", text: config }).map((s) => `${s.runtime}: ${s.why}`);
+    expect(whys('import { assertEquals } from "jsr:@std/assert@1";')).toEqual(["deno: imports jsr:@std/assert@1"]);
+    expect(whys('import chalk from "npm:chalk@5";')).toEqual(["deno: imports npm:chalk@5"]);
+    expect(whys('Deno.bench("x", () => {});')).toEqual([]);
+    expect(whys('const t = await Deno.readTextFile("a");\nDeno.bench("x", () => {});')).toEqual(["deno: uses Deno.readTextFile"]);
+    expect(whys('const p = new URLPattern({ pathname: "/u/:id" });')).toEqual(["deno: uses URLPattern"]);
+    expect(whys('import { route } from "@app/router";', '{ "imports": { "@app/router": "./router.ts" } }')).toEqual([
+      "deno: resolves its imports through deno.json",
+    ]);
+    expect(whys('import { route } from "@app/router";', '{ "tasks": {} }')).toEqual([]);
+    expect(whys('import { Database } from "bun:sqlite";\nBun.hash("x");')).toEqual(["bun: imports bun:sqlite", "bun: uses Bun.hash"]);
+    expect(whys('import { bench } from "mitata";\nbench("x", () => 1);')).toEqual([]);
+  });
+
+  test("one line naming the runtime and the flag; nothing for a file of this runtime, or a deno.json beside code that is simply broken", () => {
+    const url = runtimeSignals("new URLPattern({})");
+    expect(wrongRuntime("bench/url_bench.ts", "node", url, "URLPattern is not defined\n    at side.js:1")).toBe(
+      "bench/url_bench.ts is written for Deno (it uses URLPattern) and cannot load under node (URLPattern is not defined); run with --runtime deno",
+    );
+    expect(wrongRuntime("bench/url_bench.ts", "deno", url, "boom")).toBeUndefined();
+    const bun = runtimeSignals('import { Database } from "bun:sqlite";');
+    expect(wrongRuntime("db.bench.ts", "deno", bun, "Could not resolve bun:sqlite")).toMatch(/; run with --runtime bun$/);
+    const config = runtimeSignals('import { x } from "@app/x";', { name: "deno.json", text: '{ "imports": {} }' });
+    expect(wrongRuntime("a.bench.ts", "node", config, "SyntaxError: Unexpected token")).toBeUndefined();
+    expect(wrongRuntime("a.bench.ts", "node", config, 'Cannot find package "@app/x"')).toMatch(
+      /^a\.bench\.ts is written for Deno \(it resolves its imports through deno\.json\) and cannot load under node/,
+    );
   });
 });

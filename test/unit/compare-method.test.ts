@@ -11,7 +11,6 @@ const inventory = (over: Partial<SideInventory> = {}): SideInventory => ({
   metrics: [],
   commands: [],
   isolate: false,
-  duplicates: [],
   ...over,
 });
 const both = (base: SideInventory, head: SideInventory = base): InventoryOutcome => ({ inventories: { base, head }, errors: {} });
@@ -39,7 +38,7 @@ describe("which bench processes a round of a file needs", () => {
     expect(jobsFor(clash, ["head", "base"]).map((j) => `${j.name}:${j.parts}`)).toEqual(["head:all", "base:all"]);
   });
 
-  test("a side that cannot load, registers nothing or repeats a label fails the file there, and nothing runs", () => {
+  test("a side that cannot load or registers nothing fails the file there, and nothing runs", () => {
     const broken = planFile(
       "f",
       { inventories: { head: inventory() }, errors: { base: "cannot compile f: Unexpected" } },
@@ -49,8 +48,6 @@ describe("which bench processes a round of a file needs", () => {
     expect(jobsFor(broken, ["base", "head"])).toEqual([]);
     const empty = planFile("f", both(inventory(), inventory({ benchmarks: [] })), { isolate: false });
     expect(empty.failed.head).toMatch(/^registers no benchmark/);
-    const repeated = planFile("f", both(inventory({ duplicates: ["parse"] })), { isolate: false });
-    expect(repeated.failed.base).toBe('registers "parse" more than once; give each benchmark its own name or put them in named group()s');
   });
 });
 

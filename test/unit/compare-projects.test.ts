@@ -7,7 +7,7 @@ import { describeDirty, headLabel, packageBenchList } from "../../src/compare/pl
 import { collectRows } from "../../src/compare/rows.ts";
 import type { RoundRecord } from "../../src/compare/store.ts";
 import { analyzeRows, failureLines, nothingCompared, type RawRow } from "../../src/report/analyze.ts";
-import { formatBound, formatInterval, rowCells } from "../../src/report/format.ts";
+import { formatBound, formatInterval, rowCells, rowNotes } from "../../src/report/format.ts";
 import { renderJson } from "../../src/report/json.ts";
 import { renderMarkdown } from "../../src/report/markdown.ts";
 import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type Row } from "../../src/model/result.ts";
@@ -102,6 +102,36 @@ describe("empty results are failures, never a pass", () => {
     expect(failureLines(analyzeRows(collectRows([file], 6, duet), { holm: false }))).toEqual([
       "test/bench/index.ts on both sides: killed after 600 s",
     ]);
+  });
+
+  test("a file that fails the same way on base and head failed on both sides, not on base", () => {
+    const file = "bench/url.bench.ts";
+    const error = "URLPattern is not defined";
+    const records: RoundRecord[] = (["base", "head"] as const).map((side) => ({
+      round: 0,
+      file,
+      job: side,
+      sides: [side],
+      wallMs: 0,
+      error,
+      expected: ["match"],
+    }));
+    const both = analyzeRows(collectRows([file], 6, records), { holm: false });
+    expect(failureLines(both)).toEqual([`${file} on both sides: ${error}`]);
+    expect(rowNotes(both).map((n) => n.text)).toEqual([`failed on both sides (base and head): ${error}`]);
+    // Different errors on each side stay apart: the first one is the row's.
+    const apart = records.map((r, i) => ({ ...r, error: `${error} (${i})` }));
+    expect(failureLines(analyzeRows(collectRows([file], 6, apart), { holm: false }))).toEqual([`${file} on base: ${error} (0)`]);
+    // A row that throws on each side in one process, the same way.
+    const rows: RoundRecord = {
+      round: 0,
+      file,
+      job: "duet",
+      sides: ["base", "head"],
+      wallMs: 1,
+      rows: (["base", "head"] as const).map((side) => ({ label: "match", side, unit: "ns" as const, error: "boom" })),
+    };
+    expect(failureLines(analyzeRows(collectRows([file], 6, [rows]), { holm: false }))).toEqual([`${file} on both sides: boom`]);
   });
 
   test("one line per file, side and error; rows named only when not the whole file", () => {

@@ -251,6 +251,7 @@ function Benchmark(this: BenchmarkInstance, name?: unknown, fn?: unknown, option
   this.count = 0;
   this.cycles = 0;
   this.times = { cycle: Number.NaN, elapsed: Number.NaN, period: Number.NaN };
+  Object.assign(this, { aborted: false, running: false, setup: this.options.setup, teardown: this.options.teardown });
   for (const type of ["start", "cycle", "complete", "error", "abort", "reset"]) {
     const key = `on${type[0]!.toUpperCase()}${type.slice(1)}`;
     if (typeof this.options[key] === "function") this.on(type, this.options[key] as Listener);
@@ -293,6 +294,7 @@ function Suite(this: SuiteInstance, name?: unknown, options?: unknown): SuiteIns
   this.options = opts;
   this.events = {};
   this.length = 0;
+  Object.assign(this, { aborted: false, running: false });
   for (const type of ["start", "cycle", "complete", "error", "abort", "reset", "add"]) {
     const key = `on${type[0]!.toUpperCase()}${type.slice(1)}`;
     if (typeof opts[key] === "function") this.on(type, opts[key] as Listener);
@@ -354,6 +356,29 @@ Object.assign(Suite.prototype, emitter, runsNothing, {
     for (const item of items) this[this.length++] = item;
     return this.length;
   },
+  /** The rest of Array.prototype a suite borrows: on a copy, written back, as Benchmark.js's do. */
+  ...Object.fromEntries(
+    ["pop", "reverse", "shift", "sort", "splice", "unshift"].map((name) => [
+      name,
+      function (this: SuiteInstance, ...args: unknown[]) {
+        const items = this.toArray();
+        const result = (items as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(...args);
+        for (let i = 0; i < this.length; i++) delete this[i];
+        this.length = 0;
+        for (const item of items) this[this.length++] = item;
+        return name === "reverse" || name === "sort" ? this : result;
+      },
+    ]),
+  ),
+  slice(this: SuiteInstance, start?: number, end?: number) {
+    return this.toArray().slice(start, end);
+  },
+  invoke(this: SuiteInstance, name: string, ...args: unknown[]) {
+    return this.toArray().map((item) => (item as Record<string, (...a: unknown[]) => unknown>)[name]?.(...args));
+  },
+  join(this: SuiteInstance, separator = ",") {
+    return this.toArray().join(separator);
+  },
 });
 
 Benchmark.Suite = Suite;
@@ -375,5 +400,39 @@ Benchmark.invoke = () => [];
 Benchmark.join = (object: object | undefined, separator = ",") => Object.values(object ?? {}).join(separator);
 Benchmark.formatNumber = (number: number) => String(number).replace(/(?=(?:\d{3})+$)(?!\b)/g, ",");
 Benchmark.Benchmark = Benchmark;
+/** Plain objects and arrays copied all the way down; functions and other values as they are. */
+function deepClone(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(deepClone);
+  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepClone(v)]));
+  }
+  return value;
+}
+// Benchmark.js 1.x's utility functions (2.x moved them to lodash): what 1.x suites call on it.
+const entries = (object: unknown) => Object.entries((object ?? {}) as Record<string, unknown>);
+const eachOf = (collection: unknown, callback: (value: unknown, key: string | number, c: unknown) => unknown) => {
+  if (Array.isArray(collection) || (collection && typeof (collection as { length?: unknown }).length === "number")) {
+    const list = Array.from(collection as ArrayLike<unknown>);
+    for (let i = 0; i < list.length; i++) if (callback(list[i], i, collection) === false) break;
+  } else for (const [key, value] of entries(collection)) if (callback(value, key, collection) === false) break;
+  return collection;
+};
+Object.assign(Benchmark, {
+  each: eachOf,
+  forEach: eachOf,
+  forOwn: (object: unknown, callback: (value: unknown, key: string, o: unknown) => unknown) => {
+    for (const [key, value] of entries(object)) if (callback(value, key, object) === false) break;
+    return object;
+  },
+  hasKey: (object: object, key: string) => Object.hasOwn(object, key),
+  indexOf: (array: ArrayLike<unknown>, value: unknown, from = 0) => Array.prototype.indexOf.call(array, value, from),
+  interpolate: (text: string, object: Record<string, unknown>) =>
+    text.replace(/#\{([^}]+)\}/g, (whole, key: string) => (key in object ? String(object[key]) : whole)),
+  map: (array: ArrayLike<unknown>, callback: (value: unknown, index: number) => unknown) => Array.from(array, callback),
+  pluck: (array: ArrayLike<unknown>, key: string) => Array.from(array, (item) => (item as Record<string, unknown>)[key]),
+  reduce: (array: ArrayLike<unknown>, callback: (acc: unknown, value: unknown, index: number) => unknown, initial?: unknown) =>
+    Array.prototype.reduce.call(array, callback as never, initial),
+  deepClone,
+});
 
 module.exports = Benchmark;

@@ -61,8 +61,36 @@ function inventory(description: Described): ChildLine {
     metrics: description.metrics.map((m) => ({ label: m.label, unit: m.unit })),
     commands: description.commands.map((c) => c.label),
     isolate: description.isolate,
-    duplicates: description.duplicates,
   };
+}
+
+/**
+ * Where an error thrown outside any await of the sampler goes (a timer a benchmark set, a
+ * deferred benchmark's callback): to the row being prepared or measured. Outside a row, such
+ * an error ends the process as it would without xbench.
+ */
+let failRow: ((error: unknown) => void) | undefined;
+function onStrayError(error: unknown): void {
+  if (failRow) {
+    failRow(error);
+    return;
+  }
+  console.error(error);
+  process.exit(1);
+}
+
+/** Runs a row's work; an error thrown outside it while it runs fails it too. */
+async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  const stray = new Promise<never>((_, reject) => {
+    failRow = reject;
+  });
+  const running = work();
+  running.catch(() => {});
+  try {
+    return await Promise.race([running, stray]);
+  } finally {
+    failRow = undefined;
+  }
 }
 
 /**
@@ -96,25 +124,36 @@ async function measureCases(label: string, cases: Array<{ side: Side; benchmark:
   const subjects: Array<{ side: Side; subject: Subject }> = [];
   for (const { side, benchmark } of cases) {
     try {
-      subjects.push({ side, subject: await prepare(benchmark) });
+      subjects.push({ side, subject: await guarded(() => prepare(benchmark)) });
     } catch (error) {
       emit({ t: "row", label, side, unit: "ns", error: firstLine(error) });
     }
   }
   if (subjects.length === 0) return;
+  // The side whose batch ran last: the one that threw, when the other side's row is fine.
+  let running = 0;
+  // After a stray error the sampler may still be waiting on this row's work: when it resumes,
+  // its next batch throws instead of running beside the next row.
+  let abandoned = false;
+  const tracked = subjects.map(({ subject }, index) => ({
+    batch: (n: number) => {
+      if (abandoned) throw new Error("abandoned after an error");
+      running = index;
+      return subject.batch(n);
+    },
+    finish: subject.finish,
+  }));
   try {
-    const results = await sample(
-      subjects.map((s) => s.subject),
-      job.rowBudgets?.[label] ?? job.budget,
-    );
+    const results = await guarded(() => sample(tracked, job.rowBudgets?.[label] ?? job.budget));
     for (const s of subjects) await s.subject.finish();
     subjects.forEach((s, i) => {
       const { value, batches, iterations, batchNs, halves, warmupNs } = results[i]!;
       emit({ t: "row", label, side: s.side, unit: "ns", value, batches, iterations, batchNs, halves, warmupNs });
     });
   } catch (error) {
-    // Which side threw is known only when one side runs; with two, blame both.
-    for (const s of subjects) emit({ t: "row", label, side: s.side, unit: "ns", error: firstLine(error) });
+    abandoned = true;
+    // Only this row fails, on the side that threw; the file's other rows are measured next.
+    emit({ t: "row", label, side: subjects[running]!.side, unit: "ns", error: firstLine(error) });
   }
 }
 
@@ -171,6 +210,8 @@ const described = await load(job.sides);
 if (job.kind === "inventory") {
   for (const description of described) emit(inventory(description));
 } else {
+  process.on("uncaughtException", onStrayError);
+  process.on("unhandledRejection", onStrayError);
   if (job.parts !== "extras") await measureTimed(described);
   if (job.parts !== "timed") for (const description of described) await measureExtras(description);
 }

@@ -87,6 +87,27 @@ export function aroundFromOptions(options: Record<string, unknown>, name: string
   };
 }
 
+/**
+ * Row labels in file order, each repeat of a label suffixed ` #n` from n = 2 on, as
+ * suites add two benchmarks of one name with different options and their own tools run both.
+ * Numbered by order of registration, so both sides of an unchanged file agree; a number some
+ * other label already uses is passed over.
+ */
+export function distinctLabels(labels: readonly string[]): string[] {
+  const taken = new Set(labels);
+  const seen = new Map<string, number>();
+  return labels.map((label) => {
+    const count = (seen.get(label) ?? 0) + 1;
+    seen.set(label, count);
+    if (count === 1) return label;
+    let n = count;
+    while (taken.has(`${label} #${n}`)) n++;
+    taken.add(`${label} #${n}`);
+    seen.set(label, n);
+    return `${label} #${n}`;
+  });
+}
+
 export function usedApis(): BenchApi[] {
   return [...apis];
 }

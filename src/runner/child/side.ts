@@ -5,7 +5,7 @@
  */
 import { registeredTrials } from "xbench-internal:shim";
 import { registry } from "xbench-internal:api";
-import { registeredBenchmarks, usedApis } from "xbench-internal:registry";
+import { distinctLabels, registeredBenchmarks, usedApis } from "xbench-internal:registry";
 import type { CommandDefinition, MetricDefinition } from "../../bench/api.ts";
 import type { Around, BenchApi } from "./registry.ts";
 import type { Trial } from "./shim.ts";
@@ -33,8 +33,6 @@ export interface SideDescription {
   metrics: MetricDefinition[];
   commands: CommandDefinition[];
   isolate: boolean;
-  /** Labels registered more than once in this file. */
-  duplicates: string[];
 }
 
 /** Joins group names and a benchmark's name into its row label. */
@@ -91,20 +89,22 @@ export async function describeSide(side: string): Promise<SideDescription> {
   }
   benchmarks.push(...(await otherBenchmarks()));
   const extras = registry(side);
-  const labels = [
+  // One namespace for every row of the file: a repeated label gets a number, never loses its row.
+  const labels = distinctLabels([
     ...benchmarks.map((b) => b.label),
     ...extras.metrics.map((m) => m.label),
-    ...extras.commands.flatMap((c) => [c.label, `${c.label} (peak RSS)`]),
-  ];
-  const seen = new Set<string>();
-  const duplicates = new Set<string>();
-  for (const label of labels) (seen.has(label) ? duplicates : seen).add(label);
+    ...extras.commands.map((c) => c.label),
+  ]);
+  const named = <T extends { label: string }>(items: T[]): T[] =>
+    items.map((item) => {
+      const label = labels.shift()!;
+      return label === item.label ? item : { ...item, label };
+    });
   return {
-    benchmarks,
+    benchmarks: named(benchmarks),
     apis: usedApis(),
-    metrics: extras.metrics,
-    commands: extras.commands,
+    metrics: named(extras.metrics),
+    commands: named(extras.commands),
     isolate: extras.isolate,
-    duplicates: [...duplicates],
   };
 }

@@ -8,7 +8,10 @@
  *
  * Honoured: the bench's `name` (the row's group), `setup`/`teardown`, and per task
  * `beforeAll`/`beforeEach`/`afterEach`/`afterAll`. Ignored: `time`, `iterations`,
- * `warmupTime`, `warmupIterations`, `throws`, `concurrency`, `now`/`timestampProvider`.
+ * `warmupTime`, `warmupIterations`, `throws`, `concurrency`, `now`/`timestampProvider`, and a
+ * result's `overriddenDuration` (xbench times the call itself). `add` of a name already there
+ * replaces it, as tinybench 2 does (the current major throws instead: one row either way);
+ * 2.x's `todo()` registers nothing, as it measures nothing.
  */
 import { aroundFromOptions, register, unregister, usesApi } from "xbench-internal:registry";
 import type { Registered } from "./registry.ts";
@@ -58,20 +61,43 @@ export class Task extends EventTarget {
   async warmup() {}
   warmupSync() {}
   reset() {}
+  /** The current major's clock resolution, detected while it measured: nothing here. */
+  get detectedResolution() {
+    return undefined;
+  }
 }
+
+/** Options as the current major reports them when not given (a script may print them). */
+const DEFAULTS: Record<string, unknown> = {
+  concurrency: null,
+  iterations: 64,
+  retainSamples: false,
+  threshold: Number.POSITIVE_INFINITY,
+  throws: false,
+  time: 1000,
+  warmupIterations: 16,
+  warmupTime: 250,
+};
 
 export class Bench extends EventTarget {
   readonly name?: string;
   readonly opts: Record<string, unknown>;
   readonly #tasks = new Map<string, Task>();
+  readonly #todos = new Map<string, Task>();
 
   constructor(options: Record<string, unknown> = {}) {
     super();
     this.opts = options;
     this.name = typeof options.name === "string" ? options.name : undefined;
-    for (const key of ["time", "iterations", "warmupTime", "warmupIterations", "throws", "concurrency", "threshold"]) {
-      if (key in options) (this as Record<string, unknown>)[key] = options[key];
-    }
+    for (const [key, value] of Object.entries(DEFAULTS)) (this as Record<string, unknown>)[key] = key in options ? options[key] : value;
+    Object.assign(this, {
+      now: typeof options.now === "function" ? options.now : now,
+      setup: typeof options.setup === "function" ? options.setup : () => {},
+      teardown: typeof options.teardown === "function" ? options.teardown : () => {},
+      signal: options.signal,
+      runtime: "xbench",
+      runtimeVersion: "",
+    });
   }
 
   add(name: string, fn: () => unknown, fnOpts: Record<string, unknown> = {}) {
@@ -91,6 +117,16 @@ export class Bench extends EventTarget {
     return this.#tasks.get(name);
   }
 
+  /** tinybench 2's placeholder for a benchmark not written yet: listed, never measured. */
+  todo(name: string, fn: () => unknown = () => {}) {
+    this.#todos.set(name, { name, fn, result: notMeasured(), runs: 0 } as unknown as Task);
+    return this;
+  }
+
+  get todos() {
+    return [...this.#todos.values()];
+  }
+
   get tasks() {
     return [...this.#tasks.values()];
   }
@@ -105,6 +141,12 @@ export class Bench extends EventTarget {
   runSync() {
     return this.tasks;
   }
+  /** tinybench 2's concurrent run, which xbench's sampler replaces like any other run. */
+  async runConcurrently() {
+    return this.tasks;
+  }
+  async warmupConcurrently() {}
+  /** tinybench 2's method; the current major's boolean option of that name is read by no one here. */
   async warmup() {}
   warmupSync() {}
   reset() {}
@@ -114,8 +156,28 @@ export class Bench extends EventTarget {
   }
 }
 
-export const now = () => performance.now();
+export function now() {
+  return performance.now();
+}
 export const hrtimeNow = now;
 export const nToMs = (ns: number) => ns / 1e6;
 export const mToNs = (ms: number) => ms * 1e6;
 export const formatNumber = (value: number) => String(value);
+/** The current major's statistics helpers, for scripts that post-process samples: plain versions. */
+export const medianAbsoluteDeviation = (samples: number[]) => {
+  if (samples.length === 0) return Number.NaN;
+  const mid = (xs: number[]) => (xs.length % 2 ? xs[(xs.length - 1) / 2]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2);
+  const median = mid(samples);
+  return mid(samples.map((x) => Math.abs(x - median)).sort((a, b) => a - b));
+};
+export const classifyTimerSaturation = () => undefined;
+export const detectTimerSaturation = () => false;
+export const estimateResolution = () => undefined;
+export const calibrateTimerOverhead = () => 0;
+export const performanceNowTimestampProvider = {
+  name: "performanceNow",
+  fn: now,
+  fromMs: (ms: number) => ms,
+  toMs: (value: number) => value,
+};
+export const hrtimeNowTimestampProvider = { name: "hrtimeNow", fn: now, fromMs: (ms: number) => ms, toMs: (value: number) => value };
