@@ -480,6 +480,7 @@ export async function sample(subjects: Subject[], budget: SamplingBudget, resolu
   spent.fill(0);
   for (const t of times) t.length = 0;
   const lengths: number[][] = subjects.map(() => []);
+  const ranClean: boolean[][] = subjects.map(() => []);
   i = 0;
   const maxBatches = 100_000;
   // A batch of one call is at least 1 ms long and refills the caches itself at the start; a
@@ -502,13 +503,16 @@ export async function sample(subjects: Subject[], budget: SamplingBudget, resolu
     // side's back, else every switch adds the same refill to both sides and shrinks their ratio.
     if (s !== previous && previous !== -1 && rewarm > 0) await subjects[s]!.batch(rewarm);
     previous = s;
+    const cpuBefore = cpuTime?.();
     const elapsed = await subjects[s]!.batch(n);
+    ranClean[s]!.push(cpuBefore === undefined || !preempted(elapsed, cpuTime!() - cpuBefore));
     spent[s] += elapsed;
     times[s]!.push(elapsed / n);
     lengths[s]!.push(elapsed);
   }
   const sideValue = slow && n === 1 ? slowValue : median;
-  return times.map((t, s) => ({
+  const kept = cleanBatches(times, ranClean, minBatches);
+  return kept.map((t, s) => ({
     value: sideValue(t),
     batches: t.length,
     iterations: n,
@@ -516,4 +520,37 @@ export async function sample(subjects: Subject[], budget: SamplingBudget, resolu
     halves: halfValues(t, sideValue),
     warmupNs: warmed[s]!,
   }));
+}
+
+/** This process's CPU time in ns (all its threads), where the runtime tells it: node's, bun's and deno's `process.cpuUsage`. */
+const cpuTime = (() => {
+  const usage = (globalThis as { process?: { cpuUsage?: () => { user: number; system: number } } }).process?.cpuUsage;
+  if (typeof usage !== "function") return undefined;
+  return () => {
+    const { user, system } = usage.call(process);
+    return (user + system) * 1000;
+  };
+})();
+
+/**
+ * A batch the process was descheduled in: its wall time exceeds the CPU time the process used
+ * meanwhile by more than a fifth (and 50 µs, the CPU clock's grain). On a busy machine a
+ * timeslice (a few ms) falls into some 1 ms batches, and with batches alternating A B B A the
+ * slices can fall in step with one side more than the other: rounds with one side 30% to 4x
+ * slower in the same process (docs/sampling.md, "Batches the process was descheduled in").
+ */
+export function preempted(wallNs: number, cpuNs: number): boolean {
+  return wallNs > 1.2 * cpuNs + 50_000;
+}
+
+/**
+ * The batches a side's value is read from: those not descheduled, when both sides kept at least
+ * `minBatches` and a quarter of theirs; else all (a machine so busy that most batches were cut,
+ * where the median of all is the better reading). Both sides or neither, so that the two are
+ * read alike.
+ */
+export function cleanBatches(times: number[][], clean: boolean[][], minBatches: number): number[][] {
+  const kept = times.map((t, s) => t.filter((_, i) => clean[s]![i]));
+  const enough = kept.every((t, s) => t.length >= Math.max(minBatches, times[s]!.length / 4));
+  return enough ? kept : times;
 }
