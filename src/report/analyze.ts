@@ -143,7 +143,8 @@ export function intervalRows(rows: readonly Row[]): Row[] {
  * and must not pass for "no change".
  */
 export function nothingCompared(rows: readonly Row[]): string | undefined {
-  if (rows.some((row) => row.stats || row.exact)) return undefined;
+  // A row that measured an empty loop was measured: `no work measured` is its answer.
+  if (rows.some((row) => row.stats || row.exact || row.status === "no-work")) return undefined;
   // Code the same on both sides (a change to docs only) is an answer, not a failure.
   if (rows.length > 0 && rows.every((row) => row.status === "unchanged")) return undefined;
   if (rows.length === 0) return "no benchmark was measured: the bench files reported no rows";

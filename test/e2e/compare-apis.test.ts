@@ -182,7 +182,7 @@ describe("compare runs the suite a project already has", () => {
       expect(r.stderr).not.toContain("failed");
       expect(r.code).toBe(0);
       expectOnlySlower(r.result, c.slowed, c.labels);
-      expect(r.stdout).toMatch(new RegExp(`: ${c.slowed.replace(/[()]/g, "\\$&")} .* slower$`, "m"));
+      expect(r.stdout).toMatch(new RegExp(` › ${c.slowed.replace(/[()]/g, "\\$&")} .* slower$`, "m"));
     }, 300_000);
   }
 });

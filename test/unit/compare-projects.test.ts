@@ -164,6 +164,13 @@ describe("empty results are failures, never a pass", () => {
       { holm: false },
     );
     expect(nothingCompared(measured)).toBeUndefined();
+    // An empty loop on both sides was measured: `no work measured` is an answer, not a failure.
+    const empty = analyzeRows(
+      [{ id: "x: e", file: "x.ts", label: "e", unit: "ns", base: [0.3, 0.31], head: [0.3, 0.32], presentOn: { base: true, head: true } }],
+      { holm: false },
+    );
+    expect(empty[0]!.status).toBe("no-work");
+    expect(nothingCompared(empty)).toBeUndefined();
   });
 });
 
