@@ -112,21 +112,19 @@ export function ownPath(tmp: string, path: string, cleanup: Cleanup, stopAt = di
 
 /** Removes one dead run's worktrees (through its repository, so git forgets them too) and folders. */
 function reclaimRun(dir: string, owner: RunOwner): number {
-  // Owned folders first: base reaches head's node_modules through a link inside its worktree.
-  for (const owned of readOwned(dir).reverse()) removeOwned(owned);
-  let worktrees = 0;
   // Every worktree in it: a compare's base and head, a bisect's commit-<sha> folders (one killed
   // while git was still creating it has no .git file yet), and any other folder holding one.
-  for (const name of readdirSync(dir)) {
-    const tree = join(dir, name);
-    const checkout = name === "base" || name === "head" || name.startsWith("commit-");
-    if (!checkout && !existsSync(join(tree, ".git"))) continue;
-    worktrees++;
+  // Listed before the owned folders go: removing those can take a worktree's folder with them.
+  const trees = readdirSync(dir)
+    .filter((name) => name === "base" || name === "head" || name.startsWith("commit-") || existsSync(join(dir, name, ".git")))
+    .map((name) => join(dir, name));
+  // Owned folders first: base reaches head's node_modules through a link inside its worktree.
+  for (const owned of readOwned(dir).reverse()) removeOwned(owned);
+  for (const tree of trees)
     if (existsSync(owner.repo)) git(owner.repo, ["worktree", "remove", "--force", "--force", tree], { allowFail: true });
-  }
   rmSync(dir, { recursive: true, force: true });
   if (existsSync(owner.repo)) git(owner.repo, ["worktree", "prune"], { allowFail: true });
-  return worktrees;
+  return trees.length;
 }
 
 /** Reclaims every run whose owner is gone, and reports what it removed. */

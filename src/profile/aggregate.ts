@@ -38,6 +38,22 @@ function statusOf(onBase: boolean, onHead: boolean): FunctionStatus {
 }
 
 /**
+ * Whether source text defines a function `name`: `function name(`, `class name`, `name = (…) =>`
+ * or `= function`, `name: x =>`, or a method `name(…) {`. A property that merely holds another
+ * function (`render: paint`, after a rename) or a call is not a definition.
+ */
+export function definesFunction(text: string, name: string): boolean {
+  const n = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const forms = [
+    `function\\s*\\*?\\s*${n}\\s*\\(`,
+    `class\\s+${n}(?![\\w$])`,
+    `${n}\\s*[:=]\\s*(?:async\\s+)?(?:function(?![\\w$])|\\([^)]*\\)\\s*=>|[\\w$]+\\s*=>)`,
+    `${n}\\s*\\([^)]*\\)\\s*\\{`,
+  ];
+  return new RegExp(`(?:^|[^\\w$.])(?:${forms.join("|")})`, "m").test(text);
+}
+
+/**
  * A function that ran on one side only, `new` or `removed` by its samples, read against the
  * other side's source: when that side's file still has the name, the function is there and
  * was just not called. `sourceOf(side, file)` is the file's text on a side, undefined if absent.
@@ -46,8 +62,7 @@ export function refineStatus(fn: FunctionProfile, sourceOf: (side: Side, file: s
   if (fn.status !== "new" && fn.status !== "removed") return fn;
   const other: Side = fn.status === "new" ? "base" : "head";
   const text = sourceOf(other, fn.file);
-  const escaped = fn.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  if (text === undefined || !new RegExp(`(^|[^\\w$])${escaped}($|[^\\w$])`).test(text)) return fn;
+  if (text === undefined || !definesFunction(text, fn.name)) return fn;
   return { ...fn, status: other === "head" ? "not called on head" : "not called on base" };
 }
 

@@ -86,7 +86,7 @@ describe("compare on GitHub Actions", () => {
       expect(gh.comments.find((c) => c.id === 1)!.body).toBe("an unrelated review comment");
       expect(gh.calls.filter((c) => c.startsWith("POST"))).toHaveLength(1);
       expect(gh.calls.filter((c) => c.startsWith("PATCH"))).toHaveLength(1);
-      expect(readFileSync(summary, "utf8")).toContain("g-");
+      expect(readFileSync(summary, "utf8")).toContain("g.bench.ts › g");
       for (const r of [first, second]) expect(`${r.stdout}${r.stderr}`).not.toContain(TOKEN);
     } finally {
       gh.server.stop(true);

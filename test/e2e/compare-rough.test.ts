@@ -159,7 +159,7 @@ describe("the footer after bench processes timed out", () => {
     });
     const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--timeout", "2"]);
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/hang\.bench\.ts on base: timed out after 2 s/);
+    expect(r.stderr).toMatch(/hang\.bench\.ts on both sides: timed out after 2 s/);
     // Three processes timed out after 2 s each (both sides together, then each alone).
     const took = /took ([\d.]+) s(?:, [\d.]+ s of it measuring)? \(([\d.]+) s in bench processes\)/.exec(r.stderr)!;
     expect(Number(took[1])).toBeGreaterThanOrEqual(6);

@@ -284,5 +284,10 @@ describe("a function that ran on one side only", () => {
     // A name inside a longer one is not the function: renderAll is not render.
     expect(refineStatus(fn("removed"), () => "export const renderAll = 1;\n").status).toBe("removed");
     expect(refineStatus(fn("removed", "$get"), () => "const $get = () => 1;\n").status).toBe("not called on head");
+    // A rename leaves the old name as a property holding the new function, and calls through it: not a definition.
+    const renamed = "function paint(v) { return v; }\nexport const stages = { render: paint };\nstages.render(values);\n";
+    expect(refineStatus(fn("removed"), () => renamed).status).toBe("removed");
+    for (const defined of ["const render = function (x) {}", "render: (x) => x", "class render {}", "  render(x) {\n", "render = x => x"])
+      expect(refineStatus(fn("removed"), () => defined).status).toBe("not called on head");
   });
 });
