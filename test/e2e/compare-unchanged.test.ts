@@ -110,7 +110,26 @@ describe("compare --shard I/N and report --merge", () => {
     try {
       const shard = (i: number) =>
         xbenchAsync(
-          ["compare", "--base", "HEAD", "--rounds", "6", "--time", "10", "--all", "--shard", `${i}/4`, "--json", join(dir, `s${i}.json`)],
+          // One bench process per shard at a time: four shards on two cores are load enough, and a
+          // process that hangs fails its rows after --timeout instead of the test.
+          [
+            "compare",
+            "--base",
+            "HEAD",
+            "--rounds",
+            "6",
+            "--time",
+            "10",
+            "--jobs",
+            "1",
+            "--timeout",
+            "120",
+            "--all",
+            "--shard",
+            `${i}/4`,
+            "--json",
+            join(dir, `s${i}.json`),
+          ],
           {
             cwd: repo.dir,
             env: COMPARE_ENV,
