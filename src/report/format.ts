@@ -262,7 +262,10 @@ export function wideRowNotes(result: CompareResult): RowNote[] {
 export function loadNote(result: CompareResult): string | undefined {
   const cores = result.cores;
   if (!cores) return undefined;
-  const peak = Math.max(result.loadavg.start[0], result.loadavg.end[0]);
+  // The end's load counts the run's own bench processes (`--jobs` of them, with their JIT and
+  // collector threads): only what is beyond them is other work.
+  const own = result.rounds.jobs ?? 1;
+  const peak = Math.max(result.loadavg.start[0], result.loadavg.end[0] - own);
   if (peak <= cores) return undefined;
   return `load average ${result.loadavg.start[0].toFixed(1)} at the start, ${result.loadavg.end[0].toFixed(1)} at the end, on ${cores} cores: other work shared the machine, so intervals are wider than on a quiet one`;
 }
