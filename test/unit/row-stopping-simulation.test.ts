@@ -12,7 +12,7 @@
  * RUNS = 3,000 per cell: the binomial sd near 5% is 0.4 points, and the bound allows 2 sd.
  */
 import { describe, expect, test } from "bun:test";
-import seedRows from "../fixtures/seed-aa-rows.json" with { type: "json" };
+import { NOISE, type Noise } from "../support/noise.ts";
 import { rowOpen } from "../../src/compare/sampling.ts";
 import type { Row } from "../../src/model/result.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
@@ -20,16 +20,6 @@ import { LEVEL, SEQUENTIAL_LEVEL, statsOfLogRatios } from "../../src/stats/paire
 
 const RUNS = 3000;
 const MAX_ROUNDS = 60;
-const RECORDED = seedRows.map((row) => Math.log(row.head / row.base));
-type Noise = (random: () => number) => number;
-const gauss = (random: () => number) => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-const sign = (random: () => number) => (random() < 0.5 ? -1 : 1);
-const NOISE: Record<string, Noise> = {
-  normal: (random) => 0.02 * gauss(random),
-  "t(3)": (random) => (0.02 * gauss(random)) / Math.sqrt((gauss(random) ** 2 + gauss(random) ** 2 + gauss(random) ** 2) / 3),
-  "mixture of ±40% process shifts": (random) => 0.01 * gauss(random) + (random() < 0.2 ? sign(random) * Math.log(1.4) : 0),
-  "recorded A/A ratios, sign-flipped": (random) => sign(random) * RECORDED[Math.floor(random() * RECORDED.length)]!,
-};
 const CONTEXT = { baseMedian: 1, headMedian: 1, ratioMedian: 0, ratioQ1: 0, ratioQ3: 0 };
 
 /** One row sampled as a compare samples it: the rounds until the stop rule closes it, and its last interval. */

@@ -18,7 +18,7 @@
  * The old t-interval is run on the same kind of noise to show what it misses.
  */
 import { describe, expect, test } from "bun:test";
-import seedRows from "../fixtures/seed-aa-rows.json" with { type: "json" };
+import { NOISE, type Noise } from "../support/noise.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
 import { hodgesLehmannInterval, verdictOf, walshSummary } from "../../src/stats/signed-rank.ts";
 import { tInterval } from "../../bench/truth-lab/t-interval.ts";
@@ -34,17 +34,6 @@ const EXACT_ALPHA = new Map([
   [20, 25397 / 524288],
   [40, 27356161461 / 549755813888],
 ]);
-const RECORDED = seedRows.map((row) => Math.log(row.head / row.base));
-
-type Noise = (random: () => number) => number;
-const gauss = (random: () => number) => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-const sign = (random: () => number) => (random() < 0.5 ? -1 : 1);
-const NOISE: Record<string, Noise> = {
-  normal: (random) => 0.02 * gauss(random),
-  "t(3)": (random) => (0.02 * gauss(random)) / Math.sqrt((gauss(random) ** 2 + gauss(random) ** 2 + gauss(random) ** 2) / 3),
-  "mixture of ±40% process shifts": (random) => 0.01 * gauss(random) + (random() < 0.2 ? sign(random) * Math.log(1.4) : 0),
-  "recorded A/A ratios, sign-flipped": (random) => sign(random) * RECORDED[Math.floor(random() * RECORDED.length)]!,
-};
 
 const draw = (n: number, noise: Noise, random: () => number, shift = 0) => Array.from({ length: n }, () => shift + noise(random));
 /** The interval pairedStats reports, in ln-ratio units. */
