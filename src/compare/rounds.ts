@@ -163,24 +163,26 @@ function cycleWork(ctx: RoundsContext, round: number, rows: Row[], open: Set<str
   const { plan } = store;
   const past = round >= plan.sampling.minRounds;
   const work: Work[] = [];
-  for (let r = round; r < round + CYCLE; r++) {
-    const order = orderAt(SIDES, plan.seed, r) as Side[];
-    for (const file of files) {
-      const mine = rows.filter((row) => row.file === file.plan.file);
-      // Before its first round a file's rows are not known yet: its processes measure everything.
-      // After that only the open ones: rows that failed (a timeout, a throw) never run again.
-      const known = mine.length > 0;
-      const openLabels = mine.filter((row) => open.has(row.id)).map((row) => row.label);
-      if (known && openLabels.length === 0) continue;
-      const budgets = past ? rowBudgets(ctx, file.plan.file, openLabels, file.outcome) : undefined;
-      for (const job of jobsFor(file.plan, order)) {
+  for (const file of files) {
+    const mine = rows.filter((row) => row.file === file.plan.file);
+    // Before its first round a file's rows are not known yet: its processes measure everything.
+    // After that only the open ones: rows that failed (a timeout, a throw) never run again.
+    const known = mine.length > 0;
+    const openLabels = mine.filter((row) => open.has(row.id)).map((row) => row.label);
+    if (known && openLabels.length === 0) continue;
+    // Decided once per cycle: both rounds of a pair measure the same rows for the same time.
+    const budgets = past ? rowBudgets(ctx, file.plan.file, openLabels, file.outcome) : undefined;
+    const selection: RowSelection = { ...(known ? { labels: openLabels } : {}), ...(budgets ? { rowBudgets: budgets } : {}) };
+    for (let r = round; r < round + CYCLE; r++) {
+      for (const job of jobsFor(file.plan, orderAt(SIDES, plan.seed, r) as Side[])) {
         if (done.has(recordKey(r, file.plan.file, job.name))) continue;
         if (known && expectedLabels(file.outcome, job, openLabels).length === 0) continue;
-        const selection: RowSelection = { ...(known ? { labels: openLabels } : {}), ...(budgets ? { rowBudgets: budgets } : {}) };
         work.push({ round: r, file, job, rows: selection, estimateMs: estimateMs(ctx, file, job, selection) });
       }
     }
   }
+  // Round by round, as the progress line reports them.
+  work.sort((x, y) => x.round - y.round);
   return work;
 }
 
