@@ -5,7 +5,8 @@
  * launched in rotating order in one run so every arm sees the same machine. With `--before
  * BIN`, a second build (another commit's dist/xbench) runs the same commands in the same
  * rounds, so two builds compare side by side. Prints each arm's median and its ratio to hello
- * (the median of per-round ratios, with its quartiles).
+ * (the median of per-round ratios, with its quartiles), and with `--before` each command's
+ * after/before ratio the same way.
  *
  *   bun bench/startup.ts [LAUNCHES] [--before BIN]
  */
@@ -60,6 +61,15 @@ try {
     const ratio = spread(times[name]!.map((t, i) => t / times.hello![i]!));
     const versus = name === "hello" ? "" : `  ×hello ${ratio.median.toFixed(2)} [${ratio.q1.toFixed(2)} .. ${ratio.q3.toFixed(2)}]`;
     console.log(`${name.padEnd(30)} median ${median(times[name]!).toFixed(1).padStart(6)} ms${versus}`);
+  }
+  if (argv.before) {
+    for (const command of COMMANDS) {
+      const [before, now] = [times[`before ${command.join(" ")}`]!, times[`after ${command.join(" ")}`]!];
+      const ratio = spread(now.map((t, i) => t / before[i]!));
+      console.log(
+        `after/before ${command.join(" ").padEnd(17)} ${ratio.median.toFixed(2)} [${ratio.q1.toFixed(2)} .. ${ratio.q3.toFixed(2)}]`,
+      );
+    }
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
