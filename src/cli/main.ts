@@ -6,11 +6,11 @@
 import { type CommandDef, runCommand } from "citty";
 import { renderHelp, usageLine, visibleSubcommands } from "../args/help.ts";
 import { readArgs } from "../args/read.ts";
-import { wantsHelp } from "../args/typed.ts";
+import { normalizeArgv, wantsHelp } from "../args/typed.ts";
 import type { AnyCommand } from "../args/types.ts";
 import { closest } from "../util/suggest.ts";
 import { verboseVersion } from "../version.ts";
-import { EXIT_USAGE, XbenchError, printFailure } from "./errors.ts";
+import { EXIT_USAGE, XbenchError, printFailure, usageError } from "./errors.ts";
 import { versionRequest } from "./fast.ts";
 import { forStream } from "../output/errors.ts";
 
@@ -69,8 +69,15 @@ export async function runCli(root: AnyCommand, argv: string[]): Promise<number> 
       process.stderr.write(`${await usageText(resolved, !!process.stderr.isTTY)}\n`);
       return EXIT_USAGE;
     }
-    // The flags are read and checked once, here; citty runs the command with them.
-    const { result } = await runCommand(command as CommandDef, { rawArgs: args, data: readArgs(command, args) });
+    // The flags are read and checked here; citty runs the command with them, given argv as
+    // they were read (an enum typed alone with its bare value, which citty's own check refuses).
+    const data = readArgs(command, args);
+    const { result } = await runCommand(command as CommandDef, { rawArgs: normalizeArgv(command.args ?? {}, args), data }).catch(
+      (error: unknown) => {
+        // A usage error of citty's own is a usage error too (exit 2), never a crash.
+        throw error instanceof Error && error.name === "CLIError" ? usageError(error.message) : error;
+      },
+    );
     return typeof result === "number" ? result : 0;
   } catch (error) {
     return reportError(error, resolved);

@@ -24,6 +24,7 @@ const extended = defineCommand({
     ...traceCommand.args,
     "sample-rate": { type: "string", valueHint: "HZ", description: "Samples per second", default: "100", parse: positiveInt(1) },
     color: { type: "enum", options: ["auto", "always", "never"], description: "Colour the summary" },
+    detail: { type: "enum", options: ["some", "all"], bare: "some", description: "Detail, typed alone or with a level" },
   },
   run(args) {
     seen = args;
@@ -91,6 +92,10 @@ describe("a flag added to trace's table", () => {
     expect((await cli(["trace", "--sample-rate", "7", "--", "make", "-j4"])).code).toBe(0);
     expect(seen?.flags).toMatchObject({ "sample-rate": 7 });
     expect(seen?.command).toEqual(["make", "-j4"]);
+    expect((await cli(["trace", "--detail", "--", "true"])).code).toBe(0);
+    expect(seen?.flags).toMatchObject({ detail: "some" });
+    expect((await cli(["trace", "--detail", "all", "--", "true"])).code).toBe(0);
+    expect(seen?.flags).toMatchObject({ detail: "all" });
   });
 
   test("is parsed on the fast path too, which leaves a bad value to the full CLI", () => {
