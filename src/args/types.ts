@@ -4,7 +4,7 @@
  * (`check.ts`) and the fast path's mri read (`read-fast.ts`) read the same entries. This module
  * holds the types; `define.ts` makes a command of a table.
  *
- * An entry is citty's `ArgDef`, in the order its help line reads, with four fields of xbench's
+ * An entry is citty's `ArgDef`, in the order its help line reads, with five fields of xbench's
  * own that citty passes over:
  *
  *     rounds: { type: "string", valueHint: "N", description: "Rounds of each step", default: "6", parse: positiveInt(2) },
