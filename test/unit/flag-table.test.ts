@@ -8,10 +8,11 @@ import { defineCommand } from "../../src/args/define.ts";
 import { renderHelp } from "../../src/args/help.ts";
 import { readArgs as parseArgs } from "../../src/args/read.ts";
 import { fastParse } from "../../src/args/read-fast.ts";
-import type { ParsedArgs } from "../../src/args/types.ts";
+import type { AnyCommand, ParsedArgs } from "../../src/args/types.ts";
 import { positiveInt } from "../../src/args/values.ts";
 import { runCli } from "../../src/cli/main.ts";
 import { forStream } from "../../src/output/errors.ts";
+import { rootCommand } from "../../src/commands/root.ts";
 import { traceCommand } from "../../src/commands/trace.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: what run was given, whatever its table
@@ -161,4 +162,19 @@ describe("the parser", () => {
     expect(() => parseArgs(traceCommand, ["make"])).toThrow("Unexpected argument: make (the command goes after --: xbench trace -- make)");
     expect(() => parseArgs(traceCommand, [])).toThrow("trace needs a command after --, e.g. xbench trace -- make");
   });
+});
+
+test("every command's help (citty's rendering) lists each flag of its table with its description", async () => {
+  const missing: string[] = [];
+  const visit = async (command: AnyCommand, path: string[]) => {
+    const help = forStream(await renderHelp(command, path), false);
+    for (const [name, arg] of Object.entries(command.args ?? {})) {
+      const spelled = arg.type === "positional" ? name.toUpperCase() : `--${name}`;
+      const line = help.split("\n").find((l) => new RegExp(`^\\s*(-\\w, )?${spelled}(=|\\s|$)`).test(l));
+      if (!line?.includes(arg.description)) missing.push(`xbench ${path.join(" ")}: ${spelled}`);
+    }
+    for (const [name, load] of Object.entries(command.subCommands ?? {})) await visit(await load(), [...path, name]);
+  };
+  await visit(rootCommand, []);
+  expect(missing).toEqual([]);
 });
