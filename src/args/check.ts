@@ -47,7 +47,7 @@ export function checkArgs<C extends AnyCommand>(
   for (const [name, arg] of Object.entries(args)) {
     if (arg.type === "positional") continue;
     if (arg.type === "boolean") {
-      flags[name] = record[name] === true;
+      flags[name] = typed.switched.get(name) ?? record[name] === true;
       continue;
     }
     if (arg.type === "string" && arg.repeatable) {

@@ -75,10 +75,12 @@ export function normalizeArgv(args: Args, argv: string[]): string[] {
   return out;
 }
 
-/** The flags typed, and the values of each repeatable one, in order. */
+/** The flags typed, the values of each repeatable one in order, and each switch typed more than once. */
 export interface Typed {
   given: string[];
   repeated: Map<string, string[]>;
+  /** The last of a switch typed both ways (`--all --no-all`): citty applies every `--no-` after the rest. */
+  switched: Map<string, boolean>;
 }
 
 /** `Unknown option: --rouds (did you mean --rounds?)`. */
@@ -98,6 +100,7 @@ export function readTyped(args: Args, argv: string[]): Typed {
   const flagNames = [...new Set(names.values())];
   const given: string[] = [];
   const repeated = new Map<string, string[]>();
+  const switched = new Map<string, boolean>();
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
     if (token === "--") break;
@@ -119,6 +122,7 @@ export function readTyped(args: Args, argv: string[]): Typed {
       if (inline !== undefined && (negated || (inline !== "true" && inline !== "false"))) {
         throw usageError(`Option ${spelled} takes no value (got ${inline})`);
       }
+      if (given.indexOf(`--${name}`) !== given.length - 1) switched.set(name, !negated && inline !== "false");
       continue;
     }
     let value = inline;
@@ -132,7 +136,7 @@ export function readTyped(args: Args, argv: string[]): Typed {
     }
     if (flag.type === "string" && flag.repeatable) repeated.set(name, [...(repeated.get(name) ?? []), value]);
   }
-  return { given, repeated };
+  return { given, repeated, switched };
 }
 
 /** What both parsers are given, and what the checks read: argv normalized, its typed flags, the command after `--`. */

@@ -8,7 +8,7 @@ import { defineCommand } from "../../src/args/define.ts";
 import { renderHelp } from "../../src/args/help.ts";
 import { readArgs as parseArgs } from "../../src/args/read.ts";
 import { fastParse } from "../../src/args/read-fast.ts";
-import type { AnyCommand, ParsedArgs } from "../../src/args/types.ts";
+import type { AnyCommand, Args, ParsedArgs } from "../../src/args/types.ts";
 import { positiveInt } from "../../src/args/values.ts";
 import { runCli } from "../../src/cli/main.ts";
 import { forStream } from "../../src/output/errors.ts";
@@ -126,6 +126,8 @@ describe("the parser", () => {
   test("reads booleans as typed, --no-NAME included; a boolean takes no other value", () => {
     expect(parseArgs(spec, ["--all"]).flags.all).toBe(true);
     expect(parseArgs(spec, ["--all", "--no-all"]).flags.all).toBe(false);
+    expect(parseArgs(spec, ["--no-all", "--all"]).flags.all).toBe(true);
+    expect(parseArgs(spec, ["--no-all", "--all", "--all=false"]).flags.all).toBe(false);
     expect(parseArgs(spec, ["--all=false"]).flags.all).toBe(false);
     expect(() => parseArgs(spec, ["--all=yes"])).toThrow("Option --all takes no value (got yes)");
   });
@@ -168,7 +170,7 @@ test("every command's help (citty's rendering) lists each flag of its table with
   const missing: string[] = [];
   const visit = async (command: AnyCommand, path: string[]) => {
     const help = forStream(await renderHelp(command, path), false);
-    for (const [name, arg] of Object.entries(command.args ?? {})) {
+    for (const [name, arg] of Object.entries((command.args ?? {}) as Args)) {
       const spelled = arg.type === "positional" ? name.toUpperCase() : `--${name}`;
       const line = help.split("\n").find((l) => new RegExp(`^\\s*(-\\w, )?${spelled}(=|\\s|$)`).test(l));
       if (!line?.includes(arg.description)) missing.push(`xbench ${path.join(" ")}: ${spelled}`);
