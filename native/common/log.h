@@ -51,7 +51,8 @@
 #define XB_FLAG_IO_URING_UNTRACED 0x2000u /* preload mode: io_uring_setup made (through syscall(2)) */
 #define XB_FLAG_SETUID_UNPRIVILEGED 0x4000u /* a setuid/setgid/capability program ran without (no_new_privs) */
 #define XB_FLAG_RAW_UNTRACED 0x8000u /* preload mode: a file call made through syscall(2) the shim does not decode */
-#define XB_FLAGS_INCOMPLETE 0xfff0u
+#define XB_FLAG_SPAWN_UNREAD 0x20000u /* preload mode: a posix_spawn's file actions could not be read */
+#define XB_FLAGS_INCOMPLETE 0x2fff0u
 /* Header flags that say the command ran differently from an untraced run (what ran was traced). */
 #define XB_FLAG_CHANGED_IO_URING 0x10000u /* the filter refused io_uring_setup (ENOSYS) */
 

@@ -64,7 +64,8 @@ export const FLAG = {
   IO_URING_UNTRACED: 0x2000,
   SETUID_UNPRIVILEGED: 0x4000,
   RAW_UNTRACED: 0x8000,
-  INCOMPLETE: 0xfff0,
+  SPAWN_UNREAD: 0x20000,
+  INCOMPLETE: 0x2fff0,
   /** The command ran differently from an untraced run; what ran was traced (not INCOMPLETE). */
   CHANGED_IO_URING: 0x10000,
 } as const;

@@ -46,6 +46,10 @@ const LATER_REASONS: Array<[number, string]> = [
     "a program made a file system call through syscall(2) that --backend preload does not decode (auto and seccomp see it)",
   ],
   [
+    FLAG.SPAWN_UNREAD,
+    "a program spawned another with file actions (posix_spawn) this C library lays out in a way --backend preload cannot read (auto and seccomp see them)",
+  ],
+  [
     FLAG.SETUID_UNPRIVILEGED,
     "a setuid, setgid or file-capability program ran without its privileges (the seccomp filter sets no_new_privs); --backend preload keeps them but cannot trace it",
   ],

@@ -294,16 +294,24 @@ function withFiles(name: string, files: Record<string, string>): string {
   return d;
 }
 
-/** `calls WHAT .` in a fresh folder holding `files`, built with glibc and as a static musl program. */
-function inC(name: string, what: string, files: Record<string, string>): Case[] {
+/**
+ * `calls WHAT .` in a fresh folder holding `files` (the ones in `executable` made executable),
+ * built with glibc and as a static musl program.
+ */
+function inC(name: string, what: string, files: Record<string, string>, executable: string[] = []): Case[] {
+  const setup = (folder: string) => () => {
+    const d = withFiles(folder, files);
+    for (const f of executable) chmodSync(join(d, f), 0o755);
+    return d;
+  };
   return [
-    { name: `${name} (C)`, cmd: [calls, what, "."], setup: () => withFiles(what, files) },
+    { name: `${name} (C)`, cmd: [calls, what, "."], setup: setup(what) },
     {
       name: `${name}, static musl`,
       skip: have("musl-gcc") ? undefined : "musl-gcc not installed",
       cmd: [callsStatic, what, "."],
       static: true,
-      setup: () => withFiles(`${what}-static`, files),
+      setup: setup(`${what}-static`),
     },
   ];
 }
@@ -410,6 +418,13 @@ const heldOut: Case[] = [
   // A folder is readdir once its entries are read; opened and not read, it was looked up.
   ...inC("opendir without readdir, readdir, fdopendir, scandir", "dirs", { "a/1": "", "b/1": "", "c/1": "", "d/1": "" }),
   ...inC("inotify_add_watch, fanotify_mark", "watch", { a: "a" }),
+  // The files a spawn's file actions open, where its chdir and fchdir actions leave the child.
+  ...inC(
+    "posix_spawn file actions: open, chdir, fchdir",
+    "spawn",
+    { "in.txt": "in\n", "sub/rel.txt": "r", "sub/run.sh": "#!/bin/sh\ntrue\n", "other/o.txt": "o" },
+    ["sub/run.sh"],
+  ),
   {
     name: "symlink loops",
     cmd: ["sh", "-c", "cat loop1 2>/dev/null; test -e loop2; ls -L . > /dev/null 2>&1; true"],

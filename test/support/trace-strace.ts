@@ -241,7 +241,8 @@ export function classify(log: string, topCwd: string): StraceView {
     }
     const base = cwd.get(pid) ?? here;
     if (name === "clone" || name === "clone3" || name === "fork" || name === "vfork") {
-      if (ret > 0) cwd.set(String(ret), base);
+      // The child may have run (and moved: a spawn's chdir action) before its parent's clone returned.
+      if (ret > 0 && !cwd.has(String(ret))) cwd.set(String(ret), base);
       continue;
     }
     const failed = ret < 0;
