@@ -585,6 +585,8 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
 
 /* Calls answered but not yet recorded: S exits only when none is left. */
 static int g_unrecorded;
+/* Set once the trace has ended while the tree runs on (--detach-ok): calls are served, not recorded. */
+static int g_closed;
 
 /* The listener hangs up once no process is left under its filter. */
 static int listener_orphaned(int listener) {
@@ -643,7 +645,7 @@ static void *serve(void *arg) {
       resp.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
     }
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp.r) == 0) {
-      if (pending) {
+      if (pending && !__atomic_load_n(&g_closed, __ATOMIC_ACQUIRE)) {
         append(&call, call.op, &call.a);
         if (call.op2) append(&call, call.op2, &call.b);
       }
@@ -712,4 +714,9 @@ int xb_notify_start(struct xb_log *log, int sock) {
 
 void xb_notify_drain(void) {
   while (__atomic_load_n(&g_unrecorded, __ATOMIC_ACQUIRE) > 0) sched_yield();
+}
+
+void xb_notify_close(void) {
+  __atomic_store_n(&g_closed, 1, __ATOMIC_SEQ_CST);
+  xb_notify_drain(); /* a record begun before is finished; none starts after */
 }

@@ -65,7 +65,9 @@ export const FLAG = {
   SETUID_UNPRIVILEGED: 0x4000,
   RAW_UNTRACED: 0x8000,
   SPAWN_UNREAD: 0x20000,
-  INCOMPLETE: 0x2fff0,
+  /** The command's own process ended while descendants ran on (--detach-ok). */
+  DETACHED: 0x40000,
+  INCOMPLETE: 0x6fff0,
   /** The command ran differently from an untraced run; what ran was traced (not INCOMPLETE). */
   CHANGED_IO_URING: 0x10000,
 } as const;

@@ -50,6 +50,10 @@ const LATER_REASONS: Array<[number, string]> = [
     "a program spawned another with file actions (posix_spawn) this C library lays out in a way --backend preload cannot read (auto and seccomp see them)",
   ],
   [
+    FLAG.DETACHED,
+    "the command's own process ended while processes it started were still running (--detach-ok): what they did from then on is not in the trace",
+  ],
+  [
     FLAG.SETUID_UNPRIVILEGED,
     "a setuid, setgid or file-capability program ran without its privileges (the seccomp filter sets no_new_privs); --backend preload keeps them but cannot trace it",
   ],

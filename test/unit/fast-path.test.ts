@@ -32,8 +32,10 @@ describe("trace on the fast path", () => {
     [["--backend", "auto", "--backend", "seccomp", "--", "true"], { backend: "seccomp", format: "summary" }, ["true"]],
     [["-o=x", "--", "true"], { backend: "auto", format: "summary", output: resolve("x") }, ["true"]],
     [["--", "--help"], { backend: "auto", format: "summary" }, ["--help"]],
+    [["--detach-ok", "--", "true"], { backend: "auto", format: "summary", "detach-ok": true }, ["true"]],
   ])("takes %j", (args, flags, command) => {
-    expect(fastParse(traceCommand, args)).toEqual({ flags: flags as never, positionals: [], command, given: expect.any(Array) });
+    const expected = { "detach-ok": false, ...flags };
+    expect(fastParse(traceCommand, args)).toEqual({ flags: expected as never, positionals: [], command, given: expect.any(Array) });
   });
 
   test.each([
