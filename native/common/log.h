@@ -55,7 +55,8 @@
 /* The command's own process ended while descendants ran on (--detach-ok): the trace ended with it,
  * and the log takes no more records (a writer stops at its next chunk). */
 #define XB_FLAG_DETACHED 0x40000u
-#define XB_FLAGS_INCOMPLETE 0x6fff0u
+#define XB_FLAG_CHROOT_UNTRACED 0x80000u /* preload mode: a program changed its root (chroot) */
+#define XB_FLAGS_INCOMPLETE 0xefff0u
 /* Header flags that say the command ran differently from an untraced run (what ran was traced). */
 #define XB_FLAG_CHANGED_IO_URING 0x10000u /* the filter refused io_uring_setup (ENOSYS) */
 

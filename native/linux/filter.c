@@ -27,7 +27,7 @@ static const int k_notified[] = {
     __NR_execveat,      __NR_renameat,  __NR_renameat2, __NR_unlinkat,   __NR_mkdirat,    __NR_chdir,
     __NR_truncate,      __NR_linkat,    __NR_symlinkat, __NR_statfs,     __NR_getdents64, __NR_mknodat,
     __NR_bind,          __NR_fchmodat,  __NR_fchmodat2, __NR_fchownat,   __NR_utimensat,  __NR_inotify_add_watch,
-    __NR_fanotify_mark,
+    __NR_fanotify_mark, __NR_chroot,
 #ifdef __NR_open /* the pre-*at calls: x86-64 has them, arm64 has only the *at forms */
     __NR_open,          __NR_creat,     __NR_stat,      __NR_lstat,      __NR_access,     __NR_readlink,
     __NR_rename,        __NR_unlink,    __NR_mkdir,     __NR_rmdir,      __NR_link,       __NR_symlink,

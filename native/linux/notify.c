@@ -110,13 +110,44 @@ static size_t read_proc_link(const char *link, char *buf) {
   return k > 0 && buf[0] == '/' ? (size_t)k : 0;
 }
 
-static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out) {
-  out->dirfd = dirfd;
-  out->rflags = 0;
-  out->base_len = 0;
-  out->present = 1;
-  read_remote(pid, addr, out);
-  if (out->path_len == 0 || out->path[0] == '/') return;
+/* Set once a process of the tree called chroot: absolute paths may then be named from another
+ * root than S's, which each such path's record looks up. */
+static int g_rooted;
+
+/*
+ * A process that changed its root (chroot) names absolute paths from there: the host's name for
+ * that root, read from outside it, becomes the base, and the path is taken relative to it.
+ */
+static void in_root(pid_t pid, struct path_read *out) {
+  char link[64];
+  snprintf(link, sizeof link, "/proc/%d/root", (int)pid);
+  size_t n = read_proc_link(link, out->base);
+  if (n == 0) {
+    xb_log_flag(&g_log, XB_FLAG_UNREADABLE);
+    out->present = 0;
+    return;
+  }
+  if (n == 1) return; /* "/": the same root as S's */
+  size_t skip = 0;
+  while (skip < out->path_len && out->path[skip] == '/') skip++;
+  if (skip == out->path_len) { /* the root itself */
+    memcpy(out->path, ".", 2);
+    out->path_len = 1;
+  } else {
+    memmove(out->path, out->path + skip, out->path_len - skip + 1);
+    out->path_len -= (uint32_t)skip;
+  }
+  out->base_len = (uint32_t)n;
+}
+
+/* The base a path read into `out` is relative to: the caller's cwd or `dirfd`'s folder for a
+ * relative path, its root for an absolute one (see in_root). */
+static void place(pid_t pid, int dirfd, struct path_read *out) {
+  if (out->path_len == 0) return;
+  if (out->path[0] == '/') {
+    if (__atomic_load_n(&g_rooted, __ATOMIC_RELAXED)) in_root(pid, out);
+    return;
+  }
   char link[64];
   if (dirfd == AT_FDCWD) {
     snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
@@ -126,6 +157,15 @@ static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out
   }
   out->base_len = (uint32_t)read_proc_link(link, out->base);
   if (!out->base_len) out->present = 0; /* nothing to resolve it against */
+}
+
+static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out) {
+  out->dirfd = dirfd;
+  out->rflags = 0;
+  out->base_len = 0;
+  out->present = 1;
+  read_remote(pid, addr, out);
+  place(pid, dirfd, out);
 }
 
 /* Each serving thread appends into its own chunk of the log (see xb_log_append_local). */
@@ -359,11 +399,7 @@ static void read_sockaddr_path(pid_t pid, uint64_t addr, uint64_t len, struct pa
   out->base_len = 0;
   out->dirfd = AT_FDCWD;
   out->present = 1;
-  if (out->path[0] == '/') return;
-  char link[64];
-  snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
-  out->base_len = (uint32_t)read_proc_link(link, out->base);
-  if (!out->base_len) out->present = 0;
+  place(pid, AT_FDCWD, out);
 }
 
 /* A notified call, read and probed while its thread waits; recorded once the reply let it go. */
@@ -450,6 +486,7 @@ static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
     [__NR_unlinkat] = {XB_OP_UNLINK, 0, AT(0, 1), {0}}, /* AT_REMOVEDIR: see read_call */
     [__NR_mkdirat] = {XB_OP_MKDIR, 0, AT(0, 1), {0}},
     [__NR_chdir] = {XB_OP_CHDIR, 0, CWD(0), {0}},
+    [__NR_chroot] = {XB_OP_CHDIR, 0, CWD(0), {0}}, /* a lookup, as chdir's; see g_rooted */
     [__NR_truncate] = {XB_OP_TRUNCATE, 0, CWD(0), {0}},
     /* The source is looked up (followed only with AT_SYMLINK_FOLLOW). */
     [__NR_linkat] = {XB_OP_STAT, XB_OP_LINK, AT(0, 1), AT(2, 3), .arg = A_FOLLOW_FLAG, .arg_at = 4},
@@ -562,6 +599,7 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     xb_log_flag(&g_log, XB_FLAG_CHANGED_IO_URING);
     return CALL_REFUSE;
   }
+  if (d->nr == __NR_chroot) __atomic_store_n(&g_rooted, 1, __ATOMIC_RELAXED); /* before it can succeed */
   if (d->nr < 0 || (size_t)d->nr >= sizeof DECODE / sizeof DECODE[0] || !DECODE[d->nr].op) return 0;
   const struct decoding *k = &DECODE[d->nr];
   const __u64 *x = d->args;

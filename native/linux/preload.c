@@ -124,6 +124,9 @@ extern const char xb_tramp_code[], xb_tramp_end[];
 typedef long (*xb_tramp_fn)(long nr, long a, long b, long c, long d, long e, long f);
 /* Set in hybrid mode once the page is mapped: then wrappers make their calls there. */
 static xb_tramp_fn g_tramp;
+/* Hybrid mode: a filter covers this process and reports every call not made from the trampoline
+ * (so what the shim leaves unrecorded, it records). */
+static int g_filtered;
 
 /* Maps the trampoline page; NULL if the address is taken (then calls go through libc). */
 static xb_tramp_fn map_trampoline(void) {
@@ -190,7 +193,7 @@ int __fxstatat64(int, int, const char *, struct stat64 *, int);
   X(readdir64_r) X(getdents64) X(scandir) X(scandir64) \
   X(execve) X(execvpe) X(posix_spawn) X(posix_spawnp) \
   X(rename) X(renameat) X(renameat2) X(unlink) X(unlinkat) X(link) X(linkat) X(symlink) X(symlinkat) \
-  X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(truncate) X(truncate64) \
+  X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(chroot) X(truncate) X(truncate64) \
   X(mknod) X(mknodat) X(mkfifo) X(mkfifoat) X(bind) \
   X(chmod) X(lchmod) X(fchmodat) X(chown) X(lchown) X(fchownat) \
   X(utime) X(utimes) X(lutimes) X(futimesat) X(utimensat) \
@@ -687,7 +690,7 @@ static DIR *g_listed[XB_LISTED];
 static unsigned g_listed_next;
 
 static void note_listing(DIR *d) {
-  if (g_tramp || !d) return;
+  if (g_filtered || !d) return;
   for (unsigned i = 0; i < XB_LISTED; i++)
     if (__atomic_load_n(&g_listed[i], __ATOMIC_RELAXED) == d) return;
   int e = errno;
@@ -756,7 +759,7 @@ static void walk_listed(const char *path, int flag, const struct FTW *at, int re
   }                                                                                                                    \
   EXPORT int name(const char *dir, int (*fn)(const char *, const st_type *, int, struct FTW *), int fds, int flags) {  \
     if (!RESOLVE(name)) return missing_real();                                                                         \
-    if (!g_log.hdr || g_tramp) return real_##name(dir, fn, fds, flags);                                                \
+    if (!g_log.hdr || g_filtered) return real_##name(dir, fn, fds, flags);                                             \
     __typeof__(fn_var) outer = fn_var;                                                                                 \
     int outer_flags = t_nftw_flags;                                                                                    \
     fn_var = fn;                                                                                                       \
@@ -777,7 +780,7 @@ DEF_NFTW(nftw64, struct stat64, t_nftw64_fn)
   }                                                                                                                    \
   EXPORT int name(const char *dir, int (*fn)(const char *, const st_type *, int), int fds) {                           \
     if (!RESOLVE(name)) return missing_real();                                                                         \
-    if (!g_log.hdr || g_tramp) return real_##name(dir, fn, fds);                                                       \
+    if (!g_log.hdr || g_filtered) return real_##name(dir, fn, fds);                                                    \
     __typeof__(fn_var) outer = fn_var;                                                                                 \
     int outer_flags = t_nftw_flags;                                                                                    \
     fn_var = fn;                                                                                                       \
@@ -805,7 +808,7 @@ static __thread const void *t_fts_skipped;
       return NULL;                                                                                                     \
     }                                                                                                                  \
     fts_type *f = real_##open(roots, options, cmp);                                                                    \
-    if (f && !(options & FTS_NOCHDIR) && g_log.hdr && !g_tramp) {                                                      \
+    if (f && !(options & FTS_NOCHDIR) && g_log.hdr && !g_filtered) {                                                   \
       int e = errno;                                                                                                   \
       xb_log_set_result(record_call(XB_OP_OPEN, AT_FDCWD, ".", O_RDONLY, 0), 0);                                       \
       errno = e;                                                                                                       \
@@ -823,7 +826,7 @@ static __thread const void *t_fts_skipped;
       return NULL;                                                                                                     \
     }                                                                                                                  \
     ent_type *e = real_##read(f);                                                                                      \
-    if (e && e->fts_info == FTS_DP && g_log.hdr && !g_tramp) {                                                         \
+    if (e && e->fts_info == FTS_DP && g_log.hdr && !g_filtered) {                                                      \
       int skipped = e == t_fts_skipped || ((f->fts_options & FTS_XDEV) && e->fts_dev != f->fts_dev);                   \
       t_fts_skipped = NULL;                                                                                            \
       int err = errno;                                                                                                 \
@@ -862,7 +865,7 @@ static struct dirent64 *glob_readdir64(void *d) {
   }                                                                                                                    \
   EXPORT int name(const char *pattern, int flags, int (*err)(const char *, int), glob_type *g) {                       \
     if (!RESOLVE(name)) return GLOB_NOSPACE;                                                                           \
-    if (!g_log.hdr || g_tramp || (flags & GLOB_ALTDIRFUNC)) return real_##name(pattern, flags, err, g);                \
+    if (!g_log.hdr || g_filtered || (flags & GLOB_ALTDIRFUNC)) return real_##name(pattern, flags, err, g);             \
     glob_type kept = *g;                                                                                               \
     g->gl_opendir = glob_opendir;                                                                                      \
     g->gl_readdir = dirent_read;                                                                                       \
@@ -898,6 +901,26 @@ DEF_PATHCALL(int, mkdirat, XB_OP_MKDIR, (int d, const char *p, mode_t m), (d, p,
 DEF_PATHCALL(int, rmdir, XB_OP_RMDIR, (const char *p), (p), p, AT_FDCWD, 0,
              T(SYS_unlinkat, AT_FDCWD, p, AT_REMOVEDIR, 0))
 DEF_PATHCALL(int, chdir, XB_OP_CHDIR, (const char *p), (p), p, AT_FDCWD, 0, T(SYS_chdir, p, 0, 0, 0))
+
+/*
+ * chroot: a lookup, as chdir; once it succeeded, this process names paths from its new root, which
+ * the shim cannot name as the host does (no /proc in a bare root, nor the shim and the log for
+ * what it runs). So it records nothing more: in hybrid mode the filter sees the rest and names
+ * it from outside; in preload mode the trace says it is incomplete. Through libc, not the
+ * trampoline: the filter must see the call to know roots may differ.
+ */
+EXPORT int chroot(const char *p) {
+  int32_t *slot = record(XB_OP_CHDIR, AT_FDCWD, p, 0);
+  if (!RESOLVE(chroot)) return missing_real();
+  int r = real_chroot(p);
+  done(slot, r < 0);
+  if (r == 0 && g_log.hdr) {
+    if (!g_filtered) xb_log_flag(&g_log, XB_FLAG_CHROOT_UNTRACED);
+    __atomic_store_n(&g_chrooted, 1, __ATOMIC_RELAXED);
+    g_tramp = NULL;
+  }
+  return r;
+}
 DEF_PATHCALL(int, truncate, XB_OP_TRUNCATE, (const char *p, off_t l), (p, l), p, AT_FDCWD, 0,
              T(SYS_truncate, p, l, 0, 0))
 DEF_PATHCALL(int, truncate64, XB_OP_TRUNCATE, (const char *p, off64_t l), (p, l), p, AT_FDCWD, 0,
@@ -1005,6 +1028,7 @@ static int undecoded_file_call(long nr) {
   case SYS_unlinkat:
   case SYS_mkdirat:
   case SYS_chdir:
+  case SYS_chroot:
   case SYS_truncate:
   case SYS_linkat:
   case SYS_symlinkat:
@@ -1062,9 +1086,9 @@ EXPORT long syscall(long nr, ...) {
     slot = record(XB_OP_STAT, (int)a, (const char *)b, (uint32_t)d);
   } else if (nr == SYS_openat) {
     slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)c);
-  } else if (nr == SYS_io_uring_setup && !g_tramp) {
+  } else if (nr == SYS_io_uring_setup && !g_filtered) {
     xb_log_flag(&g_log, XB_FLAG_IO_URING_UNTRACED); /* its ring's file operations: no shim sees them */
-  } else if (!g_tramp && undecoded_file_call(nr)) {
+  } else if (!g_filtered && undecoded_file_call(nr)) {
     xb_log_flag(&g_log, XB_FLAG_RAW_UNTRACED); /* in hybrid mode the filter sees it */
   }
   /* Only a call recorded here may bypass the filter; any other goes to it as from libc. */
@@ -1248,6 +1272,7 @@ static const char *g_logpath = "";
  * the shim could not record). Raw calls, no records.
  */
 static int shim_cannot_follow(const char *path) {
+  if (__atomic_load_n(&g_chrooted, __ATOMIC_RELAXED)) return 1; /* the shim's path is not the host's there */
   long euid = xb_sys(SYS_geteuid, 0, 0, 0, 0, 0), egid = xb_sys(SYS_getegid, 0, 0, 0, 0, 0);
   int cannot = xb_sys(SYS_getuid, 0, 0, 0, 0, 0) != euid || xb_sys(SYS_getgid, 0, 0, 0, 0, 0) != egid;
   if (!cannot && (euid != g_euid || egid != g_egid)) {
@@ -1270,12 +1295,12 @@ static int shim_cannot_follow(const char *path) {
 
 /* The shim will not be in the image `path` runs: say so when nothing else sees it (preload mode). */
 static void note_secure(void) {
-  if (!g_tramp) xb_log_flag(&g_log, XB_FLAG_SHIM_DROPPED);
+  if (!g_filtered) xb_log_flag(&g_log, XB_FLAG_SHIM_DROPPED);
 }
 
 /* In preload mode, a static program runs untraced: say so. */
 static void note_static(const char *path) {
-  if (g_tramp || t_busy) return;
+  if (g_filtered || t_busy) return;
   /* Its look at the ELF header makes raw system calls (sys.h): nothing is recorded. */
   if (xb_needs_seccomp(path)) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
 }
@@ -1688,7 +1713,7 @@ static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_
    * the shim reads them, and records the exec once the spawn says how it went. */
   int actions = fa && fa->__used > 0;
   int readable = actions && !__atomic_load_n(&g_fa_mismatch, __ATOMIC_RELAXED);
-  if (actions && !readable && !g_tramp) xb_log_flag(&g_log, XB_FLAG_SPAWN_UNREAD);
+  if (actions && !readable && !g_filtered) xb_log_flag(&g_log, XB_FLAG_SPAWN_UNREAD);
   int moved = readable && spawn_actions(fa, &b, 0, 0, 0);
   const char *target = path;
   if (search && path && !strchr(path, '/')) target = search_path(path, b.found, PATH_MAX) ? b.found : NULL;
@@ -1701,7 +1726,7 @@ static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_
   char **env = traced_env(envp, &b, secure);
   int r = (search ? real_posix_spawnp : real_posix_spawn)(pid, path, fa, attr, argv, env);
   if (slot) xb_log_set_result(slot, r);
-  if (actions && !g_tramp) {
+  if (actions && !g_filtered) {
     pid_t child = r == 0 && pid ? *pid : current_pid();
     /* The actions ran in the child: their outcome is known only when all succeeded. */
     if (readable) spawn_actions(fa, &b, 1, r == 0 ? 0 : XB_RESULT_PENDING, child);
@@ -1839,12 +1864,13 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
   XB_INTERPOSED(XB_RESOLVE_NOW)
 #undef XB_RESOLVE_NOW
   RESOLVE(dlopen);
+  g_filtered = hybrid;
   if (hybrid) g_tramp = map_trampoline();
   if (attach_log(logpath) == 0 && !g_pid_page && pthread_atfork(NULL, NULL, after_fork) != 0) g_log.hdr = NULL;
   t_busy = 0;
   if (!g_log.hdr) return;
   xb_log_flag(&g_log, XB_FLAG_USED_PRELOAD);
-  if (!g_tramp) {
+  if (!g_filtered) {
     /* No filter sees the loader: record the objects it mapped, and its cache (an approximation:
      * a program whose libraries all sit in default paths or RPATHs skips it). */
     if (xb_sys(SYS_faccessat, AT_FDCWD, (long)"/etc/ld.so.cache", F_OK, 0, 0) == 0)

@@ -67,7 +67,8 @@ export const FLAG = {
   SPAWN_UNREAD: 0x20000,
   /** The command's own process ended while descendants ran on (--detach-ok). */
   DETACHED: 0x40000,
-  INCOMPLETE: 0x6fff0,
+  CHROOT_UNTRACED: 0x80000,
+  INCOMPLETE: 0xefff0,
   /** The command ran differently from an untraced run; what ran was traced (not INCOMPLETE). */
   CHANGED_IO_URING: 0x10000,
 } as const;

@@ -50,6 +50,10 @@ const LATER_REASONS: Array<[number, string]> = [
     "a program spawned another with file actions (posix_spawn) this C library lays out in a way --backend preload cannot read (auto and seccomp see them)",
   ],
   [
+    FLAG.CHROOT_UNTRACED,
+    "a program changed its root (chroot), from where --backend preload cannot name paths as the host does; it and what it ran were not traced from then on (auto and seccomp name them)",
+  ],
+  [
     FLAG.DETACHED,
     "the command's own process ended while processes it started were still running (--detach-ok): what they did from then on is not in the trace",
   ],

@@ -21,6 +21,7 @@ const STAT_LIKE_CALLS = [
   "readlinkat",
   "statfs",
   "chdir",
+  "chroot",
 ];
 const STAT_LIKE = new Set(STAT_LIKE_CALLS);
 
@@ -87,7 +88,6 @@ export const NOT_TRACED = [
   "name_to_handle_at",
   "mount",
   "umount2",
-  "chroot",
   "pivot_root",
   "swapon",
   "swapoff",
@@ -202,10 +202,18 @@ export function classify(log: string, topCwd: string): StraceView {
   const via = new Map<string, Set<string>>();
   let call = "";
   const cwd = new Map<string, string>();
+  /** A process's root after chroot, as the host names it: its absolute paths start there. */
+  const roots = new Map<string, string>();
+  let root = "";
   const pending = new Map<string, string>();
-  const add = (path: string | undefined, base: string | undefined, modes: Mode[]) => {
+  const hostPath = (path: string, base: string | undefined) =>
+    isAbsolute(path) && root
+      ? kernelPath(`${root}${path}`).replace(/(.)\/+$/, "$1") // the root itself: its own name, no slash
+      : kernelPath(isAbsolute(path) ? path : `${base ?? topCwd}/${path}`); // pathe's join would drop `x/..` as text
+  /** `host`: a name strace -y gave (an fd's), already the host's. */
+  const add = (path: string | undefined, base: string | undefined, modes: Mode[], host = false) => {
     if (path === undefined || path === "") return;
-    const abs = kernelPath(isAbsolute(path) ? path : `${base ?? topCwd}/${path}`); // pathe's join would drop `x/..` as text
+    const abs = host ? kernelPath(path) : hostPath(path, base);
     let set = byPath.get(abs);
     if (!set) byPath.set(abs, (set = new Set()));
     for (const m of modes) {
@@ -232,6 +240,7 @@ export function classify(log: string, topCwd: string): StraceView {
     if (!m) continue;
     const [, name, argText, retText, errno] = m as unknown as [string, string, string, string, string | undefined];
     call = name;
+    root = roots.get(pid) ?? "";
     const ret = retText === "?" ? 0 : Number(retText);
     const args = splitArgs(argText);
     const here = cwd.get(pid) ?? topCwd;
@@ -243,6 +252,7 @@ export function classify(log: string, topCwd: string): StraceView {
     if (name === "clone" || name === "clone3" || name === "fork" || name === "vfork") {
       // The child may have run (and moved: a spawn's chdir action) before its parent's clone returned.
       if (ret > 0 && !cwd.has(String(ret))) cwd.set(String(ret), base);
+      if (ret > 0 && root && !roots.has(String(ret))) roots.set(String(ret), root);
       continue;
     }
     const failed = ret < 0;
@@ -255,7 +265,8 @@ export function classify(log: string, topCwd: string): StraceView {
         add(unquote(args[0]), base, outcome(["exec"]));
         break;
       case "execveat":
-        add(unquote(args[1]) || fdPath(args[0]), fdPath(args[0]) ?? base, outcome(["exec"]));
+        if (unquote(args[1])) add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(["exec"]));
+        else add(fdPath(args[0]), undefined, outcome(["exec"]), true);
         break;
       case "open":
         add(unquote(args[0]), base, outcome(openModes(args[1] ?? "")));
@@ -279,7 +290,7 @@ export function classify(log: string, topCwd: string): StraceView {
         break;
       case "getdents":
       case "getdents64":
-        if (!failed) add(fdPath(args[0]), undefined, ["readdir"]);
+        if (!failed) add(fdPath(args[0]), undefined, ["readdir"], true);
         break;
       case "rename":
       case "link":
@@ -313,7 +324,8 @@ export function classify(log: string, topCwd: string): StraceView {
         if (path === "" || path === undefined) break; // AT_EMPTY_PATH: an fd operation
         if (STAT_LIKE.has(name)) {
           add(path, dir, outcome(["stat"]));
-          if (name === "chdir" && !failed) cwd.set(pid, kernelPath(isAbsolute(path) ? path : `${dir}/${path}`));
+          if (name === "chdir" && !failed) cwd.set(pid, hostPath(path, dir));
+          if (name === "chroot" && !failed) roots.set(pid, hostPath(path, dir));
         } else if (WRITES.has(name)) {
           add(path, dir, outcome(["write"]));
         }
