@@ -487,6 +487,8 @@ static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
     [__NR_mkdirat] = {XB_OP_MKDIR, 0, AT(0, 1), {0}},
     [__NR_chdir] = {XB_OP_CHDIR, 0, CWD(0), {0}},
     [__NR_chroot] = {XB_OP_CHDIR, 0, CWD(0), {0}}, /* a lookup, as chdir's; see g_rooted */
+    /* A handle is made by a lookup; open_by_handle_at names no path (see read_handle). */
+    [__NR_name_to_handle_at] = {XB_OP_STAT, 0, AT(0, 1), {0}, .arg = A_FOLLOW_FLAG, .arg_at = 4},
     [__NR_truncate] = {XB_OP_TRUNCATE, 0, CWD(0), {0}},
     /* The source is looked up (followed only with AT_SYMLINK_FOLLOW). */
     [__NR_linkat] = {XB_OP_STAT, XB_OP_LINK, AT(0, 1), AT(2, 3), .arg = A_FOLLOW_FLAG, .arg_at = 4},
@@ -578,6 +580,59 @@ static void read_path_arg(pid_t pid, const struct path_arg *p, const __u64 *x, s
 }
 
 /*
+ * open_by_handle_at names no path: the file its handle stands for is opened here too (O_PATH,
+ * from the caller's mount fd reopened) and named by its /proc link, while the caller waits. That needs
+ * CAP_DAC_READ_SEARCH, as the call itself does; a handle S cannot open while the caller may (S
+ * lacks the capability) marks the trace incomplete. A stale or malformed handle fails the call
+ * too: nothing to record. 1 if there is a record to make.
+ */
+static int read_handle(pid_t pid, const __u64 *x, struct call *c) {
+  struct {
+    struct file_handle h;
+    unsigned char bytes[MAX_HANDLE_SZ];
+  } fh;
+  struct iovec l = {.iov_base = &fh, .iov_len = sizeof fh.h};
+  struct iovec r = {.iov_base = (void *)(uintptr_t)x[1], .iov_len = sizeof fh.h};
+  if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof fh.h || fh.h.handle_bytes > MAX_HANDLE_SZ) return 0;
+  l.iov_base = fh.h.f_handle;
+  r.iov_base = (void *)(uintptr_t)(x[1] + sizeof fh.h);
+  l.iov_len = r.iov_len = fh.h.handle_bytes;
+  if (fh.h.handle_bytes && process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)fh.h.handle_bytes) return 0;
+  char link[64];
+  int mfd = (int)(int32_t)x[0];
+  if (mfd == AT_FDCWD)
+    snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+  else
+    snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, mfd);
+  int m = open(link, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); /* the kernel takes no O_PATH fd here */
+  if (m < 0) return 0; /* no such fd: the call fails with EBADF */
+  int f = open_by_handle_at(m, &fh.h, O_PATH | O_CLOEXEC);
+  int e = errno;
+  if (close(m) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+  if (f < 0) {
+    if (e == EPERM) xb_log_flag(&g_log, XB_FLAG_HANDLE_UNNAMED);
+    return 0;
+  }
+  struct path_read *a = &c->a;
+  snprintf(link, sizeof link, "/proc/self/fd/%d", f);
+  a->dirfd = AT_FDCWD;
+  a->rflags = 0;
+  a->base_len = 0;
+  a->path_len = (uint32_t)read_proc_link(link, a->path);
+  a->path[a->path_len] = 0;
+  a->present = a->path_len > 0;
+  a->result = 0;
+  if (close(f) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+  if (!a->present) xb_log_flag(&g_log, XB_FLAG_HANDLE_UNNAMED);
+  c->pid = pid;
+  c->op = XB_OP_OPEN;
+  c->op2 = 0;
+  c->arg = (uint32_t)x[2];
+  c->b.present = 0;
+  return a->present;
+}
+
+/*
  * Decodes a notification (DECODE), reads its paths and probes them while the caller waits. 1 if
  * there is something to record once the reply succeeds: that success proves the caller was
  * still in this call, so the memory read was its own (what SECCOMP_IOCTL_NOTIF_ID_VALID would
@@ -600,6 +655,7 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     return CALL_REFUSE;
   }
   if (d->nr == __NR_chroot) __atomic_store_n(&g_rooted, 1, __ATOMIC_RELAXED); /* before it can succeed */
+  if (d->nr == __NR_open_by_handle_at) return read_handle(pid, d->args, c);
   if (d->nr < 0 || (size_t)d->nr >= sizeof DECODE / sizeof DECODE[0] || !DECODE[d->nr].op) return 0;
   const struct decoding *k = &DECODE[d->nr];
   const __u64 *x = d->args;

@@ -199,7 +199,7 @@ int __fxstatat64(int, int, const char *, struct stat64 *, int);
   X(utime) X(utimes) X(lutimes) X(futimesat) X(utimensat) \
   X(mkstemp) X(mkstemp64) X(mkostemp) X(mkostemp64) X(mkstemps) X(mkstemps64) X(mkostemps) X(mkostemps64) \
   X(mkdtemp) X(remove) X(ftw) X(ftw64) X(nftw) X(nftw64) X(fts_open) X(fts64_open) X(fts_read) X(fts64_read) X(fts_set) X(fts64_set) \
-  X(glob) X(glob64) X(inotify_add_watch) X(fanotify_mark) \
+  X(glob) X(glob64) X(inotify_add_watch) X(fanotify_mark) X(name_to_handle_at) X(open_by_handle_at) \
   X(posix_spawn_file_actions_addopen) X(posix_spawn_file_actions_addchdir_np) X(posix_spawn_file_actions_addfchdir_np)
 // clang-format on
 #define XB_DECLARE_REAL(name) REAL(name);
@@ -595,6 +595,11 @@ DEF_LIBCALL(int, __lxstat64, XB_OP_STAT, (int v, const char *p, struct stat64 *b
 DEF_LIBCALL(int, __fxstatat, XB_OP_STAT, (int v, int d, const char *p, struct stat *b, int f), (v, d, p, b, f), p, d, f)
 DEF_LIBCALL(int, __fxstatat64, XB_OP_STAT, (int v, int d, const char *p, struct stat64 *b, int f), (v, d, p, b, f), p,
             d, f)
+/* A handle is made by looking the path up (stat); followed only with AT_SYMLINK_FOLLOW. */
+DEF_PATHCALL(int, name_to_handle_at, XB_OP_STAT, (int d, const char *p, struct file_handle *h, int *m, int f),
+             (d, p, h, m, f), p, d, (f & AT_SYMLINK_FOLLOW) ? 0 : NOFOLLOW,
+             g_tramp(SYS_name_to_handle_at, d, (long)p, (long)h, (long)m, f, 0))
+
 /* A watch looks its path up (stat), as a stat would; a NULL path marks the fd's own file. */
 DEF_PATHCALL(int, inotify_add_watch, XB_OP_STAT, (int fd, const char *p, uint32_t m), (fd, p, m), p, AT_FDCWD, 0,
              T(SYS_inotify_add_watch, fd, p, m, 0))
@@ -654,6 +659,18 @@ static int32_t *record_fd_arg(int op, int fd, uint32_t arg) {
 /* Records a listing of the directory open as `fd`. */
 static int32_t *record_fd(int op, int fd) {
   return record_fd_arg(op, fd, 0);
+}
+
+/* A file opened by handle names no path: it is named by its fd once open (so only a success is
+ * recorded: a stale handle names nothing). */
+EXPORT int open_by_handle_at(int mfd, struct file_handle *h, int flags) {
+  RAW_OR_REAL(int, fd, open_by_handle_at, (mfd, h, flags), T(SYS_open_by_handle_at, mfd, h, flags, 0))
+  if (fd >= 0) {
+    int e = errno;
+    xb_log_set_result(record_fd_arg(XB_OP_OPEN, fd, (uint32_t)flags), 0);
+    errno = e;
+  }
+  return fd;
 }
 
 /* An open to list, not a listing: the folder is looked up (stat) until its entries are read. */
@@ -1029,6 +1046,8 @@ static int undecoded_file_call(long nr) {
   case SYS_mkdirat:
   case SYS_chdir:
   case SYS_chroot:
+  case SYS_name_to_handle_at:
+  case SYS_open_by_handle_at:
   case SYS_truncate:
   case SYS_linkat:
   case SYS_symlinkat:

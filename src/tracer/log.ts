@@ -68,7 +68,8 @@ export const FLAG = {
   /** The command's own process ended while descendants ran on (--detach-ok). */
   DETACHED: 0x40000,
   CHROOT_UNTRACED: 0x80000,
-  INCOMPLETE: 0xefff0,
+  HANDLE_UNNAMED: 0x100000,
+  INCOMPLETE: 0x1efff0,
   /** The command ran differently from an untraced run; what ran was traced (not INCOMPLETE). */
   CHANGED_IO_URING: 0x10000,
 } as const;

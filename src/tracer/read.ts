@@ -53,6 +53,7 @@ const LATER_REASONS: Array<[number, string]> = [
     FLAG.CHROOT_UNTRACED,
     "a program changed its root (chroot), from where --backend preload cannot name paths as the host does; it and what it ran were not traced from then on (auto and seccomp name them)",
   ],
+  [FLAG.HANDLE_UNNAMED, "a file opened by handle (open_by_handle_at) could not be named (the supervisor lacks CAP_DAC_READ_SEARCH)"],
   [
     FLAG.DETACHED,
     "the command's own process ended while processes it started were still running (--detach-ok): what they did from then on is not in the trace",

@@ -22,6 +22,7 @@ const STAT_LIKE_CALLS = [
   "statfs",
   "chdir",
   "chroot",
+  "name_to_handle_at",
 ];
 const STAT_LIKE = new Set(STAT_LIKE_CALLS);
 
@@ -68,8 +69,9 @@ const TRACED = [
   "bind",
   "inotify_add_watch",
   "fanotify_mark",
+  "open_by_handle_at",
 ];
-const FOLLOWED = ["fchdir", "clone", "clone3", "fork", "vfork"];
+const FOLLOWED = ["fchdir", "clone", "clone3", "fork", "vfork", "close"];
 
 /**
  * Calls strace shows under `trace=%file` that xbench does not trace, named here once: they
@@ -85,7 +87,6 @@ export const NOT_TRACED = [
   "llistxattr",
   "removexattr",
   "lremovexattr",
-  "name_to_handle_at",
   "mount",
   "umount2",
   "pivot_root",
@@ -206,6 +207,8 @@ export function classify(log: string, topCwd: string): StraceView {
   const roots = new Map<string, string>();
   let root = "";
   const pending = new Map<string, string>();
+  /** "pid fd" -> the open flags of a file opened by handle, named when it is closed. */
+  const byHandle = new Map<string, string>();
   const hostPath = (path: string, base: string | undefined) =>
     isAbsolute(path) && root
       ? kernelPath(`${root}${path}`).replace(/(.)\/+$/, "$1") // the root itself: its own name, no slash
@@ -236,9 +239,16 @@ export function classify(log: string, topCwd: string): StraceView {
       line = (pending.get(pid) ?? "") + line.slice(resumed[0].length);
       pending.delete(pid);
     }
-    const m = /^(\w+)\((.*)\)\s+= (-?\d+|\?)(?:<[^>]*>)?(?: (E\w+))?/.exec(line);
+    const m = /^(\w+)\((.*)\)\s+= (-?\d+|\?)(?:<([^>]*)>)?(?: (E\w+))?/.exec(line);
     if (!m) continue;
-    const [, name, argText, retText, errno] = m as unknown as [string, string, string, string, string | undefined];
+    const [, name, argText, retText, retPath, errno] = m as unknown as [
+      string,
+      string,
+      string,
+      string,
+      string | undefined,
+      string | undefined,
+    ];
     call = name;
     root = roots.get(pid) ?? "";
     const ret = retText === "?" ? 0 : Number(retText);
@@ -280,6 +290,18 @@ export function classify(log: string, topCwd: string): StraceView {
       case "openat2": {
         const flags = /flags=([\w|]+)/.exec(args[2] ?? "")?.[1] ?? "";
         add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(openModes(flags)));
+        break;
+      }
+      case "open_by_handle_at": // no path: the file is named by the fd it returns, or at its close
+        if (failed) break;
+        if (retPath) add(retPath, undefined, openModes(args[2] ?? ""), true);
+        else byHandle.set(`${pid} ${ret}`, args[2] ?? "");
+        break;
+      case "close": {
+        const flags = byHandle.get(`${pid} ${/^\d+/.exec(args[0] ?? "")?.[0]}`);
+        if (flags === undefined) break;
+        byHandle.delete(`${pid} ${/^\d+/.exec(args[0] ?? "")?.[0]}`);
+        add(fdPath(args[0]), undefined, openModes(flags), true);
         break;
       }
       case "inotify_add_watch": // a watch looks its path up
