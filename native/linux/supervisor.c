@@ -8,7 +8,7 @@
  * Rules here: libc is fine in S before the command starts (errors end in exit 125 with one
  * line); after the split, L runs only tree.c; between vfork and exec the command's process
  * shares S's memory: async-signal-safe calls only, writing nothing of S's but `env` and
- * top_exec_errno.
+ * top_exec_errno (S reports a failed exec once vfork returns).
  *
  * LAUNCHER CLI CONTRACT (stable; the tracer-overhead suite and src/tracer/ depend on it)
  *
@@ -80,7 +80,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #define EXIT_LAUNCHER 125
@@ -410,14 +409,7 @@ static __attribute__((noreturn)) void exec_command(const char *path, char **env,
   xb_restore_cpus();
   execve(path, g_opt.cmd_argv, env);
   int e = errno;
-  g_top_exec_errno = e;
-  const char *msg = strerror(e);
-  struct iovec v[5] = {{(void *)"xbench-supervisor: ", 19},
-                       {(void *)path, strlen(path)},
-                       {(void *)": ", 2},
-                       {(void *)msg, strlen(msg)},
-                       {(void *)"\n", 1}};
-  (void)!writev(2, v, 5);
+  g_top_exec_errno = e; /* S says why, once vfork returns: strerror is no call for here */
   _exit(e == ENOENT ? 127 : 126);
 }
 
@@ -434,6 +426,8 @@ static void record_top_exec(pid_t c, const char *path, uint64_t exec_tsc) {
     if (getcwd(cwd, sizeof cwd)) {
       top.base_len = (uint16_t)strlen(cwd);
       xb_log_append(&g_log, &top, cwd, path);
+    } else { /* a cwd too long to name (or removed): say so, no bare name */
+      xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED);
     }
   } else {
     xb_log_append(&g_log, &top, NULL, path);
@@ -500,6 +494,7 @@ int main(int argc, char **argv) {
 
   uint64_t exec_tsc = xb_now(); /* before the command can record anything */
   pid_t c = launch(path, envs, sv[1]);
+  if (g_top_exec_errno) fprintf(stderr, "xbench-supervisor: %s: %s\n", path, strerror(g_top_exec_errno));
   record_top_exec(c, path, exec_tsc);
   if (g_opt.detach_ok) {
     int left;

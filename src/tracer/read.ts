@@ -38,7 +38,7 @@ const LATER_REASONS: Array<[number, string]> = [
   ],
   [
     FLAG.PATH_UNRESOLVED,
-    "a path was reached through a folder whose name is longer than the kernel names (4,096 bytes); it was not recorded",
+    "a path was reached through a folder whose name is longer than the kernel names (4,096 bytes), or that was removed; it was not recorded",
   ],
   [FLAG.IO_URING_UNTRACED, "the command used io_uring, whose file operations --backend preload cannot see"],
   [
