@@ -500,6 +500,16 @@ const heldOut: Case[] = [
     setup: () => fresh("pychdir"),
   },
   {
+    // Python's posix_spawn takes file actions too (glibc's addopen underneath).
+    name: "python3 os.posix_spawn with file_actions",
+    cmd: [
+      PYTHON,
+      "-c",
+      "import os; o = os.O_WRONLY | os.O_CREAT | os.O_TRUNC; os.waitpid(os.posix_spawn('/bin/cat', ['cat'], os.environ, file_actions=[(os.POSIX_SPAWN_OPEN, 0, 'in.txt', os.O_RDONLY, 0), (os.POSIX_SPAWN_OPEN, 1, 'out.txt', o, 0o644)]), 0)",
+    ],
+    setup: () => withFiles("pyspawn", { "in.txt": "in\n" }),
+  },
+  {
     name: "bun -e",
     skip: have("bun") ? undefined : "bun not installed",
     cmd: [
