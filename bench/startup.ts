@@ -1,34 +1,76 @@
 #!/usr/bin/env bun
 /**
- * Start-up of `dist/xbench --version` against `node -e 0`, launched alternately in one run
- * so both see the same machine. Prints the medians and their ratio.
+ * Start-up of `dist/xbench` on the paths where it is most of the cost (`--version`,
+ * `trace -- true`, `compare --help`) against a Bun-compiled hello world built in this run,
+ * launched in rotating order in one run so every arm sees the same machine. With `--before
+ * BIN`, a second build (another commit's dist/xbench) runs the same commands in the same
+ * rounds, so two builds compare side by side. Prints each arm's median and its ratio to hello
+ * (the median of per-round ratios, with its quartiles), and with `--before` each command's
+ * after/before ratio the same way.
  *
- *   bun bench/startup.ts [LAUNCHES]
+ *   bun bench/startup.ts [LAUNCHES] [--before BIN]
  */
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import mri from "mri";
 import { join } from "pathe";
 import { median, spread } from "../src/stats/quantile.ts";
 
-const launches = Number(process.argv[2] ?? 40);
-const bin = join(import.meta.dir, "..", "dist", "xbench");
-const arms: Record<string, string[]> = { xbench: [bin, "--version"], node: ["node", "-e", "0"] };
+const argv = mri(process.argv.slice(2), { string: ["before"] });
+const launches = Number(argv._[0] ?? 40);
+const after = join(import.meta.dir, "..", "dist", "xbench");
+const COMMANDS = [["--version"], ["trace", "--", "true"], ["compare", "--help"]];
 
-function launchMs(argv: string[]): number {
+/** A hello world compiled the way build.ts compiles xbench: the floor of a Bun binary's start-up. */
+function buildHello(dir: string): string {
+  const source = join(dir, "hello.ts");
+  const out = join(dir, "hello");
+  writeFileSync(source, 'console.log("hello");\n');
+  const r = spawnSync(process.execPath, ["build", source, "--compile", "--minify", "--bytecode", "--outfile", out], { stdio: "inherit" });
+  if (r.status !== 0) throw new Error("bun build --compile of hello failed");
+  return out;
+}
+
+function launchMs(command: string[]): number {
   const start = performance.now();
-  const r = spawnSync(argv[0]!, argv.slice(1), { stdio: "ignore" });
-  if (r.status !== 0) throw new Error(`${argv.join(" ")} exited ${r.status}`);
+  const r = spawnSync(command[0]!, command.slice(1), { stdio: "ignore" });
+  if (r.status !== 0) throw new Error(`${command.join(" ")} exited ${r.status}`);
   return performance.now() - start;
 }
 
-const times: Record<string, number[]> = { xbench: [], node: [] };
-for (const argv of Object.values(arms)) launchMs(argv); // warm the page cache
-for (let i = 0; i < launches; i++) {
-  const order = i % 2 === 0 ? ["xbench", "node"] : ["node", "xbench"];
-  for (const arm of order) times[arm]!.push(launchMs(arms[arm]!));
+const dir = mkdtempSync(join(tmpdir(), "xbench-startup-"));
+try {
+  const arms: Record<string, string[]> = { hello: [buildHello(dir)] };
+  const builds: Array<[string, string]> = argv.before
+    ? [
+        ["before", argv.before],
+        ["after", after],
+      ]
+    : [["xbench", after]];
+  for (const command of COMMANDS) for (const [label, bin] of builds) arms[`${label} ${command.join(" ")}`] = [bin, ...command];
+  const names = Object.keys(arms);
+  const times: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+  for (const name of names) launchMs(arms[name]!); // warm the page cache
+  for (let i = 0; i < launches; i++) {
+    const order = names.map((_, k) => names[(k + i) % names.length]!);
+    for (const name of order) times[name]!.push(launchMs(arms[name]!));
+  }
+  console.log(`launches: ${launches} each, rotating order; load ${(await import("node:os")).loadavg()[0]!.toFixed(2)}`);
+  for (const name of names) {
+    const ratio = spread(times[name]!.map((t, i) => t / times.hello![i]!));
+    const versus = name === "hello" ? "" : `  ×hello ${ratio.median.toFixed(2)} [${ratio.q1.toFixed(2)} .. ${ratio.q3.toFixed(2)}]`;
+    console.log(`${name.padEnd(30)} median ${median(times[name]!).toFixed(1).padStart(6)} ms${versus}`);
+  }
+  if (argv.before) {
+    for (const command of COMMANDS) {
+      const [before, now] = [times[`before ${command.join(" ")}`]!, times[`after ${command.join(" ")}`]!];
+      const ratio = spread(now.map((t, i) => t / before[i]!));
+      console.log(
+        `after/before ${command.join(" ").padEnd(17)} ${ratio.median.toFixed(2)} [${ratio.q1.toFixed(2)} .. ${ratio.q3.toFixed(2)}]`,
+      );
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
 }
-const ratios = times.xbench!.map((t, i) => t / times.node![i]!);
-const r = spread(ratios);
-console.log(`launches: ${launches} each, alternating`);
-console.log(`xbench --version  median ${median(times.xbench!).toFixed(1)} ms`);
-console.log(`node -e 0         median ${median(times.node!).toFixed(1)} ms`);
-console.log(`ratio xbench/node median ${r.median.toFixed(2)} [${r.q1.toFixed(2)} .. ${r.q3.toFixed(2)}]`);

@@ -1,79 +1,68 @@
 /**
- * --help text from a command's table (`spec.ts`), in the shape users of cargo, gh and hyperfine
- * read: description, USAGE, ARGUMENTS, OPTIONS (`--name <VALUE>` and a `(default: …)` in one
- * spelling), COMMANDS, EXIT STATUS, EXAMPLES. Columns are measured on plain text and no line
- * ends in spaces.
+ * --help through citty's `renderUsage`, given the command's own table with what help adds to
+ * it: `-h, --help` (and the root's `-V, --version`), each value flag's `<VALUE>` (`hint.ts`),
+ * and the whole command path as its name. Around citty's text: no line ends in spaces, one
+ * spelling of defaults (`(default: 600)`), `-- CMD [ARGS...]` in the usage of a command that
+ * takes one, and EXIT STATUS and EXAMPLES at the end.
  */
+import { type ArgsDef, type CommandDef, renderUsage } from "citty";
 import { valueHint } from "./hint.ts";
-import type { AnyCommand, Flag } from "./spec.ts";
+import type { AnyCommand, Args } from "./types.ts";
 
-/** `(default: 10)` unless the description already says its default. */
-function withDefault(flag: Flag): string {
-  const text = flag.description;
-  if (flag.type === "boolean" || flag.default === undefined || /\(default: /.test(text)) return text;
-  return `${text} (default: ${flag.default})`;
-}
+const HELP_FLAGS: ArgsDef = { help: { type: "boolean", alias: "h", description: "Print help" } };
+const ROOT_FLAGS: ArgsDef = { ...HELP_FLAGS, version: { type: "boolean", alias: "V", description: "Print version" } };
 
-function optionName(name: string, flag: Flag): string {
-  const spelled = `${flag.short ? `-${flag.short}, ` : "    "}--${name}`;
-  const hint = valueHint(name, flag);
-  return hint === undefined ? spelled : `${spelled} <${hint}>`;
-}
-
-/** Two columns, the first padded to its widest cell. */
-function columns(rows: Array<[string, string]>): string[] {
-  const width = Math.max(0, ...rows.map(([left]) => left.length));
-  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`.trimEnd());
+/** The table as help shows it: a value hint on every value flag, a default said once. */
+function helpTable(args: Args, root: boolean): ArgsDef {
+  const table: ArgsDef = {};
+  for (const [name, arg] of Object.entries(args)) {
+    if (arg.type === "positional" || arg.type === "boolean") {
+      table[name] = arg as ArgsDef[string];
+      continue;
+    }
+    const { default: given, ...rest } = arg;
+    const saysDefault = /\(default: /.test(arg.description);
+    table[name] = { ...rest, valueHint: valueHint(name, arg), ...(saysDefault ? {} : { default: given }) } as ArgsDef[string];
+  }
+  return { ...table, ...(root ? ROOT_FLAGS : HELP_FLAGS) };
 }
 
 /** Subcommands a user is shown (and offered in "did you mean"): name and description. */
 export async function visibleSubcommands(command: AnyCommand): Promise<Array<[string, string]>> {
   const shown: Array<[string, string]> = [];
-  for (const [name, load] of Object.entries(command.subcommands ?? {})) {
+  for (const [name, load] of Object.entries(command.subCommands ?? {})) {
     const sub = await load();
-    if (!sub.hidden) shown.push([name, sub.description]);
+    if (!sub.meta.hidden) shown.push([name, sub.meta.description]);
   }
   return shown;
 }
 
+/** citty's text for `command`, reached by `path` (`["bench", "config"]`), lines trimmed. */
+async function cittyUsage(command: AnyCommand, path: string[]): Promise<string[]> {
+  const view = {
+    ...command,
+    meta: { ...command.meta, name: path.at(-1) ?? "xbench" },
+    args: helpTable(command.args ?? {}, path.length === 0),
+  };
+  const parent = path.length > 0 ? { meta: { name: ["xbench", ...path.slice(0, -1)].join(" ") } } : undefined;
+  const text = await renderUsage(view as CommandDef, parent as CommandDef | undefined);
+  return text.split("\n").map((line) => {
+    // Spaces before colour codes at the end count as trailing too.
+    const trimmed = line.replace(/\s+((?:\u001B\[[0-9;]*m)*)$/, "$1").replace(/\(Default: /g, "(default: ");
+    return command.passthrough && /^\S*USAGE\b/.test(trimmed) ? `${trimmed} -- CMD [ARGS...]` : trimmed;
+  });
+}
+
 /** `USAGE xbench compare [OPTIONS] [FILTER]`: the line help and usage errors both print. */
-export function usageLine(command: AnyCommand, path: string[], hasSubcommands: boolean): string {
-  const usage = [["xbench", ...path].join(" ")];
-  if (hasSubcommands) usage.push(command.run ? "[COMMAND]" : "<COMMAND>");
-  usage.push("[OPTIONS]");
-  for (const p of command.positionals ?? []) usage.push(p.required === false ? `[${p.name.toUpperCase()}]` : `<${p.name.toUpperCase()}>`);
-  if (command.command) usage.push("-- CMD [ARGS...]");
-  return `USAGE ${usage.join(" ")}`;
+export async function usageLine(command: AnyCommand, path: string[]): Promise<string> {
+  return (await cittyUsage(command, path)).find((line) => /^\S*USAGE\b/.test(line)) ?? "";
 }
 
 /** The help of `command`, reached by `path` (`["bench", "config"]`). */
 export async function renderHelp(command: AnyCommand, path: string[]): Promise<string> {
-  const name = ["xbench", ...path].join(" ");
-  const positionals = command.positionals ?? [];
-  const out: string[] = [];
-  out.push(`${command.description}${command.version ? ` (xbench ${command.version})` : ""}`, "");
-
-  const visibleSubs = await visibleSubcommands(command);
-  out.push(usageLine(command, path, visibleSubs.length > 0), "");
-
-  if (positionals.length > 0) {
-    out.push("ARGUMENTS", "", ...columns(positionals.map((p) => [p.name.toUpperCase(), p.description])), "");
-  }
-  const optionRows = Object.entries(command.flags ?? {}).map(([flagName, flag]): [string, string] => [
-    optionName(flagName, flag as Flag),
-    withDefault(flag as Flag),
-  ]);
-  optionRows.push(["-h, --help", "Print help"]);
-  if (path.length === 0) optionRows.push(["-V, --version", "Print version"]);
-  out.push("OPTIONS", "", ...columns(optionRows), "");
-  if (visibleSubs.length > 0) {
-    out.push("COMMANDS", "", ...columns(visibleSubs), "");
-    out.push(`Use ${name} <command> --help for more about a command.`, "");
-  }
-  if (command.exitStatuses) out.push("EXIT STATUS", "", ...command.exitStatuses.map((s) => `  ${s}`), "");
-  if (command.examples) out.push("EXAMPLES", "", ...command.examples.map((e) => `  ${e}`), "");
-  return out
-    .map((line) => line.trimEnd())
-    .join("\n")
-    .trimEnd();
+  const out = await cittyUsage(command, path);
+  while (out.at(-1) === "") out.pop();
+  if (command.exitStatuses) out.push("", "EXIT STATUS", "", ...command.exitStatuses.map((s) => `  ${s}`));
+  if (command.examples) out.push("", "EXAMPLES", "", ...command.examples.map((e) => `  ${e}`));
+  return out.join("\n").trimEnd();
 }

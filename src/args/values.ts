@@ -1,6 +1,6 @@
 /**
  * Flag values as users type them: units, percent signs. Each check throws one usage line naming
- * the flag; the factories at the end are the `parse` of a flag table (`spec.ts`).
+ * the flag; the factories at the end are the `parse` of a flag table (`types.ts`).
  */
 import { usageError } from "../errors.ts";
 

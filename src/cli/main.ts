@@ -1,13 +1,16 @@
 /**
- * argv to a command: subcommand lookup (with "did you mean"), help, parsing by the command's
- * table (`args/parse.ts`), and the exit status of what went wrong.
+ * argv to a command: subcommand lookup through citty's lazy `subCommands` (with "did you
+ * mean"), help (`args/help.ts`, citty's rendering), the flags read and checked by the command's
+ * table (`args/read.ts`), then citty's `runCommand`; and the exit status of what went wrong.
  */
+import { type CommandDef, runCommand } from "citty";
 import { renderHelp, usageLine, visibleSubcommands } from "../args/help.ts";
-import { parseArgs, wantsHelp } from "../args/parse.ts";
-import type { AnyCommand } from "../args/spec.ts";
+import { readArgs } from "../args/read.ts";
+import { normalizeArgv, wantsHelp } from "../args/typed.ts";
+import type { AnyCommand } from "../args/types.ts";
 import { closest } from "../util/suggest.ts";
 import { verboseVersion } from "../version.ts";
-import { EXIT_USAGE, XbenchError, printFailure } from "./errors.ts";
+import { EXIT_USAGE, XbenchError, printFailure, usageError } from "./errors.ts";
 import { versionRequest } from "./fast.ts";
 import { forStream } from "../output/errors.ts";
 
@@ -24,7 +27,7 @@ export async function resolveCommand(root: AnyCommand, argv: string[]): Promise<
   const path: string[] = [];
   let args = argv;
   for (;;) {
-    const subs = command.subcommands;
+    const subs = command.subCommands;
     const first = args[0];
     if (!subs || first === undefined || first.startsWith("-")) break;
     const load = subs[first];
@@ -53,7 +56,7 @@ export async function runCli(root: AnyCommand, argv: string[]): Promise<number> 
   try {
     const versionAsked = versionRequest(argv);
     if (versionAsked) {
-      process.stdout.write(`${versionAsked === "verbose" ? verboseVersion() : root.version}\n`);
+      process.stdout.write(`${versionAsked === "verbose" ? verboseVersion() : root.meta.version}\n`);
       return 0;
     }
     resolved = await resolveCommand(root, argv);
@@ -66,7 +69,15 @@ export async function runCli(root: AnyCommand, argv: string[]): Promise<number> 
       process.stderr.write(`${await usageText(resolved, !!process.stderr.isTTY)}\n`);
       return EXIT_USAGE;
     }
-    const result = await command.run(parseArgs(command, args));
+    // The flags are read and checked here; citty runs the command with them, given argv as
+    // they were read (an enum typed alone with its bare value, which citty's own check refuses).
+    const data = readArgs(command, args);
+    const { result } = await runCommand(command as CommandDef, { rawArgs: normalizeArgv(command.args ?? {}, args), data }).catch(
+      (error: unknown) => {
+        // A usage error of citty's own is a usage error too (exit 2), never a crash.
+        throw error instanceof Error && error.name === "CLIError" ? usageError(error.message) : error;
+      },
+    );
     return typeof result === "number" ? result : 0;
   } catch (error) {
     return reportError(error, resolved);
@@ -83,6 +94,9 @@ async function reportError(error: unknown, resolved: ResolvedCommand | undefined
   if (!where?.command) return status;
   const path = where.path ?? [];
   if ((await visibleSubcommands(where.command)).length > 0) process.stderr.write(`\n${await usageText(where, !!process.stderr.isTTY)}\n`);
-  else process.stderr.write(`\n${usageLine(where.command, path, false)}\n\nRun ${["xbench", ...path].join(" ")} --help for its options.\n`);
+  else
+    process.stderr.write(
+      `\n${forStream(await usageLine(where.command, path), !!process.stderr.isTTY)}\n\nRun ${["xbench", ...path].join(" ")} --help for its options.\n`,
+    );
   return status;
 }

@@ -1,4 +1,4 @@
-import { defineCommand } from "../args/spec.ts";
+import { defineCommand } from "../args/define.ts";
 import { usageError } from "../errors.ts";
 import { log } from "../output/log.ts";
 import { checkOutputTargets, prettyJson, writeReport } from "../output/writer.ts";
@@ -29,11 +29,13 @@ function runtimeName(): string {
 }
 
 export const benchConfigCommand = defineCommand({
-  name: "config",
-  description: "The config-snapshot store suite at thousands of workspaces",
-  flags: {
+  meta: {
+    name: "config",
+    description: "The config-snapshot store suite at thousands of workspaces",
+  },
+  args: {
     sizes: { type: "string", description: "Workspace counts", default: "50,500,5000,4712", parse: parseSizes },
-    json: { type: "file", description: "Write results as JSON to FILE, - for stdout" },
+    json: { type: "string", path: "file", description: "Write results as JSON to FILE, - for stdout" },
   },
   examples: ["xbench bench config", "xbench bench config --sizes 50,500 --json results.json"],
   async run({ flags }) {

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "pathe";
-import { defineCommand } from "../args/spec.ts";
+import { defineCommand } from "../args/define.ts";
 import { usageError } from "../errors.ts";
 import { runTracerBenchWithProgress } from "../output/tracer-progress.ts";
 import { checkOutputTargets, prettyJson, writeReport } from "../output/writer.ts";
@@ -33,20 +33,27 @@ function parseBaseHelper(value: string): string {
 }
 
 export const benchTracerCommand = defineCommand({
-  name: "tracer",
-  description: "Tracking overhead of the tracer: launch and access rows per backend",
-  flags: {
-    "base-helper": { type: "dir", description: "Folder with another build of the helpers (the base arm)", parse: parseBaseHelper },
+  meta: {
+    name: "tracer",
+    description: "Tracking overhead of the tracer: launch and access rows per backend",
+  },
+  args: {
+    "base-helper": {
+      type: "string",
+      path: "dir",
+      description: "Folder with another build of the helpers (the base arm)",
+      parse: parseBaseHelper,
+    },
     iterations: {
       type: "string",
-      hint: "N",
+      valueHint: "N",
       description: "Iterations, rounded up to whole cycles of orderings",
       default: String(DEFAULT_ITERATIONS),
       parse: parseIterations,
     },
     backends: { type: "string", description: "Backends to measure", default: "preload,seccomp", parse: parseBackends },
-    json: { type: "file", description: "Write results as JSON to FILE, - for stdout" },
-    markdown: { type: "file", description: "Write the markdown report to FILE" },
+    json: { type: "string", path: "file", description: "Write results as JSON to FILE, - for stdout" },
+    markdown: { type: "string", path: "file", description: "Write the markdown report to FILE" },
   },
   examples: ["xbench bench tracer", "xbench bench tracer --backends preload --markdown tracer.md"],
   async run({ flags }) {

@@ -1,9 +1,11 @@
-import { defineCommand } from "../args/spec.ts";
+import { defineCommand } from "../args/define.ts";
 
 export const benchCommand = defineCommand({
-  name: "bench",
-  description: "Run a built-in suite",
-  subcommands: {
+  meta: {
+    name: "bench",
+    description: "Run a built-in suite",
+  },
+  subCommands: {
     config: () => import("./bench-config.ts").then((m) => m.benchConfigCommand),
     tracer: () => import("./bench-tracer.ts").then((m) => m.benchTracerCommand),
   },

@@ -1,4 +1,4 @@
-import { defineCommand } from "../args/spec.ts";
+import { defineCommand } from "../args/define.ts";
 import { percent, positiveInt } from "../args/values.ts";
 import { TIME_FLAGS } from "./flags.ts";
 import { usageError } from "../errors.ts";
@@ -19,52 +19,54 @@ const DEFAULT_MAX_ROUNDS = 24;
 const EXIT_NOTHING_FOUND = 1;
 
 export const bisectCommand = defineCommand({
-  name: "bisect",
-  description:
-    "Find the first commit from --good to --bad (first-parent) at which a row became more than PCT slower (or with --faster, faster) than at --good, by duet compares in worktrees",
-  positionals: [{ name: "filter", required: false, description: "Substring or glob that narrows the bench files" }],
-  flags: {
-    good: { type: "string", hint: "REF", description: "A commit that is not slower: every step compares against it" },
-    bad: { type: "string", hint: "REF", description: "A commit that is slower (default: HEAD)" },
+  meta: {
+    name: "bisect",
+    description:
+      "Find the first commit from --good to --bad (first-parent) at which a row became more than PCT slower (or with --faster, faster) than at --good, by duet compares in worktrees",
+  },
+  args: {
+    filter: { type: "positional", required: false, description: "Substring or glob that narrows the bench files" },
+    good: { type: "string", valueHint: "REF", description: "A commit that is not slower: every step compares against it" },
+    bad: { type: "string", valueHint: "REF", description: "A commit that is slower (default: HEAD)" },
     above: {
       type: "string",
-      hint: "PCT",
+      valueHint: "PCT",
       description: "A step is bad when a row's 95% interval lies wholly above +PCT%, good when wholly below",
       parse: percent,
     },
     faster: {
       type: "string",
-      hint: "PCT",
+      valueHint: "PCT",
       description: "Instead of --above: find the first commit at which a row became more than PCT% faster than at --good",
       parse: percent,
     },
     bench: {
       type: "string",
-      hint: "PATH|GLOB",
+      valueHint: "PATH|GLOB",
       description: "Bench file or glob, repeatable, as for compare; every commit runs --bad's bench files",
       repeatable: true,
     },
     rounds: {
       type: "string",
-      hint: "N",
+      valueHint: "N",
       description: "Rounds of each step",
       default: String(DEFAULT_STEP_ROUNDS),
       parse: positiveInt(MIN_ROUNDS),
     },
     "max-rounds": {
       type: "string",
-      hint: "N",
+      valueHint: "N",
       description: `An undecided step doubles its rounds up to N, then is skipped (default: ${DEFAULT_MAX_ROUNDS})`,
       parse: positiveInt(1),
     },
     runtime: { type: "enum", options: RUNTIMES, description: "Runtime for the bench processes", default: "node" },
-    build: { type: "string", hint: "CMD", description: "Command run once per commit before any timing" },
+    build: { type: "string", valueHint: "CMD", description: "Command run once per commit before any timing" },
     install: { type: "boolean", description: "Install dependencies per commit instead of linking the repository's node_modules" },
     isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one" },
     holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
     ...TIME_FLAGS,
-    json: { type: "file", description: "Write the steps and the ending as JSON to FILE, - for stdout" },
-    markdown: { type: "file", description: "Write the steps and the ending as markdown to FILE" },
+    json: { type: "string", path: "file", description: "Write the steps and the ending as JSON to FILE, - for stdout" },
+    markdown: { type: "string", path: "file", description: "Write the steps and the ending as markdown to FILE" },
   },
   exitStatuses: [
     "0    a first bad commit, or the smallest range of commits holding it, was found",

@@ -1,4 +1,5 @@
-import { defineCommand, type Flags, type FlagValues } from "../args/spec.ts";
+import { defineCommand } from "../args/define.ts";
+import type { Flags, FlagValues } from "../args/types.ts";
 import { duration, minEffect, percent, positiveInt } from "../args/values.ts";
 import { join, resolve } from "pathe";
 import { EXIT_BISECT_SKIP, XbenchError, usageError } from "../errors.ts";
@@ -92,48 +93,48 @@ const PLAN_FLAGS: CompareFlag[] = ["--base", "--head", "--rounds", ...BENCH_RUN_
 
 /**
  * compare's flags, one line each: help, strict checking and parsing all read this table
- * (src/args/spec.ts says what each field does). A new flag is one entry here, read in `run`
+ * (src/args/types.ts says what each field does). A new flag is one entry here, read in `run`
  * as `flags.<name>`.
  */
 const COMPARE_FLAGS = {
   bench: {
     type: "string",
-    hint: "PATH|GLOB",
+    valueHint: "PATH|GLOB",
     description:
       'Bench file or glob, repeatable (default: package.json "xbench": { "bench": [...] }, else what vitest bench and deno bench find: **/*.{bench,benchmark}.?(c|m)[jt]s?(x), **/*_bench.ts)',
     repeatable: true,
   },
-  base: { type: "string", hint: "REF", description: "Base ref (default: merge-base of HEAD with origin/main, main or master)" },
-  head: { type: "string", hint: "REF", description: "Head ref (default: the working tree, uncommitted edits included)" },
+  base: { type: "string", valueHint: "REF", description: "Base ref (default: merge-base of HEAD with origin/main, main or master)" },
+  head: { type: "string", valueHint: "REF", description: "Head ref (default: the working tree, uncommitted edits included)" },
   rounds: {
     type: "string",
-    hint: "N",
+    valueHint: "N",
     description: `Run exactly N rounds (${MIN_ROUNDS} to ${MAX_ROUNDS}, rounded up to whole cycles); with --target or --max-time, the minimum`,
     // Whole and at least 1 here (`--suite tracer` takes any); checkRounds holds bench files to their range.
     parse: positiveInt(1, `a whole number from ${MIN_ROUNDS} to ${MAX_ROUNDS}, or at least 1 with --suite`),
   },
   target: {
     type: "string",
-    hint: "PCT",
+    valueHint: "PCT",
     description: `Add rounds until every row's 95% interval is within ±PCT percent (0.5 or 0.5%) of its delta (default: ${DEFAULT_TARGET * 100})`,
     parse: percent,
   },
   "max-time": {
     type: "string",
-    hint: "S",
+    valueHint: "S",
     description: `Measure for at most S seconds of wall time (or 90s, 2m), rows still wide or not; the minimum rounds included (default: ${DEFAULT_MAX_TIME_S})`,
     parse: duration("s"),
   },
   isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one process" },
   jobs: {
     type: "string",
-    hint: "N",
+    valueHint: "N",
     description: `Bench processes run at once, each holding both sides (default: the cores xbench may use, at most ${MAX_DEFAULT_JOBS})`,
     parse: positiveInt(1),
   },
   shard: {
     type: "string",
-    hint: "I/N",
+    valueHint: "I/N",
     description: "Measure the I-th of N shares of the bench files (one CI runner each); merge with xbench report --merge",
     parse: parseShard,
   },
@@ -142,18 +143,18 @@ const COMPARE_FLAGS = {
     description: "Measure bench files whose code is the same on both sides too (otherwise their rows read: unchanged code)",
   },
   runtime: { type: "enum", options: RUNTIMES, description: "Runtime for the bench processes", default: "node" },
-  build: { type: "string", hint: "CMD", description: "Command run once per side before any timing" },
+  build: { type: "string", valueHint: "CMD", description: "Command run once per side before any timing" },
   install: { type: "boolean", description: "Install dependencies per side instead of linking head's node_modules" },
   ...TIME_FLAGS,
-  json: { type: "file", description: "Write the result (JSON schema with raw rounds) to FILE, - for stdout" },
-  markdown: { type: "file", description: "Write the markdown report to FILE" },
-  html: { type: "file", description: "Write a self-contained HTML report (plots, table) to FILE" },
+  json: { type: "string", path: "file", description: "Write the result (JSON schema with raw rounds) to FILE, - for stdout" },
+  markdown: { type: "string", path: "file", description: "Write the markdown report to FILE" },
+  html: { type: "string", path: "file", description: "Write a self-contained HTML report (plots, table) to FILE" },
   comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
   verbose: { type: "boolean", description: "A note for each row that missed the sampling target, not only one for all" },
   holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
   "min-effect": {
     type: "string",
-    hint: "PCT",
+    valueHint: "PCT",
     description: `A row whose 95% interval lies within ±PCT percent reads "same": no change beyond it (default: ${DEFAULT_MIN_EFFECT * 100})`,
     parse: minEffect,
   },
@@ -164,7 +165,7 @@ const COMPARE_FLAGS = {
     description:
       "After the rounds, profile each row with a verdict (--profile all: every timed row) in extra duet processes under the CPU profiler: which functions' self time per iteration changed, and a .cpuprofile per side (node, bun)",
   },
-  resume: { type: "dir", description: "Continue an interrupted run from its run folder" },
+  resume: { type: "string", path: "dir", description: "Continue an interrupted run from its run folder" },
   ...GATE_FLAGS,
   suite: {
     type: "enum",
@@ -176,11 +177,15 @@ const COMPARE_FLAGS = {
 type CompareFlags = FlagValues<typeof COMPARE_FLAGS>;
 
 export const compareCommand = defineCommand({
-  name: "compare",
-  description:
-    "Benchmark the merge-base against the working tree, both sides alternating in each bench process, with a paired 95% CI per row. Bench files are read as they are: mitata, vitest bench, tinybench, Benchmark.js or Deno.bench",
-  positionals: [{ name: "filter", required: false, description: "Substring or glob that narrows the bench files" }],
-  flags: COMPARE_FLAGS,
+  meta: {
+    name: "compare",
+    description:
+      "Benchmark the merge-base against the working tree, both sides alternating in each bench process, with a paired 95% CI per row. Bench files are read as they are: mitata, vitest bench, tinybench, Benchmark.js or Deno.bench",
+  },
+  args: {
+    filter: { type: "positional", required: false, description: "Substring or glob that narrows the bench files" },
+    ...COMPARE_FLAGS,
+  },
   exitStatuses: [
     "0    finished; with --fail-on or --fail-above, the gate passed (undecided rows pass)",
     "1    the gate failed: a row's interval lies wholly past its line (or xbench itself failed: a build, the PR comment)",

@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { defineCommand } from "../args/spec.ts";
+import { defineCommand } from "../args/define.ts";
 import { XbenchError } from "../errors.ts";
 
 interface SpawnSyncResult {
@@ -16,13 +16,15 @@ type BunSpawn = { spawnSync(argv: string[], options: Record<string, unknown>): S
  * smaller than this process's pre-exec image reports that image.
  */
 export const execStatsCommand = defineCommand({
-  name: "exec-stats",
-  description: "Time one launch of a command and read its peak RSS",
-  hidden: true,
-  flags: {
+  meta: {
+    name: "exec-stats",
+    description: "Time one launch of a command and read its peak RSS",
+    hidden: true,
+  },
+  args: {
     out: { type: "string", description: "Write {wallNs, maxRssBytes, exitCode, signal} JSON here", required: true },
   },
-  command: { example: "true" },
+  passthrough: { example: "true" },
   examples: ["xbench exec-stats --out stats.json -- true"],
   run({ flags, command: argv }) {
     const bun = (globalThis as { Bun?: BunSpawn }).Bun;

@@ -1,6 +1,6 @@
 /** Flags more than one command declares alike, and what they mean together. */
 import { duration, percent } from "../args/values.ts";
-import type { Flags } from "../args/spec.ts";
+import type { Flags } from "../args/types.ts";
 import { DEFAULT_SIDE_TIME_MS } from "../compare/plan.ts";
 import { usageError } from "../errors.ts";
 import type { GateRule } from "../model/result.ts";
@@ -14,7 +14,7 @@ export const GATE_FLAGS = {
   },
   "fail-above": {
     type: "string",
-    hint: "PCT",
+    valueHint: "PCT",
     description:
       "Exit 1 when a row's 95% interval lies wholly above +PCT%; a row whose interval holds PCT is listed as undecided and passes",
     parse: percent,
@@ -25,14 +25,14 @@ export const GATE_FLAGS = {
 export const TIME_FLAGS = {
   timeout: {
     type: "string",
-    hint: "S",
+    valueHint: "S",
     description: "Seconds one bench process may run before it is killed",
     default: "600",
     parse: duration("s"),
   },
   time: {
     type: "string",
-    hint: "MS",
+    valueHint: "MS",
     description: `Sampling time per benchmark and side in each bench process, in ms (default: ${DEFAULT_SIDE_TIME_MS})`,
     parse: duration("ms"),
   },

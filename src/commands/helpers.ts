@@ -1,11 +1,13 @@
-import { defineCommand } from "../args/spec.ts";
+import { defineCommand } from "../args/define.ts";
 import { helperDir } from "../helpers/index.ts";
 
 /** Hidden: extracts the native helpers (if embedded), checks every one's hash, and prints their folder. */
 export const helpersCommand = defineCommand({
-  name: "helpers",
-  description: "Print the folder of the native helpers, extracting them first",
-  hidden: true,
+  meta: {
+    name: "helpers",
+    description: "Print the folder of the native helpers, extracting them first",
+    hidden: true,
+  },
   examples: ["xbench helpers"],
   run() {
     process.stdout.write(`${helperDir(true)}\n`);

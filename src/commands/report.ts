@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { defineCommand } from "../args/spec.ts";
+import { defineCommand } from "../args/define.ts";
 import { minEffect } from "../args/values.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput } from "../compare/github.ts";
 import { mergeShards } from "../compare/shard.ts";
@@ -52,19 +52,21 @@ function render(result: CompareResult, format: Format, verbose: boolean): string
 }
 
 export const reportCommand = defineCommand({
-  name: "report",
-  description: "Re-render a saved result file, merge the shards of one compare (--merge), and with --fail-on or --fail-above judge it",
-  positionals: [{ name: "file", description: "Result JSON written by compare --json (with --merge: every shard's)", rest: true }],
-  flags: {
+  meta: {
+    name: "report",
+    description: "Re-render a saved result file, merge the shards of one compare (--merge), and with --fail-on or --fail-above judge it",
+  },
+  args: {
+    file: { type: "positional", description: "Result JSON written by compare --json (with --merge: every shard's)", rest: true },
     format: { type: "enum", options: ["term", "md", "json", "html"], description: "Output format", default: "term" },
     merge: { type: "boolean", description: "The files are the shards of one compare (compare --shard I/N): check and merge them" },
     verbose: { type: "boolean", description: "A note for each row that missed the sampling target, not only one for all" },
-    json: { type: "file", description: "Also write the result as JSON to FILE" },
-    markdown: { type: "file", description: "Also write the markdown report to FILE" },
-    html: { type: "file", description: "Also write the self-contained HTML report to FILE" },
+    json: { type: "string", path: "file", description: "Also write the result as JSON to FILE" },
+    markdown: { type: "string", path: "file", description: "Also write the markdown report to FILE" },
+    html: { type: "string", path: "file", description: "Also write the self-contained HTML report to FILE" },
     "min-effect": {
       type: "string",
-      hint: "PCT",
+      valueHint: "PCT",
       description: `Read the verdicts again: a row whose interval lies within ±PCT percent is "same" (default: the file's own, else ${DEFAULT_MIN_EFFECT * 100})`,
       parse: minEffect,
     },

@@ -1,11 +1,13 @@
-import { defineCommand } from "../args/spec.ts";
+import { defineCommand } from "../args/define.ts";
 import { VERSION } from "../version.ts";
 
 export const rootCommand = defineCommand({
-  name: "xbench",
-  description: "Interleaved base/head benchmarks with paired verdicts, and a file-access tracer",
-  version: VERSION,
-  subcommands: {
+  meta: {
+    name: "xbench",
+    description: "Interleaved base/head benchmarks with paired verdicts, and a file-access tracer",
+    version: VERSION,
+  },
+  subCommands: {
     compare: () => import("./compare.ts").then((m) => m.compareCommand),
     bisect: () => import("./bisect.ts").then((m) => m.bisectCommand),
     trace: () => import("./trace.ts").then((m) => m.traceCommand),

@@ -1,13 +1,14 @@
 /**
  * `xbench trace`: its table and what it does. The CLI's fast path (cli/fast.ts) loads this
- * module alone, so it imports nothing beyond the tracer, the parser and what writing its
- * output takes (its table is typed, not built by `defineCommand`, for the same reason).
+ * module alone, so it imports nothing beyond the tracer, the fast path's reader (mri) and what
+ * writing its output takes: `defineCommand` loads no citty, the full CLI does.
  */
 import { accessSync, constants as fsConstants, statSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { dirname, resolve } from "pathe";
-import { fastParse } from "../args/parse.ts";
-import type { CommandSpec, Flags } from "../args/spec.ts";
+import { defineCommand } from "../args/define.ts";
+import { fastParse } from "../args/read-fast.ts";
+import type { Flags } from "../args/types.ts";
 import { usageError } from "../errors.ts";
 import { writeDirect } from "../output/direct.ts";
 import { formatAccesses, summaryLine, type TraceFormat } from "../tracer/format.ts";
@@ -83,8 +84,9 @@ const TRACE_FLAGS = {
   },
   format: { type: "enum", options: TRACE_FORMATS, description: "Output format", default: "summary" },
   output: {
-    type: "file",
-    short: "o",
+    type: "string",
+    path: "file",
+    alias: "o",
     description: "Write the access list to FILE (else json/ndjson go to stderr; summary is counts only)",
   },
   "detach-ok": {
@@ -94,11 +96,13 @@ const TRACE_FLAGS = {
   },
 } as const satisfies Flags;
 
-export const traceCommand: CommandSpec<typeof TRACE_FLAGS> & Required<Pick<CommandSpec<typeof TRACE_FLAGS>, "run">> = {
-  name: "trace",
-  description: "Run a command and record every file its process tree touches (macOS: experimental, not yet run on a Mac)",
-  flags: TRACE_FLAGS,
-  command: { example: "make" },
+export const traceCommand = defineCommand({
+  meta: {
+    name: "trace",
+    description: "Run a command and record every file its process tree touches (macOS: experimental, not yet run on a Mac)",
+  },
+  args: TRACE_FLAGS,
+  passthrough: { example: "make" },
   examples: [
     "xbench trace -- make -j4",
     "xbench trace --format ndjson -o accesses.ndjson -- npm test",
@@ -115,13 +119,13 @@ export const traceCommand: CommandSpec<typeof TRACE_FLAGS> & Required<Pick<Comma
       command,
     );
   },
-};
+});
 
 /**
- * The fast path's trace (cli/fast.ts): argv parsed by this table as the full CLI parses it, then
- * run; undefined for help and for argv the parser refuses, which the full CLI then reports.
+ * The fast path's trace (cli/fast.ts): argv read by mri by this table and checked as the full CLI checks it, then
+ * run; undefined for help and for argv the checks refuse, which the full CLI then reports.
  */
 export async function runFastTrace(args: string[]): Promise<number | undefined> {
   const parsed = fastParse(traceCommand, args);
-  return parsed && traceCommand.run(parsed);
+  return parsed && traceCommand.action!(parsed);
 }

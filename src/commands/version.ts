@@ -1,10 +1,12 @@
-import { defineCommand } from "../args/spec.ts";
+import { defineCommand } from "../args/define.ts";
 import { verboseVersion } from "../version.ts";
 
 /** `xbench version`: the same as `xbench --version --verbose`, as `gh version` is. */
 export const versionCommand = defineCommand({
-  name: "version",
-  description: "Print the version, commit, build date, target and Bun version",
+  meta: {
+    name: "version",
+    description: "Print the version, commit, build date, target and Bun version",
+  },
   run() {
     process.stdout.write(`${verboseVersion()}\n`);
     return 0;

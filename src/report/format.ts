@@ -279,14 +279,17 @@ export function aaNote(result: CompareResult): string | undefined {
   if (!reading.sameCommit || reading.rows.length === 0) return undefined;
   const drift = reading.rows.map((r) => r.absDelta);
   const mdcs = reading.rows.map((r) => r.mdc);
-  const n = Math.min(...reading.rows.map((r) => r.n));
+  const counts = reading.rows.map((r) => r.n);
+  const [fewest, most] = [Math.min(...counts), Math.max(...counts)];
+  // Rows stop on their own width, so their rounds differ: the range, not the fewest alone.
+  const rounds = fewest === most ? `${fewest} rounds` : `${fewest} to ${most} rounds`;
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const same = reading.rows.filter((r) => r.verdict === "same").length;
   // An interval within ±min-effect that excludes zero reads `same`, not a verdict: at most 5% expected.
   return (
     `A/A run: ${reading.falseVerdicts} of ${reading.rows.length} timed rows got a verdict by chance (at most about 5% expected), ` +
     `${same} read same (within ${minEffectText(result)}); median |delta| ${pct(median(drift))}; ` +
-    `smallest change detectable at ${n} rounds (about the CI half-width): median ${pct(median(mdcs))}, largest ${pct(Math.max(...mdcs))}`
+    `smallest change detectable after ${rounds} (about the CI half-width): median ${pct(median(mdcs))}, largest ${pct(Math.max(...mdcs))}`
   );
 }
 

@@ -78,11 +78,12 @@ describe("command line surface", () => {
 
   test("options show their value as <VALUE> and their default once", () => {
     const r = xbench(["compare", "--help"]);
-    expect(r.stdout).toMatch(/^ {6}--timeout <S> +Seconds one bench process may run before it is killed \(default: 600\)$/m);
-    expect(r.stdout).toMatch(/^ {6}--rounds <N> +Run exactly N rounds/m);
-    expect(r.stdout).toMatch(/^ {6}--bench <PATH\|GLOB> +Bench file or glob, repeatable/m);
-    expect(r.stdout).toMatch(/^ {6}--runtime <node\|bun\|deno> +Runtime for the bench processes \(default: node\)$/m);
-    expect(r.stdout).toMatch(/^ {6}--install +Install dependencies/m);
-    expect(xbench(["--help"]).stdout).toMatch(/^ {2}-V, --version +Print version$/m);
+    expect(r.stdout).toMatch(/^ +--timeout=<S> +Seconds one bench process may run before it is killed \(default: 600\)$/m);
+    expect(r.stdout).toMatch(/^ +--rounds=<N> +Run exactly N rounds/m);
+    expect(r.stdout).toMatch(/^ +--bench=<PATH\|GLOB> +Bench file or glob, repeatable/m);
+    expect(r.stdout).toMatch(/^ +--runtime=<node\|bun\|deno> +Runtime for the bench processes \(default: node\)$/m);
+    expect(r.stdout).toMatch(/^ +--install +Install dependencies/m);
+    expect(r.stdout).toMatch(/^ +--time=<MS> +Sampling time per benchmark and side in each bench process, in ms \(default: \d+\)$/m);
+    expect(xbench(["--help"]).stdout).toMatch(/^ +-V, --version +Print version$/m);
   });
 });

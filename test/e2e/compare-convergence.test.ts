@@ -5,7 +5,8 @@
  * so. Assertions read what the run did (its run folder, its JSON), never how fast it was.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "pathe";
 import type { RoundRecord } from "../../src/compare/store.ts";
 import type { CompareResult } from "../../src/model/result.ts";
@@ -108,6 +109,36 @@ describe("the minimum rounds and --max-time", () => {
     const plan = JSON.parse(readFileSync(join(runFolder(r.stderr), "plan.json"), "utf8"));
     expect(plan.budget.sideNs).toBe(25e6);
     expect(plan.budgetFitted).toBe(true);
+  }, 300_000);
+});
+
+describe("a machine that gets slower during the minimum rounds", () => {
+  test("the rounds still owed are refitted, and an overrun is said when it becomes clear, not after it", () => {
+    // Each bench process loads 0.4 s longer than the one before it (a counter file outside the
+    // repository), as if other work took over the machine after round 1 was planned.
+    const counter = join(mkdtempSync(join(tmpdir(), "xbench-slower-")), "processes");
+    const bench = `import { bench } from "mitata";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+const path = process.env.SLOWER_COUNTER;
+const seen = existsSync(path) ? readFileSync(path, "utf8").length : 0;
+appendFileSync(path, ".");
+Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 400 * seen);
+bench("row", () => JSON.stringify({ list: [1, 2, 3] }));
+`;
+    const repo = repoWith({ "slower.bench.ts": bench });
+    const r = xbench(["compare", "--base", "HEAD", "--max-time", "12", "--jobs", "1", "--json", "-"], {
+      cwd: repo.dir,
+      env: { ...COMPARE_ENV, SLOWER_COUNTER: counter },
+      timeout: 300_000,
+    });
+    expect(r.code).toBe(0);
+    const lines = r.stderr.split("\n");
+    const first = lines.findIndex((line) => line.includes("round 1 ·"));
+    const over = lines.findIndex((line) => /the first 6 rounds need about \d+ s, more than --max-time 12 s/.test(line));
+    // Planned before round 1 the minimum fitted; the warning comes once the later processes show it will not.
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(over).toBeGreaterThan(first);
+    expect((JSON.parse(r.stdout) as CompareResult).rounds.completed).toBe(6);
   }, 300_000);
 });
 

@@ -1,14 +1,16 @@
 /**
  * The CLI's fast path (src/cli/fast.ts): `--version` and `trace -- CMD` run without the full
- * CLI. Two promises: it parses trace's argv with trace's own table and the parser every command
- * uses, leaving help and refused argv to the full CLI (which reports them with the help); and
- * its module graph stays free of what made start-up slow (consola, node:util, node:tty,
- * node:crypto, the other commands), with the log reader loaded while the command runs.
+ * CLI. Two promises: it reads trace's argv with mri by trace's own table and the checks every
+ * command's argv passes, leaving help and refused argv to the full CLI (which parses them with
+ * citty and reports them with the usage); and its module graph stays free of what made start-up
+ * slow (citty, which loads node:util; consola, node:tty, node:crypto, the other commands), with
+ * the log reader loaded while the command runs.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, relative, resolve } from "pathe";
-import { fastParse } from "../../src/args/parse.ts";
+import { fastParse } from "../../src/args/read-fast.ts";
+import { readArgs } from "../../src/args/read.ts";
 import { versionRequest } from "../../src/cli/fast.ts";
 import { traceCommand } from "../../src/commands/trace.ts";
 
@@ -33,9 +35,11 @@ describe("trace on the fast path", () => {
     [["-o=x", "--", "true"], { backend: "auto", format: "summary", output: resolve("x") }, ["true"]],
     [["--", "--help"], { backend: "auto", format: "summary" }, ["--help"]],
     [["--detach-ok", "--", "true"], { backend: "auto", format: "summary", "detach-ok": true }, ["true"]],
-  ])("takes %j", (args, flags, command) => {
+  ])("takes %j, as the full CLI does", (args, flags, command) => {
+    const fast = fastParse(traceCommand, args);
     const expected = { "detach-ok": false, ...flags };
-    expect(fastParse(traceCommand, args)).toEqual({ flags: expected as never, positionals: [], command, given: expect.any(Array) });
+    expect(fast).toEqual({ flags: expected as never, positionals: [], command, given: expect.any(Array) });
+    expect(readArgs(traceCommand, args)).toEqual(fast!);
   });
 
   test.each([
@@ -52,6 +56,11 @@ describe("trace on the fast path", () => {
     [["extra", "--", "true"]],
   ])("leaves %j to the full CLI", (args) => {
     expect(fastParse(traceCommand, args)).toBeUndefined();
+  });
+
+  test("leaves help and every argv the full CLI refuses to it", () => {
+    expect(() => readArgs(traceCommand, ["--backend", "bogus", "--", "true"])).toThrow("--backend must be one of");
+    expect(() => readArgs(traceCommand, ["-o", "--format", "json", "--", "true"])).toThrow("Option -o needs a value");
   });
 });
 
@@ -102,22 +111,31 @@ function staticClosure(entries: string[]): Set<string> {
 
 describe("the fast path's module graph", () => {
   // What trace's fast path loads before the command starts: the CLI entry, fast.ts, and the
-  // module fast.ts imports for trace (its table, which imports the parser).
+  // module fast.ts imports for trace (its table, which imports the mri reader).
   const closure = staticClosure(["cli/index.ts", "cli/fast.ts", "commands/trace.ts"]);
   const files = [...closure].filter((m) => m.startsWith("/")).map((m) => relative(SRC, m));
 
   test("the scan sees the imports", () => {
-    expect(files).toContain("args/parse.ts");
+    expect(files).toContain("args/read-fast.ts");
+    expect(closure.has("mri")).toBe(true);
     expect(files).toContain("tracer/run.ts");
     expect(files).toContain("helpers/cache.ts");
   });
 
-  test.each(["consola", "node:util", "node:tty", "node:crypto", "node:child_process"])("does not load %s", (mod) => {
+  test.each(["citty", "consola", "node:util", "node:tty", "node:crypto", "node:child_process"])("does not load %s", (mod) => {
     expect(closure.has(mod)).toBe(false);
   });
 
   test("loads neither the full CLI nor the log reader before the command starts", () => {
-    const late = ["cli/main.ts", "args/help.ts", "commands/root.ts", "commands/compare.ts", "tracer/read.ts", "tracer/accesses.ts"];
+    const late = [
+      "cli/main.ts",
+      "args/help.ts",
+      "args/read.ts",
+      "commands/root.ts",
+      "commands/compare.ts",
+      "tracer/read.ts",
+      "tracer/accesses.ts",
+    ];
     expect(files.filter((f) => late.includes(f))).toEqual([]);
   });
 });

@@ -1,24 +1,31 @@
 /**
- * One flag table per command (src/args/spec.ts): a flag added to a table is shown by --help,
- * accepted and checked by the parser, and parsed on the fast path, with nothing else to edit.
+ * One flag table per command, citty's own `args` (src/args/types.ts): a flag added to a table is
+ * shown by --help (citty's rendering), parsed by citty and checked strictly around it, and read
+ * on the fast path (mri), with nothing else to edit.
  */
 import { afterEach, describe, expect, spyOn, test } from "bun:test";
+import { defineCommand } from "../../src/args/define.ts";
 import { renderHelp } from "../../src/args/help.ts";
-import { fastParse, parseArgs } from "../../src/args/parse.ts";
-import { defineCommand, type ParsedArgs } from "../../src/args/spec.ts";
+import { readArgs as parseArgs } from "../../src/args/read.ts";
+import { fastParse } from "../../src/args/read-fast.ts";
+import type { AnyCommand, Args, ParsedArgs } from "../../src/args/types.ts";
 import { positiveInt } from "../../src/args/values.ts";
 import { runCli } from "../../src/cli/main.ts";
+import { forStream } from "../../src/output/errors.ts";
+import { rootCommand } from "../../src/commands/root.ts";
 import { traceCommand } from "../../src/commands/trace.ts";
 
-let seen: ParsedArgs | undefined;
+// biome-ignore lint/suspicious/noExplicitAny: what run was given, whatever its table
+let seen: ParsedArgs<any> | undefined;
 
 /** trace's table with one flag more, and a run that records what it was given. */
 const extended = defineCommand({
   ...traceCommand,
-  flags: {
-    ...traceCommand.flags,
-    "sample-rate": { type: "string", hint: "HZ", description: "Samples per second", default: "100", parse: positiveInt(1) },
+  args: {
+    ...traceCommand.args,
+    "sample-rate": { type: "string", valueHint: "HZ", description: "Samples per second", default: "100", parse: positiveInt(1) },
     color: { type: "enum", options: ["auto", "always", "never"], description: "Colour the summary" },
+    detail: { type: "enum", options: ["some", "all"], bare: "some", description: "Detail, typed alone or with a level" },
   },
   run(args) {
     seen = args;
@@ -26,7 +33,7 @@ const extended = defineCommand({
   },
 });
 
-const root = defineCommand({ name: "xbench", description: "test root", subcommands: { trace: async () => extended } });
+const root = defineCommand({ meta: { name: "xbench", description: "test root" }, subCommands: { trace: async () => extended } });
 
 /** Runs the full CLI on `argv` with `extended` as its trace; stdout, stderr and the exit status. */
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -49,11 +56,11 @@ afterEach(() => {
 
 describe("a flag added to trace's table", () => {
   test("appears in its help, with its value hint and default", async () => {
-    const help = await renderHelp(extended, ["trace"]);
-    expect(help).toMatch(/^ {6}--sample-rate <HZ> +Samples per second \(default: 100\)$/m);
-    expect(help).toMatch(/^ {6}--color <auto\|always\|never> +Colour the summary$/m);
+    const help = forStream(await renderHelp(extended, ["trace"]), false);
+    expect(help).toMatch(/^ +--sample-rate=<HZ> {4}Samples per second \(default: 100\)$/m);
+    expect(help).toMatch(/^ +--color=<auto\|always\|never> {4}Colour the summary$/m);
     expect(await renderHelp(traceCommand, ["trace"])).not.toContain("--sample-rate");
-    expect((await cli(["trace", "--help"])).stdout).toContain("--sample-rate <HZ>");
+    expect((await cli(["trace", "--help"])).stdout).toContain("--sample-rate=<HZ>");
   });
 
   test("is accepted and parsed, its default when not typed", () => {
@@ -86,6 +93,10 @@ describe("a flag added to trace's table", () => {
     expect((await cli(["trace", "--sample-rate", "7", "--", "make", "-j4"])).code).toBe(0);
     expect(seen?.flags).toMatchObject({ "sample-rate": 7 });
     expect(seen?.command).toEqual(["make", "-j4"]);
+    expect((await cli(["trace", "--detail", "--", "true"])).code).toBe(0);
+    expect(seen?.flags).toMatchObject({ detail: "some" });
+    expect((await cli(["trace", "--detail", "all", "--", "true"])).code).toBe(0);
+    expect(seen?.flags).toMatchObject({ detail: "all" });
   });
 
   test("is parsed on the fast path too, which leaves a bad value to the full CLI", () => {
@@ -97,13 +108,13 @@ describe("a flag added to trace's table", () => {
 
 describe("the parser", () => {
   const spec = defineCommand({
-    name: "demo",
-    description: "demo",
-    positionals: [{ name: "filter", required: false, description: "a filter" }],
-    flags: {
+    meta: { name: "demo", description: "demo" },
+    args: {
+      filter: { type: "positional", required: false, description: "a filter" },
       bench: { type: "string", description: "repeatable", repeatable: true },
       all: { type: "boolean", description: "a switch" },
-      out: { type: "file", short: "o", description: "a file" },
+      out: { type: "string", path: "file", alias: "o", description: "a file" },
+      profile: { type: "enum", options: ["verdict", "all"], bare: "verdict", description: "an enum typed alone" },
     },
   });
 
@@ -115,8 +126,23 @@ describe("the parser", () => {
   test("reads booleans as typed, --no-NAME included; a boolean takes no other value", () => {
     expect(parseArgs(spec, ["--all"]).flags.all).toBe(true);
     expect(parseArgs(spec, ["--all", "--no-all"]).flags.all).toBe(false);
+    expect(parseArgs(spec, ["--no-all", "--all"]).flags.all).toBe(true);
+    expect(parseArgs(spec, ["--no-all", "--all", "--all=false"]).flags.all).toBe(false);
     expect(parseArgs(spec, ["--all=false"]).flags.all).toBe(false);
     expect(() => parseArgs(spec, ["--all=yes"])).toThrow("Option --all takes no value (got yes)");
+  });
+
+  test("gives an enum typed alone its bare value, and takes the next argument only when it is an option", () => {
+    expect(parseArgs(spec, ["--profile"]).flags.profile).toBe("verdict");
+    expect(parseArgs(spec, ["--profile", "all"]).flags.profile).toBe("all");
+    expect(parseArgs(spec, ["--profile", "x"])).toMatchObject({ flags: { profile: "verdict" }, positionals: ["x"] });
+    expect(parseArgs(spec, ["--profile", "--all"]).flags).toMatchObject({ profile: "verdict", all: true });
+    expect(parseArgs(spec, []).flags.profile).toBeUndefined();
+  });
+
+  test("lists the flags typed, in order, by their long names; a default is not among them", () => {
+    expect(parseArgs(spec, ["-o", "x", "--all", "--bench", "a"]).given).toEqual(["--out", "--all", "--bench"]);
+    expect(parseArgs(spec, []).given).toEqual([]);
   });
 
   test("makes paths absolute where they were typed; - stays stdout", () => {
@@ -138,4 +164,19 @@ describe("the parser", () => {
     expect(() => parseArgs(traceCommand, ["make"])).toThrow("Unexpected argument: make (the command goes after --: xbench trace -- make)");
     expect(() => parseArgs(traceCommand, [])).toThrow("trace needs a command after --, e.g. xbench trace -- make");
   });
+});
+
+test("every command's help (citty's rendering) lists each flag of its table with its description", async () => {
+  const missing: string[] = [];
+  const visit = async (command: AnyCommand, path: string[]) => {
+    const help = forStream(await renderHelp(command, path), false);
+    for (const [name, arg] of Object.entries((command.args ?? {}) as Args)) {
+      const spelled = arg.type === "positional" ? name.toUpperCase() : `--${name}`;
+      const line = help.split("\n").find((l) => new RegExp(`^\\s*(-\\w, )?${spelled}(=|\\s|$)`).test(l));
+      if (!line?.includes(arg.description)) missing.push(`xbench ${path.join(" ")}: ${spelled}`);
+    }
+    for (const [name, load] of Object.entries(command.subCommands ?? {})) await visit(await load(), [...path, name]);
+  };
+  await visit(rootCommand, []);
+  expect(missing).toEqual([]);
 });

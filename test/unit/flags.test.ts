@@ -1,6 +1,6 @@
 /** Flag values as users type them: units, percent signs, paths made absolute once. */
 import { describe, expect, test } from "bun:test";
-import { parseArgs } from "../../src/args/parse.ts";
+import { readArgs as parseArgs } from "../../src/args/read.ts";
 import { parseDuration, parsePercent } from "../../src/args/values.ts";
 import { bisectCommand } from "../../src/commands/bisect.ts";
 import { compareCommand } from "../../src/commands/compare.ts";

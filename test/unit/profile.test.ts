@@ -8,7 +8,7 @@ import { refineStatus, rowProfile } from "../../src/profile/aggregate.ts";
 import { attributeProcess, originalName, resolveFunction, type SideBundle } from "../../src/profile/attribute.ts";
 import { cpuProfileProblem, mergeProfiles, parseCpuProfile, type CpuProfile, type ProfileNode } from "../../src/profile/cpuprofile.ts";
 import { decodeSourceMap, decodeVlq, originalPosition } from "../../src/profile/sourcemap.ts";
-import { parseArgs } from "../../src/args/parse.ts";
+import { readArgs as parseArgs } from "../../src/args/read.ts";
 import { compareCommand } from "../../src/commands/compare.ts";
 import { rowsToProfile } from "../../src/compare/profile-run.ts";
 import { mixedResult } from "../support/report-fixtures.ts";

@@ -10,6 +10,9 @@ import { samplingBudget } from "../../src/compare/plan.ts";
 import { pairedStats } from "../../src/stats/paired.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
 
+/** Simulated subjects take no CPU time: the sampler counts their batches' reported times as run. */
+const SIMULATED = null;
+
 interface Simulated {
   /** True time per iteration, ns. */
   perIteration: number;
@@ -44,7 +47,7 @@ async function rounds(count: number, base: Simulated, head: Simulated, tick: num
     const process = 1 + 0.3 * random(); // whole processes differ, which pairing cancels
     const scaled = (s: Simulated) => ({ ...s, perIteration: s.perIteration * process });
     const subjects = [simulated(scaled(base), tick, random), simulated(scaled(head), tick, random)];
-    const [b, h] = await sample(subjects, budget, tick);
+    const [b, h] = await sample(subjects, budget, tick, SIMULATED);
     values.base.push(b!.value);
     values.head.push(h!.value);
     values.batchNs.push(b!.batchNs, h!.batchNs);
@@ -75,7 +78,7 @@ describe("batches sized by time on a quantized clock", () => {
     const log: number[] = [];
     const random = mulberry32(5);
     const cold = { ...fast, cold: { batches: 3, factor: 20 } };
-    const [a, b] = await sample([simulated(fast, 1000, random), simulated(cold, 1000, random, log)], samplingBudget(), 1000);
+    const [a, b] = await sample([simulated(fast, 1000, random), simulated(cold, 1000, random, log)], samplingBudget(), 1000, SIMULATED);
     for (const side of [a!, b!]) {
       expect(side.iterations).toBeGreaterThanOrEqual(Math.ceil(1e6 / 690));
       expect(side.batchNs).toBeGreaterThanOrEqual(1e6);
@@ -87,7 +90,7 @@ describe("batches sized by time on a quantized clock", () => {
 
   test("a coarse clock (100 µs ticks) stretches every batch to 100 ms", async () => {
     const random = mulberry32(6);
-    const [a, b] = await sample([simulated(fast, 1e5, random), simulated(fast, 1e5, random)], samplingBudget(), 1e5);
+    const [a, b] = await sample([simulated(fast, 1e5, random), simulated(fast, 1e5, random)], samplingBudget(), 1e5, SIMULATED);
     expect(Math.min(a!.batchNs, b!.batchNs)).toBeGreaterThanOrEqual(1e8);
   });
 
@@ -95,7 +98,7 @@ describe("batches sized by time on a quantized clock", () => {
     const log: number[] = [];
     const random = mulberry32(7);
     const slow = { perIteration: 60e6, noise: 0.02 };
-    const [a] = await sample([simulated(slow, 1000, random, log), simulated(slow, 1000, random)], samplingBudget(), 1000);
+    const [a] = await sample([simulated(slow, 1000, random, log), simulated(slow, 1000, random)], samplingBudget(), 1000, SIMULATED);
     expect(a!.iterations).toBe(1);
     expect(log.every((n) => n === 1)).toBe(true);
     // A few calls to warm up (it is warm after its first), then at least three times as long
@@ -122,6 +125,7 @@ describe("batches sized by time on a quantized clock", () => {
       [timed(simulated(slow, 1000, random), elapsed[0]!), timed(simulated(slow, 1000, random), elapsed[1]!)],
       samplingBudget(),
       1000,
+      SIMULATED,
     );
     const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
     sides.forEach((side, s) => {
@@ -183,7 +187,7 @@ describe("batches sized by time on a quantized clock", () => {
     const head: number[] = [];
     for (let r = 0; r < 6; r++) {
       const subjects = [simulated(exact, 1, () => 0), simulated(exact, 1, () => 0)];
-      const [b, h] = await sample(subjects, { ...samplingBudget(), sideNs: 20e6, warmupNs: 5e6 }, 1);
+      const [b, h] = await sample(subjects, { ...samplingBudget(), sideNs: 20e6, warmupNs: 5e6 }, 1, SIMULATED);
       base.push(b!.value);
       head.push(h!.value);
     }
@@ -219,7 +223,7 @@ describe("slow benchmarks", () => {
   test("sample() reads a slow side with slowValue, a fast one with the median", async () => {
     const random = mulberry32(11);
     const log: number[] = [];
-    const [slow] = await sample([collecting(30e6, random, log), collecting(30e6, random)], samplingBudget(), 1000);
+    const [slow] = await sample([collecting(30e6, random, log), collecting(30e6, random)], samplingBudget(), 1000, SIMULATED);
     expect(slow!.iterations).toBe(1);
     const measured = log.slice(-slow!.batches);
     expect(slow!.value).toBeCloseTo(slowValue(measured), 3);
@@ -236,10 +240,48 @@ describe("slow benchmarks", () => {
     const withMedians: number[] = [];
     for (let r = 0; r < 40; r++) {
       const logs: number[][] = [[], []];
-      const [a, b] = await sample([collecting(30e6, random, logs[0]), collecting(30e6, random, logs[1])], samplingBudget(), 1000);
+      const [a, b] = await sample(
+        [collecting(30e6, random, logs[0]), collecting(30e6, random, logs[1])],
+        samplingBudget(),
+        1000,
+        SIMULATED,
+      );
       withSampler.push(Math.log(b!.value / a!.value));
       withMedians.push(Math.log(median(logs[1]!.slice(-b!.batches)) / median(logs[0]!.slice(-a!.batches))));
     }
     expect(spread(withMedians) / spread(withSampler)).toBeGreaterThan(1.5);
+  });
+});
+
+/**
+ * A subject on a busy machine: each batch runs n × perIteration of CPU time, and with
+ * probability `cut` the process is descheduled in it, so its wall time is `stretch` times that.
+ * `cpu` is the process's CPU clock, advanced by what the batches ran.
+ */
+function descheduled(perIteration: number, cut: number, stretch: number, random: () => number, cpu: { ns: number }): Subject {
+  return {
+    async batch(n: number) {
+      const ran = n * perIteration * (1 + 0.01 * (2 * random() - 1));
+      cpu.ns += ran;
+      return random() < cut ? ran * stretch : ran;
+    },
+    async finish() {},
+  };
+}
+
+describe("a busy machine", () => {
+  test("sides sample for their running time and read clean batches, though most batches are descheduled", async () => {
+    const random = mulberry32(21);
+    const cpu = { ns: 0 };
+    const budget = { ...samplingBudget(), sideNs: 25e6, warmupNs: 6e6 };
+    const subjects = [descheduled(50, 0.6, 5, random, cpu), descheduled(50, 0.6, 5, random, cpu)];
+    const [a, b] = await sample(subjects, budget, 1000, () => cpu.ns);
+    for (const side of [a!, b!]) {
+      // Counted in wall time, 25 ms held about 7 batches of which 3 ran clean: every batch
+      // was read, and the median was a descheduled one (250 ns).
+      expect(side.value).toBeGreaterThan(49);
+      expect(side.value).toBeLessThan(51);
+      expect(side.batches).toBeGreaterThanOrEqual(8);
+    }
   });
 });

@@ -7,7 +7,7 @@ import { afterEach, expect, spyOn, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
-import { runCommand } from "../../src/args/parse.ts";
+import { type CommandDef, runCommand } from "citty";
 import { traceCommand } from "../../src/commands/trace.ts";
 import { XbenchError } from "../../src/errors.ts";
 import * as direct from "../../src/output/direct.ts";
@@ -88,7 +88,7 @@ test.each(["arm64", "x64"])(
       });
       let code: unknown;
       try {
-        code = await runCommand(traceCommand, ["--format", "json", "--", "make", "-j4"]);
+        code = (await runCommand(traceCommand as CommandDef, { rawArgs: ["--format", "json", "--", "make", "-j4"] })).result;
       } finally {
         spy.mockRestore();
       }

@@ -453,7 +453,13 @@ export function halfValues(perIteration: number[], value: (t: number[]) => numbe
  * given; returns each subject's median time per iteration, its number of measured batches,
  * and how long they were. Every batch lasts at least `batchFloorNs(resolutionNs)`.
  */
-export async function sample(subjects: Subject[], budget: SamplingBudget, resolutionNs = clockResolution()): Promise<Sampled[]> {
+export async function sample(
+  subjects: Subject[],
+  budget: SamplingBudget,
+  resolutionNs = clockResolution(),
+  cpuClock: (() => number) | null = cpuTime ?? null,
+): Promise<Sampled[]> {
+  const running = (elapsedNs: number, cpuBefore: number | undefined) => runningNs(elapsedNs, cpuBefore, cpuClock);
   const k = subjects.length;
   const batchNs = Math.max(budget.batchNs, batchFloorNs(resolutionNs));
   const calibrated = await calibrate(subjects, batchNs);
@@ -466,8 +472,9 @@ export async function sample(subjects: Subject[], budget: SamplingBudget, resolu
   let i = 0;
   while (subjects.some((_, s) => warming(s)) && spent.every((t) => t < WARMUP_CAP * budget.warmupNs)) {
     const s = abbaIndex(i++, k);
+    const cpuBefore = cpuClock?.();
     const elapsed = await subjects[s]!.batch(n);
-    spent[s] += elapsed;
+    spent[s] += running(elapsed, cpuBefore);
     times[s]!.push(elapsed);
   }
   n = grownIterations(
@@ -483,11 +490,16 @@ export async function sample(subjects: Subject[], budget: SamplingBudget, resolu
   const ranClean: boolean[][] = subjects.map(() => []);
   i = 0;
   const maxBatches = 100_000;
+  // Wall time the measuring may take when most batches are descheduled: past it, the sides are
+  // read from what they have (cleanBatches then falls back to every batch).
+  const wallCapNs = WALL_CAP * Math.max(sideNs, minBatches * batchNs) * k;
+  const started = now();
+  const clean = new Array(k).fill(0);
   // A batch of one call is at least 1 ms long and refills the caches itself at the start; a
   // rewarm call before it would double the time of a slow benchmark for nothing.
   let rewarm = n > 1 ? Math.ceil(n / 4) : 0;
   let previous = -1;
-  while (spent.some((t, s) => t < sideNs || times[s]!.length < minBatches) && i < maxBatches) {
+  while (spent.some((t, s) => t < sideNs || clean[s] < minBatches) && i < maxBatches && now() - started < wallCapNs) {
     // A batch that came out short (the code got faster still) grows n, at the start of an
     // A B B A cycle so that both sides get as many batches of each n.
     if (i % 4 === 0 && i > 0 && lengths.some((l) => Math.min(...l.slice(-2)) < batchNs)) {
@@ -503,10 +515,13 @@ export async function sample(subjects: Subject[], budget: SamplingBudget, resolu
     // side's back, else every switch adds the same refill to both sides and shrinks their ratio.
     if (s !== previous && previous !== -1 && rewarm > 0) await subjects[s]!.batch(rewarm);
     previous = s;
-    const cpuBefore = cpuTime?.();
+    const cpuBefore = cpuClock?.();
     const elapsed = await subjects[s]!.batch(n);
-    ranClean[s]!.push(cpuBefore === undefined || !preempted(elapsed, cpuTime!() - cpuBefore));
-    spent[s] += elapsed;
+    const ran = running(elapsed, cpuBefore);
+    const wasClean = cpuBefore === undefined || !preempted(elapsed, ran);
+    ranClean[s]!.push(wasClean);
+    if (wasClean) clean[s]++;
+    spent[s] += ran;
     times[s]!.push(elapsed / n);
     lengths[s]!.push(elapsed);
   }
@@ -531,6 +546,21 @@ const cpuTime = (() => {
     return (user + system) * 1000;
   };
 })();
+
+/**
+ * The time a batch ran: its wall time, or the CPU time the process used meanwhile when that is
+ * less (the process was descheduled). Warm-up and sampling budgets count running time, so that
+ * on a busy machine a side still gets the work it would get on a quiet one: counted in wall
+ * time, a process given a tenth of a core warmed up a tenth as long and kept only the 8
+ * minimum batches, most of them cut by timeslices (docs/sampling.md, "Batches the process was
+ * descheduled in").
+ */
+function runningNs(elapsedNs: number, cpuBefore: number | undefined, cpuClock: (() => number) | null): number {
+  return cpuBefore === undefined || cpuClock === null ? elapsedNs : Math.min(elapsedNs, cpuClock() - cpuBefore);
+}
+
+/** How many times its budget in wall time a process's measuring may take on a busy machine. */
+export const WALL_CAP = 8;
 
 /**
  * A batch the process was descheduled in: its wall time exceeds the CPU time the process used
