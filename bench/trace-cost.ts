@@ -5,7 +5,8 @@
  * rotated order each round, and medians compared.
  *
  *   start:   `xbench trace -- true` vs `strace -f -o /dev/null true` vs the supervisor alone, and
- *            the floor of `xbench trace -- true`: a Bun-compiled hello plus the supervisor alone.
+ *            the floor of `xbench trace -- true`: a Bun-compiled hello plus the supervisor alone;
+ *            wall and CPU time (a loaded machine inflates the first far more than the second).
  *   programs: untraced vs preload vs auto vs seccomp (all through `xbench trace`) on gcc, git
  *            status in a 2,000-file repository, tar x and find; auto / preload is the target ratio.
  *   reading: readAccessLog on a synthetic log of 1M records over 20,000 paths, against the floor
@@ -41,6 +42,19 @@ function time(cmd: string[], cwd = work, before?: () => void): number {
   const t = performance.now();
   sh(cmd, cwd);
   return performance.now() - t;
+}
+
+/**
+ * Wall ms of one run of `cmd`, and its CPU ms (with every descendant it waited for) into `cpu`:
+ * on a loaded machine wall time measures the queue, CPU time what each arm itself costs.
+ */
+function timeCpu(cmd: string[], cpu: number[]): number {
+  const t = performance.now();
+  const r = Bun.spawnSync(cmd, { cwd: work, env, stdio: ["ignore", "ignore", "ignore"] });
+  const wall = performance.now() - t;
+  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")}: exit ${r.exitCode}`);
+  cpu.push(Number(r.resourceUsage.cpuTime.total) / 1000);
+  return wall;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -85,15 +99,17 @@ writeSync(2, "read " + tail + " bytes\\n");
 sh([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", minimal, join(work, "minimal.ts")]);
 const log = join("/dev/shm", `xbench-trace-cost-${process.pid}.log`);
 sh([XBENCH, "trace", "--", "true"]); // extract the helpers once
+const startArms: Record<string, string[]> = {
+  "xbench trace -- true": [XBENCH, "trace", "--", "true"],
+  "strace -f true": ["strace", "-f", "-o", "/dev/null", "true"],
+  "supervisor alone": [SUPERVISOR, "--log", log, "--", "true"],
+  "bun-compiled hello": [hello],
+  "bun minimal tracer": [minimal],
+  "xbench --version": [XBENCH, "--version"],
+};
+const startCpu: Record<string, number[]> = Object.fromEntries(Object.keys(startArms).map((k) => [k, []]));
 const start = interleave(
-  {
-    "xbench trace -- true": () => time([XBENCH, "trace", "--", "true"]),
-    "strace -f true": () => time(["strace", "-f", "-o", "/dev/null", "true"]),
-    "supervisor alone": () => time([SUPERVISOR, "--log", log, "--", "true"]),
-    "bun-compiled hello": () => time([hello]),
-    "bun minimal tracer": () => time([minimal]),
-    "xbench --version": () => time([XBENCH, "--version"]),
-  },
+  Object.fromEntries(Object.entries(startArms).map(([k, cmd]) => [k, () => timeCpu(cmd, startCpu[k]!)])),
   argv.rounds * 3,
 );
 rmSync(log, { force: true });
@@ -211,8 +227,12 @@ console.log(`load average at the end: ${load} (${cpus} CPUs); medians of interle
 const m = (xs: Record<string, number[]>) => Object.fromEntries(Object.entries(xs).map(([k, v]) => [k, median(v)]));
 const s = m(start);
 const floor = s["bun-compiled hello"]! + s["supervisor alone"]!;
-console.log(`start (${argv.rounds * 3} rounds):`);
-for (const [k, v] of Object.entries(s)) console.log(`  ${k.padEnd(22)} ${f1(v).padStart(7)} ms`);
+const sc = m(startCpu);
+console.log(`start (${argv.rounds * 3} rounds), wall and CPU (the process and what it waited for):`);
+for (const [k, v] of Object.entries(s)) console.log(`  ${k.padEnd(22)} ${f1(v).padStart(7)} ms wall ${f1(sc[k]!).padStart(7)} ms CPU`);
+console.log(
+  `  CPU: xbench trace -- true / strace -f true: ${(sc["xbench trace -- true"]! / sc["strace -f true"]!).toFixed(2)}x (target <= 2x); xbench --version / bun-compiled hello: ${(sc["xbench --version"]! / sc["bun-compiled hello"]!).toFixed(2)}x`,
+);
 console.log(`  floor of xbench trace -- true (hello + supervisor alone): ${f1(floor)} ms`);
 console.log(
   `  xbench trace -- true / floor: ${(s["xbench trace -- true"]! / floor).toFixed(2)}x (target <= 1.3x); / strace -f: ${(s["xbench trace -- true"]! / s["strace -f true"]!).toFixed(2)}x`,

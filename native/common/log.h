@@ -51,7 +51,13 @@
 #define XB_FLAG_IO_URING_UNTRACED 0x2000u /* preload mode: io_uring_setup made (through syscall(2)) */
 #define XB_FLAG_SETUID_UNPRIVILEGED 0x4000u /* a setuid/setgid/capability program ran without (no_new_privs) */
 #define XB_FLAG_RAW_UNTRACED 0x8000u /* preload mode: a file call made through syscall(2) the shim does not decode */
-#define XB_FLAGS_INCOMPLETE 0xfff0u
+#define XB_FLAG_SPAWN_UNREAD 0x20000u /* preload mode: a posix_spawn's file actions could not be read */
+/* The command's own process ended while descendants ran on (--detach-ok): the trace ended with it,
+ * and the log takes no more records (a writer stops at its next chunk). */
+#define XB_FLAG_DETACHED 0x40000u
+#define XB_FLAG_CHROOT_UNTRACED 0x80000u /* preload mode: a program changed its root (chroot) */
+#define XB_FLAG_HANDLE_UNNAMED 0x100000u /* a file opened by handle (open_by_handle_at) could not be named */
+#define XB_FLAGS_INCOMPLETE 0x1efff0u
 /* Header flags that say the command ran differently from an untraced run (what ran was traced). */
 #define XB_FLAG_CHANGED_IO_URING 0x10000u /* the filter refused io_uring_setup (ENOSYS) */
 
@@ -212,6 +218,7 @@ static inline int32_t *xb_log_append(struct xb_log *log, const struct xb_rec *re
   if (!h) return (int32_t *)0;
   uint32_t len = (uint32_t)sizeof *rec + rec->base_len + rec->path_len;
   uint64_t size = (8u + (uint64_t)len + 7u) & ~7ull;
+  if (__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & XB_FLAG_DETACHED) return (int32_t *)0;
   uint64_t off = __atomic_fetch_add(&h->tail, size, __ATOMIC_RELAXED);
   if (off + size > log->capacity) {
     __atomic_fetch_add(&h->dropped, 1, __ATOMIC_RELAXED);
@@ -231,6 +238,7 @@ static inline __attribute__((always_inline)) int32_t *xb_log_append_local(struct
   uint64_t size = (8u + (uint64_t)len + 7u) & ~7ull;
   if (size > XB_CHUNK / 4) return xb_log_append(log, rec, base, path);
   if (cur->pos + size > cur->end) {
+    if (__atomic_load_n(&log->hdr->flags, __ATOMIC_RELAXED) & XB_FLAG_DETACHED) return (int32_t *)0;
     uint64_t off = __atomic_fetch_add(&log->hdr->tail, XB_CHUNK, __ATOMIC_RELAXED);
     if (off + XB_CHUNK > log->capacity) {
       __atomic_fetch_add(&log->hdr->dropped, 1, __ATOMIC_RELAXED);

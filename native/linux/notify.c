@@ -110,13 +110,44 @@ static size_t read_proc_link(const char *link, char *buf) {
   return k > 0 && buf[0] == '/' ? (size_t)k : 0;
 }
 
-static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out) {
-  out->dirfd = dirfd;
-  out->rflags = 0;
-  out->base_len = 0;
-  out->present = 1;
-  read_remote(pid, addr, out);
-  if (out->path_len == 0 || out->path[0] == '/') return;
+/* Set once a process of the tree called chroot: absolute paths may then be named from another
+ * root than S's, which each such path's record looks up. */
+static int g_rooted;
+
+/*
+ * A process that changed its root (chroot) names absolute paths from there: the host's name for
+ * that root, read from outside it, becomes the base, and the path is taken relative to it.
+ */
+static void in_root(pid_t pid, struct path_read *out) {
+  char link[64];
+  snprintf(link, sizeof link, "/proc/%d/root", (int)pid);
+  size_t n = read_proc_link(link, out->base);
+  if (n == 0) {
+    xb_log_flag(&g_log, XB_FLAG_UNREADABLE);
+    out->present = 0;
+    return;
+  }
+  if (n == 1) return; /* "/": the same root as S's */
+  size_t skip = 0;
+  while (skip < out->path_len && out->path[skip] == '/') skip++;
+  if (skip == out->path_len) { /* the root itself */
+    memcpy(out->path, ".", 2);
+    out->path_len = 1;
+  } else {
+    memmove(out->path, out->path + skip, out->path_len - skip + 1);
+    out->path_len -= (uint32_t)skip;
+  }
+  out->base_len = (uint32_t)n;
+}
+
+/* The base a path read into `out` is relative to: the caller's cwd or `dirfd`'s folder for a
+ * relative path, its root for an absolute one (see in_root). */
+static void place(pid_t pid, int dirfd, struct path_read *out) {
+  if (out->path_len == 0) return;
+  if (out->path[0] == '/') {
+    if (__atomic_load_n(&g_rooted, __ATOMIC_RELAXED)) in_root(pid, out);
+    return;
+  }
   char link[64];
   if (dirfd == AT_FDCWD) {
     snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
@@ -126,6 +157,15 @@ static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out
   }
   out->base_len = (uint32_t)read_proc_link(link, out->base);
   if (!out->base_len) out->present = 0; /* nothing to resolve it against */
+}
+
+static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out) {
+  out->dirfd = dirfd;
+  out->rflags = 0;
+  out->base_len = 0;
+  out->present = 1;
+  read_remote(pid, addr, out);
+  place(pid, dirfd, out);
 }
 
 /* Each serving thread appends into its own chunk of the log (see xb_log_append_local). */
@@ -359,11 +399,7 @@ static void read_sockaddr_path(pid_t pid, uint64_t addr, uint64_t len, struct pa
   out->base_len = 0;
   out->dirfd = AT_FDCWD;
   out->present = 1;
-  if (out->path[0] == '/') return;
-  char link[64];
-  snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
-  out->base_len = (uint32_t)read_proc_link(link, out->base);
-  if (!out->base_len) out->present = 0;
+  place(pid, AT_FDCWD, out);
 }
 
 /* A notified call, read and probed while its thread waits; recorded once the reply let it go. */
@@ -450,6 +486,9 @@ static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
     [__NR_unlinkat] = {XB_OP_UNLINK, 0, AT(0, 1), {0}}, /* AT_REMOVEDIR: see read_call */
     [__NR_mkdirat] = {XB_OP_MKDIR, 0, AT(0, 1), {0}},
     [__NR_chdir] = {XB_OP_CHDIR, 0, CWD(0), {0}},
+    [__NR_chroot] = {XB_OP_CHDIR, 0, CWD(0), {0}}, /* a lookup, as chdir's; see g_rooted */
+    /* A handle is made by a lookup; open_by_handle_at names no path (see read_handle). */
+    [__NR_name_to_handle_at] = {XB_OP_STAT, 0, AT(0, 1), {0}, .arg = A_FOLLOW_FLAG, .arg_at = 4},
     [__NR_truncate] = {XB_OP_TRUNCATE, 0, CWD(0), {0}},
     /* The source is looked up (followed only with AT_SYMLINK_FOLLOW). */
     [__NR_linkat] = {XB_OP_STAT, XB_OP_LINK, AT(0, 1), AT(2, 3), .arg = A_FOLLOW_FLAG, .arg_at = 4},
@@ -541,6 +580,59 @@ static void read_path_arg(pid_t pid, const struct path_arg *p, const __u64 *x, s
 }
 
 /*
+ * open_by_handle_at names no path: the file its handle stands for is opened here too (O_PATH,
+ * from the caller's mount fd reopened) and named by its /proc link, while the caller waits. That needs
+ * CAP_DAC_READ_SEARCH, as the call itself does; a handle S cannot open while the caller may (S
+ * lacks the capability) marks the trace incomplete. A stale or malformed handle fails the call
+ * too: nothing to record. 1 if there is a record to make.
+ */
+static int read_handle(pid_t pid, const __u64 *x, struct call *c) {
+  struct {
+    struct file_handle h;
+    unsigned char bytes[MAX_HANDLE_SZ];
+  } fh;
+  struct iovec l = {.iov_base = &fh, .iov_len = sizeof fh.h};
+  struct iovec r = {.iov_base = (void *)(uintptr_t)x[1], .iov_len = sizeof fh.h};
+  if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof fh.h || fh.h.handle_bytes > MAX_HANDLE_SZ) return 0;
+  l.iov_base = fh.h.f_handle;
+  r.iov_base = (void *)(uintptr_t)(x[1] + sizeof fh.h);
+  l.iov_len = r.iov_len = fh.h.handle_bytes;
+  if (fh.h.handle_bytes && process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)fh.h.handle_bytes) return 0;
+  char link[64];
+  int mfd = (int)(int32_t)x[0];
+  if (mfd == AT_FDCWD)
+    snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+  else
+    snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, mfd);
+  int m = open(link, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); /* the kernel takes no O_PATH fd here */
+  if (m < 0) return 0; /* no such fd: the call fails with EBADF */
+  int f = open_by_handle_at(m, &fh.h, O_PATH | O_CLOEXEC);
+  int e = errno;
+  if (close(m) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+  if (f < 0) {
+    if (e == EPERM) xb_log_flag(&g_log, XB_FLAG_HANDLE_UNNAMED);
+    return 0;
+  }
+  struct path_read *a = &c->a;
+  snprintf(link, sizeof link, "/proc/self/fd/%d", f);
+  a->dirfd = AT_FDCWD;
+  a->rflags = 0;
+  a->base_len = 0;
+  a->path_len = (uint32_t)read_proc_link(link, a->path);
+  a->path[a->path_len] = 0;
+  a->present = a->path_len > 0;
+  a->result = 0;
+  if (close(f) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+  if (!a->present) xb_log_flag(&g_log, XB_FLAG_HANDLE_UNNAMED);
+  c->pid = pid;
+  c->op = XB_OP_OPEN;
+  c->op2 = 0;
+  c->arg = (uint32_t)x[2];
+  c->b.present = 0;
+  return a->present;
+}
+
+/*
  * Decodes a notification (DECODE), reads its paths and probes them while the caller waits. 1 if
  * there is something to record once the reply succeeds: that success proves the caller was
  * still in this call, so the memory read was its own (what SECCOMP_IOCTL_NOTIF_ID_VALID would
@@ -562,6 +654,8 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     xb_log_flag(&g_log, XB_FLAG_CHANGED_IO_URING);
     return CALL_REFUSE;
   }
+  if (d->nr == __NR_chroot) __atomic_store_n(&g_rooted, 1, __ATOMIC_RELAXED); /* before it can succeed */
+  if (d->nr == __NR_open_by_handle_at) return read_handle(pid, d->args, c);
   if (d->nr < 0 || (size_t)d->nr >= sizeof DECODE / sizeof DECODE[0] || !DECODE[d->nr].op) return 0;
   const struct decoding *k = &DECODE[d->nr];
   const __u64 *x = d->args;
@@ -585,6 +679,8 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
 
 /* Calls answered but not yet recorded: S exits only when none is left. */
 static int g_unrecorded;
+/* Set once the trace has ended while the tree runs on (--detach-ok): calls are served, not recorded. */
+static int g_closed;
 
 /* The listener hangs up once no process is left under its filter. */
 static int listener_orphaned(int listener) {
@@ -643,7 +739,7 @@ static void *serve(void *arg) {
       resp.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
     }
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp.r) == 0) {
-      if (pending) {
+      if (pending && !__atomic_load_n(&g_closed, __ATOMIC_ACQUIRE)) {
         append(&call, call.op, &call.a);
         if (call.op2) append(&call, call.op2, &call.b);
       }
@@ -712,4 +808,9 @@ int xb_notify_start(struct xb_log *log, int sock) {
 
 void xb_notify_drain(void) {
   while (__atomic_load_n(&g_unrecorded, __ATOMIC_ACQUIRE) > 0) sched_yield();
+}
+
+void xb_notify_close(void) {
+  __atomic_store_n(&g_closed, 1, __ATOMIC_SEQ_CST);
+  xb_notify_drain(); /* a record begun before is finished; none starts after */
 }

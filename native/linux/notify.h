@@ -17,5 +17,8 @@ int xb_notify_start(struct xb_log *log, int sock);
 
 /* Waits until every answered call has been recorded: call once the tree is gone. */
 void xb_notify_drain(void);
+/* Ends recording: the calls of the tree are still served (a filter without its server would fail
+ * them), none is recorded from now on. Returns once every record begun before is written. */
+void xb_notify_close(void);
 
 #endif

@@ -124,6 +124,9 @@ extern const char xb_tramp_code[], xb_tramp_end[];
 typedef long (*xb_tramp_fn)(long nr, long a, long b, long c, long d, long e, long f);
 /* Set in hybrid mode once the page is mapped: then wrappers make their calls there. */
 static xb_tramp_fn g_tramp;
+/* Hybrid mode: a filter covers this process and reports every call not made from the trampoline
+ * (so what the shim leaves unrecorded, it records). */
+static int g_filtered;
 
 /* Maps the trampoline page; NULL if the address is taken (then calls go through libc). */
 static xb_tramp_fn map_trampoline(void) {
@@ -190,13 +193,14 @@ int __fxstatat64(int, int, const char *, struct stat64 *, int);
   X(readdir64_r) X(getdents64) X(scandir) X(scandir64) \
   X(execve) X(execvpe) X(posix_spawn) X(posix_spawnp) \
   X(rename) X(renameat) X(renameat2) X(unlink) X(unlinkat) X(link) X(linkat) X(symlink) X(symlinkat) \
-  X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(truncate) X(truncate64) \
+  X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(chroot) X(truncate) X(truncate64) \
   X(mknod) X(mknodat) X(mkfifo) X(mkfifoat) X(bind) \
   X(chmod) X(lchmod) X(fchmodat) X(chown) X(lchown) X(fchownat) \
   X(utime) X(utimes) X(lutimes) X(futimesat) X(utimensat) \
   X(mkstemp) X(mkstemp64) X(mkostemp) X(mkostemp64) X(mkstemps) X(mkstemps64) X(mkostemps) X(mkostemps64) \
   X(mkdtemp) X(remove) X(ftw) X(ftw64) X(nftw) X(nftw64) X(fts_open) X(fts64_open) X(fts_read) X(fts64_read) X(fts_set) X(fts64_set) \
-  X(glob) X(glob64) X(inotify_add_watch) X(fanotify_mark)
+  X(glob) X(glob64) X(inotify_add_watch) X(fanotify_mark) X(name_to_handle_at) X(open_by_handle_at) \
+  X(posix_spawn_file_actions_addopen) X(posix_spawn_file_actions_addchdir_np) X(posix_spawn_file_actions_addfchdir_np)
 // clang-format on
 #define XB_DECLARE_REAL(name) REAL(name);
 XB_INTERPOSED(XB_DECLARE_REAL)
@@ -204,6 +208,9 @@ XB_INTERPOSED(XB_DECLARE_REAL)
 /* Hot state, defined after the real-function pointers so they share a page: on a PTI kernel
  * without PCID each page touched after a syscall costs a TLB miss. */
 static struct xb_log g_log;
+/* Set once this process changed its root (chroot): its paths are no longer the host's, so the
+ * shim records nothing more and leaves it to the filter, which names them from outside. */
+static int g_chrooted;
 /*
  * This process's pid, in a page of its own marked MADV_WIPEONFORK: a child made by a raw clone or
  * _Fork (which skip pthread_atfork) reads 0 there, and its first record then takes a chunk of its
@@ -323,11 +330,23 @@ static inline pid_t current_pid(void) {
   return pid;
 }
 
-__attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, const char *path, uint32_t arg,
-                                                           int may_skip) {
-  if (__builtin_expect(!g_log.hdr, 0) && !init_early()) return NULL;
-  if (!path || !path[0] || t_busy) return NULL;
-  t_busy = 1;
+/* A record of `op` on a path of `n` bytes (cut at `max`), its outcome pending. */
+static inline __attribute__((always_inline)) struct xb_rec new_rec(int op, pid_t pid, uint32_t arg, size_t n,
+                                                                   size_t max) {
+  struct xb_rec r = {.op = (uint8_t)op,
+                     .src = XB_SRC_PRELOAD,
+                     .pid = (uint32_t)pid,
+                     .arg = op == XB_OP_OPEN ? xb_rec_open_flags(arg) : arg,
+                     .result = XB_RESULT_PENDING,
+                     .path_len = (uint32_t)n,
+                     .tsc = xb_now()};
+  if (n == max) r.rflags |= XB_RF_TRUNCATED;
+  return r;
+}
+
+/* record_call's work, with t_busy already held by the caller (so t_base is its own). */
+static inline __attribute__((always_inline)) int32_t *record_held(int op, int dirfd, const char *path, uint32_t arg,
+                                                                  int may_skip) {
   pid_t pid = current_pid();
   const size_t max = XB_REC_MAX - PATH_MAX - sizeof(struct xb_rec);
   uint64_t h;
@@ -341,18 +360,10 @@ __attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, co
       t_skip.op = op;
       t_skip.dirfd = dirfd;
       t_skip.arg = arg;
-      t_busy = 0;
       return &g_skipped;
     }
   }
-  struct xb_rec r = {.op = (uint8_t)op,
-                     .src = XB_SRC_PRELOAD,
-                     .pid = (uint32_t)pid,
-                     .arg = op == XB_OP_OPEN ? xb_rec_open_flags(arg) : arg,
-                     .result = XB_RESULT_PENDING,
-                     .path_len = (uint32_t)n,
-                     .tsc = xb_now()};
-  if (n == max) r.rflags |= XB_RF_TRUNCATED;
+  struct xb_rec r = new_rec(op, pid, arg, n, max);
   char *base = t_base;
   if (path[0] != '/') {
     long k;
@@ -369,7 +380,6 @@ __attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, co
     }
     if (__builtin_expect(k == -ENAMETOOLONG, 0)) { /* a folder too long to name: say so, no bare name */
       xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED);
-      t_busy = 0;
       return NULL;
     }
   }
@@ -380,6 +390,20 @@ __attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, co
     seen->ok = 0;
     t_pending = seen;
   }
+  return slot;
+}
+
+/* Whether records may be made now: the log is open and this thread is not inside one already. */
+static inline int may_record(void) {
+  if (__builtin_expect(!g_log.hdr, 0) && !init_early()) return 0;
+  return !t_busy && !g_chrooted;
+}
+
+__attribute__((hot, noinline)) static int32_t *record_call(int op, int dirfd, const char *path, uint32_t arg,
+                                                           int may_skip) {
+  if (!may_record() || !path || !path[0]) return NULL;
+  t_busy = 1;
+  int32_t *slot = record_held(op, dirfd, path, arg, may_skip);
   t_busy = 0;
   return slot;
 }
@@ -571,6 +595,11 @@ DEF_LIBCALL(int, __lxstat64, XB_OP_STAT, (int v, const char *p, struct stat64 *b
 DEF_LIBCALL(int, __fxstatat, XB_OP_STAT, (int v, int d, const char *p, struct stat *b, int f), (v, d, p, b, f), p, d, f)
 DEF_LIBCALL(int, __fxstatat64, XB_OP_STAT, (int v, int d, const char *p, struct stat64 *b, int f), (v, d, p, b, f), p,
             d, f)
+/* A handle is made by looking the path up (stat); followed only with AT_SYMLINK_FOLLOW. */
+DEF_PATHCALL(int, name_to_handle_at, XB_OP_STAT, (int d, const char *p, struct file_handle *h, int *m, int f),
+             (d, p, h, m, f), p, d, (f & AT_SYMLINK_FOLLOW) ? 0 : NOFOLLOW,
+             g_tramp(SYS_name_to_handle_at, d, (long)p, (long)h, (long)m, f, 0))
+
 /* A watch looks its path up (stat), as a stat would; a NULL path marks the fd's own file. */
 DEF_PATHCALL(int, inotify_add_watch, XB_OP_STAT, (int fd, const char *p, uint32_t m), (fd, p, m), p, AT_FDCWD, 0,
              T(SYS_inotify_add_watch, fd, p, m, 0))
@@ -604,19 +633,44 @@ DEF_LIBCALL(int, scandir64, XB_OP_OPENDIR,
 
 /* ---------------------------------------------------------------- directories, namespace changes */
 
-/* Records a listing of the directory open as `fd` (its path read back from /proc/self/fd). */
-static int32_t *record_fd(int op, int fd) {
-  if ((!g_log.hdr && !init_early()) || t_busy) return NULL;
+/* Records `op` on the file the /proc symlink `link` names, with `arg`. */
+static int32_t *record_link(int op, const char *link, uint32_t arg) {
+  if (!may_record()) return NULL;
+  t_busy = 1; /* held until the record is written: t_base holds the path meanwhile */
+  int32_t *slot = NULL;
+  long k = XSYS(SYS_readlinkat, AT_FDCWD, link, t_base, PATH_MAX - 1, 0);
+  if (k == -ENAMETOOLONG || k >= PATH_MAX - 1) xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED); /* see record_call */
+  if (k > 0 && k < PATH_MAX - 1 && t_base[0] == '/') {
+    t_base[k] = 0;
+    /* record_held writes from t_base only for relative paths; this one is absolute. */
+    slot = record_held(op, AT_FDCWD, t_base, arg, 0);
+  }
+  t_busy = 0;
+  return slot;
+}
+
+/* Records `op` on the file open as `fd` (its path read back from /proc/self/fd), with `arg`. */
+static int32_t *record_fd_arg(int op, int fd, uint32_t arg) {
   char link[40];
   fmt_fd_link(link, fd);
-  t_busy = 1;
-  long k = XSYS(SYS_readlinkat, AT_FDCWD, link, t_base, PATH_MAX - 1, 0);
-  t_busy = 0;
-  if (k == -ENAMETOOLONG || k >= PATH_MAX - 1) xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED); /* see record_call */
-  if (k <= 0 || k >= PATH_MAX - 1 || t_base[0] != '/') return NULL;
-  t_base[k] = 0;
-  /* record_call writes from t_base only for relative paths; this one is absolute. */
-  return record_call(op, AT_FDCWD, t_base, 0, 0);
+  return record_link(op, link, arg);
+}
+
+/* Records a listing of the directory open as `fd`. */
+static int32_t *record_fd(int op, int fd) {
+  return record_fd_arg(op, fd, 0);
+}
+
+/* A file opened by handle names no path: it is named by its fd once open (so only a success is
+ * recorded: a stale handle names nothing). */
+EXPORT int open_by_handle_at(int mfd, struct file_handle *h, int flags) {
+  RAW_OR_REAL(int, fd, open_by_handle_at, (mfd, h, flags), T(SYS_open_by_handle_at, mfd, h, flags, 0))
+  if (fd >= 0) {
+    int e = errno;
+    xb_log_set_result(record_fd_arg(XB_OP_OPEN, fd, (uint32_t)flags), 0);
+    errno = e;
+  }
+  return fd;
 }
 
 /* An open to list, not a listing: the folder is looked up (stat) until its entries are read. */
@@ -653,7 +707,7 @@ static DIR *g_listed[XB_LISTED];
 static unsigned g_listed_next;
 
 static void note_listing(DIR *d) {
-  if (g_tramp || !d) return;
+  if (g_filtered || !d) return;
   for (unsigned i = 0; i < XB_LISTED; i++)
     if (__atomic_load_n(&g_listed[i], __ATOMIC_RELAXED) == d) return;
   int e = errno;
@@ -722,7 +776,7 @@ static void walk_listed(const char *path, int flag, const struct FTW *at, int re
   }                                                                                                                    \
   EXPORT int name(const char *dir, int (*fn)(const char *, const st_type *, int, struct FTW *), int fds, int flags) {  \
     if (!RESOLVE(name)) return missing_real();                                                                         \
-    if (!g_log.hdr || g_tramp) return real_##name(dir, fn, fds, flags);                                                \
+    if (!g_log.hdr || g_filtered) return real_##name(dir, fn, fds, flags);                                             \
     __typeof__(fn_var) outer = fn_var;                                                                                 \
     int outer_flags = t_nftw_flags;                                                                                    \
     fn_var = fn;                                                                                                       \
@@ -743,7 +797,7 @@ DEF_NFTW(nftw64, struct stat64, t_nftw64_fn)
   }                                                                                                                    \
   EXPORT int name(const char *dir, int (*fn)(const char *, const st_type *, int), int fds) {                           \
     if (!RESOLVE(name)) return missing_real();                                                                         \
-    if (!g_log.hdr || g_tramp) return real_##name(dir, fn, fds);                                                       \
+    if (!g_log.hdr || g_filtered) return real_##name(dir, fn, fds);                                                    \
     __typeof__(fn_var) outer = fn_var;                                                                                 \
     int outer_flags = t_nftw_flags;                                                                                    \
     fn_var = fn;                                                                                                       \
@@ -771,7 +825,7 @@ static __thread const void *t_fts_skipped;
       return NULL;                                                                                                     \
     }                                                                                                                  \
     fts_type *f = real_##open(roots, options, cmp);                                                                    \
-    if (f && !(options & FTS_NOCHDIR) && g_log.hdr && !g_tramp) {                                                      \
+    if (f && !(options & FTS_NOCHDIR) && g_log.hdr && !g_filtered) {                                                   \
       int e = errno;                                                                                                   \
       xb_log_set_result(record_call(XB_OP_OPEN, AT_FDCWD, ".", O_RDONLY, 0), 0);                                       \
       errno = e;                                                                                                       \
@@ -789,7 +843,7 @@ static __thread const void *t_fts_skipped;
       return NULL;                                                                                                     \
     }                                                                                                                  \
     ent_type *e = real_##read(f);                                                                                      \
-    if (e && e->fts_info == FTS_DP && g_log.hdr && !g_tramp) {                                                         \
+    if (e && e->fts_info == FTS_DP && g_log.hdr && !g_filtered) {                                                      \
       int skipped = e == t_fts_skipped || ((f->fts_options & FTS_XDEV) && e->fts_dev != f->fts_dev);                   \
       t_fts_skipped = NULL;                                                                                            \
       int err = errno;                                                                                                 \
@@ -828,7 +882,7 @@ static struct dirent64 *glob_readdir64(void *d) {
   }                                                                                                                    \
   EXPORT int name(const char *pattern, int flags, int (*err)(const char *, int), glob_type *g) {                       \
     if (!RESOLVE(name)) return GLOB_NOSPACE;                                                                           \
-    if (!g_log.hdr || g_tramp || (flags & GLOB_ALTDIRFUNC)) return real_##name(pattern, flags, err, g);                \
+    if (!g_log.hdr || g_filtered || (flags & GLOB_ALTDIRFUNC)) return real_##name(pattern, flags, err, g);             \
     glob_type kept = *g;                                                                                               \
     g->gl_opendir = glob_opendir;                                                                                      \
     g->gl_readdir = dirent_read;                                                                                       \
@@ -864,6 +918,26 @@ DEF_PATHCALL(int, mkdirat, XB_OP_MKDIR, (int d, const char *p, mode_t m), (d, p,
 DEF_PATHCALL(int, rmdir, XB_OP_RMDIR, (const char *p), (p), p, AT_FDCWD, 0,
              T(SYS_unlinkat, AT_FDCWD, p, AT_REMOVEDIR, 0))
 DEF_PATHCALL(int, chdir, XB_OP_CHDIR, (const char *p), (p), p, AT_FDCWD, 0, T(SYS_chdir, p, 0, 0, 0))
+
+/*
+ * chroot: a lookup, as chdir; once it succeeded, this process names paths from its new root, which
+ * the shim cannot name as the host does (no /proc in a bare root, nor the shim and the log for
+ * what it runs). So it records nothing more: in hybrid mode the filter sees the rest and names
+ * it from outside; in preload mode the trace says it is incomplete. Through libc, not the
+ * trampoline: the filter must see the call to know roots may differ.
+ */
+EXPORT int chroot(const char *p) {
+  int32_t *slot = record(XB_OP_CHDIR, AT_FDCWD, p, 0);
+  if (!RESOLVE(chroot)) return missing_real();
+  int r = real_chroot(p);
+  done(slot, r < 0);
+  if (r == 0 && g_log.hdr) {
+    if (!g_filtered) xb_log_flag(&g_log, XB_FLAG_CHROOT_UNTRACED);
+    __atomic_store_n(&g_chrooted, 1, __ATOMIC_RELAXED);
+    g_tramp = NULL;
+  }
+  return r;
+}
 DEF_PATHCALL(int, truncate, XB_OP_TRUNCATE, (const char *p, off_t l), (p, l), p, AT_FDCWD, 0,
              T(SYS_truncate, p, l, 0, 0))
 DEF_PATHCALL(int, truncate64, XB_OP_TRUNCATE, (const char *p, off64_t l), (p, l), p, AT_FDCWD, 0,
@@ -971,6 +1045,9 @@ static int undecoded_file_call(long nr) {
   case SYS_unlinkat:
   case SYS_mkdirat:
   case SYS_chdir:
+  case SYS_chroot:
+  case SYS_name_to_handle_at:
+  case SYS_open_by_handle_at:
   case SYS_truncate:
   case SYS_linkat:
   case SYS_symlinkat:
@@ -1028,9 +1105,9 @@ EXPORT long syscall(long nr, ...) {
     slot = record(XB_OP_STAT, (int)a, (const char *)b, (uint32_t)d);
   } else if (nr == SYS_openat) {
     slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)c);
-  } else if (nr == SYS_io_uring_setup && !g_tramp) {
+  } else if (nr == SYS_io_uring_setup && !g_filtered) {
     xb_log_flag(&g_log, XB_FLAG_IO_URING_UNTRACED); /* its ring's file operations: no shim sees them */
-  } else if (!g_tramp && undecoded_file_call(nr)) {
+  } else if (!g_filtered && undecoded_file_call(nr)) {
     xb_log_flag(&g_log, XB_FLAG_RAW_UNTRACED); /* in hybrid mode the filter sees it */
   }
   /* Only a call recorded here may bypass the filter; any other goes to it as from libc. */
@@ -1061,25 +1138,48 @@ static size_t env_count(char *const envp[]) {
 
 /*
  * An exec's working memory, mapped for the call and unmapped if it returns: the exec wrappers may
- * run in a signal handler on a small stack, and a program's environment can be large.
+ * run in a signal handler on a small stack, and a program's environment can be large. Pages a
+ * call does not use are never touched, so they cost nothing.
  */
 struct exec_buf {
   char **env; /* room for the caller's environment + 4 */
   char **argv; /* room for the caller's arguments + 2: the shell's, for a script without #! */
   char *found; /* XB_CANDIDATE_MAX: a PATH search's candidate */
-  char *preload; /* 2 * PATH_MAX + 32: a merged or trimmed LD_PRELOAD */
+  char *preload; /* preload_cap: a merged or trimmed LD_PRELOAD, whatever its length */
   size_t preload_cap;
+  char *cwd; /* XB_SPAWN_CWD_MAX: a spawned child's folder as its file actions leave it */
+  char *fd_dirs; /* XB_SPAWN_FDS * XB_SPAWN_CWD_MAX: what a spawn's open actions opened */
+  int fd_of[8]; /* the fd each of those holds, -1 for none */
   void *map;
   size_t size;
 };
 
 /* A PATH element (shorter than PATH_MAX, as glibc takes it), '/', a name of up to NAME_MAX, NUL. */
 #define XB_CANDIDATE_MAX (PATH_MAX + NAME_MAX + 2)
+#define XB_SPAWN_CWD_MAX (2 * PATH_MAX)
+#define XB_SPAWN_FDS 8
+
+/* The value of the environment variable `name_eq` ("NAME=") in `env`, or NULL: getenv's answer
+ * without getenv, which is not async-signal-safe. */
+static const char *env_value(char *const env[], const char *name_eq) {
+  size_t n = strlen(name_eq);
+  for (size_t i = 0; env && env[i]; i++)
+    if (strncmp(env[i], name_eq, n) == 0) return env[i] + n;
+  return NULL;
+}
 
 static int exec_buf_get(struct exec_buf *b, char *const envp[], char *const argv[]) {
   size_t n = env_count(envp) + 5, a = env_count(argv) + 3;
-  b->preload_cap = 2 * PATH_MAX + 32;
-  b->size = ((n + a) * sizeof(char *) + XB_CANDIDATE_MAX + b->preload_cap + 4095) & ~(size_t)4095;
+  /* Room for the longest LD_PRELOAD with this shim added: a long one must not leave it out. */
+  size_t longest = 0;
+  for (size_t i = 0; envp && envp[i]; i++)
+    if (has_prefix(envp[i], XB_ENV_PRELOAD "=")) {
+      size_t len = strlen(envp[i]);
+      if (len > longest) longest = len;
+    }
+  b->preload_cap = longest + strlen(g_self) + sizeof XB_ENV_PRELOAD + 2;
+  size_t spawn = XB_SPAWN_CWD_MAX * (1 + XB_SPAWN_FDS);
+  b->size = ((n + a) * sizeof(char *) + XB_CANDIDATE_MAX + b->preload_cap + spawn + 4095) & ~(size_t)4095;
   long p = XSYS(SYS_mmap, 0, b->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
   if (p < 0 && p > -4096) return (int)-p;
   b->map = (void *)p;
@@ -1087,6 +1187,9 @@ static int exec_buf_get(struct exec_buf *b, char *const envp[], char *const argv
   b->argv = b->env + n;
   b->found = (char *)(b->argv + a);
   b->preload = b->found + XB_CANDIDATE_MAX;
+  b->cwd = b->preload + b->preload_cap;
+  b->fd_dirs = b->cwd + XB_SPAWN_CWD_MAX;
+  for (int i = 0; i < XB_SPAWN_FDS; i++) b->fd_of[i] = -1;
   return 0;
 }
 
@@ -1096,21 +1199,28 @@ static void exec_buf_put(struct exec_buf *b) {
   errno = e;
 }
 
-/* LD_PRELOAD's value without this shim (`value` is what follows "LD_PRELOAD="), into out. */
-static void drop_self(const char *value, char *out, size_t cap) {
-  size_t k = snprintf(out, cap, "%s=", XB_ENV_PRELOAD);
+/* Copies `n` bytes of `s` to `out` and returns the end. */
+static char *put(char *out, const char *s, size_t n) {
+  memcpy(out, s, n);
+  return out + n;
+}
+
+/* LD_PRELOAD's value without this shim (`value` is what follows "LD_PRELOAD="), into out (room
+ * for the whole entry: the result is never longer). */
+static void drop_self(const char *value, char *out) {
+  static const char eq[] = XB_ENV_PRELOAD "=";
+  char *o = put(out, eq, sizeof eq - 1);
   size_t self = strlen(g_self);
   for (const char *p = value; *p;) {
     size_t len = strcspn(p, ": ");
-    if (len && !(len == self && strncmp(p, g_self, self) == 0) && k + len + 2 < cap) {
-      if (out[k - 1] != '=') out[k++] = ':';
-      memcpy(out + k, p, len);
-      k += len;
+    if (len && !(len == self && strncmp(p, g_self, self) == 0)) {
+      if (o[-1] != '=') *o++ = ':';
+      o = put(o, p, len);
     }
     p += len;
     if (*p) p++;
   }
-  out[k] = 0;
+  *o = 0;
 }
 
 /*
@@ -1126,11 +1236,15 @@ static char **traced_env(char *const envp[], struct exec_buf *b, int secure) {
     if (has_prefix(e, preload_eq)) {
       have_preload = 1;
       if (secure) {
-        drop_self(e + sizeof preload_eq - 1, b->preload, b->preload_cap);
+        drop_self(e + sizeof preload_eq - 1, b->preload);
         e = b->preload;
-      } else if (!strstr(e, g_self)) {
-        int w = snprintf(b->preload, b->preload_cap, "%s%s:%s", preload_eq, g_self, e + sizeof preload_eq - 1);
-        if (w > 0 && (size_t)w < b->preload_cap) e = b->preload;
+      } else if (!strstr(e, g_self)) { /* exec_buf_get made room for it */
+        char *o = put(b->preload, preload_eq, sizeof preload_eq - 1);
+        o = put(o, g_self, strlen(g_self));
+        *o++ = ':';
+        const char *rest = e + sizeof preload_eq - 1;
+        put(o, rest, strlen(rest) + 1);
+        e = b->preload;
       }
     } else if (has_prefix(e, XB_ENV_LOG "=")) {
       have_log = 1;
@@ -1177,6 +1291,7 @@ static const char *g_logpath = "";
  * the shim could not record). Raw calls, no records.
  */
 static int shim_cannot_follow(const char *path) {
+  if (__atomic_load_n(&g_chrooted, __ATOMIC_RELAXED)) return 1; /* the shim's path is not the host's there */
   long euid = xb_sys(SYS_geteuid, 0, 0, 0, 0, 0), egid = xb_sys(SYS_getegid, 0, 0, 0, 0, 0);
   int cannot = xb_sys(SYS_getuid, 0, 0, 0, 0, 0) != euid || xb_sys(SYS_getgid, 0, 0, 0, 0, 0) != egid;
   if (!cannot && (euid != g_euid || egid != g_egid)) {
@@ -1199,12 +1314,12 @@ static int shim_cannot_follow(const char *path) {
 
 /* The shim will not be in the image `path` runs: say so when nothing else sees it (preload mode). */
 static void note_secure(void) {
-  if (!g_tramp) xb_log_flag(&g_log, XB_FLAG_SHIM_DROPPED);
+  if (!g_filtered) xb_log_flag(&g_log, XB_FLAG_SHIM_DROPPED);
 }
 
 /* In preload mode, a static program runs untraced: say so. */
 static void note_static(const char *path) {
-  if (g_tramp || t_busy) return;
+  if (g_filtered || t_busy) return;
   /* Its look at the ELF header makes raw system calls (sys.h): nothing is recorded. */
   if (xb_needs_seccomp(path)) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
 }
@@ -1214,7 +1329,7 @@ static void note_static(const char *path) {
  * it is recorded as a missing exec: the program's outcome depends on it staying absent.
  */
 static int search_path(const char *file, char *out, size_t cap) {
-  const char *p = getenv("PATH");
+  const char *p = env_value(environ, "PATH=");
   if (!p) p = "/bin:/usr/bin";
   size_t flen = strlen(file);
   while (1) {
@@ -1333,7 +1448,7 @@ static int do_execvpe(const char *file, char *const argv[], char *const envp[]) 
     exec_buf_put(&b);
     return -1;
   }
-  const char *path = getenv("PATH");
+  const char *path = env_value(environ, "PATH=");
   if (!path) path = "/bin:/usr/bin";
   size_t plen = strnlen(path, PATH_MAX - 1) + 1;
   int eacces = 0;
@@ -1430,6 +1545,182 @@ EXPORT int execle(const char *path, const char *arg, ...) {
   return do_execve(path, av, envp);
 }
 
+/*
+ * posix_spawn's file actions (an open, a chdir, an fchdir) run in the child glibc makes for the
+ * spawn, through its hidden calls: the filter sees them (hybrid mode), the shim does not. glibc
+ * keeps them in an array whose element is private (spawn_int.h), mirrored here; each action the
+ * wrappers below add is checked against the mirror, so a glibc that lays them out otherwise is
+ * noticed instead of misread: its spawns with file actions then mark the trace incomplete.
+ */
+struct xb_spawn_action {
+  int tag;
+  union {
+    struct {
+      int fd;
+      char *path;
+      int oflag;
+      mode_t mode;
+    } open;
+    struct {
+      char *path;
+    } chdir;
+    struct {
+      int fd;
+    } fchdir;
+  } u;
+};
+enum { XB_SPAWN_OPEN = 2, XB_SPAWN_CHDIR = 3, XB_SPAWN_FCHDIR = 4 };
+static int g_fa_checked; /* 1 << tag for each kind of action whose layout a wrapper confirmed */
+static int g_fa_mismatch; /* a wrapper found an action laid out otherwise */
+
+/* The action just added to `fa`, if it is of kind `tag`. */
+static struct xb_spawn_action *added(posix_spawn_file_actions_t *fa, int tag) {
+  if (fa->__used <= 0 || !fa->__actions) return NULL;
+  struct xb_spawn_action *a = (struct xb_spawn_action *)(void *)fa->__actions + (fa->__used - 1);
+  return a->tag == tag ? a : NULL;
+}
+
+static void confirm(int tag, int same) {
+  if (same)
+    __atomic_fetch_or(&g_fa_checked, 1 << tag, __ATOMIC_RELAXED);
+  else
+    __atomic_store_n(&g_fa_mismatch, 1, __ATOMIC_RELAXED);
+}
+
+static int same_text(const char *a, const char *b) {
+  return a && b && strcmp(a, b) == 0;
+}
+
+EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int fd, const char *path, int oflag,
+                                            mode_t mode) {
+  if (!RESOLVE(posix_spawn_file_actions_addopen)) return ENOSYS;
+  int r = real_posix_spawn_file_actions_addopen(fa, fd, path, oflag, mode);
+  if (r == 0) {
+    struct xb_spawn_action *a = added(fa, XB_SPAWN_OPEN);
+    confirm(XB_SPAWN_OPEN, a && a->u.open.fd == fd && same_text(a->u.open.path, path) && a->u.open.oflag == oflag &&
+                               a->u.open.mode == mode);
+  }
+  return r;
+}
+
+EXPORT int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *fa, const char *path) {
+  if (!RESOLVE(posix_spawn_file_actions_addchdir_np)) return ENOSYS;
+  int r = real_posix_spawn_file_actions_addchdir_np(fa, path);
+  if (r == 0) {
+    struct xb_spawn_action *a = added(fa, XB_SPAWN_CHDIR);
+    confirm(XB_SPAWN_CHDIR, a && same_text(a->u.chdir.path, path));
+  }
+  return r;
+}
+
+EXPORT int posix_spawn_file_actions_addfchdir_np(posix_spawn_file_actions_t *fa, int fd) {
+  if (!RESOLVE(posix_spawn_file_actions_addfchdir_np)) return ENOSYS;
+  int r = real_posix_spawn_file_actions_addfchdir_np(fa, fd);
+  if (r == 0) {
+    struct xb_spawn_action *a = added(fa, XB_SPAWN_FCHDIR);
+    confirm(XB_SPAWN_FCHDIR, a && a->u.fchdir.fd == fd);
+  }
+  return r;
+}
+
+/* Appends a record of `path` relative to `base` (NULL: none known) for process `pid`, its
+ * outcome `result`; returns its result slot. For calls another process made (a spawned child). */
+static int32_t *record_based(int op, const char *base, const char *path, uint32_t arg, pid_t pid, int32_t result) {
+  if (!may_record() || !path || !path[0]) return NULL;
+  if (path[0] != '/' && !base) { /* a folder that could not be named: say so, no bare name */
+    xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED);
+    return NULL;
+  }
+  t_busy = 1;
+  const size_t max = XB_REC_MAX - XB_SPAWN_CWD_MAX - sizeof(struct xb_rec);
+  uint64_t h;
+  struct xb_rec r = new_rec(op, pid, arg, scan_path(path, max, &h), max);
+  r.result = result;
+  if (path[0] != '/') r.base_len = (uint16_t)strlen(base);
+  int32_t *slot = xb_log_append_local(&g_log, &t_cur, &r, base, path);
+  t_busy = 0;
+  return slot;
+}
+
+/* `path` taken from the folder `dir` into out (XB_SPAWN_CWD_MAX): an absolute path as it is, a
+ * relative one after `dir` (normalized when the trace is read). 0 if it does not fit or `dir`
+ * is unknown (""). */
+static int follow(char *out, const char *dir, const char *path) {
+  size_t d = strlen(dir), p = strlen(path);
+  if (path[0] == '/') {
+    if (p >= XB_SPAWN_CWD_MAX) return 0;
+    memmove(out, path, p + 1);
+    return 1;
+  }
+  if (!d || d + 1 + p >= XB_SPAWN_CWD_MAX) return 0;
+  if (out != dir) memmove(out, dir, d);
+  out[d] = '/';
+  memcpy(out + d + 1, path, p + 1);
+  return 1;
+}
+
+/*
+ * Follows a spawn's file actions as its child runs them: b->cwd ends as the folder the program
+ * is looked up from (1 if an action moved it). With `rec`, each open and chdir is recorded for
+ * `pid` with `result`. Only kinds of action whose layout was confirmed are read (only the
+ * wrappers above add them).
+ */
+static int spawn_actions(const posix_spawn_file_actions_t *fa, struct exec_buf *b, int rec, int32_t result, pid_t pid) {
+  long k = XSYS(SYS_getcwd, b->cwd, XB_SPAWN_CWD_MAX, 0, 0, 0);
+  if (k <= 0) b->cwd[0] = 0;
+  int checked = __atomic_load_n(&g_fa_checked, __ATOMIC_RELAXED), moved = 0;
+  const struct xb_spawn_action *a = (const struct xb_spawn_action *)(const void *)fa->__actions;
+  for (int i = 0; i < fa->__used; i++, a++) {
+    b->fd_of[i % XB_SPAWN_FDS] = -1;
+    if (a->tag < 0 || a->tag > 30 || !(checked & (1 << a->tag))) continue; /* close, dup2 and the like: no path */
+    const char *base = b->cwd[0] ? b->cwd : NULL;
+    if (a->tag == XB_SPAWN_OPEN) {
+      if (rec) record_based(XB_OP_OPEN, base, a->u.open.path, (uint32_t)a->u.open.oflag, pid, result);
+      char *dir = b->fd_dirs + XB_SPAWN_CWD_MAX * (size_t)(i % XB_SPAWN_FDS);
+      if (follow(dir, b->cwd, a->u.open.path)) b->fd_of[i % XB_SPAWN_FDS] = a->u.open.fd;
+    } else if (a->tag == XB_SPAWN_CHDIR) {
+      if (rec) record_based(XB_OP_CHDIR, base, a->u.chdir.path, 0, pid, result);
+      if (!follow(b->cwd, b->cwd, a->u.chdir.path)) b->cwd[0] = 0;
+      moved = 1;
+    } else if (a->tag == XB_SPAWN_FCHDIR) {
+      int fd = a->u.fchdir.fd, found = 0;
+      for (int j = i - 1; j >= 0 && j > i - XB_SPAWN_FDS && !found; j--) /* opened by one of the last actions */
+        if (b->fd_of[j % XB_SPAWN_FDS] == fd)
+          found = follow(b->cwd, "", b->fd_dirs + XB_SPAWN_CWD_MAX * (size_t)(j % XB_SPAWN_FDS));
+      if (!found) { /* this process's own fd, inherited */
+        char link[40];
+        fmt_fd_link(link, fd);
+        long n = XSYS(SYS_readlinkat, AT_FDCWD, link, b->cwd, XB_SPAWN_CWD_MAX - 1, 0);
+        b->cwd[n > 0 && n < XB_SPAWN_CWD_MAX - 1 && b->cwd[0] == '/' ? n : 0] = 0;
+      }
+      moved = 1;
+    }
+  }
+  return moved;
+}
+
+/*
+ * The exec of a spawn with file actions, recorded once it returned `r`, relative to `dir` (where
+ * the actions left the child; NULL: this process's cwd). A failure may be an action's: the exec
+ * is then recorded only as a program that is missing now (its likely cause), never as run.
+ */
+static void spawn_exec(const char *target, const char *dir, int r, pid_t child, char *scratch) {
+  if (!target) return;
+  int relative = target[0] != '/' && dir;
+  if (r != 0) {
+    struct stat st;
+    const char *at = target;
+    if (relative) at = dir[0] && follow(scratch, dir, target) ? scratch : NULL;
+    long e = at ? XSYS(SYS_newfstatat, AT_FDCWD, at, &st, 0, 0) : 0;
+    if (e != -ENOENT && e != -ENOTDIR) return;
+    r = (int)-e;
+  }
+  if (relative)
+    record_based(XB_OP_EXEC, dir[0] ? dir : NULL, target, 0, child, r);
+  else
+    xb_log_set_result(record(XB_OP_EXEC, AT_FDCWD, target, 0), r);
+}
+
 static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_file_actions_t *fa,
                     const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
   if (!RESOLVE(posix_spawn) || !RESOLVE(posix_spawnp)) return ENOSYS;
@@ -1437,9 +1728,15 @@ static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_
   struct exec_buf b;
   int err = exec_buf_get(&b, envp, NULL);
   if (err) return err;
+  /* File actions: in hybrid mode the filter sees the child make them, and its exec; without it
+   * the shim reads them, and records the exec once the spawn says how it went. */
+  int actions = fa && fa->__used > 0;
+  int readable = actions && !__atomic_load_n(&g_fa_mismatch, __ATOMIC_RELAXED);
+  if (actions && !readable && !g_filtered) xb_log_flag(&g_log, XB_FLAG_SPAWN_UNREAD);
+  int moved = readable && spawn_actions(fa, &b, 0, 0, 0);
   const char *target = path;
   if (search && path && !strchr(path, '/')) target = search_path(path, b.found, PATH_MAX) ? b.found : NULL;
-  int32_t *slot = target ? record(XB_OP_EXEC, AT_FDCWD, target, 0) : NULL;
+  int32_t *slot = target && !actions ? record(XB_OP_EXEC, AT_FDCWD, target, 0) : NULL;
   int secure = shim_cannot_follow(target);
   if (secure)
     note_secure();
@@ -1447,8 +1744,14 @@ static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_
     note_static(target);
   char **env = traced_env(envp, &b, secure);
   int r = (search ? real_posix_spawnp : real_posix_spawn)(pid, path, fa, attr, argv, env);
-  exec_buf_put(&b);
   if (slot) xb_log_set_result(slot, r);
+  if (actions && !g_filtered) {
+    pid_t child = r == 0 && pid ? *pid : current_pid();
+    /* The actions ran in the child: their outcome is known only when all succeeded. */
+    if (readable) spawn_actions(fa, &b, 1, r == 0 ? 0 : XB_RESULT_PENDING, child);
+    spawn_exec(target, moved ? b.cwd : NULL, r, child, b.fd_dirs);
+  }
+  exec_buf_put(&b);
   return r;
 }
 
@@ -1580,12 +1883,13 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
   XB_INTERPOSED(XB_RESOLVE_NOW)
 #undef XB_RESOLVE_NOW
   RESOLVE(dlopen);
+  g_filtered = hybrid;
   if (hybrid) g_tramp = map_trampoline();
   if (attach_log(logpath) == 0 && !g_pid_page && pthread_atfork(NULL, NULL, after_fork) != 0) g_log.hdr = NULL;
   t_busy = 0;
   if (!g_log.hdr) return;
   xb_log_flag(&g_log, XB_FLAG_USED_PRELOAD);
-  if (!g_tramp) {
+  if (!g_filtered) {
     /* No filter sees the loader: record the objects it mapped, and its cache (an approximation:
      * a program whose libraries all sit in default paths or RPATHs skips it). */
     if (xb_sys(SYS_faccessat, AT_FDCWD, (long)"/etc/ld.so.cache", F_OK, 0, 0) == 0)
@@ -1596,13 +1900,8 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
     g_seen_adds = adds;
   }
   /* The image now running (an interpreter started through #!, or a program spawned by libc
-   * internals that bypass the exec wrappers). t_base is free: nothing is being recorded. */
-  long k = XSYS(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", t_base, PATH_MAX - 1, 0);
-  if (k > 0) {
-    t_base[k] = 0;
-    int32_t *slot = record(XB_OP_PROC, AT_FDCWD, t_base, (uint32_t)xb_sys(SYS_getppid, 0, 0, 0, 0, 0));
-    xb_log_set_result(slot, 0);
-  }
+   * internals that bypass the exec wrappers). */
+  xb_log_set_result(record_link(XB_OP_PROC, "/proc/self/exe", (uint32_t)xb_sys(SYS_getppid, 0, 0, 0, 0, 0)), 0);
 }
 
 /*

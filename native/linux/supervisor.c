@@ -8,11 +8,11 @@
  * Rules here: libc is fine in S before the command starts (errors end in exit 125 with one
  * line); after the split, L runs only tree.c; between vfork and exec the command's process
  * shares S's memory: async-signal-safe calls only, writing nothing of S's but `env` and
- * top_exec_errno.
+ * top_exec_errno (S reports a failed exec once vfork returns).
  *
  * LAUNCHER CLI CONTRACT (stable; the tracer-overhead suite and src/tracer/ depend on it)
  *
- *   xbench-supervisor [--backend auto|preload|seccomp] [--preload PATH.so] --log FILE -- CMD [ARGS...]
+ *   xbench-supervisor [--backend auto|preload|seccomp] [--preload PATH.so] [--detach-ok] --log FILE -- CMD [ARGS...]
  *
  *   Runs CMD (searched on PATH when it has no '/') with the caller's stdin, stdout, stderr,
  *   environment and cwd, traces its whole process tree and writes the record log (log.h) to
@@ -27,6 +27,9 @@
  *   --ignore-signals N,N  signals (numbers) to ignore for the whole tree and never forward: the
  *              ones the caller was started with ignored (nohup's HUP), which its runtime's spawn
  *              reset to the default for this process.
+ *   --detach-ok  end with CMD's own process: when it exits while descendants run on (a daemon),
+ *              the supervisor exits with its status at once, the log says so (XB_FLAG_DETACHED)
+ *              and takes no more records, and the descendants run on, their calls still served.
  *   --die-with-parent  also kill the traced tree when the supervisor's parent dies, then
  *              delete the log and its folder if that is left empty: nobody is left to read
  *              them (xbench's own trace() passes it, with the log in a folder of its own).
@@ -77,7 +80,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #define EXIT_LAUNCHER 125
@@ -246,7 +248,7 @@ static void launcher_main(long s) {
 static struct {
   enum backend backend;
   const char *logpath, *preload;
-  int die_with_parent;
+  int die_with_parent, detach_ok;
   char **cmd_argv;
 } g_opt;
 static int g_top_exec_errno; /* set by CMD if its exec fails, read by S once vfork returns */
@@ -278,6 +280,8 @@ static void parse_args(int argc, char **argv) {
       ignore_signals(argv[++i]);
     } else if (strcmp(a, "--die-with-parent") == 0) {
       g_opt.die_with_parent = 1;
+    } else if (strcmp(a, "--detach-ok") == 0) {
+      g_opt.detach_ok = 1;
     } else if (strcmp(a, "--log") == 0 && i + 1 < argc) {
       g_opt.logpath = argv[++i];
     } else {
@@ -302,6 +306,7 @@ static void split_launcher(void) {
   become_subreaper();
   int err = xb_install_forwarding();
   if (err) die("sigaction", -err);
+  if (g_opt.detach_ok && (err = xb_install_detach())) die("sigaction", -err);
 
   pid_t launcher = xb_launcher.self;
   long split = xb_split(launcher_main, g_launcher_stack + sizeof g_launcher_stack);
@@ -404,14 +409,7 @@ static __attribute__((noreturn)) void exec_command(const char *path, char **env,
   xb_restore_cpus();
   execve(path, g_opt.cmd_argv, env);
   int e = errno;
-  g_top_exec_errno = e;
-  const char *msg = strerror(e);
-  struct iovec v[5] = {{(void *)"xbench-supervisor: ", 19},
-                       {(void *)path, strlen(path)},
-                       {(void *)": ", 2},
-                       {(void *)msg, strlen(msg)},
-                       {(void *)"\n", 1}};
-  (void)!writev(2, v, 5);
+  g_top_exec_errno = e; /* S says why, once vfork returns: strerror is no call for here */
   _exit(e == ENOENT ? 127 : 126);
 }
 
@@ -428,6 +426,8 @@ static void record_top_exec(pid_t c, const char *path, uint64_t exec_tsc) {
     if (getcwd(cwd, sizeof cwd)) {
       top.base_len = (uint16_t)strlen(cwd);
       xb_log_append(&g_log, &top, cwd, path);
+    } else { /* a cwd too long to name (or removed): say so, no bare name */
+      xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED);
     }
   } else {
     xb_log_append(&g_log, &top, NULL, path);
@@ -436,7 +436,7 @@ static void record_top_exec(pid_t c, const char *path, uint64_t exec_tsc) {
 
 /* The tree is gone, every call of it answered: the last records, the log's fate, S's peak RSS;
  * then S ends as the command did (`st`). */
-static void finish(int st, const char *log_abs) {
+static __attribute__((noreturn)) void finish(int st, const char *log_abs) {
   xb_notify_drain();
   if (g_opt.die_with_parent && xb_sup.parent_died) remove_log(log_abs);
   /* S allocates nothing per call: its memory grows only with the log pages it touches, so a
@@ -458,6 +458,29 @@ static __attribute__((noinline)) pid_t launch(const char *path, struct envs envs
   return c;
 }
 
+/*
+ * --detach-ok, the command gone and descendants left: the trace ends here. The log is closed
+ * (every record begun is finished first), L exits with the command's status, and S stays, no
+ * longer tied to L, to serve the tree's calls until it is gone.
+ */
+static __attribute__((noreturn)) void detach(int st) {
+  /* The caller's stdin, stdout and stderr are the caller's again: a pipe it reads to its end
+   * (`xbench trace ... | tee`) must not wait for S. */
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0) die("/dev/null", errno);
+  for (int fd = 0; fd < 3; fd++)
+    if (dup2(null, fd) != fd) die("dup2", errno);
+  if (close(null) != 0) die("close", errno);
+  xb_notify_close();
+  xb_log_flag(&g_log, XB_FLAG_DETACHED);
+  if (prctl(PR_SET_PDEATHSIG, 0) != 0) die("PR_SET_PDEATHSIG", errno);
+  xb_detach_status = st;
+  if (getppid() != xb_launcher.self) _exit(EXIT_LAUNCHER); /* L is gone: nobody to tell */
+  if (kill(xb_launcher.self, XB_DETACH_SIGNAL) != 0) die("kill", errno);
+  xb_reap_all(&xb_sup, 0, 0);
+  _exit(0);
+}
+
 int main(int argc, char **argv) {
   parse_args(argc, argv);
   split_launcher(); /* from here on, S */
@@ -471,6 +494,13 @@ int main(int argc, char **argv) {
 
   uint64_t exec_tsc = xb_now(); /* before the command can record anything */
   pid_t c = launch(path, envs, sv[1]);
+  if (g_top_exec_errno) fprintf(stderr, "xbench-supervisor: %s: %s\n", path, strerror(g_top_exec_errno));
   record_top_exec(c, path, exec_tsc);
+  if (g_opt.detach_ok) {
+    int left;
+    int st = xb_reap_main(&xb_sup, c, &left);
+    if (left) detach(st);
+    finish(st, log_abs);
+  }
   finish(xb_reap_all(&xb_sup, c, 0), log_abs);
 }

@@ -18,6 +18,7 @@
 
 struct xb_keeper xb_launcher, xb_sup;
 uint64_t xb_orig_sigmask;
+volatile int xb_detach_status = -1;
 
 #define SYS0(n) xb_sys(n, 0, 0, 0, 0, 0)
 #define SYS1(n, a) xb_sys(n, (long)(a), 0, 0, 0, 0)
@@ -91,6 +92,21 @@ int xb_reap_all(struct xb_keeper *k, pid_t main_pid, int kill_orphans) {
     if (p == main_pid) main_status = st;
     if (k->parent_died) xb_kill_children(k->self);
   }
+  return main_status;
+}
+
+int xb_reap_main(struct xb_keeper *k, pid_t main_pid, int *left) {
+  int main_status = -1;
+  long p;
+  do {
+    int st = 0;
+    p = SYS4(SYS_wait4, -1, &st, __WALL, 0);
+    if (p == main_pid) main_status = st;
+    if (k->parent_died) xb_kill_children(k->self);
+  } while (p != main_pid && (p > 0 || p == -EINTR));
+  do p = SYS4(SYS_wait4, -1, 0, __WALL | WNOHANG, 0);
+  while (p > 0 || p == -EINTR);
+  *left = p == 0;
   return main_status;
 }
 
@@ -218,6 +234,17 @@ int xb_install_forwarding(void) {
     if (err) return err;
   }
   return 0;
+}
+
+/* In L: S detached from the command's status (see tree.h); a signal from anyone else is ignored. */
+static void on_detach(int sig, siginfo_t *info, void *ctx) {
+  (void)sig;
+  (void)ctx;
+  if (info && info->si_pid == xb_launcher.child && xb_detach_status != -1) xb_exit_like(xb_detach_status);
+}
+
+int xb_install_detach(void) {
+  return set_handler(XB_DETACH_SIGNAL, on_detach, SA_RESTART);
 }
 
 int xb_install_parent_death(void) {

@@ -43,6 +43,22 @@ int xb_kill_children(pid_t self);
  */
 int xb_reap_all(struct xb_keeper *k, pid_t main_pid, int kill_orphans);
 
+/*
+ * Reaps the children of `k->self` until `main_pid` exits; returns its wait status (-1 if it was
+ * never seen). Then reaps what has exited since without waiting: 1 if children are left (the
+ * tree's orphans, reparented to this subreaper), else 0, in *left.
+ */
+int xb_reap_main(struct xb_keeper *k, pid_t main_pid, int *left);
+
+/*
+ * --detach-ok: S, once the command exited with descendants still running, hands L the command's
+ * status and a signal; L exits with it at once (its handler, installed before the split), while S
+ * stays to serve the tree. XB_DETACH_SIGNAL is a real-time signal no C library reserves.
+ */
+#define XB_DETACH_SIGNAL 40
+extern volatile int xb_detach_status;
+int xb_install_detach(void);
+
 /* Exits the way `status` says: same code, or the same signal re-raised with core dumps off;
  * 125 when there is no status. */
 __attribute__((noreturn)) void xb_exit_like(int status);

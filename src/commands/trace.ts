@@ -23,6 +23,7 @@ export interface TraceFlags {
   backend: TraceBackend;
   format: TraceFormat;
   output?: string;
+  detachOk?: boolean;
 }
 
 /**
@@ -54,7 +55,12 @@ export async function runTrace(flags: TraceFlags, command: string[]): Promise<nu
   if (EXPERIMENTAL_TRACE_OS.has(process.platform)) writeDirect(2, `${EXPERIMENTAL_NOTICE}\n`);
   // Signals sent to xbench go on to the command (the terminal's reach it directly): the command
   // decides, xbench stays alive to report and exits the way the command did.
-  const result = await trace(command[0]!, command.slice(1), { backend: flags.backend, stdio: "inherit", forwardSignals: true });
+  const result = await trace(command[0]!, command.slice(1), {
+    backend: flags.backend,
+    stdio: "inherit",
+    forwardSignals: true,
+    detachOk: flags.detachOk,
+  });
   for (const change of result.changes) writeDirect(2, `xbench: warning: the command ran differently under the tracer: ${change}\n`);
   if (!result.complete) writeDirect(2, `xbench: warning: trace incomplete: ${result.incompleteReasons.join("; ")}\n`);
   // A command that could not be started (the launcher said why, exit 126/127) and touched
@@ -83,6 +89,11 @@ const TRACE_FLAGS = {
     alias: "o",
     description: "Write the access list to FILE (else json/ndjson go to stderr; summary is counts only)",
   },
+  "detach-ok": {
+    type: "boolean",
+    description:
+      "End with the command's own process: processes it leaves running (a daemon) run on, and the trace says it is incomplete (else trace waits for them)",
+  },
 } as const satisfies Flags;
 
 export const traceCommand = defineCommand({
@@ -98,7 +109,15 @@ export const traceCommand = defineCommand({
     "xbench trace --backend seccomp -- go build ./...",
   ],
   run({ flags, command }) {
-    return runTrace({ backend: flags.backend, format: flags.format, ...(flags.output ? { output: flags.output } : {}) }, command);
+    return runTrace(
+      {
+        backend: flags.backend,
+        format: flags.format,
+        ...(flags.output ? { output: flags.output } : {}),
+        ...(flags["detach-ok"] ? { detachOk: true } : {}),
+      },
+      command,
+    );
   },
 });
 

@@ -64,7 +64,12 @@ export const FLAG = {
   IO_URING_UNTRACED: 0x2000,
   SETUID_UNPRIVILEGED: 0x4000,
   RAW_UNTRACED: 0x8000,
-  INCOMPLETE: 0xfff0,
+  SPAWN_UNREAD: 0x20000,
+  /** The command's own process ended while descendants ran on (--detach-ok). */
+  DETACHED: 0x40000,
+  CHROOT_UNTRACED: 0x80000,
+  HANDLE_UNNAMED: 0x100000,
+  INCOMPLETE: 0x1efff0,
   /** The command ran differently from an untraced run; what ran was traced (not INCOMPLETE). */
   CHANGED_IO_URING: 0x10000,
 } as const;

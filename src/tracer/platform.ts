@@ -28,6 +28,8 @@ export interface LauncherOptions {
   log: string;
   /** Signal numbers the command should start with ignored (Linux: --ignore-signals). */
   ignoreSignals?: readonly number[];
+  /** End with the command's own process, not its last descendant (Linux: --detach-ok). */
+  detachOk?: boolean;
 }
 
 export interface TracerKind {
@@ -50,6 +52,7 @@ const LINUX: TracerKind = {
     "--log",
     o.log,
     ...(o.ignoreSignals?.length ? ["--ignore-signals", o.ignoreSignals.join(",")] : []),
+    ...(o.detachOk ? ["--detach-ok"] : []),
     "--die-with-parent",
   ],
 };

@@ -38,12 +38,25 @@ const LATER_REASONS: Array<[number, string]> = [
   ],
   [
     FLAG.PATH_UNRESOLVED,
-    "a path was reached through a folder whose name is longer than the kernel names (4,096 bytes); it was not recorded",
+    "a path was reached through a folder whose name is longer than the kernel names (4,096 bytes), or that was removed; it was not recorded",
   ],
   [FLAG.IO_URING_UNTRACED, "the command used io_uring, whose file operations --backend preload cannot see"],
   [
     FLAG.RAW_UNTRACED,
     "a program made a file system call through syscall(2) that --backend preload does not decode (auto and seccomp see it)",
+  ],
+  [
+    FLAG.SPAWN_UNREAD,
+    "a program spawned another with file actions (posix_spawn) this C library lays out in a way --backend preload cannot read (auto and seccomp see them)",
+  ],
+  [
+    FLAG.CHROOT_UNTRACED,
+    "a program changed its root (chroot), from where --backend preload cannot name paths as the host does; it and what it ran were not traced from then on (auto and seccomp name them)",
+  ],
+  [FLAG.HANDLE_UNNAMED, "a file opened by handle (open_by_handle_at) could not be named (the supervisor lacks CAP_DAC_READ_SEARCH)"],
+  [
+    FLAG.DETACHED,
+    "the command's own process ended while processes it started were still running (--detach-ok): what they did from then on is not in the trace",
   ],
   [
     FLAG.SETUID_UNPRIVILEGED,

@@ -6,7 +6,7 @@
 import { mkdtempSync, realpathSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "pathe";
 import type { StdioOptions } from "node:child_process";
-import { XbenchError } from "../errors.ts";
+import { usageError, XbenchError } from "../errors.ts";
 import { helperPath } from "../helpers/index.ts";
 import { launch } from "./launch.ts";
 import { forwardSignals, ignoredAtStartNumbers } from "./signals.ts";
@@ -29,6 +29,12 @@ export interface TraceOptions {
    * signal handling by default.
    */
   forwardSignals?: boolean;
+  /**
+   * End the trace with the command's own process instead of its last descendant: a daemon it
+   * started runs on, and the trace says it is incomplete (Linux; macOS's launcher always ends so;
+   * refused on Windows, whose launcher waits for the tree).
+   */
+  detachOk?: boolean;
 }
 
 export interface TraceResult {
@@ -55,10 +61,12 @@ function realPaths(file: string): string[] {
   }
 }
 
-/** Runs `command args` traced and resolves when its whole process tree has exited. */
+/** Runs `command args` traced and resolves when its whole process tree has exited (with `detachOk`, its own process). */
 export async function trace(command: string, args: string[], options: TraceOptions = {}): Promise<TraceResult> {
   const backend = options.backend ?? "auto";
   const kind = tracerKind(process.platform, backend);
+  if (options.detachOk && process.platform === "win32")
+    throw usageError("--detach-ok is not available on Windows: its launcher waits for the whole tree");
   const launcher = helperPath(kind.launcher);
   const library = helperPath(kind.library);
   const dir = mkdtempSync(join(traceScratchRoot(), "xbench-trace-"));
@@ -67,7 +75,7 @@ export async function trace(command: string, args: string[], options: TraceOptio
   const ignoreSignals = options.forwardSignals ? ignoredAtStartNumbers() : [];
   const forwarder = options.forwardSignals ? forwardSignals() : undefined;
   try {
-    const argv = launcherArgs(kind, { backend, library, log, ignoreSignals }, command, args);
+    const argv = launcherArgs(kind, { backend, library, log, ignoreSignals, detachOk: options.detachOk }, command, args);
     const onSpawn = forwarder ? (pid: number) => forwarder.attach(pid) : undefined;
     const running = launch({ launcher, argv, cwd: options.cwd, env: options.env, stdio: options.stdio, onSpawn });
     const reader = import("./read.ts");

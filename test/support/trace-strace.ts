@@ -21,6 +21,8 @@ const STAT_LIKE_CALLS = [
   "readlinkat",
   "statfs",
   "chdir",
+  "chroot",
+  "name_to_handle_at",
 ];
 const STAT_LIKE = new Set(STAT_LIKE_CALLS);
 
@@ -67,8 +69,9 @@ const TRACED = [
   "bind",
   "inotify_add_watch",
   "fanotify_mark",
+  "open_by_handle_at",
 ];
-const FOLLOWED = ["fchdir", "clone", "clone3", "fork", "vfork"];
+const FOLLOWED = ["fchdir", "clone", "clone3", "fork", "vfork", "close"];
 
 /**
  * Calls strace shows under `trace=%file` that xbench does not trace, named here once: they
@@ -84,10 +87,8 @@ export const NOT_TRACED = [
   "llistxattr",
   "removexattr",
   "lremovexattr",
-  "name_to_handle_at",
   "mount",
   "umount2",
-  "chroot",
   "pivot_root",
   "swapon",
   "swapoff",
@@ -202,10 +203,20 @@ export function classify(log: string, topCwd: string): StraceView {
   const via = new Map<string, Set<string>>();
   let call = "";
   const cwd = new Map<string, string>();
+  /** A process's root after chroot, as the host names it: its absolute paths start there. */
+  const roots = new Map<string, string>();
+  let root = "";
   const pending = new Map<string, string>();
-  const add = (path: string | undefined, base: string | undefined, modes: Mode[]) => {
+  /** "pid fd" -> the open flags of a file opened by handle, named when it is closed. */
+  const byHandle = new Map<string, string>();
+  const hostPath = (path: string, base: string | undefined) =>
+    isAbsolute(path) && root
+      ? kernelPath(`${root}${path}`).replace(/(.)\/+$/, "$1") // the root itself: its own name, no slash
+      : kernelPath(isAbsolute(path) ? path : `${base ?? topCwd}/${path}`); // pathe's join would drop `x/..` as text
+  /** `host`: a name strace -y gave (an fd's), already the host's. */
+  const add = (path: string | undefined, base: string | undefined, modes: Mode[], host = false) => {
     if (path === undefined || path === "") return;
-    const abs = kernelPath(isAbsolute(path) ? path : `${base ?? topCwd}/${path}`); // pathe's join would drop `x/..` as text
+    const abs = host ? kernelPath(path) : hostPath(path, base);
     let set = byPath.get(abs);
     if (!set) byPath.set(abs, (set = new Set()));
     for (const m of modes) {
@@ -228,10 +239,18 @@ export function classify(log: string, topCwd: string): StraceView {
       line = (pending.get(pid) ?? "") + line.slice(resumed[0].length);
       pending.delete(pid);
     }
-    const m = /^(\w+)\((.*)\)\s+= (-?\d+|\?)(?:<[^>]*>)?(?: (E\w+))?/.exec(line);
+    const m = /^(\w+)\((.*)\)\s+= (-?\d+|\?)(?:<([^>]*)>)?(?: (E\w+))?/.exec(line);
     if (!m) continue;
-    const [, name, argText, retText, errno] = m as unknown as [string, string, string, string, string | undefined];
+    const [, name, argText, retText, retPath, errno] = m as unknown as [
+      string,
+      string,
+      string,
+      string,
+      string | undefined,
+      string | undefined,
+    ];
     call = name;
+    root = roots.get(pid) ?? "";
     const ret = retText === "?" ? 0 : Number(retText);
     const args = splitArgs(argText);
     const here = cwd.get(pid) ?? topCwd;
@@ -241,7 +260,9 @@ export function classify(log: string, topCwd: string): StraceView {
     }
     const base = cwd.get(pid) ?? here;
     if (name === "clone" || name === "clone3" || name === "fork" || name === "vfork") {
-      if (ret > 0) cwd.set(String(ret), base);
+      // The child may have run (and moved: a spawn's chdir action) before its parent's clone returned.
+      if (ret > 0 && !cwd.has(String(ret))) cwd.set(String(ret), base);
+      if (ret > 0 && root && !roots.has(String(ret))) roots.set(String(ret), root);
       continue;
     }
     const failed = ret < 0;
@@ -254,7 +275,8 @@ export function classify(log: string, topCwd: string): StraceView {
         add(unquote(args[0]), base, outcome(["exec"]));
         break;
       case "execveat":
-        add(unquote(args[1]) || fdPath(args[0]), fdPath(args[0]) ?? base, outcome(["exec"]));
+        if (unquote(args[1])) add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(["exec"]));
+        else add(fdPath(args[0]), undefined, outcome(["exec"]), true);
         break;
       case "open":
         add(unquote(args[0]), base, outcome(openModes(args[1] ?? "")));
@@ -270,6 +292,18 @@ export function classify(log: string, topCwd: string): StraceView {
         add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(openModes(flags)));
         break;
       }
+      case "open_by_handle_at": // no path: the file is named by the fd it returns, or at its close
+        if (failed) break;
+        if (retPath) add(retPath, undefined, openModes(args[2] ?? ""), true);
+        else byHandle.set(`${pid} ${ret}`, args[2] ?? "");
+        break;
+      case "close": {
+        const flags = byHandle.get(`${pid} ${/^\d+/.exec(args[0] ?? "")?.[0]}`);
+        if (flags === undefined) break;
+        byHandle.delete(`${pid} ${/^\d+/.exec(args[0] ?? "")?.[0]}`);
+        add(fdPath(args[0]), undefined, openModes(flags), true);
+        break;
+      }
       case "inotify_add_watch": // a watch looks its path up
         add(unquote(args[1]), base, outcome(["stat"]));
         break;
@@ -278,7 +312,7 @@ export function classify(log: string, topCwd: string): StraceView {
         break;
       case "getdents":
       case "getdents64":
-        if (!failed) add(fdPath(args[0]), undefined, ["readdir"]);
+        if (!failed) add(fdPath(args[0]), undefined, ["readdir"], true);
         break;
       case "rename":
       case "link":
@@ -312,7 +346,8 @@ export function classify(log: string, topCwd: string): StraceView {
         if (path === "" || path === undefined) break; // AT_EMPTY_PATH: an fd operation
         if (STAT_LIKE.has(name)) {
           add(path, dir, outcome(["stat"]));
-          if (name === "chdir" && !failed) cwd.set(pid, kernelPath(isAbsolute(path) ? path : `${dir}/${path}`));
+          if (name === "chdir" && !failed) cwd.set(pid, hostPath(path, dir));
+          if (name === "chroot" && !failed) roots.set(pid, hostPath(path, dir));
         } else if (WRITES.has(name)) {
           add(path, dir, outcome(["write"]));
         }

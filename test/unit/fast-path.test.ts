@@ -34,9 +34,11 @@ describe("trace on the fast path", () => {
     [["--backend", "auto", "--backend", "seccomp", "--", "true"], { backend: "seccomp", format: "summary" }, ["true"]],
     [["-o=x", "--", "true"], { backend: "auto", format: "summary", output: resolve("x") }, ["true"]],
     [["--", "--help"], { backend: "auto", format: "summary" }, ["--help"]],
+    [["--detach-ok", "--", "true"], { backend: "auto", format: "summary", "detach-ok": true }, ["true"]],
   ])("takes %j, as the full CLI does", (args, flags, command) => {
     const fast = fastParse(traceCommand, args);
-    expect(fast).toEqual({ flags: flags as never, positionals: [], command, given: expect.any(Array) });
+    const expected = { "detach-ok": false, ...flags };
+    expect(fast).toEqual({ flags: expected as never, positionals: [], command, given: expect.any(Array) });
     expect(readArgs(traceCommand, args)).toEqual(fast!);
   });
 
