@@ -23,6 +23,7 @@ import mri from "mri";
 import type { CompareResult, Row } from "../src/model/result.ts";
 import { median } from "../src/stats/quantile.ts";
 import { type Edit, PROJECTS, type Project, SINK } from "./real-suites/projects.ts";
+import { startHogs } from "./hogs.ts";
 
 const dashdash = process.argv.indexOf("--");
 const own = dashdash < 0 ? process.argv.slice(2) : process.argv.slice(2, dashdash);
@@ -116,12 +117,6 @@ export function ensureRepo(project: Project, gitDir: string): string {
   if (git(dir, "status", "--porcelain") !== "") throw new Error(`${dir}: the install left the tree dirty`);
   writeFileSync(ready, `${new Date().toISOString()}\n`);
   return dir;
-}
-
-/** K busy loops; each also ends itself when the lab is gone, should the lab be killed outright. */
-function startHogs(count: number): ChildProcess[] {
-  const loop = `const p=${process.pid};for(;;){for(let i=0;i<5e7;i++);try{process.kill(p,0)}catch{process.exit(0)}}`;
-  return Array.from({ length: count }, () => spawn(process.execPath, ["-e", loop], { stdio: "ignore" }));
 }
 
 const children = new Set<ChildProcess>();

@@ -293,8 +293,8 @@ static void parse_args(int argc, char **argv) {
 }
 
 /* L's set-up, then the split: L waits for S and reproduces its status; this returns in S. Split
- * before any other set-up: S's writes then land on fresh pages of their own. Signals stay
- * blocked in S until the command exists. */
+ * before any other set-up: S's writes then land on fresh pages of their own. Signals are held
+ * from before their handlers exist until each side's child does (L: S; S: the command). */
 static void split_launcher(void) {
   xb_keep_to_this_cpu();
   if (g_opt.die_with_parent) {
@@ -304,6 +304,8 @@ static void split_launcher(void) {
   }
   xb_launcher.self = getpid();
   become_subreaper();
+  long held = xb_signals_hold(); /* before the handlers: nothing they could drop arrives unheld */
+  if (held) die("sigprocmask", (int)-held);
   int err = xb_install_forwarding();
   if (err) die("sigaction", -err);
   if (g_opt.detach_ok && (err = xb_install_detach())) die("sigaction", -err);

@@ -181,10 +181,12 @@ __attribute__((noinline)) static long split_with(long flags, void (*launcher)(lo
   return ret;
 }
 
-long xb_split(void (*launcher)(long), void *stack_top) {
+long xb_signals_hold(void) {
   uint64_t all = ~0ull;
-  long err = SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &all, &xb_orig_sigmask, sizeof all);
-  if (err) return err;
+  return SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &all, &xb_orig_sigmask, sizeof all);
+}
+
+long xb_split(void (*launcher)(long), void *stack_top) {
   long ret = split_with(CLONE_VM | SIGCHLD, launcher, stack_top);
   /* qemu-user (an arm64 xbench on an x86-64 host through binfmt_misc) refuses CLONE_VM without
    * CLONE_THREAD: then a plain fork, which costs a copy of the page tables and nothing else. */

@@ -64,24 +64,31 @@ int xb_install_detach(void);
 __attribute__((noreturn)) void xb_exit_like(int status);
 
 /*
+ * Blocks every signal, keeping the caller's mask for xb_signals_restore(). Called before the
+ * forwarding handlers exist: a signal sent from then on waits, pending, until there is a child
+ * to relay it to (a handler that ran with no child yet would drop it). 0 or -errno.
+ */
+long xb_signals_hold(void);
+
+/*
  * Splits the calling process into L and S: returns 0 in S (the new child, which continues on
  * the caller's stack), a negative errno on failure; in L it never returns but runs
  * `launcher(pid of S)` on `stack_top`. `launcher` must use only this file's functions.
- * Every signal is blocked across the split (a handler run between the clone and L's switch of
- * stacks would write on S's stack): both sides return with all blocked and call
- * xb_signals_restore() when ready.
+ * Call with signals held (xb_signals_hold): a handler run between the clone and L's switch of
+ * stacks would write on S's stack. Both sides return with all blocked and call
+ * xb_signals_restore() once their child is known.
  */
 long xb_split(void (*launcher)(long), void *stack_top);
 
-/* Restores the signal mask xb_split found (the caller's). */
+/* Restores the signal mask xb_signals_hold found (the caller's). */
 void xb_signals_restore(void);
-/* The mask xb_split found, for a child to restore before exec (8 bytes: the kernel's sigset). */
+/* The mask xb_signals_hold found, for a child to restore before exec (8 bytes: the kernel's sigset). */
 extern uint64_t xb_orig_sigmask;
 
 /*
  * Relays TERM, HUP, INT, QUIT, USR1, USR2 sent with kill() to the keeper's child (L -> S -> the
  * command); terminal-generated ones are not relayed (the command gets its own copy). Installed
- * in L before the split, so S inherits it. 0 or -errno.
+ * in L before the split, with signals held, so S inherits it. 0 or -errno.
  */
 int xb_install_forwarding(void); /* skips signals ignored now (they stay ignored) */
 

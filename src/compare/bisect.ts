@@ -20,6 +20,7 @@ import type { Gate, GateRow, Row, Side } from "../model/result.ts";
 import { BUNDLE_SOURCES } from "../runner/bundle.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { decideGate } from "../report/gate.ts";
+import { rowName, shortestUniquePaths } from "../report/names.ts";
 import { killRunningChildren } from "../runner/spawn.ts";
 import { withCleanup, type Cleanup } from "../util/scope.ts";
 import { nextStep, type BisectConclusion, type Probe, type ProbeVerdict } from "./bisect-search.ts";
@@ -62,6 +63,9 @@ export interface BisectPlan {
   compare: RunPlan;
 }
 
+/** A step's row: its stable id (as in compare's JSON) and the name a person reads it by (`g.bench.ts › slow`). */
+export type StepRow = GateRow & { name: string };
+
 export interface BisectStep {
   /** 1 for the first compare. */
   step: number;
@@ -71,7 +75,7 @@ export interface BisectStep {
   verdict: ProbeVerdict;
   rounds: number;
   /** The row that weighed most: the failing row furthest above the line, else the undecided one, else the slowest. */
-  row?: GateRow;
+  row?: StepRow;
   /** Why the step was skipped when rows did not run, or the commit could not be built. */
   notMeasured?: string;
   /** The commit (its index) whose verdict this one took, its bench code being the same: no compare was run. */
@@ -121,12 +125,17 @@ export function planBisect(request: BisectRequest): BisectPlan {
 }
 
 /** The row a step is shown by: the failing row furthest past the line, else an undecided one, else the slowest. */
-function weightiest(gate: Gate, rows: readonly Row[]): GateRow | undefined {
-  const byLower = [...gate.failing].sort((a, b) => b.ci[0] - a.ci[0]);
-  if (byLower[0]) return byLower[0];
-  if (gate.undecided[0]) return gate.undecided[0];
+function weightiest(gate: Gate, rows: readonly Row[]): StepRow | undefined {
   const slowest = rows.filter((r) => r.stats).sort((a, b) => b.stats!.delta - a.stats!.delta)[0];
-  return slowest ? { id: slowest.id, delta: slowest.stats!.delta, ci: slowest.stats!.ci } : undefined;
+  const weighed =
+    [...gate.failing].sort((a, b) => b.ci[0] - a.ci[0])[0] ??
+    gate.undecided[0] ??
+    (slowest ? { id: slowest.id, delta: slowest.stats!.delta, ci: slowest.stats!.ci } : undefined);
+  if (!weighed) return undefined;
+  // Named as compare's table names it: the file by the shortest path no other file shares.
+  const paths = shortestUniquePaths(rows.map((r) => r.file));
+  const row = rows.find((r) => r.id === weighed.id);
+  return { ...weighed, name: row ? rowName(paths.get(row.file) ?? row.file, row.label) : weighed.id };
 }
 
 interface Prepared {

@@ -81,10 +81,12 @@ export interface Bundles {
 export async function setUpSide(plan: RunPlan, side: SideTree, onEvent: OnCompareEvent = ignoreEvents): Promise<void> {
   if (side.root !== plan.repo) {
     if (plan.install) {
-      const argv = installCommand(side.root);
+      const argv = await installCommand(side.root);
       // An install takes seconds to minutes: named, with its elapsed time, never silent.
-      if (argv) onEvent({ type: "working", what: `installing ${side.side}'s dependencies (${argv.join(" ")})` });
-      await installDependencies(side);
+      if (argv) {
+        onEvent({ type: "working", what: `installing ${side.side}'s dependencies (${argv.join(" ")})` });
+        await installDependencies(side, argv);
+      }
     } else linkDependencies(plan.repo, side, plan.files);
   }
   if (plan.build) {

@@ -8,6 +8,16 @@ import type { Side } from "../model/result.ts";
 import type { Cleanup } from "../util/scope.ts";
 import type { OnCompareEvent } from "./events.ts";
 import type { RunPlan } from "./store.ts";
+import {
+  installArgv,
+  isManagerPackage,
+  LOCKFILE_NAMES,
+  type ManagerFacts,
+  managerSpec,
+  missingPackage,
+  wantedManager,
+  type WantedManager,
+} from "./install.ts";
 
 /** One side of a compare, ready to bundle and run. */
 export interface SideTree {
@@ -128,57 +138,100 @@ export function nearestNodeModules(root: string, file: string): string | undefin
   return undefined;
 }
 
-/** The install command for the lockfile a side carries. */
-export function installCommand(root: string): string[] | undefined {
-  if (existsSync(join(root, "bun.lock")) || existsSync(join(root, "bun.lockb"))) return ["bun", "install", "--frozen-lockfile"];
-  if (existsSync(join(root, "pnpm-lock.yaml"))) return ["pnpm", "install", "--frozen-lockfile"];
-  if (existsSync(join(root, "yarn.lock"))) return ["yarn", "install", "--frozen-lockfile"];
-  if (existsSync(join(root, "package-lock.json"))) return ["npm", "ci", "--no-audit", "--no-fund"];
-  if (existsSync(join(root, "package.json"))) return ["npm", "install", "--no-audit", "--no-fund"];
-  return undefined;
+/** What a side's root says about its package manager: the files `wantedManager` reads. */
+export function managerFacts(root: string): ManagerFacts {
+  const read = (file: string): string | undefined => {
+    try {
+      return readFileSync(join(root, file), "utf8");
+    } catch {
+      return undefined;
+    }
+  };
+  const manifest = read("package.json");
+  let packageManager: string | undefined;
+  try {
+    const pm = (JSON.parse(manifest ?? "{}") as { packageManager?: unknown }).packageManager;
+    if (typeof pm === "string") packageManager = pm;
+  } catch {
+    // a package.json that does not parse: the manager says so when it runs
+  }
+  const lockfiles = LOCKFILE_NAMES.filter((file) => existsSync(join(root, file)));
+  const pnpmLock = lockfiles.includes("pnpm-lock.yaml") ? read("pnpm-lock.yaml") : undefined;
+  const yarnLock = lockfiles.includes("yarn.lock") ? read("yarn.lock") : undefined;
+  const berry = yarnLock === undefined ? undefined : /^__metadata:\s*\n\s+version:\s*(\d+)/m.exec(yarnLock)?.[1];
+  return {
+    lockfiles,
+    packageManager,
+    pnpmLockfileVersion: pnpmLock === undefined ? undefined : /^lockfileVersion:\s*'?([\d.]+)/m.exec(pnpmLock)?.[1],
+    yarnLock: yarnLock === undefined ? undefined : berry ? Number(berry) : "classic",
+    hasPackageJson: manifest !== undefined,
+  };
 }
 
-/** `pnpm@9.1.0` from a side's package.json, when it pins its package manager. */
-export function pinnedPackageManager(root: string): string | undefined {
-  try {
-    const pm = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { packageManager?: unknown }).packageManager;
-    return typeof pm === "string" ? pm : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * The install a side declares, as this machine can run it: the manager on PATH when it is the
+ * version the side asks for, else that version through npx; undefined without a package.json.
+ */
+export async function installCommand(root: string): Promise<string[] | undefined> {
+  const wanted = wantedManager(managerFacts(root));
+  if (!wanted) return undefined;
+  const probe = wanted.name === "npm" ? undefined : await runToEnd([wanted.name, "--version"], { cwd: root, env: process.env });
+  return installArgv(wanted, probe && !probe.error && probe.code === 0 ? probe.stdout : undefined);
 }
 
 /**
  * Runs a setup step (install or build) in a side; a failure names the side and shows the tail
- * of its output. Asynchronous, and tracked like a bench process, so a Ctrl-C stops it at once
- * (the signal handler ends its tree) instead of waiting for it to finish.
+ * of its output, or the one line `explain` makes of it. Asynchronous, and tracked like a bench
+ * process, so a Ctrl-C stops it at once (the signal handler ends its tree) instead of waiting
+ * for it to finish.
  */
-export async function runSetupStep(side: SideTree, what: string, argv: string[], hint?: string): Promise<void> {
+export async function runSetupStep(
+  side: SideTree,
+  what: string,
+  argv: string[],
+  explain: (output: string | undefined) => string | undefined = () => undefined,
+): Promise<void> {
   const result = await runToEnd(argv, { cwd: side.root, env: { ...process.env, XBENCH_SIDE: side.side } });
-  const tail = hint ? `\nhint: ${hint}` : "";
+  const failed = `${what} failed on ${side.side} (${side.sha.slice(0, 12)}`;
   if (result.error) {
     const missing = /: (command not found|.*\bENOENT\b.*)$/.test(result.error);
-    const reason = missing ? `${argv[0]}: command not found` : result.error;
-    throw new XbenchError(`${what} failed on ${side.side} (${side.sha.slice(0, 12)}): ${reason}${tail}`);
+    const reason = missing ? (explain(undefined) ?? `${argv[0]}: command not found`) : result.error;
+    throw new XbenchError(`${failed}): ${reason}`);
   }
   if (result.code !== 0) {
-    const output = failureTail(`${result.stdout}\n${result.stderr}`, 15);
-    throw new XbenchError(
-      `${what} failed on ${side.side} (${side.sha.slice(0, 12)}, exit ${result.code ?? result.signal}):\n${output}${tail}`,
-    );
+    const output = `${result.stdout}\n${result.stderr}`;
+    const reason = explain(output);
+    if (reason) throw new XbenchError(`${failed}): ${reason}`);
+    throw new XbenchError(`${failed}, exit ${result.code ?? result.signal}):\n${failureTail(output, 15)}`);
   }
 }
 
-export async function installDependencies(side: SideTree): Promise<void> {
-  const argv = installCommand(side.root);
-  if (!argv) return;
-  const pinned = pinnedPackageManager(side.root);
-  // A pin (packageManager) makes pnpm and yarn refuse to run as another version; corepack runs
-  // the pinned one. Without --install, both sides link head's node_modules and need no install.
-  const hint = pinned
-    ? `package.json pins ${pinned}; run \`corepack enable\` so \`${pinned.split("@")[0]}\` on PATH is that version, or drop --install to link head's node_modules`
-    : undefined;
-  await runSetupStep(side, `install (${argv.join(" ")})`, argv, hint);
+/** The one line for an install that could not start or could not find a package; undefined for other failures. */
+export function explainInstall(
+  side: Side,
+  argv: string[],
+  wanted: WantedManager | undefined,
+  output: string | undefined,
+): string | undefined {
+  const leaveOut = "or leave out --install to run base with head's node_modules";
+  if (output === undefined) {
+    const what = argv[0] === "npx" && wanted ? `npx is not on PATH to fetch ${managerSpec(wanted)}` : `${argv[0]} is not on PATH`;
+    return `${what}: install ${wanted ? managerSpec(wanted) : argv[0]} (or Node.js's npm), ${leaveOut}`;
+  }
+  const missing = missingPackage(output);
+  if (!missing) return undefined;
+  if (argv[0] === "npx" && wanted && isManagerPackage(missing, wanted)) {
+    const declared = wanted.pinned ? `${side}'s package.json pins` : `${side}'s lockfile asks for`;
+    const onPath = wanted.version ? `${wanted.name} ${wanted.version}` : wanted.name;
+    return `${missing}, the package manager ${declared}, is not in the registry: put ${onPath} on PATH, ${leaveOut}`;
+  }
+  const way = side === "base" ? `pick a --base whose dependencies still resolve, ${leaveOut}` : "fix head's dependencies";
+  return `${missing}, which ${side} depends on, is not in the registry: ${way}`;
+}
+
+export async function installDependencies(side: SideTree, argv: string[]): Promise<void> {
+  const wanted = wantedManager(managerFacts(side.root));
+  await runSetupStep(side, `install (${argv.join(" ")})`, argv, (output) => explainInstall(side.side, argv, wanted, output));
 }
 
 export function buildSide(side: SideTree, command: string): Promise<void> {

@@ -12,16 +12,16 @@ export const BISECT_MARKER = "<!-- xbench-bisect -->";
 const short = (sha: string) => sha.slice(0, 12);
 const percentText = (fraction: number) => `${+(fraction * 100).toFixed(4)}%`;
 
-/** `+98.4% [+90.1%, +105.3%] (g-1a2b3c4d: slow)`, or why the step measured nothing. */
+/** `+98.4% [+90.1%, +105.3%] (g.bench.ts › slow)`, or why the step measured nothing. */
 function stepNumbers(step: BisectStep): string {
   if (step.notMeasured) return `not measured: ${step.notMeasured}`;
-  const numbers = step.row ? `${formatPercent(step.row.delta)} ${formatInterval(step.row.ci)} (${step.row.id})` : "";
+  const numbers = step.row ? `${formatPercent(step.row.delta)} ${formatInterval(step.row.ci)} (${step.row.name})` : "";
   if (step.sameCodeAs !== undefined)
     return `${numbers ? `${numbers}, ` : ""}as commit ${step.sameCodeAs}: the same bench code, not measured again`;
   return numbers || "no row with an interval";
 }
 
-/** `step 2  commit 8/15  1a2b3c4d5e6f  bad   +98.4% [+90.1%, +105.3%] (g-…: slow)  6 rounds  "subject"` */
+/** `step 2  commit 8/15  1a2b3c4d5e6f  bad   +98.4% [+90.1%, +105.3%] (g.bench.ts › slow)  6 rounds  "subject"` */
 export function stepLine(step: BisectStep, last: number): string {
   const verdict = step.verdict.padEnd(4);
   return visible(
@@ -110,7 +110,7 @@ export function renderBisectMarkdown(result: BisectResult): string {
   for (const line of rest) out.push(`- ${escapeMarkdown(line.trim())}`);
   out.push("", "| step | commit | | verdict | delta | 95% CI | row | rounds |", "|--:|:--|:--|:--|--:|--:|:--|--:|");
   for (const step of result.steps) {
-    const numbers = step.row ? [formatPercent(step.row.delta), formatInterval(step.row.ci), escapeMarkdown(step.row.id)] : ["", "", ""];
+    const numbers = step.row ? [formatPercent(step.row.delta), formatInterval(step.row.ci), escapeMarkdown(step.row.name)] : ["", "", ""];
     const subject = escapeMarkdown(step.commit.subject);
     const verdict = step.notMeasured ? `${step.verdict} (${escapeMarkdown(step.notMeasured)})` : step.verdict;
     out.push(

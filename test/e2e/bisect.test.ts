@@ -66,8 +66,12 @@ describe("xbench bisect", () => {
     const stepLines = r.stdout.split("\n").filter((line) => line.startsWith("step "));
     expect(stepLines).toHaveLength(result.steps.length);
     expect(stepLines[0]).toMatch(
-      /^step 1 {2}commit 15\/15 {2}[0-9a-f]{12} {2}bad {3}\+\d+\.\d% \[\+\d+\.\d%, \+\d+\.\d%\] \(g-[0-9a-f]{8}: slow\)/,
+      /^step 1 {2}commit 15\/15 {2}[0-9a-f]{12} {2}bad {3}\+\d+\.\d% \[\+\d+\.\d%, \+\d+\.\d%\] \(g\.bench\.ts › slow\)/,
     );
+    // Rows read as compare names them; the JSON keeps the stable id beside the name.
+    expect(r.stdout).not.toMatch(/g-[0-9a-f]{8}/);
+    expect(r.markdown).toContain("| g.bench.ts › slow |");
+    expect(result.steps[0]!.row).toMatchObject({ id: expect.stringMatching(/^g-[0-9a-f]{8}: slow$/), name: "g.bench.ts › slow" });
     expect(r.stdout).toContain(`first bad commit: ${shas[11]!.slice(0, 12)} (commit 11/15) "commit 11: slower"`);
     expect(r.stdout).toMatch(new RegExp(`its parent ${shas[10]!.slice(0, 12)} \\(commit 10/15\\) "commit 10" is good`));
     expect(r.markdown).toContain(`**xbench bisect** (--above 10%): first bad commit: ${shas[11]!.slice(0, 12)}`);
@@ -109,7 +113,7 @@ describe("xbench bisect", () => {
     expect(result.direction).toBe("faster");
     expect(result.conclusion).toEqual({ kind: "found", firstBad: 11, reverted: [] });
     expect(r.stdout).toContain(`first faster commit: ${shas[11]!.slice(0, 12)} (commit 11/15)`);
-    expect(r.stdout).toMatch(/more than 20% faster than --good: -\d+\.\d% \[-\d+\.\d%, -\d+\.\d%\] \(g-[0-9a-f]{8}: slow\)/);
+    expect(r.stdout).toMatch(/more than 20% faster than --good: -\d+\.\d% \[-\d+\.\d%, -\d+\.\d%\] \(g\.bench\.ts › slow\)/);
     expect(r.markdown).toContain("**xbench bisect** (--faster 20%): first faster commit:");
     // Commits 1-10 have --good's bench code and 12-14 --bad's: their answer is known, so only
     // --bad is compared; the others take the verdict of the commit with the same code.

@@ -3,7 +3,6 @@
  * wrapper the user has not committed, submodules, empty results, a failing install.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import { join } from "pathe";
 import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
 import { xbench } from "../support/xbench.ts";
@@ -182,32 +181,6 @@ describe("submodules", () => {
 });
 
 describe("--install failures", () => {
-  test("a pinned package manager that is not there: names the side, the command, and the way through", () => {
-    const repo = repoWith({
-      ...QS,
-      "package.json": JSON.stringify({ name: "qs-lite", type: "module", packageManager: "pnpm@9.15.0" }),
-      "pnpm-lock.yaml": "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n",
-      "test/bench/index.ts": QS["test/bench/index.ts"],
-    });
-    // PATH without pnpm (node_modules/.bin has none, nor does this machine).
-    const path = (COMPARE_ENV.PATH ?? "")
-      .split(":")
-      .filter((dir) => !existsSync(join(dir, "pnpm")))
-      .join(":");
-    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--install", "--bench", "test/bench/index.ts"], {
-      env: { ...COMPARE_ENV, PATH: path },
-    });
-    expect(r.code).toBe(1);
-    const lines = r.stderr.trim().split("\n");
-    expect(lines).toContain(
-      `xbench: install (pnpm install --frozen-lockfile) failed on base (${repo.git("rev-parse", "HEAD").slice(0, 12)}): pnpm: command not found`,
-    );
-    expect(lines).toContain(
-      "hint: package.json pins pnpm@9.15.0; run `corepack enable` so `pnpm` on PATH is that version, or drop --install to link head's node_modules",
-    );
-    expect(repo.worktrees()).toHaveLength(1);
-  });
-
   test("an install that fails shows its last lines", () => {
     const repo = repoWith({
       ...QS,

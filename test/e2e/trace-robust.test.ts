@@ -4,7 +4,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { requireBinary, tempDir, xbench } from "../support/xbench.ts";
-import { PYTHON, SUPERVISOR, compile, fixture, traceRun } from "../support/trace.ts";
+import { PYTHON, SUPERVISOR, compile, fixture, have, traceRun } from "../support/trace.ts";
 import { readAccessLog } from "../../src/tracer/index.ts";
 import { traceScratchRoot } from "../../src/tracer/scratch.ts";
 
@@ -378,4 +378,37 @@ describe("signals at launch (blocked across the launcher/supervisor split)", () 
       expect(signal).toBe("SIGTERM");
     }
   }, 60_000);
+
+  test.skipIf(!have("strace"))(
+    "a SIGTERM sent while the launcher installs its handlers is held for the command",
+    async () => {
+      // strace slows every sigaction by 100 ms, so about a second passes between the launcher's
+      // TERM handler and its first child; the signal is sent as soon as /proc shows the handler.
+      // Held (blocked) until the child exists, it reaches the command; a handler run before
+      // that would drop it and `sleep 30` would end with 0.
+      const args = ["-f", "-o", "/dev/null", "-e", "trace=rt_sigaction", "-e", "inject=rt_sigaction:delay_exit=100000"];
+      const cmd = [SUPERVISOR, "--backend", "preload", "--log", join(dir, "held.log"), "--", "sleep", "30"];
+      const strace = spawn("strace", [...args, "--", ...cmd], { stdio: "ignore" });
+      const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) => strace.once("exit", (code, sig) => r([code, sig])));
+      const catchesTerm = (pid: number) => {
+        const caught = /^SigCgt:\s*([0-9a-f]+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+        return caught !== undefined && (BigInt(`0x${caught}`) >> 14n) & 1n;
+      };
+      let launcher = 0;
+      const found = await waitFor(() => {
+        try {
+          launcher = childrenOf(strace.pid!)[0] ?? 0;
+          return launcher > 0 && Boolean(catchesTerm(launcher));
+        } catch {
+          return false; // not started yet, or already gone
+        }
+      }, 30_000);
+      expect(found).toBe(true);
+      process.kill(launcher, "SIGTERM");
+      const [code, signal] = await exited;
+      // strace ends as its command did: killed by the same signal (or 128+n where it cannot).
+      expect(signal ?? code).toBe(signal ? "SIGTERM" : 143);
+    },
+    60_000,
+  );
 });

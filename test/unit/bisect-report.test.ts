@@ -13,7 +13,7 @@ function step(n: number, index: number, verdict: BisectStep["verdict"], delta: n
     commit: path[index]!,
     verdict,
     rounds: 6,
-    row: { id: "g-12345678: slow", delta, ci: [delta - 0.05, delta + 0.05] },
+    row: { id: "g-12345678: slow", name: "g.bench.ts › slow", delta, ci: [delta - 0.05, delta + 0.05] },
     wallMs: 1,
   };
 }
@@ -27,7 +27,7 @@ function result(conclusion: BisectConclusion, steps: BisectStep[]): BisectResult
 describe("bisect report", () => {
   test("a step line: position, commit, verdict, the deciding row's numbers, rounds, subject", () => {
     expect(stepLine(step(1, 5, "bad", 1), 5)).toBe(
-      `step 1  commit 5/5  ${sha(5).slice(0, 12)}  bad   +100.0% [+95.0%, +105.0%] (g-12345678: slow)  6 rounds  "commit 5"`,
+      `step 1  commit 5/5  ${sha(5).slice(0, 12)}  bad   +100.0% [+95.0%, +105.0%] (g.bench.ts › slow)  6 rounds  "commit 5"`,
     );
   });
 
@@ -35,7 +35,7 @@ describe("bisect report", () => {
     const steps = [step(1, 5, "bad", 1), step(2, 2, "good", 0), step(3, 3, "bad", 1)];
     expect(conclusionLines(result({ kind: "found", firstBad: 3, reverted: [] }, steps))).toEqual([
       `first bad commit: ${sha(3).slice(0, 12)} (commit 3/5) "make it | *slower*"`,
-      "  more than 10% slower than --good: +100.0% [+95.0%, +105.0%] (g-12345678: slow) (step 3)",
+      "  more than 10% slower than --good: +100.0% [+95.0%, +105.0%] (g.bench.ts › slow) (step 3)",
       `  its parent ${sha(2).slice(0, 12)} (commit 2/5) "commit 2" is good: not more than 10% slower (step 2)`,
     ]);
   });
