@@ -292,8 +292,13 @@ describe("both sides in one bench process (duet)", () => {
     });
     const easy = compare(repo, ["--base", "HEAD", "--target", "50"]);
     expect(easy.code).toBe(0);
-    expect(easy.result!.rounds).toMatchObject({ completed: 6, stoppedBy: "target", targetHalfWidth: 0.5 });
-    expect(easy.stdout).toContain("sampled until every interval was within ±50.0%: 6 rounds");
+    // Quiet, 6 rounds reach ±50%; under load (4 CPU hogs, load 16) it took 66: either way a whole
+    // cycle, and the target is what stopped it.
+    const { completed } = easy.result!.rounds;
+    expect(easy.result!.rounds).toMatchObject({ stoppedBy: "target", targetHalfWidth: 0.5 });
+    expect(completed).toBeGreaterThanOrEqual(6);
+    expect(completed % 2).toBe(0);
+    expect(easy.stdout).toContain(`sampled until every interval was within ±50.0%: ${completed} rounds`);
     expect(easy.result!.minEffect).toBe(0.005);
     const tight = compare(repo, ["--base", "HEAD", "--target", "0.0001", "--max-time", "2", "--min-effect", "0", "--verbose"]);
     expect(tight.code).toBe(0);

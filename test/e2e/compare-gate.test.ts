@@ -78,7 +78,14 @@ describe("compare --fail-on / --fail-above", () => {
   test("an A/A run passes --fail-above 10 and --fail-on slower", () => {
     const repo = repoWith(workFiles("aa.bench.ts", [{ label: "aa", work: 20000 }]));
     const above = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--fail-above", "10"]);
-    expectGate(above, 0, "pass", "gate passed (--fail-above 10): no row confidently more than 10% slower");
+    // 6 rounds on a loaded machine (4 CPU hogs, load 16) can leave the interval wider than
+    // ±10%: then the row holds the line and is undecided, which passes too (exit 0).
+    const ci = above.result!.rows[0]!.stats!.ci;
+    if (above.result!.gate!.outcome === "undecided") {
+      expect(above.code).toBe(0);
+      expect(ci[0]).toBeLessThanOrEqual(0.1);
+      expect(ci[1]).toBeGreaterThanOrEqual(0.1);
+    } else expectGate(above, 0, "pass", "gate passed (--fail-above 10): no row confidently more than 10% slower");
     const slower = report(save("aa.json", above.result), ["--fail-on", "slower"]);
     // An unchanged row lies wholly above 0 in about 1 run of 64 at 6 rounds (all six pairs on
     // one side): the false alarms the level allows. Then the gate must name a tiny delta.
