@@ -7,6 +7,7 @@ export const rootCommand = defineCommand({
   version: VERSION,
   subcommands: {
     compare: () => import("./compare.ts").then((m) => m.compareCommand),
+    history: () => import("./history.ts").then((m) => m.historyCommand),
     bisect: () => import("./bisect.ts").then((m) => m.bisectCommand),
     trace: () => import("./trace.ts").then((m) => m.traceCommand),
     bench: () => import("./bench.ts").then((m) => m.benchCommand),
