@@ -12,7 +12,18 @@ const commit = (n: number): PathCommit => ({ sha: sha(n), subject: `commit ${n}`
 
 function timed(id: string, delta: number, halfWidth: number): Row {
   const ci: [number, number] = [delta - halfWidth, delta + halfWidth];
-  const stats = { n: 10, delta, ci, verdict: "~" as const, baseMedian: 1, headMedian: 1, ratioMedian: 0, ratioQ1: 0, ratioQ3: 0, level: 0.95 };
+  const stats = {
+    n: 10,
+    delta,
+    ci,
+    verdict: "~" as const,
+    baseMedian: 1,
+    headMedian: 1,
+    ratioMedian: 0,
+    ratioQ1: 0,
+    ratioQ3: 0,
+    level: 0.95,
+  };
   return { id, file: "m.bench.ts", label: id, unit: "ns", status: "ok", base: [], head: [], stats };
 }
 
@@ -29,7 +40,10 @@ describe("buildHistory", () => {
     [sha(1), entry(1, [timed("a", 0.1, 0.01), timed("b", 0.001, 0.01)])],
     [sha(2), entry(2, [unchanged("a"), unchanged("b")])],
     // 3 is not recorded; 4 failed
-    [sha(4), { schema: ENTRY_SCHEMA, schemaVersion: 1, commit: sha(4), parent: sha(3), recordedAt: "2026-01-01T00:00:00Z", error: "build failed" }],
+    [
+      sha(4),
+      { schema: ENTRY_SCHEMA, schemaVersion: 1, commit: sha(4), parent: sha(3), recordedAt: "2026-01-01T00:00:00Z", error: "build failed" },
+    ],
     [sha(5), entry(5, [timed("a", -0.05, 0.01), timed("b", 0.002, 0.004)])],
   ]);
   const report = buildHistory({ start: commit(0), path, entries, minEffect: 0.005 });
@@ -87,14 +101,28 @@ describe("buildHistory", () => {
 
 describe("chainSteps", () => {
   test("variances add: two steps of standard error s give a sum of standard error s√2", () => {
-    const step = (n: number) => ({ sha: sha(n), kind: "measured" as const, log: 0.01, se: 0.02, delta: Math.expm1(0.01), ci: [0, 0] as [number, number] });
+    const step = (n: number) => ({
+      sha: sha(n),
+      kind: "measured" as const,
+      log: 0.01,
+      se: 0.02,
+      delta: Math.expm1(0.01),
+      ci: [0, 0] as [number, number],
+    });
     const { cumulative } = chainSteps(sha(0), [step(1), step(2)]);
     expect(cumulative!.log).toBeCloseTo(0.02, 12);
     expect(cumulative!.se).toBeCloseTo(0.02 * Math.SQRT2, 12);
     expect(Math.log1p(cumulative!.ci[1]) - 0.02).toBeCloseTo(1.959964 * 0.02 * Math.SQRT2, 5);
   });
   test("a chain whose last step is a gap keeps the run before it, ending where it ended", () => {
-    const measured = { sha: sha(1), kind: "measured" as const, log: 0.1, se: 0.01, delta: Math.expm1(0.1), ci: [0.08, 0.12] as [number, number] };
+    const measured = {
+      sha: sha(1),
+      kind: "measured" as const,
+      log: 0.1,
+      se: 0.01,
+      delta: Math.expm1(0.1),
+      ci: [0.08, 0.12] as [number, number],
+    };
     const { cumulative } = chainSteps(sha(0), [measured, { sha: sha(2), kind: "gap", gap: "not recorded" }]);
     expect(cumulative!.to).toBe(sha(1));
   });
@@ -121,10 +149,20 @@ describe("stored entries", () => {
     expect(newerEntry(late, early)).toBe(late);
   });
   test("the union of two trees keeps every name once, sorted; a name in both goes to the pick", () => {
-    const ours = [{ name: "b.json", blob: "1" }, { name: "a.json", blob: "2" }];
-    const theirs = [{ name: "c.json", blob: "3" }, { name: "a.json", blob: "4" }];
+    const ours = [
+      { name: "b.json", blob: "1" },
+      { name: "a.json", blob: "2" },
+    ];
+    const theirs = [
+      { name: "c.json", blob: "3" },
+      { name: "a.json", blob: "4" },
+    ];
     const union = unionFiles(ours, theirs, (x, y) => (x.blob > y.blob ? x : y));
-    expect(union).toEqual([{ name: "a.json", blob: "4" }, { name: "b.json", blob: "1" }, { name: "c.json", blob: "3" }]);
+    expect(union).toEqual([
+      { name: "a.json", blob: "4" },
+      { name: "b.json", blob: "1" },
+      { name: "c.json", blob: "3" },
+    ]);
     expect(mktreeInput(union.slice(0, 1))).toBe("100644 blob 4\ta.json\n");
   });
   test("a file that is not an entry, or from a newer xbench, is one line naming it", () => {

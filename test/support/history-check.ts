@@ -1,0 +1,57 @@
+/**
+ * The method check of `xbench history` (docs/history.md): the seeded 30-commit library of
+ * history-fixture.ts, every commit recorded with `xbench history record`, then `xbench history
+ * --json`, and a direct `xbench compare` of the first commit against the last. Shared by the
+ * e2e test, which asserts on it, and bench/history-method.ts, which prints its figures.
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "pathe";
+import type { HistoryReport } from "../../src/history/chain.ts";
+import type { CompareResult } from "../../src/model/result.ts";
+import { COMPARE_ENV } from "./compare.ts";
+import { commitHistory, fixtureHistory, KNOWN_STEPS } from "./history-fixture.ts";
+import { createRepo } from "./repo.ts";
+import { requireBinary } from "./xbench.ts";
+
+export interface MethodCheck {
+  shas: string[];
+  history: HistoryReport;
+  direct: CompareResult;
+  /** Wall time of recording all commits, and of the direct compare, in seconds. */
+  recordS: number;
+  directS: number;
+  failures: string[];
+}
+
+/** Runs the check with compare's sampling flags `settings` (the same for every record and the direct compare). */
+export function runMethodCheck(settings: string[], minEffect: string): MethodCheck {
+  const bin = requireBinary();
+  const repo = createRepo();
+  try {
+    const shas = commitHistory(repo, fixtureHistory(KNOWN_STEPS));
+    const run = (args: string[]) => spawnSync(bin, args, { cwd: repo.dir, env: COMPARE_ENV, encoding: "utf8", timeout: 300_000 });
+    const failures: string[] = [];
+    let started = performance.now();
+    for (const sha of shas.slice(1)) {
+      const r = run(["history", "record", "--commit", sha, ...settings]);
+      if (r.status !== 0) failures.push(`record ${sha.slice(0, 12)}: exit ${r.status}: ${r.stderr.trim().split("\n").pop()}`);
+    }
+    const recordS = (performance.now() - started) / 1000;
+    const historyFile = join(repo.dir, "..", `${repo.dir.split("/").pop()}-history.json`);
+    const shown = run(["history", "--min-effect", minEffect, "--json", historyFile]);
+    if (shown.status !== 0) failures.push(`history: exit ${shown.status}: ${shown.stderr.trim()}`);
+    const history = JSON.parse(readFileSync(historyFile, "utf8")) as HistoryReport;
+    rmSync(historyFile, { force: true });
+    const directFile = join(repo.dir, "..", `${repo.dir.split("/").pop()}-direct.json`);
+    started = performance.now();
+    const direct = run(["compare", "--base", shas[0]!, "--head", shas.at(-1)!, ...settings, "--json", directFile]);
+    const directS = (performance.now() - started) / 1000;
+    if (direct.status !== 0) failures.push(`compare: exit ${direct.status}: ${direct.stderr.trim().split("\n").pop()}`);
+    const result = JSON.parse(readFileSync(directFile, "utf8")) as CompareResult;
+    rmSync(directFile, { force: true });
+    return { shas, history, direct: result, recordS, directS, failures };
+  } finally {
+    repo.cleanup();
+  }
+}
