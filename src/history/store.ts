@@ -93,9 +93,9 @@ export function mktreeInput(files: TreeFile[]): string {
 /** A commit of `files` on top of `parents`; its tree made with mktree. */
 function commitFiles(root: string, files: TreeFile[], parents: string[], message: string): string {
   const tree = git(root, ["mktree", "-z"], { input: mktreeInput(files).replaceAll("\n", "\0") });
-  return git(root, ["commit-tree", tree, ...parents.flatMap((p) => ["-p", p]), "-m", message], {
-    input: "",
-  });
+  // The ref is written by a machine, often a CI runner with no git identity configured.
+  const identity = ["-c", "user.name=xbench", "-c", "user.email=xbench@users.noreply.github.com"];
+  return git(root, [...identity, "commit-tree", tree, ...parents.flatMap((p) => ["-p", p]), "-m", message], { input: "" });
 }
 
 /** Moves `ref` from `old` (undefined: it must not exist) to `commit`; false when another writer moved it first. */

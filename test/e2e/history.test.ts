@@ -71,10 +71,12 @@ describe("xbench history record", () => {
       git(dir, "clone", "-q", bare, clone);
       return clone;
     });
-    // Both fetch the (empty) remote history, compare for seconds, then push: one of them is rejected.
+    // Both fetch the (empty) remote history, compare for seconds, then push: one of them is
+    // rejected. Clones on a CI runner have no git identity: none is configured here either.
+    const env = { ...COMPARE_ENV, GIT_CONFIG_GLOBAL: "/dev/null" };
     const [a, b] = await Promise.all(
       clones.map((clone, i) =>
-        xbenchAsync(["history", "record", "--commit", shas[i + 1]!, "--push", "origin", ...SETTINGS], { cwd: clone, env: COMPARE_ENV }),
+        xbenchAsync(["history", "record", "--commit", shas[i + 1]!, "--push", "origin", ...SETTINGS], { cwd: clone, env }),
       ),
     );
     expect(a!.code).toBe(0);
