@@ -30,7 +30,7 @@ export function runMethodCheck(settings: string[], minEffect: string): MethodChe
   const repo = createRepo();
   try {
     const shas = commitHistory(repo, fixtureHistory(KNOWN_STEPS));
-    const run = (args: string[]) => spawnSync(bin, args, { cwd: repo.dir, env: COMPARE_ENV, encoding: "utf8", timeout: 300_000 });
+    const run = (args: string[]) => spawnSync(bin, args, { cwd: repo.dir, env: COMPARE_ENV, encoding: "utf8", timeout: 900_000 });
     const failures: string[] = [];
     let started = performance.now();
     for (const sha of shas.slice(1)) {
