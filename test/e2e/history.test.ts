@@ -113,6 +113,20 @@ describe("xbench history", () => {
     expect(run(repo, ["history", "--rows", "nothing-like-it"]).stdout).toContain("no rows");
   });
 
+  test("a commit whose compare fails is recorded as failed, exit 1, and shown as a gap with the reason", () => {
+    const { repo, shas } = docsHistory(2);
+    expect(run(repo, ["history", "record", "--commit", shas[1]!, ...SETTINGS]).code).toBe(0);
+    const failed = run(repo, ["history", "record", "--build", "exit 7", ...SETTINGS]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain("recorded in refs/xbench/history: failed:");
+    const entry = JSON.parse(repo.git("cat-file", "blob", `refs/xbench/history:${shas[2]}.json`));
+    expect(entry.result).toBeUndefined();
+    expect(entry.error).toContain("exit 7");
+    const shown = run(repo, ["history"]);
+    expect(shown.stdout).toContain("1 recorded, 0 not recorded, 1 failed");
+    expect(shown.stdout).toContain(`gap ${shas[2]!.slice(0, 12)} docs: edit 1 (failed: `);
+  });
+
   test("nothing recorded, or --since off the line, is one line and exit 2", () => {
     const { repo, shas } = docsHistory(1);
     const none = run(repo, ["history"]);

@@ -10,7 +10,7 @@ import { join } from "pathe";
 import type { HistoryReport } from "../../src/history/chain.ts";
 import type { CompareResult } from "../../src/model/result.ts";
 import { COMPARE_ENV } from "./compare.ts";
-import { commitHistory, fixtureHistory, KNOWN_STEPS } from "./history-fixture.ts";
+import { commitHistory, fixtureHistory, type KnownStep } from "./history-fixture.ts";
 import { createRepo } from "./repo.ts";
 import { requireBinary } from "./xbench.ts";
 
@@ -24,12 +24,12 @@ export interface MethodCheck {
   failures: string[];
 }
 
-/** Runs the check with compare's sampling flags `settings` (the same for every record and the direct compare). */
-export function runMethodCheck(settings: string[], minEffect: string): MethodCheck {
+/** Runs the check on a history with `steps`, with compare's sampling flags `settings` (the same for every record and the direct compare). */
+export function runMethodCheck(steps: readonly KnownStep[], settings: string[], minEffect: string): MethodCheck {
   const bin = requireBinary();
   const repo = createRepo();
   try {
-    const shas = commitHistory(repo, fixtureHistory(KNOWN_STEPS));
+    const shas = commitHistory(repo, fixtureHistory(steps));
     const run = (args: string[]) => spawnSync(bin, args, { cwd: repo.dir, env: COMPARE_ENV, encoding: "utf8", timeout: 900_000 });
     const failures: string[] = [];
     let started = performance.now();
@@ -54,4 +54,24 @@ export function runMethodCheck(settings: string[], minEffect: string): MethodChe
   } finally {
     repo.cleanup();
   }
+}
+
+/** One line per known step's row: the truth, the commits that moved it, its own step there, the chained cumulative and the direct compare. */
+export function methodLines(check: MethodCheck, steps: readonly KnownStep[]): string[] {
+  const percent = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+  const interval = (ci: readonly [number, number]) => `[${percent(ci[0])}, ${percent(ci[1])}]`;
+  return steps.map((step) => {
+    const row = check.history.rows.find((r) => r.file === `bench/${step.module}.bench.ts`)!;
+    const own = row.steps[step.index - 1]!;
+    const direct = check.direct.rows.find((r) => r.file === row.file)?.stats;
+    const c = row.cumulative;
+    const moved = row.moved.map((m) => check.shas.indexOf(m.sha)).join(",") || "none";
+    return [
+      `${row.name}: truth ${percent(step.ratio - 1)} at commit ${step.index}`,
+      `own step ${own.delta !== undefined ? `${percent(own.delta)} ${interval(own.ci!)}` : own.gap}`,
+      `moved by commit ${moved}`,
+      `chained ${c ? `${percent(c.delta)} ${interval(c.ci)} over ${c.steps} steps` : "none"}`,
+      `direct ${direct ? `${percent(direct.delta)} ${interval(direct.ci)}` : "none"}`,
+    ].join("; ");
+  });
 }
