@@ -14,7 +14,7 @@ import { expect, test } from "bun:test";
 import { methodLines, runMethodCheck } from "../support/history-check.ts";
 import { KNOWN_STEPS } from "../support/history-fixture.ts";
 
-const SETTINGS = ["--rounds", "10", "--time", "60"];
+const SETTINGS = ["--rounds", "20", "--time", "60"];
 const MIN_EFFECT = "1";
 
 test("the moving commits are the three known steps; cumulative and direct compare hold the truth and agree", () => {
