@@ -6,7 +6,7 @@ import { EXIT_BISECT_SKIP, XbenchError, usageError } from "../errors.ts";
 import { log } from "../output/log.ts";
 import { renderCompareEvents } from "../output/compare-events.ts";
 import { printError } from "../output/errors.ts";
-import { GATE_FLAGS, gateRule, TIME_FLAGS } from "./flags.ts";
+import { GATE_FLAGS, gateRule, runSettings, TIME_FLAGS } from "./flags.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput, type PullRequestTarget } from "../compare/github.ts";
 import { createTicker } from "../output/progress.ts";
 import { withCleanup } from "../util/scope.ts";
@@ -18,7 +18,6 @@ import {
   MAX_ROUNDS,
   MIN_ROUNDS,
   MAX_DEFAULT_JOBS,
-  defaultJobs,
   headLabel,
   makePlan,
   newRunDir,
@@ -245,19 +244,9 @@ async function compareBenchFiles(
       base: flags.base || undefined,
       head: flags.head || undefined,
       rounds: flags.rounds !== undefined ? checkRounds(flags.rounds) : undefined,
-      targetHalfWidth: flags.target !== undefined ? flags.target / 100 : undefined,
-      maxTimeS: flags["max-time"],
-      isolate: flags.isolate,
-      all: flags.all,
       ...(flags.shard !== undefined ? { shard: flags.shard } : {}),
-      runtime: flags.runtime,
-      build: flags.build || undefined,
-      install: flags.install,
-      timeoutS: flags.timeout,
-      sideTimeMs: flags.time,
-      jobs: flags.jobs ?? defaultJobs(),
+      ...runSettings(flags),
       holm: flags.holm,
-      minEffect: flags["min-effect"],
     });
     // --profile is the plan's too, so that --resume profiles what the interrupted run was to.
     const plan = flags.profile ? { ...made, profile: flags.profile } : made;

@@ -1,7 +1,8 @@
 /** Flags more than one command declares alike, and what they mean together. */
 import { duration, percent } from "../args/values.ts";
 import type { Flags } from "../args/types.ts";
-import { DEFAULT_SIDE_TIME_MS } from "../compare/plan.ts";
+import { defaultJobs, DEFAULT_SIDE_TIME_MS, type CompareRequest } from "../compare/plan.ts";
+import type { Runtime } from "../model/result.ts";
 import { usageError } from "../errors.ts";
 import type { GateRule } from "../model/result.ts";
 
@@ -46,4 +47,36 @@ export function gateRule(flags: { "fail-on"?: "slower" | "change"; "fail-above"?
   if (on !== undefined) return { on };
   if (above !== undefined) return { on: "above", above: above / 100 };
   return undefined;
+}
+
+/** The flags of a bench-file run that compare and history record both take, as they read them. */
+interface RunFlags {
+  target?: number;
+  "max-time"?: number;
+  isolate: boolean;
+  all: boolean;
+  runtime: Runtime;
+  build?: string;
+  install: boolean;
+  timeout: number;
+  time?: number;
+  jobs?: number;
+  "min-effect"?: number;
+}
+
+/** What those flags ask of a compare's plan (`--target` typed in percent). */
+export function runSettings(flags: RunFlags) {
+  return {
+    targetHalfWidth: flags.target !== undefined ? flags.target / 100 : undefined,
+    maxTimeS: flags["max-time"],
+    isolate: flags.isolate,
+    all: flags.all,
+    runtime: flags.runtime,
+    build: flags.build || undefined,
+    install: flags.install,
+    timeoutS: flags.timeout,
+    sideTimeMs: flags.time,
+    jobs: flags.jobs ?? defaultJobs(),
+    minEffect: flags["min-effect"],
+  } satisfies Partial<CompareRequest>;
 }

@@ -9,6 +9,7 @@ export const rootCommand = defineCommand({
   },
   subCommands: {
     compare: () => import("./compare.ts").then((m) => m.compareCommand),
+    history: () => import("./history.ts").then((m) => m.historyCommand),
     bisect: () => import("./bisect.ts").then((m) => m.bisectCommand),
     trace: () => import("./trace.ts").then((m) => m.traceCommand),
     bench: () => import("./bench.ts").then((m) => m.benchCommand),

@@ -8,9 +8,12 @@ export class GitError extends XbenchError {
   override name = "GitError";
 }
 
-/** Runs git in `cwd` and returns trimmed stdout; a failure throws with git's own message. */
-export function git(cwd: string, args: string[], options: { allowFail?: boolean } = {}): string {
-  const result = spawnSync("git", args, { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+/**
+ * Runs git in `cwd` and returns trimmed stdout; a failure throws with git's own message.
+ * `input` is written to its stdin (plumbing such as hash-object --stdin and mktree).
+ */
+export function git(cwd: string, args: string[], options: { allowFail?: boolean; input?: string } = {}): string {
+  const result = spawnSync("git", args, { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, input: options.input });
   if (result.error) throw new GitError(`git: ${result.error.message}`);
   if (result.status !== 0) {
     if (options.allowFail) return "";

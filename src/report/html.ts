@@ -29,7 +29,7 @@ function verdictClass(row: Row): string {
 }
 
 /** A number for an SVG attribute: two decimals are sub-pixel, and keep the file small. */
-const px = (x: number) => String(Math.round(x * 100) / 100);
+export const px = (x: number) => String(Math.round(x * 100) / 100);
 
 // Forest plot geometry, in SVG user units (the SVG scales to the page's width).
 const WIDTH = 960;
@@ -89,7 +89,7 @@ function ticks(x: (log: number) => number, lo: number, hi: number): number[] {
   return kept.sort((a, b) => a - b);
 }
 
-const tickLabel = (t: number) => (t === 0 ? "0" : `${t > 0 ? "+" : "−"}${+Math.abs(t * 100).toFixed(1)}%`);
+export const tickLabel = (t: number) => (t === 0 ? "0" : `${t > 0 ? "+" : "−"}${+Math.abs(t * 100).toFixed(1)}%`);
 
 /** The forest plot: one mark (interval line and delta dot) per row with an interval, on one log-ratio axis. */
 export function forestPlot(result: CompareResult): string {
@@ -275,7 +275,7 @@ const FOOTNOTE =
   "base and head are medians over rounds. The plot's axis is in log ratio, so +x% and its inverse lie equally far from 0.";
 
 // Colours: slower red, faster green, ~ grey; the dark scheme keeps the same hues.
-const STYLE = `
+export const STYLE = `
 :root{--fg:#1f2328;--muted:#656d76;--bg:#fff;--band:#f6f8fa;--line:#d0d7de;--slower:#cf222e;--faster:#1a7f37;--same:#6e7781;--changed:#9a6700}
 @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9198a1;--bg:#0d1117;--band:#161b22;--line:#30363d;--slower:#ff7b72;--faster:#3fb950;--same:#9198a1;--changed:#d29922}}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg);margin:24px auto;max-width:1000px;padding:0 16px}
@@ -299,6 +299,22 @@ table.strips td{padding:2px 8px}.hint,.footnote{color:var(--muted);font-size:12p
 ul.other-rows .name,.gate .name{overflow-wrap:anywhere}td.raw{font-size:12px;overflow-wrap:anywhere}
 `;
 
+/** The start of a self-contained page up to `<body>`: nothing may load from anywhere, the page is whole as written. */
+export function pageStart(title: string, style: string): string[] {
+  return [
+    "<!doctype html>",
+    '<html lang="en">',
+    "<head>",
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>${style}</style>`,
+    "</head>",
+    "<body>",
+  ];
+}
+
 export function renderHtml(saved: CompareResult): string {
   const result = withDisplayNames(saved);
   const title = `xbench compare: base ${result.base.sha.slice(0, 12)} vs head ${result.head.sha.slice(0, 12)}`;
@@ -306,17 +322,7 @@ export function renderHtml(saved: CompareResult): string {
   const forest = forestPlot(result);
   const timing = result.timing ? `<dt>took</dt><dd>${(result.timing.wallMs / 1000).toFixed(1)} s</dd>` : "";
   const out = [
-    "<!doctype html>",
-    '<html lang="en">',
-    "<head>",
-    '<meta charset="utf-8">',
-    // Nothing may load from anywhere: the page is whole as written.
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(title)}</title>`,
-    `<style>${STYLE}</style>`,
-    "</head>",
-    "<body>",
+    ...pageStart(title, STYLE),
     "<header>",
     "<h1>xbench compare</h1>",
     `<p class="summary">${escapeHtml(summaryLine(result.rows))}</p>`,

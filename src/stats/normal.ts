@@ -29,3 +29,16 @@ export function normalCdf(x: number): number {
   if (x === -Infinity) return 0;
   return 0.5 * erfc(-x / Math.SQRT2);
 }
+
+/** The x with P(Z <= x) = p, by bisection on normalCdf (to 1e-10: far below its own error). */
+export function normalQuantile(p: number): number {
+  if (!(p > 0 && p < 1)) throw new RangeError(`normalQuantile needs 0 < p < 1 (got ${p})`);
+  let lo = -40;
+  let hi = 40;
+  while (hi - lo > 1e-10) {
+    const mid = (lo + hi) / 2;
+    if (normalCdf(mid) < p) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}

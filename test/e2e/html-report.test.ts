@@ -17,6 +17,7 @@ import { renderHtml } from "../../src/report/html.ts";
 import { parseResult } from "../../src/report/json.ts";
 import type { CompareResult } from "../../src/model/result.ts";
 import { mixedResult } from "../support/report-fixtures.ts";
+import type { PageElement, PageGlobal } from "../support/page.ts";
 import { ROOT, tempDir } from "../support/xbench.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -25,20 +26,6 @@ if (!installed) console.log(`html-report: skipped, ${CHROMIUM} not installed (ap
 
 const fixtureFile = join(ROOT, "test", "fixtures", "slower-result.json");
 const fixture = (): CompareResult => parseResult(readFileSync(fixtureFile, "utf8"), fixtureFile);
-
-/**
- * The little of the DOM the page functions below use. tsconfig has no "dom" lib, and a
- * `/// <reference lib="dom" />` here would make `document` type-check in src/ too.
- */
-interface PageElement {
-  textContent: string | null;
-  getAttribute(name: string): string | null;
-  getBoundingClientRect(): { x: number; width: number };
-  querySelector(selector: string): PageElement | null;
-  querySelectorAll(selector: string): Iterable<PageElement> & { length: number };
-}
-/** The page's `document`, typed as the above; written out in each page function, which runs in the page without this module's scope. */
-type PageGlobal = { document: PageElement };
 
 /** What a page did while it loaded: console errors, uncaught exceptions, requests, dialogs. */
 interface Visit {
