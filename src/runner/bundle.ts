@@ -82,6 +82,25 @@ const virtualModules: import("bun").BunPlugin = {
   },
 };
 
+/**
+ * A package's JSON file is bundled, not left external: the bundler writes an external import
+ * without its `with { type: "json" }`, and node refuses a JSON module imported without it. The
+ * file is the one the side would load at run time (resolved from the importing file's folder).
+ */
+const packageJsonFiles: import("bun").BunPlugin = {
+  name: "xbench-package-json",
+  setup(build) {
+    build.onResolve({ filter: /\.json$/ }, (args) => {
+      if (/^(\.|\/|[a-z]+:)/i.test(args.path)) return undefined;
+      try {
+        return { path: Bun.resolveSync(args.path, args.resolveDir) };
+      } catch {
+        return undefined; // the bundler's own resolution says what is missing
+      }
+    });
+  },
+};
+
 const LOADERS: Record<string, "ts" | "tsx" | "js" | "jsx"> = {
   ts: "ts",
   mts: "ts",
@@ -232,7 +251,7 @@ async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<stri
     format: "esm",
     packages: "external",
     external: ["@mitata/counters", "bun:jsc"],
-    plugins: [virtualModules, sourceLocations(entry, sources)],
+    plugins: [virtualModules, packageJsonFiles, sourceLocations(entry, sources)],
     ignoreDCEAnnotations: true,
     // `side.js.map` beside the bundle: compare --profile maps functions back to their files.
     sourcemap: "external",

@@ -129,6 +129,27 @@ describe("naming the bench files", () => {
   });
 });
 
+describe("what bench files import", () => {
+  test('a package\'s JSON imported with { type: "json" } loads on node, as the side has it', () => {
+    const repo = repoWith({
+      ".gitignore": "node_modules/\n",
+      "words.bench.ts": [
+        'import { bench } from "mitata";',
+        'import words from "word-list-lite/words.json" with { type: "json" };',
+        'bench("longest word", () => words.reduce((a: string, b: string) => (b.length > a.length ? b : a), ""));',
+        "",
+      ].join("\n"),
+    });
+    repo.write({
+      "node_modules/word-list-lite/package.json": JSON.stringify({ name: "word-list-lite", version: "1.0.0", type: "module" }),
+      "node_modules/word-list-lite/words.json": JSON.stringify(["alpha", "beta", "gamma", "epsilon", "iota"]),
+    });
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6"]);
+    expect(r.code).toBe(0);
+    expect(rowOf(r.result, "longest word").status).toBe("ok");
+  }, 300_000);
+});
+
 describe("empty results fail loudly", () => {
   /** A library whose benchmarks are generated from the cases it exports: none yet on base. */
   function casesRepo(baseCases: string[], headCases: string[]) {
