@@ -85,7 +85,9 @@ export async function setUpSide(plan: RunPlan, side: SideTree, onEvent: OnCompar
       // An install takes seconds to minutes: named, with its elapsed time, never silent.
       if (argv) {
         onEvent({ type: "working", what: `installing ${side.side}'s dependencies (${argv.join(" ")})` });
+        const started = performance.now();
         await installDependencies(side, argv);
+        onEvent({ type: "installed", side: side.side, command: argv, seconds: (performance.now() - started) / 1000 });
       }
     } else linkDependencies(plan.repo, side, plan.files);
   }

@@ -41,6 +41,8 @@ export type CompareEvent =
   | { type: "reclaimed"; pids: number[]; worktrees: number }
   /** A submodule stays empty on a side: never checked out here, or its clone lacks the pinned commit. */
   | { type: "submodule-empty"; side: Side; path: string; why: "not-checked-out" | "commit-missing"; sha: string }
+  /** `--install`: one side's dependencies were installed by `command` (which manager and version, said always). */
+  | { type: "installed"; side: Side; command: string[]; seconds: number }
   /** `compare --suite tracer`: one side's helpers are being built from its commit. */
   | { type: "building-helpers"; side: Side; sha: string };
 

@@ -84,7 +84,7 @@ describe("--install: each side's dependencies as it declares them", () => {
       expect(labels(r)).toEqual(["isOdd(7)", "version 0.1.2", "version 3.0.1"]);
       if (pm !== "npm")
         expect(r.stderr).toContain(
-          `installing base's dependencies (npx --yes ${pm === "pnpm" ? "pnpm@9.15.0" : "yarn@1"} install --frozen-lockfile)`,
+          `installed base's dependencies (npx --yes ${pm === "pnpm" ? "pnpm@9.15.0" : "yarn@1"} install --frozen-lockfile)`,
         );
       expect(repo.worktrees()).toHaveLength(1);
       if (pm !== "npm") return;
