@@ -48,7 +48,10 @@ export function eventMessage(event: CompareEvent): { level: "info" | "warn"; tex
         text: `the first ${event.minRounds} rounds need about ${Math.ceil(event.minimumS)} s, more than --max-time ${event.maxTimeS} s: they run anyway (an interval needs them); narrow the bench files (FILTER) or raise --max-time to stay within it`,
       };
     case "installed":
-      return { level: "info", text: `installed ${event.side}'s dependencies (${event.command.join(" ")}) in ${event.seconds.toFixed(1)} s` };
+      return {
+        level: "info",
+        text: `installed ${event.side}'s dependencies (${event.command.join(" ")}) in ${event.seconds.toFixed(1)} s`,
+      };
     case "building-helpers":
       return { level: "info", text: `building ${event.side}'s helpers (${event.sha.slice(0, 12)})` };
     default:
