@@ -1,28 +1,18 @@
 import { defineCommand } from "../args/define.ts";
 import type { Flags, FlagValues } from "../args/types.ts";
-import { duration, minEffect, percent, positiveInt } from "../args/values.ts";
+import { minEffect, positiveInt } from "../args/values.ts";
 import { join, resolve } from "pathe";
 import { EXIT_BISECT_SKIP, XbenchError, usageError } from "../errors.ts";
 import { log } from "../output/log.ts";
 import { renderCompareEvents } from "../output/compare-events.ts";
 import { printError } from "../output/errors.ts";
-import { GATE_FLAGS, gateRule, runSettings, TIME_FLAGS } from "./flags.ts";
+import { GATE_FLAGS, gateRule, RUN_FLAGS, runSettings, TIME_FLAGS } from "./flags.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput, type PullRequestTarget } from "../compare/github.ts";
 import { createTicker } from "../output/progress.ts";
 import { withCleanup } from "../util/scope.ts";
 import { bisectInProgress } from "../git/git.ts";
 import { decideGate, exitStatus } from "../report/gate.ts";
-import {
-  DEFAULT_MAX_TIME_S,
-  DEFAULT_TARGET,
-  MAX_ROUNDS,
-  MIN_ROUNDS,
-  MAX_DEFAULT_JOBS,
-  headLabel,
-  makePlan,
-  newRunDir,
-  resolveRevisions,
-} from "../compare/plan.ts";
+import { MAX_ROUNDS, MIN_ROUNDS, headLabel, makePlan, newRunDir, resolveRevisions } from "../compare/plan.ts";
 import type { SamplingRule } from "../compare/store.ts";
 import { withSideHelpers } from "../compare/tracer-suite.ts";
 import {
@@ -43,7 +33,7 @@ import { requireBundler } from "../runner/bundle.ts";
 import { checkRuntime } from "../runner/runtimes.ts";
 import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
 import { renderTerminal } from "../report/terminal.ts";
-import { RUNTIMES, type GateRule } from "../model/result.ts";
+import type { GateRule } from "../model/result.ts";
 import { parseShard, resultSettings } from "../compare/shard.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
@@ -96,13 +86,7 @@ const PLAN_FLAGS: CompareFlag[] = ["--base", "--head", "--rounds", ...BENCH_RUN_
  * as `flags.<name>`.
  */
 const COMPARE_FLAGS = {
-  bench: {
-    type: "string",
-    valueHint: "PATH|GLOB",
-    description:
-      'Bench file or glob, repeatable (default: package.json "xbench": { "bench": [...] }, else what vitest bench and deno bench find: **/*.{bench,benchmark}.?(c|m)[jt]s?(x), **/*_bench.ts)',
-    repeatable: true,
-  },
+  bench: RUN_FLAGS.bench,
   base: { type: "string", valueHint: "REF", description: "Base ref (default: merge-base of HEAD with origin/main, main or master)" },
   head: { type: "string", valueHint: "REF", description: "Head ref (default: the working tree, uncommitted edits included)" },
   rounds: {
@@ -112,37 +96,19 @@ const COMPARE_FLAGS = {
     // Whole and at least 1 here (`--suite tracer` takes any); checkRounds holds bench files to their range.
     parse: positiveInt(1, `a whole number from ${MIN_ROUNDS} to ${MAX_ROUNDS}, or at least 1 with --suite`),
   },
-  target: {
-    type: "string",
-    valueHint: "PCT",
-    description: `Add rounds until every row's 95% interval is within ±PCT percent (0.5 or 0.5%) of its delta (default: ${DEFAULT_TARGET * 100})`,
-    parse: percent,
-  },
-  "max-time": {
-    type: "string",
-    valueHint: "S",
-    description: `Measure for at most S seconds of wall time (or 90s, 2m), rows still wide or not; the minimum rounds included (default: ${DEFAULT_MAX_TIME_S})`,
-    parse: duration("s"),
-  },
-  isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one process" },
-  jobs: {
-    type: "string",
-    valueHint: "N",
-    description: `Bench processes run at once, each holding both sides (default: the cores xbench may use, at most ${MAX_DEFAULT_JOBS})`,
-    parse: positiveInt(1),
-  },
+  target: RUN_FLAGS.target,
+  "max-time": RUN_FLAGS["max-time"],
+  isolate: RUN_FLAGS.isolate,
+  jobs: RUN_FLAGS.jobs,
   shard: {
     type: "string",
     valueHint: "I/N",
     description: "Measure the I-th of N shares of the bench files (one CI runner each); merge with xbench report --merge",
     parse: parseShard,
   },
-  all: {
-    type: "boolean",
-    description: "Measure bench files whose code is the same on both sides too (otherwise their rows read: unchanged code)",
-  },
-  runtime: { type: "enum", options: RUNTIMES, description: "Runtime for the bench processes", default: "node" },
-  build: { type: "string", valueHint: "CMD", description: "Command run once per side before any timing" },
+  all: RUN_FLAGS.all,
+  runtime: RUN_FLAGS.runtime,
+  build: RUN_FLAGS.build,
   install: { type: "boolean", description: "Install dependencies per side instead of linking head's node_modules" },
   ...TIME_FLAGS,
   json: { type: "string", path: "file", description: "Write the result (JSON schema with raw rounds) to FILE, - for stdout" },

@@ -1,8 +1,15 @@
 /** Flags more than one command declares alike, and what they mean together. */
-import { duration, percent } from "../args/values.ts";
+import { duration, percent, positiveInt } from "../args/values.ts";
 import type { Flags } from "../args/types.ts";
-import { defaultJobs, DEFAULT_SIDE_TIME_MS, type CompareRequest } from "../compare/plan.ts";
-import type { Runtime } from "../model/result.ts";
+import {
+  DEFAULT_MAX_TIME_S,
+  DEFAULT_SIDE_TIME_MS,
+  DEFAULT_TARGET,
+  defaultJobs,
+  MAX_DEFAULT_JOBS,
+  type CompareRequest,
+} from "../compare/plan.ts";
+import { RUNTIMES, type Runtime } from "../model/result.ts";
 import { usageError } from "../errors.ts";
 import type { GateRule } from "../model/result.ts";
 
@@ -20,6 +27,42 @@ export const GATE_FLAGS = {
       "Exit 1 when a row's 95% interval lies wholly above +PCT%; a row whose interval holds PCT is listed as undecided and passes",
     parse: percent,
   },
+} as const satisfies Flags;
+
+/** What a compare of two commits runs and samples, declared alike by compare and history record. */
+export const RUN_FLAGS = {
+  bench: {
+    type: "string",
+    valueHint: "PATH|GLOB",
+    description:
+      'Bench file or glob, repeatable (default: package.json "xbench": { "bench": [...] }, else what vitest bench and deno bench find: **/*.{bench,benchmark}.?(c|m)[jt]s?(x), **/*_bench.ts)',
+    repeatable: true,
+  },
+  target: {
+    type: "string",
+    valueHint: "PCT",
+    description: `Add rounds until every row's 95% interval is within ±PCT percent (0.5 or 0.5%) of its delta (default: ${DEFAULT_TARGET * 100})`,
+    parse: percent,
+  },
+  "max-time": {
+    type: "string",
+    valueHint: "S",
+    description: `Measure for at most S seconds of wall time (or 90s, 2m), rows still wide or not; the minimum rounds included (default: ${DEFAULT_MAX_TIME_S})`,
+    parse: duration("s"),
+  },
+  isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one process" },
+  jobs: {
+    type: "string",
+    valueHint: "N",
+    description: `Bench processes run at once, each holding both sides (default: the cores xbench may use, at most ${MAX_DEFAULT_JOBS})`,
+    parse: positiveInt(1),
+  },
+  all: {
+    type: "boolean",
+    description: "Measure bench files whose code is the same on both sides too (otherwise their rows read: unchanged code)",
+  },
+  runtime: { type: "enum", options: RUNTIMES, description: "Runtime for the bench processes", default: "node" },
+  build: { type: "string", valueHint: "CMD", description: "Command run once per side before any timing" },
 } as const satisfies Flags;
 
 /** How long a bench process may run and how long it samples, alike for compare and bisect. */

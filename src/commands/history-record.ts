@@ -1,12 +1,12 @@
 import { defineCommand } from "../args/define.ts";
-import { duration, minEffect, percent, positiveInt } from "../args/values.ts";
-import { runSettings, TIME_FLAGS } from "./flags.ts";
+import { minEffect, positiveInt } from "../args/values.ts";
+import { RUN_FLAGS, runSettings, TIME_FLAGS } from "./flags.ts";
 import { usageError, XbenchError } from "../errors.ts";
 import { repoRoot, resolveCommit, tryResolveCommit } from "../git/git.ts";
 import { ENTRY_SCHEMA, ENTRY_VERSION, type HistoryEntry } from "../history/entry.ts";
 import { fetchHistory, HISTORY_REF, pushHistory, storeEntry } from "../history/store.ts";
 import { runCompare } from "../compare/engine.ts";
-import { makePlan, MAX_DEFAULT_JOBS, MAX_ROUNDS, MIN_ROUNDS, newRunDir } from "../compare/plan.ts";
+import { makePlan, MAX_ROUNDS, MIN_ROUNDS, newRunDir } from "../compare/plan.ts";
 import { resultSettings } from "../compare/shard.ts";
 import { createStore } from "../compare/store.ts";
 import { renderCompareEvents } from "../output/compare-events.ts";
@@ -14,7 +14,6 @@ import { printError } from "../output/errors.ts";
 import { log } from "../output/log.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { summaryLine } from "../report/format.ts";
-import { RUNTIMES } from "../model/result.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { checkRuntime } from "../runner/runtimes.ts";
 
@@ -35,35 +34,20 @@ export const historyRecordCommand = defineCommand({
       valueHint: "REMOTE",
       description: "Fetch REMOTE's history first, then push the entry to it; a push another recorder won is merged and retried",
     },
-    bench: { type: "string", valueHint: "PATH|GLOB", description: "Bench file or glob, repeatable, as for compare", repeatable: true },
-    all: { type: "boolean", description: "Measure bench files whose code is the same on both sides too" },
+    bench: RUN_FLAGS.bench,
+    all: RUN_FLAGS.all,
     rounds: {
       type: "string",
       valueHint: "N",
       description: `Run exactly N rounds (${MIN_ROUNDS} to ${MAX_ROUNDS}); with --target or --max-time, the minimum`,
       parse: positiveInt(MIN_ROUNDS, `a whole number from ${MIN_ROUNDS} to ${MAX_ROUNDS}`),
     },
-    target: {
-      type: "string",
-      valueHint: "PCT",
-      description: "Add rounds until every row's 95% interval is within ±PCT percent, as for compare",
-      parse: percent,
-    },
-    "max-time": {
-      type: "string",
-      valueHint: "S",
-      description: "Measure for at most S seconds of wall time, as for compare",
-      parse: duration("s"),
-    },
-    jobs: {
-      type: "string",
-      valueHint: "N",
-      description: `Bench processes run at once (default: the cores xbench may use, at most ${MAX_DEFAULT_JOBS})`,
-      parse: positiveInt(1),
-    },
-    isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one process" },
-    runtime: { type: "enum", options: RUNTIMES, description: "Runtime for the bench processes", default: "node" },
-    build: { type: "string", valueHint: "CMD", description: "Command run once per side before any timing" },
+    target: RUN_FLAGS.target,
+    "max-time": RUN_FLAGS["max-time"],
+    jobs: RUN_FLAGS.jobs,
+    isolate: RUN_FLAGS.isolate,
+    runtime: RUN_FLAGS.runtime,
+    build: RUN_FLAGS.build,
     install: { type: "boolean", description: "Install dependencies per side instead of linking the repository's node_modules" },
     ...TIME_FLAGS,
     "min-effect": { type: "string", valueHint: "PCT", description: "The stored result's minimum effect, as for compare", parse: minEffect },
