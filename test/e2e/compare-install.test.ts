@@ -41,7 +41,8 @@ const BENCH = [
 
 const MANAGERS = {
   npm: { install: ["npm", "install", "--no-audit", "--no-fund"], pin: undefined, lockfile: "package-lock.json" },
-  pnpm: { install: ["npx", "--yes", "pnpm@9.15.0", "install"], pin: "pnpm@9.15.0", lockfile: "pnpm-lock.yaml" },
+  // The fixture writes its lockfiles: under CI=true pnpm would refuse to update one (frozen by default there).
+  pnpm: { install: ["npx", "--yes", "pnpm@9.15.0", "install", "--no-frozen-lockfile"], pin: "pnpm@9.15.0", lockfile: "pnpm-lock.yaml" },
   yarn: { install: ["npx", "--yes", "yarn@1.22.22", "install"], pin: undefined, lockfile: "yarn.lock" },
 } as const;
 
