@@ -66,6 +66,7 @@ const BENCH_RUN_FLAGS: CompareFlag[] = [
   "--max-time",
   "--isolate",
   "--jobs",
+  "--files-per-process",
   "--all",
   "--shard",
   "--runtime",
@@ -100,6 +101,7 @@ const COMPARE_FLAGS = {
   "max-time": RUN_FLAGS["max-time"],
   isolate: RUN_FLAGS.isolate,
   jobs: RUN_FLAGS.jobs,
+  "files-per-process": RUN_FLAGS["files-per-process"],
   shard: {
     type: "string",
     valueHint: "I/N",

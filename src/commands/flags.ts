@@ -9,6 +9,7 @@ import {
   MAX_DEFAULT_JOBS,
   type CompareRequest,
 } from "../compare/plan.ts";
+import { DEFAULT_FILES_PER_PROCESS } from "../compare/shared.ts";
 import { RUNTIMES, type Runtime } from "../model/result.ts";
 import { usageError } from "../errors.ts";
 import type { GateRule } from "../model/result.ts";
@@ -57,6 +58,12 @@ export const RUN_FLAGS = {
     description: `Bench processes run at once, each holding both sides (default: the cores xbench may use, at most ${MAX_DEFAULT_JOBS})`,
     parse: positiveInt(1),
   },
+  "files-per-process": {
+    type: "string",
+    valueHint: "N",
+    description: `Bench files one process measures one after another, each file's sides alternating as usual (default: ${DEFAULT_FILES_PER_PROCESS}; 1: a process per file)`,
+    parse: positiveInt(1),
+  },
   all: {
     type: "boolean",
     description: "Measure bench files whose code is the same on both sides too (otherwise their rows read: unchanged code)",
@@ -70,7 +77,7 @@ export const TIME_FLAGS = {
   timeout: {
     type: "string",
     valueHint: "S",
-    description: "Seconds one bench process may run before it is killed",
+    description: "Seconds one bench process may run before it is killed, per bench file it measures",
     default: "600",
     parse: duration("s"),
   },
@@ -104,6 +111,7 @@ interface RunFlags {
   timeout: number;
   time?: number;
   jobs?: number;
+  "files-per-process"?: number;
   "min-effect"?: number;
 }
 
@@ -120,6 +128,7 @@ export function runSettings(flags: RunFlags) {
     timeoutS: flags.timeout,
     sideTimeMs: flags.time,
     jobs: flags.jobs ?? defaultJobs(),
+    filesPerProcess: flags["files-per-process"],
     minEffect: flags["min-effect"],
   } satisfies Partial<CompareRequest>;
 }

@@ -45,6 +45,7 @@ export const historyRecordCommand = defineCommand({
     target: RUN_FLAGS.target,
     "max-time": RUN_FLAGS["max-time"],
     jobs: RUN_FLAGS.jobs,
+    "files-per-process": RUN_FLAGS["files-per-process"],
     isolate: RUN_FLAGS.isolate,
     runtime: RUN_FLAGS.runtime,
     build: RUN_FLAGS.build,

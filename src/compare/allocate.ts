@@ -13,6 +13,7 @@
  */
 import type { SamplingBudget } from "../runner/protocol.ts";
 import { median } from "../stats/quantile.ts";
+import { SHARED_LOAD_SHARE } from "./shared.ts";
 
 /** One round of one row: its log ratio and what the process said about its own sampling. */
 export interface RowRound {
@@ -103,6 +104,17 @@ export interface FileCost {
   processes: number;
 }
 
+/**
+ * Expected wall time of a shared process (shared.ts): the costliest file's start and load once,
+ * each other file's load at the share a shared process pays for it, and every file's rows (ms).
+ */
+export function sharedProcessMs(loadsMs: readonly number[], rowsMs: readonly number[]): number {
+  if (loadsMs.length === 0) return 0;
+  const start = Math.max(...loadsMs);
+  const loads = loadsMs.reduce((sum, ms) => sum + ms, 0);
+  return start + SHARED_LOAD_SHARE * (loads - start) + rowsMs.reduce((sum, ms) => sum + ms, 0);
+}
+
 /** What fitting the minimum rounds into the budget gave. */
 export interface BudgetFit {
   budget: SamplingBudget;
@@ -112,18 +124,30 @@ export interface BudgetFit {
   fits: boolean;
 }
 
-/** Estimated wall time of one round of these files at one budget per row (s). */
-export function roundSeconds(files: readonly FileCost[], budget: SamplingBudget, jobs: number): number {
-  const processes = files.flatMap((f) =>
-    Array.from({ length: f.processes }, () =>
-      processMs(
-        f.loadMs,
-        Array.from({ length: f.rows }, () => budget),
-        f.processes > 1 ? 1 : 2,
+/**
+ * Estimated wall time of one round of these files at one budget per row (s): half a cycle, whose
+ * two rounds' processes run `jobs` at a time. Duet files share processes of `filesPerProcess`.
+ */
+export function roundSeconds(files: readonly FileCost[], budget: SamplingBudget, jobs: number, filesPerProcess = 1): number {
+  const rowsMs = (f: FileCost, sides: number) =>
+    processMs(
+      0,
+      Array.from({ length: f.rows }, () => budget),
+      sides,
+    );
+  const alone = files.filter((f) => f.processes > 1 || filesPerProcess <= 1);
+  const shared = files.filter((f) => !alone.includes(f));
+  const round = alone.flatMap((f) => Array.from({ length: f.processes }, () => f.loadMs + rowsMs(f, f.processes > 1 ? 1 : 2)));
+  for (let at = 0; at < shared.length; at += filesPerProcess) {
+    const group = shared.slice(at, at + filesPerProcess);
+    round.push(
+      sharedProcessMs(
+        group.map((f) => f.loadMs),
+        group.map((f) => rowsMs(f, 2)),
       ),
-    ),
-  );
-  return parallelMs(processes, jobs) / 1000;
+    );
+  }
+  return parallelMs([...round, ...round], jobs) / 2000;
 }
 
 /**
@@ -142,13 +166,13 @@ export const MINIMUM_SHARE = 1 / 3;
 export function fitMinimumRounds(
   files: readonly FileCost[],
   budget: SamplingBudget,
-  options: { minRounds: number; maxTimeS: number; jobs: number; floorNs?: number },
+  options: { minRounds: number; maxTimeS: number; jobs: number; floorNs?: number; filesPerProcess?: number },
 ): BudgetFit {
   const floor = Math.min(budget.sideNs, options.floorNs ?? SIDE_NS_LIMITS.min);
   let sideNs = budget.sideNs;
   for (;;) {
     const candidate = sideNs === budget.sideNs ? budget : budgetAt(sideNs, budget);
-    const minimumS = options.minRounds * roundSeconds(files, candidate, options.jobs);
+    const minimumS = options.minRounds * roundSeconds(files, candidate, options.jobs, options.filesPerProcess);
     if (minimumS <= MINIMUM_SHARE * options.maxTimeS || sideNs <= floor)
       return { budget: candidate, minimumS, fits: minimumS <= 0.9 * options.maxTimeS };
     sideNs = Math.max(floor, sideNs * 0.8);

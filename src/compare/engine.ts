@@ -25,7 +25,7 @@ import { measureReason, sameSources, type BundleSources, type SideBundle } from 
 import { layoutDraw } from "./layout.ts";
 import { ignoreEvents, type OnCompareEvent } from "./events.ts";
 import { expectedLabels, planFile, type FilePlan, type InventoryOutcome } from "./jobs.ts";
-import { CYCLE, measureRounds, type MeasuredFile, type RowSelection, type RunProcess } from "./rounds.ts";
+import { CYCLE, measureRounds, type MeasuredFile, type RunProcess, type RunShared } from "./rounds.ts";
 import { makeRunTemp, ownPath } from "./reclaim.ts";
 import { profileRows, type ProfileRows } from "./profile-run.ts";
 import { collectRows } from "./rows.ts";
@@ -176,10 +176,9 @@ function processRunner(store: RunStore, sides: Record<Side, SideTree>, bundles: 
   // Processes run several at a time (--jobs): each writes its report to a file of its own,
   // removed once read (what it measured is in rounds.ndjson by then).
   let serial = 0;
-  return (file: string, kind: Job["kind"], order: readonly Side[], parts: Job["parts"], rows: RowSelection = {}): Promise<BenchOutcome> => {
-    const jobSides: JobSide[] = order.map((side) => ({ side, bundle: bundles.sides[side].get(file)!.path! }));
-    const layout = layoutDraw(kind, () => differs(file), process.env.XBENCH_LAYOUT);
-    const job: Job = { protocol: CHILD_PROTOCOL, kind, sides: jobSides, parts, budget: plan.budget, execStats, layout, ...rows };
+  const jobSides = (file: string, order: readonly Side[]): JobSide[] =>
+    order.map((side) => ({ side, bundle: bundles.sides[side].get(file)!.path! }));
+  const start = (job: Job, order: readonly Side[], timeoutMs: number): Promise<BenchOutcome> => {
     // A duet process runs in head's root: both sides' bundles import by absolute path.
     const root = sides[order.length === 1 ? order[0]! : "head"].root;
     const launch = runtimeLaunch(plan.runtime, root, bundles.driver);
@@ -189,9 +188,35 @@ function processRunner(store: RunStore, sides: Record<Side, SideTree>, bundles: 
       cwd: root,
       env: { ...env, ...launch.env, XBENCH_SIDE: order.length === 1 ? order[0]! : "both", [CHILD_ENV.job]: JSON.stringify(job) },
       resultFile,
-      timeoutMs: plan.timeoutS * 1000,
+      timeoutMs,
     }).finally(() => rmSync(resultFile, { force: true }));
   };
+  const run: RunProcess = (file, kind, order, parts, rows = {}) => {
+    const layout = layoutDraw(kind, () => differs(file), process.env.XBENCH_LAYOUT);
+    const job: Job = {
+      protocol: CHILD_PROTOCOL,
+      kind,
+      sides: jobSides(file, order),
+      parts,
+      budget: plan.budget,
+      execStats,
+      layout,
+      ...rows,
+    };
+    return start(job, order, plan.timeoutS * 1000);
+  };
+  // Each file of a shared process may take what a process of its own may (--timeout).
+  const runShared: RunShared = (files, order) => {
+    const jobFiles = files.map(({ file, rows }) => ({
+      file,
+      sides: jobSides(file, order),
+      layout: layoutDraw("duet", () => differs(file), process.env.XBENCH_LAYOUT),
+      ...rows,
+    }));
+    const job: Job = { protocol: CHILD_PROTOCOL, kind: "duet", sides: [], parts: "timed", budget: plan.budget, files: jobFiles };
+    return start(job, order, plan.timeoutS * 1000 * files.length);
+  };
+  return { run, runShared };
 }
 
 /**
@@ -455,7 +480,16 @@ export async function runRounds(
   const done = new Set(store.records.map((r) => recordKey(r.round, r.file, r.job)));
   const files = await inventoryFiles(store, sides, bundles, run.run, done, onEvent);
   const analyze = rowAnalysis(store);
-  const { rounds, stoppedBy, measuredS } = await measureRounds({ store, files, run: run.run, done, analyze, onEvent, started });
+  const { rounds, stoppedBy, measuredS } = await measureRounds({
+    store,
+    files,
+    run: run.run,
+    runShared: run.runShared,
+    done,
+    analyze,
+    onEvent,
+    started,
+  });
   const loadEnd = currentLoad();
   const result = compareResult(store.plan, { rounds, stoppedBy, measuredS, rows: analyze(rounds), loadEnd });
   const timing = { wallMs: performance.now() - started, childMs: run.childMs() };
@@ -463,14 +497,18 @@ export async function runRounds(
 }
 
 /** Every bench process counts as bench time: inventories, and those that failed or timed out. */
-function timedRunner(runProcess: RunProcess): { run: RunProcess; childMs: () => number } {
+function timedRunner(runners: { run: RunProcess; runShared: RunShared }): { run: RunProcess; runShared: RunShared; childMs: () => number } {
   let childMs = 0;
-  const run: RunProcess = async (...job) => {
-    const outcome = await runProcess(...job);
-    childMs += outcome.wallMs;
-    return outcome;
+  const timed = async (outcome: Promise<BenchOutcome>) => {
+    const done = await outcome;
+    childMs += done.wallMs;
+    return done;
   };
-  return { run, childMs: () => childMs };
+  return {
+    run: (...job) => timed(runners.run(...job)),
+    runShared: (...job) => timed(runners.runShared(...job)),
+    childMs: () => childMs,
+  };
 }
 
 /**

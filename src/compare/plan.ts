@@ -30,6 +30,7 @@ import {
 import { wholeCycles } from "./sampling.ts";
 import { didYouMean } from "../util/suggest.ts";
 import { PLAN_VERSION, type RunPlan, type RunSettings, type SamplingRule } from "./store.ts";
+import { DEFAULT_FILES_PER_PROCESS } from "./shared.ts";
 
 /** What the user asked for on the command line, validated. */
 export interface CompareRequest extends Omit<RunSettings, "sampling" | "budget" | "budgetFixed" | "budgetFitted"> {
@@ -249,6 +250,7 @@ export function makePlan(request: CompareRequest): RunPlan {
     budget: samplingBudget(request.sideTimeMs),
     ...(request.sideTimeMs !== undefined ? { budgetFixed: true } : {}),
     jobs: request.jobs ?? 1,
+    filesPerProcess: request.filesPerProcess ?? DEFAULT_FILES_PER_PROCESS,
     // A new order of sides for every run, kept in the plan so that a resumed run continues it.
     seed: randomInt(2 ** 31),
     base: { ref: base.ref, sha: base.sha, dirty: false },

@@ -11,6 +11,7 @@ import type { BenchOutcome } from "../runner/spawn.ts";
 import { orderAt } from "../schedule/orderings.ts";
 import { halfWidth, intervalRows } from "../report/analyze.ts";
 import {
+  sharedProcessMs,
   bestSideNs,
   budgetAt,
   fitMinimumRounds,
@@ -25,6 +26,7 @@ import { expectedLabels, jobsFor, type FileJob, type FilePlan, type InventoryOut
 import { collectRows } from "./rows.ts";
 import { rowOpen, stopReason, TIME_SLACK, type StopReason } from "./sampling.ts";
 import { recordKey, type RoundRecord, type RunStore } from "./store.ts";
+import { SHARED_LOAD_SHARE, shareFiles, splitShared } from "./shared.ts";
 
 const SIDES = ["base", "head"] as const;
 /** Rounds per cycle: both orders of the two sides. */
@@ -42,6 +44,9 @@ export type RunProcess = (
   rows?: RowSelection,
 ) => Promise<BenchOutcome>;
 
+/** Starts one shared process (shared.ts): the files one after another, both sides of each in `order`. */
+export type RunShared = (files: Array<{ file: string; rows: RowSelection }>, order: readonly Side[]) => Promise<BenchOutcome>;
+
 /** A file to measure: its plan (which jobs, which sides) and what each side registered. */
 export interface MeasuredFile {
   plan: FilePlan;
@@ -52,6 +57,8 @@ export interface RoundsContext {
   store: RunStore;
   files: MeasuredFile[];
   run: RunProcess;
+  /** Runs shared processes; without it every file has processes of its own. */
+  runShared?: RunShared;
   /** recordKey()s of the processes the store already holds (a resumed run does not repeat them). */
   done: Set<string>;
   /** The analyzed rows after a number of rounds. */
@@ -69,6 +76,8 @@ interface Work {
   job: FileJob;
   rows: RowSelection;
   estimateMs: number;
+  /** A shared process: these files' duet jobs, in the order the process runs them (`file` and `job` are the first's). */
+  members?: Work[];
 }
 
 /** The measuring phase's clock: wall time of this invocation's rounds plus what earlier ones recorded. */
@@ -137,6 +146,7 @@ function fitBudget(ctx: RoundsContext): void {
     maxTimeS: sampling.maxTimeS,
     jobs: plan.jobs ?? 1,
     floorNs,
+    filesPerProcess: filesPerProcess(ctx),
   });
   if (fit.budget.sideNs < plan.budget.sideNs) {
     ctx.onEvent({ type: "budget", sideMs: fit.budget.sideNs / 1e6, fromMs: plan.budget.sideNs / 1e6, minRounds: sampling.minRounds });
@@ -188,7 +198,53 @@ function cycleWork(ctx: RoundsContext, round: number, rows: Row[], open: Set<str
   }
   // Round by round, as the progress line reports them.
   work.sort((x, y) => x.round - y.round);
-  return work;
+  return shareProcesses(ctx, work);
+}
+
+/** Files that share processes (shared.ts) in this run, or 1. */
+function filesPerProcess(ctx: RoundsContext): number {
+  return ctx.runShared ? (ctx.store.plan.filesPerProcess ?? 1) : 1;
+}
+
+/**
+ * The duet jobs of each round gathered into shared processes; other jobs keep processes of their
+ * own. A cycle's two rounds run at once, so with more `--jobs` than that a round's files are
+ * split over enough processes to keep every core busy.
+ */
+function shareProcesses(ctx: RoundsContext, work: Work[]): Work[] {
+  const perProcess = filesPerProcess(ctx);
+  if (perProcess <= 1) return work;
+  const processesPerRound = Math.ceil((ctx.store.plan.jobs ?? 1) / CYCLE);
+  const out: Work[] = [];
+  for (const round of [...new Set(work.map((w) => w.round))]) {
+    const mine = work.filter((w) => w.round === round);
+    out.push(...mine.filter((w) => w.job.kind !== "duet"));
+    const duets = mine.filter((w) => w.job.kind === "duet");
+    for (const members of shareFiles(
+      duets,
+      Math.min(perProcess, Math.ceil(duets.length / processesPerRound)),
+      ctx.store.plan.seed,
+      round,
+    )) {
+      out.push(members.length === 1 ? members[0]! : sharedWork(members));
+    }
+  }
+  return out;
+}
+
+/** One shared process of these files: its estimate from theirs, each member's own estimate its share of it. */
+function sharedWork(members: Work[]): Work {
+  const loads = members.map((m) => m.file.outcome.loadMs ?? 0);
+  const rows = members.map((m, i) => m.estimateMs - loads[i]!);
+  const estimateMs = sharedProcessMs(loads, rows);
+  const startShare = (estimateMs - rows.reduce((a, b) => a + b, 0)) / members.length;
+  const first = members[0]!;
+  return {
+    ...first,
+    rows: {},
+    estimateMs,
+    members: members.map((m, i) => ({ ...m, estimateMs: rows[i]! + startShare })),
+  };
 }
 
 /** Per open timed row, the budget allocate.ts finds best from its rounds so far (none for rows it cannot judge yet). */
@@ -201,7 +257,9 @@ function rowBudgets(
   const { plan, records } = ctx.store;
   if (plan.budgetFixed || plan.sampling.targetHalfWidth === undefined) return undefined;
   const rowsInProcess = Math.max(1, labels.length);
-  const overheadNs = ((outcome.loadMs ?? 0) * 1e6) / (2 * rowsInProcess);
+  // In a shared process a file pays only a share of a process's start and load.
+  const loadShare = filesPerProcess(ctx) > 1 && ctx.files.find((f) => f.plan.file === file)?.plan.timed === "duet" ? SHARED_LOAD_SHARE : 1;
+  const overheadNs = ((outcome.loadMs ?? 0) * loadShare * 1e6) / (2 * rowsInProcess);
   const budgets: Record<string, SamplingBudget> = {};
   for (const label of labels) {
     const sideNs = bestSideNs(rowRounds(records, file, label, plan.budget.sideNs), overheadNs);
@@ -272,19 +330,20 @@ function fitCycle(ctx: RoundsContext, round: number, work: Work[], elapsedS: num
   // busier (docs/measurements.md, "Real suites").
   const owed = round < minRounds ? Math.ceil((minRounds - round) / CYCLE) : 1;
   const remainingS = (TIME_SLACK * maxTimeS - elapsedS) / owed;
+  const rescaled = (w: Work, factor: number): Work => {
+    if (w.job.parts === "extras") return w;
+    const labels = w.rows.labels ?? [];
+    const rowBudgets = Object.fromEntries(
+      labels.map((label) => {
+        const sideNs = w.rows.rowBudgets?.[label]?.sideNs ?? plan.budget.sideNs;
+        return [label, budgetAt(Math.max(SIDE_NS_LIMITS.min, sideNs * factor), plan.budget, plan.budget.warmupNs)];
+      }),
+    );
+    const rows: RowSelection = { ...w.rows, rowBudgets };
+    return { ...w, rows, estimateMs: estimateMs(ctx, w.file, w.job, rows) };
+  };
   const scaled = (factor: number): Work[] =>
-    work.map((w) => {
-      if (w.job.parts === "extras") return w;
-      const labels = w.rows.labels ?? [];
-      const rowBudgets = Object.fromEntries(
-        labels.map((label) => {
-          const sideNs = w.rows.rowBudgets?.[label]?.sideNs ?? plan.budget.sideNs;
-          return [label, budgetAt(Math.max(SIDE_NS_LIMITS.min, sideNs * factor), plan.budget, plan.budget.warmupNs)];
-        }),
-      );
-      const rows: RowSelection = { ...w.rows, rowBudgets };
-      return { ...w, rows, estimateMs: estimateMs(ctx, w.file, w.job, rows) };
-    });
+    work.map((w) => (w.members ? sharedWork(w.members.map((m) => rescaled(m, factor))) : rescaled(w, factor)));
   if (cycleSeconds(ctx, round, work) <= remainingS) return work;
   let [low, high] = [0, 1];
   for (let i = 0; i < 12; i++) {
@@ -327,35 +386,50 @@ async function runCycle(ctx: RoundsContext, round: number, work: Work[], elapsed
   // A file whose process timed out runs no more processes: its rows failed with the timeout,
   // and waiting out --timeout again in every round would only delay the one clear line.
   const timedOut = new Set<string>();
+  const keep = (w: Work, result: BenchOutcome) => {
+    if (result.timedOut) timedOut.add(w.file.plan.file);
+    const record: RoundRecord = {
+      round: w.round,
+      file: w.file.plan.file,
+      job: w.job.name,
+      sides: w.job.sides,
+      wallMs: result.wallMs,
+      rows: result.report.rows,
+      phaseMs: Math.round(elapsedMs()),
+      estimateMs: Math.round(w.estimateMs),
+      ...(w.rows.rowBudgets ? { budgets: sideTimes(w.rows.rowBudgets) } : {}),
+    };
+    store.append(
+      result.error === undefined
+        ? record
+        : { ...record, error: result.error, expected: expectedLabels(w.file.outcome, w.job, w.rows.labels) },
+    );
+    done.add(recordKey(w.round, w.file.plan.file, w.job.name));
+  };
+  const alone = async (w: Work) => {
+    if (w.round === 0) onEvent({ type: "working", what: `round 1: warming up and measuring ${w.file.plan.file}` });
+    keep(w, await run(w.file.plan.file, w.job.kind, w.job.sides, w.job.parts, w.rows));
+  };
+  // A shared process's files are kept one by one, as if each had had a process; the files a
+  // crash or a timeout kept it from reaching run in processes of their own, in the same round.
+  const shared = async (members: Work[]) => {
+    if (members[0]!.round === 0) onEvent({ type: "working", what: `round 1: warming up and measuring ${members.length} bench files` });
+    const files = members.map((m) => m.file.plan.file);
+    const outcome = await ctx.runShared!(
+      members.map((m) => ({ file: m.file.plan.file, rows: m.rows })),
+      members[0]!.job.sides,
+    );
+    const { parts, notRun } = splitShared(files, outcome);
+    for (const part of parts) keep(members[files.indexOf(part.file)]!, part.outcome);
+    for (const file of notRun) await alone(members[files.indexOf(file)]!);
+  };
   let next = 0;
   const worker = async () => {
     while (next < work.length) {
       const w = work[next++]!;
-      if (timedOut.has(w.file.plan.file)) {
-        pending.set(w.round, pending.get(w.round)! - 1);
-        report();
-        continue;
-      }
-      if (w.round === 0) onEvent({ type: "working", what: `round 1: warming up and measuring ${w.file.plan.file}` });
-      const result = await run(w.file.plan.file, w.job.kind, w.job.sides, w.job.parts, w.rows);
-      if (result.timedOut) timedOut.add(w.file.plan.file);
-      const record: RoundRecord = {
-        round: w.round,
-        file: w.file.plan.file,
-        job: w.job.name,
-        sides: w.job.sides,
-        wallMs: result.wallMs,
-        rows: result.report.rows,
-        phaseMs: Math.round(elapsedMs()),
-        estimateMs: Math.round(w.estimateMs),
-        ...(w.rows.rowBudgets ? { budgets: sideTimes(w.rows.rowBudgets) } : {}),
-      };
-      store.append(
-        result.error === undefined
-          ? record
-          : { ...record, error: result.error, expected: expectedLabels(w.file.outcome, w.job, w.rows.labels) },
-      );
-      done.add(recordKey(w.round, w.file.plan.file, w.job.name));
+      const members = (w.members ?? [w]).filter((m) => !timedOut.has(m.file.plan.file));
+      if (members.length === 1 && !w.members) await alone(w);
+      else if (members.length > 0) await shared(members);
       pending.set(w.round, pending.get(w.round)! - 1);
       report();
     }

@@ -48,6 +48,8 @@ export interface RunSettings {
   budgetFitted?: boolean;
   /** Bench processes run at once (`--jobs`); 1 in plans from before it. */
   jobs?: number;
+  /** Bench files one process measures one after another (`--files-per-process`); 1 in plans from before it. */
+  filesPerProcess?: number;
 }
 
 export const PLAN_VERSION = 2;

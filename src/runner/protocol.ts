@@ -5,7 +5,7 @@
  */
 import type { Side, Unit } from "../model/result.ts";
 
-export const CHILD_PROTOCOL = 3;
+export const CHILD_PROTOCOL = 4;
 
 /** One side's compiled bench file, loaded into the bench process in the order given. */
 export interface JobSide {
@@ -35,6 +35,20 @@ export interface SamplingBudget {
   minBatches: number;
 }
 
+/**
+ * One bench file of a shared process: its sides' bundles, in the order loaded, and what to
+ * measure of it. A shared process measures its files one after the other, each as a duet of its
+ * own (docs/compare.md, "Files that share a process").
+ */
+export interface JobFile {
+  /** The bench file, repo-relative: rows and lines of this file carry it. */
+  file: string;
+  sides: JobSide[];
+  layout?: LayoutDraw;
+  labels?: string[];
+  rowBudgets?: Record<string, SamplingBudget>;
+}
+
 export interface Job {
   protocol: typeof CHILD_PROTOCOL;
   kind: JobKind;
@@ -49,6 +63,8 @@ export interface Job {
   labels?: string[];
   /** Per timed label, a budget other than `budget` (compare/allocate.ts sizes each row's sampling). */
   rowBudgets?: Record<string, SamplingBudget>;
+  /** A shared process (kind `duet`, parts `timed`): these files one after the other; `sides`, `layout`, `labels` and `rowBudgets` are then per file. */
+  files?: JobFile[];
 }
 
 /**
@@ -90,12 +106,15 @@ export interface ChildRow {
   halves?: [number, number];
   /** Time the side spent warming up before its first measured batch, in ns. */
   warmupNs?: number;
+  /** In a shared process: the bench file the row belongs to. */
+  file?: string;
 }
 
 export type ChildLine =
   | ({ t: "inventory"; side: Side } & SideInventory)
   | ({ t: "row" } & ChildRow)
-  | { t: "load-error"; side: Side; message: string }
+  | { t: "load-error"; side: Side; message: string; file?: string }
+  | { t: "file-end"; file: string; ms: number }
   | { t: "end" };
 
 /** Environment variables the parent sets for a bench process. */
@@ -113,10 +132,14 @@ export interface ChildReport {
   loadErrors: Partial<Record<Side, string>>;
   /** The process wrote its last line: it finished every row it was asked for. */
   ended: boolean;
+  /** A shared process: per file that failed to load, why (the process went on to the next file). */
+  fileLoadErrors: Record<string, string>;
+  /** A shared process: per file it finished, the time the file took in the process (ms), its load included. */
+  fileEnds: Record<string, number>;
 }
 
 export function parseChildLines(text: string): ChildReport {
-  const report: ChildReport = { inventories: {}, rows: [], loadErrors: {}, ended: false };
+  const report: ChildReport = { inventories: {}, rows: [], loadErrors: {}, ended: false, fileLoadErrors: {}, fileEnds: {} };
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;
     let parsed: ChildLine;
@@ -131,7 +154,10 @@ export function parseChildLines(text: string): ChildReport {
     } else if (parsed.t === "inventory") {
       const { t: _, side, ...inventory } = parsed;
       report.inventories[side] = inventory;
-    } else if (parsed.t === "load-error") report.loadErrors[parsed.side] = parsed.message;
+    } else if (parsed.t === "load-error") {
+      if (parsed.file === undefined) report.loadErrors[parsed.side] = parsed.message;
+      else report.fileLoadErrors[parsed.file] ??= parsed.message;
+    } else if (parsed.t === "file-end") report.fileEnds[parsed.file] = parsed.ms;
     else if (parsed.t === "end") report.ended = true;
   }
   return report;

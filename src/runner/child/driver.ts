@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import { commandRows, firstLine, metricRows } from "xbench-internal:extras";
 import { prepare, sample } from "xbench-internal:sampler";
 import type { Side } from "../../model/result.ts";
-import type { ChildLine, Job, JobSide } from "../protocol.ts";
+import type { ChildLine, Job, JobFile, JobSide, LayoutDraw, SamplingBudget } from "../protocol.ts";
 import type { Subject } from "./sampler.ts";
 import type { BenchmarkCase, SideDescription } from "./side.ts";
 
@@ -29,14 +29,22 @@ if (process.env.XBENCH_BE_BUN) {
 }
 const resultFile = process.env.XBENCH_RESULT_FILE!;
 
+/** In a shared process, the file being loaded or measured: its rows carry its name. */
+let currentFile: string | undefined;
+
 function emit(line: ChildLine): void {
-  appendFileSync(resultFile, `${JSON.stringify(line)}\n`);
+  const tagged = currentFile !== undefined && (line.t === "row" || line.t === "load-error") ? { ...line, file: currentFile } : line;
+  appendFileSync(resultFile, `${JSON.stringify(tagged)}\n`);
 }
 
-async function load(sides: JobSide[]): Promise<Described[]> {
+/**
+ * Loads each side's bundle in order. A side that cannot load ends the process, or, in a shared
+ * process, only that file's turn (undefined: the process goes on with the next file).
+ */
+async function load(sides: JobSide[], draw: LayoutDraw): Promise<Described[] | undefined> {
   const described: Described[] = [];
   for (const { side, bundle } of sides) {
-    if (layout === "side") heapPads.push(padHeap());
+    if (draw === "side") heapPads.push(padHeap());
     slot[LOADING_SIDE_KEY] = side;
     process.env.XBENCH_SIDE = side;
     try {
@@ -44,7 +52,8 @@ async function load(sides: JobSide[]): Promise<Described[]> {
       described.push({ side, ...(await module.describeSide(side)) });
     } catch (error) {
       emit({ t: "load-error", side, message: firstLine(error) });
-      process.exit(1);
+      if (currentFile === undefined) process.exit(1);
+      return undefined;
     } finally {
       slot[LOADING_SIDE_KEY] = undefined;
     }
@@ -111,16 +120,16 @@ process.on("exit", (code) => {
 });
 
 /** Measures one label on every side that has it: alternately when two sides do. */
-async function measureLabel(label: string, cases: Array<{ side: Side; benchmark: BenchmarkCase }>): Promise<void> {
+async function measureLabel(label: string, cases: Array<{ side: Side; benchmark: BenchmarkCase }>, budget: SamplingBudget): Promise<void> {
   measuring = { label, sides: cases.map((c) => c.side) };
   try {
-    await measureCases(label, cases);
+    await measureCases(label, cases, budget);
   } finally {
     measuring = undefined;
   }
 }
 
-async function measureCases(label: string, cases: Array<{ side: Side; benchmark: BenchmarkCase }>): Promise<void> {
+async function measureCases(label: string, cases: Array<{ side: Side; benchmark: BenchmarkCase }>, budget: SamplingBudget): Promise<void> {
   const subjects: Array<{ side: Side; subject: Subject }> = [];
   for (const { side, benchmark } of cases) {
     try {
@@ -144,7 +153,7 @@ async function measureCases(label: string, cases: Array<{ side: Side; benchmark:
     finish: subject.finish,
   }));
   try {
-    const results = await guarded(() => sample(tracked, job.rowBudgets?.[label] ?? job.budget));
+    const results = await guarded(() => sample(tracked, budget));
     for (const s of subjects) await s.subject.finish();
     subjects.forEach((s, i) => {
       const { value, batches, iterations, batchNs, halves, warmupNs } = results[i]!;
@@ -157,17 +166,35 @@ async function measureCases(label: string, cases: Array<{ side: Side; benchmark:
   }
 }
 
-async function measureTimed(described: Described[]): Promise<void> {
-  // A job may name the labels to measure (a profiled process measures one row).
+/** Which timed labels to measure (all when `labels` is absent: a profiled process names one) and any row's own budget. */
+type Selection = Pick<Job, "labels" | "rowBudgets">;
+
+async function measureTimed(described: Described[], selection: Selection): Promise<void> {
   const labels = [...new Set(described.flatMap((d) => d.benchmarks.map((b) => b.label)))].filter(
-    (l) => !job.labels || job.labels.includes(l),
+    (l) => !selection.labels || selection.labels.includes(l),
   );
   for (const label of labels) {
     const cases = described.flatMap((d) => {
       const benchmark = d.benchmarks.find((b) => b.label === label);
       return benchmark ? [{ side: d.side, benchmark }] : [];
     });
-    await measureLabel(label, cases);
+    await measureLabel(label, cases, selection.rowBudgets?.[label] ?? job.budget);
+  }
+}
+
+/**
+ * A shared process: each file's sides loaded and measured in turn, as a process of its own
+ * would, then a line with the time it took, so the parent can tell finished files from the one
+ * a crash or a timeout cut short.
+ */
+async function measureFiles(files: JobFile[]): Promise<void> {
+  for (const file of files) {
+    const start = performance.now();
+    currentFile = file.file;
+    const described = await load(file.sides, file.layout ?? "none");
+    if (described) await measureTimed(described, file);
+    currentFile = undefined;
+    emit({ t: "file-end", file: file.file, ms: performance.now() - start });
   }
 }
 
@@ -206,14 +233,20 @@ const heapPads: unknown[][] = [];
 slot.__xbenchHeapPads = heapPads;
 const layout = job.layout ?? (job.kind === "isolated" ? "process" : "none");
 if (layout === "process") heapPads.push(padHeap());
-const described = await load(job.sides);
-if (job.kind === "inventory") {
-  for (const description of described) emit(inventory(description));
-} else {
+if (job.files) {
   process.on("uncaughtException", onStrayError);
   process.on("unhandledRejection", onStrayError);
-  if (job.parts !== "extras") await measureTimed(described);
-  if (job.parts !== "timed") for (const description of described) await measureExtras(description);
+  await measureFiles(job.files);
+} else {
+  const described = (await load(job.sides, layout))!;
+  if (job.kind === "inventory") {
+    for (const description of described) emit(inventory(description));
+  } else {
+    process.on("uncaughtException", onStrayError);
+    process.on("unhandledRejection", onStrayError);
+    if (job.parts !== "extras") await measureTimed(described, job);
+    if (job.parts !== "timed") for (const description of described) await measureExtras(description);
+  }
 }
 ended = true;
 emit({ t: "end" });
