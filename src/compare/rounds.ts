@@ -24,7 +24,7 @@ import {
 import type { OnCompareEvent, WidestInterval } from "./events.ts";
 import { expectedLabels, jobsFor, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
 import { collectRows } from "./rows.ts";
-import { rowOpen, stopReason, TIME_SLACK, type StopReason } from "./sampling.ts";
+import { rowOpen, rowsWithinReach, stopReason, TIME_SLACK, type StopReason } from "./sampling.ts";
 import { recordKey, type RoundRecord, type RunStore } from "./store.ts";
 import { SHARED_LOAD_SHARE, shareFiles, splitShared } from "./shared.ts";
 
@@ -103,8 +103,8 @@ export async function measureRounds(ctx: RoundsContext): Promise<{ rounds: numbe
   let round = 0;
   for (; ; round += CYCLE) {
     const rows = ctx.analyze(round);
-    const open = openRows(ctx, round, rows);
     const elapsedS = elapsedMs() / 1000;
+    const open = openRows(ctx, round, rows, elapsedS);
     const work = fitCycle(ctx, round, cycleWork(ctx, round, rows, open), elapsedS);
     stoppedBy = stopReason(plan.sampling, {
       rounds: round,
@@ -165,11 +165,47 @@ function fitBudget(ctx: RoundsContext): void {
  * a row "fails" the analysis for having too few rounds; only a row whose benchmark or process
  * failed (a throw, a timeout) is closed then.
  */
-function openRows(ctx: RoundsContext, round: number, rows: Row[]): Set<string> {
+function openRows(ctx: RoundsContext, round: number, rows: Row[], elapsedS: number): Set<string> {
   const { plan, records } = ctx.store;
-  if (round >= plan.sampling.minRounds) return new Set(rows.filter((row) => rowOpen(plan.sampling, round, row)).map((row) => row.id));
+  if (round >= plan.sampling.minRounds) {
+    const open = rows.filter((row) => rowOpen(plan.sampling, round, row));
+    return withinReach(ctx, round, open, elapsedS) ?? new Set(open.map((row) => row.id));
+  }
   const failed = new Set(collectRows(plan.files, round, records).flatMap((raw) => (raw.error ? [raw.id] : [])));
   return new Set(rows.filter((row) => row.status !== "unchanged" && !failed.has(row.id)).map((row) => row.id));
+}
+
+/**
+ * Of the open rows, those the time left can bring to the target (sampling.ts rowsWithinReach),
+ * when it cannot bring them all; undefined: measure every open row.
+ */
+function withinReach(ctx: RoundsContext, round: number, open: Row[], elapsedS: number): Set<string> | undefined {
+  const { plan, records } = ctx.store;
+  const { targetHalfWidth: target, maxTimeS } = plan.sampling;
+  if (target === undefined || maxTimeS === undefined || plan.budgetFixed) return undefined;
+  const candidates = open.filter((row) => row.stats !== undefined);
+  if (candidates.length < open.length) return undefined;
+  const loads = new Map(ctx.files.map((f) => [f.plan.file, f.outcome.loadMs ?? 0]));
+  const openFiles = [...new Set(candidates.map((row) => row.file))].map((file) => loads.get(file) ?? 0);
+  const perRound = filesPerProcess(ctx) > 1 ? sharedProcessMs(openFiles, []) : openFiles.reduce((a, b) => a + b, 0);
+  const scale = estimateScale(ctx, round);
+  const rows = candidates.map((row) => {
+    const rounds = rowRounds(records, row.file, row.label, plan.budget.sideNs);
+    const sideNs = bestSideNs(rounds, 0) ?? plan.budget.sideNs;
+    const warmupNs = rounds.length > 0 ? rounds.reduce((sum, r) => sum + r.warmupNs, 0) / rounds.length : plan.budget.warmupNs;
+    return {
+      id: row.id,
+      rounds: row.stats!.n,
+      halfWidth: halfWidth(row),
+      cycleMs: scale * processMs(0, [budgetAt(sideNs, plan.budget, warmupNs)]) * CYCLE,
+    };
+  });
+  return rowsWithinReach(rows, {
+    target,
+    cycle: CYCLE,
+    budgetMs: (TIME_SLACK * maxTimeS - elapsedS) * 1000 * (plan.jobs ?? 1),
+    overheadPerCycleMs: scale * perRound * CYCLE,
+  });
 }
 
 /** The processes of the cycle that starts at `round`: every file's jobs for the rows still open. */
@@ -300,19 +336,23 @@ function estimateMs(ctx: RoundsContext, file: MeasuredFile, job: FileJob, rows: 
 
 /** Expected wall time of a cycle's processes (s), scaled by how the last cycle's estimates compared with what they took. */
 function cycleSeconds(ctx: RoundsContext, round: number, work: Work[]): number {
-  const { plan, records } = ctx.store;
-  const last = records.filter((r) => r.round >= round - CYCLE && r.round < round && r.estimateMs);
-  const actual = last.reduce((sum, r) => sum + r.wallMs, 0);
-  const expected = last.reduce((sum, r) => sum + r.estimateMs!, 0);
-  const scale = expected > 0 ? Math.min(3, Math.max(0.5, actual / expected)) : 1;
+  const { plan } = ctx.store;
   return (
-    (scale *
+    (estimateScale(ctx, round) *
       parallelMs(
         work.map((w) => w.estimateMs),
         plan.jobs ?? 1,
       )) /
     1000
   );
+}
+
+/** How the last cycle's processes took against their estimates (from 0.5 to 3; 1 before any). */
+function estimateScale(ctx: RoundsContext, round: number): number {
+  const last = ctx.store.records.filter((r) => r.round >= round - CYCLE && r.round < round && r.estimateMs);
+  const actual = last.reduce((sum, r) => sum + r.wallMs, 0);
+  const expected = last.reduce((sum, r) => sum + r.estimateMs!, 0);
+  return expected > 0 ? Math.min(3, Math.max(0.5, actual / expected)) : 1;
 }
 
 /**

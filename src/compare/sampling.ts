@@ -57,6 +57,47 @@ export function stopReason(rule: SamplingRule, state: SamplingState): StopReason
   return undefined;
 }
 
+/** An open row as the time left sees it: its rounds, its width, and what a cycle of it costs (ms of process time). */
+export interface OpenRow {
+  id: string;
+  rounds: number;
+  halfWidth: number;
+  cycleMs: number;
+}
+
+/**
+ * The open rows the next cycle measures when the time left cannot bring every open row to the
+ * target: the rows that can reach it, cheapest first, as many as fit `budgetMs` of process time
+ * (each cycle also pays `overheadPerCycleMs` for its processes' starts). A row's width is taken
+ * to fall as 1/√rounds. The others wait: once the chosen rows are done, the next cycle chooses
+ * again from what is left, and when no open row can reach the target in the time left, or all
+ * can, every open row is measured (undefined). Like the stop rule, this reads widths only, never
+ * where an interval lies (docs/statistics.md, "Sampling until the answer is clear").
+ */
+export function rowsWithinReach(
+  rows: readonly OpenRow[],
+  options: { target: number; cycle: number; budgetMs: number; overheadPerCycleMs: number },
+): Set<string> | undefined {
+  const needs = rows
+    .map((row) => {
+      const more = row.rounds * ((row.halfWidth / options.target) ** 2 - 1);
+      const cycles = Math.max(1, Math.ceil(more / options.cycle));
+      return { id: row.id, cycles, costMs: cycles * row.cycleMs };
+    })
+    .sort((a, b) => a.costMs - b.costMs);
+  const chosen = new Set<string>();
+  let rowsMs = 0;
+  let cycles = 0;
+  for (const need of needs) {
+    const longest = Math.max(cycles, need.cycles);
+    if (rowsMs + need.costMs + longest * options.overheadPerCycleMs > options.budgetMs) break;
+    chosen.add(need.id);
+    rowsMs += need.costMs;
+    cycles = longest;
+  }
+  return chosen.size === 0 || chosen.size === rows.length ? undefined : chosen;
+}
+
 /** Rounds rounded up to whole cycles. */
 export function wholeCycles(rounds: number, cycle: number): number {
   return Math.ceil(rounds / cycle) * cycle;

@@ -13,7 +13,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { NOISE, type Noise } from "../support/noise.ts";
-import { rowOpen } from "../../src/compare/sampling.ts";
+import { rowOpen, rowsWithinReach } from "../../src/compare/sampling.ts";
 import type { Row } from "../../src/model/result.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
 import { LEVEL, SEQUENTIAL_LEVEL, statsOfLogRatios } from "../../src/stats/paired.ts";
@@ -22,8 +22,20 @@ const RUNS = 3000;
 const MAX_ROUNDS = 60;
 const CONTEXT = { baseMedian: 1, headMedian: 1, ratioMedian: 0, ratioQ1: 0, ratioQ3: 0 };
 
-/** One row sampled as a compare samples it: the rounds until the stop rule closes it, and its last interval. */
-function sampleRow(noise: Noise, random: () => number, shift: number, target: number, level: number): [number, number] {
+/**
+ * One row sampled as a compare samples it: the rounds until the stop rule closes it, and its last
+ * interval. With `reachRounds`, the row also stops, for good, once the time left could not bring
+ * it to the target (sampling.ts rowsWithinReach, with no row beside it): when its width says it
+ * needs more than that many rounds in all.
+ */
+function sampleRow(
+  noise: Noise,
+  random: () => number,
+  shift: number,
+  target: number,
+  level: number,
+  reachRounds?: number,
+): [number, number] {
   const rule = { minRounds: 6, maxRounds: MAX_ROUNDS, targetHalfWidth: target };
   const d: number[] = [];
   for (;;) {
@@ -31,19 +43,32 @@ function sampleRow(noise: Noise, random: () => number, shift: number, target: nu
     const { stats } = statsOfLogRatios(d, CONTEXT, level);
     const row = { id: "r", file: "f", label: "r", unit: "ns", status: "ok", base: [], head: [], stats } as Row;
     if (!rowOpen(rule, d.length, row)) return stats.ci;
+    if (reachRounds !== undefined) {
+      const cycleMs = 1;
+      const within = rowsWithinReach([{ id: "r", rounds: d.length, halfWidth: stats.halfWidth, cycleMs }, OTHER_ROW], {
+        target,
+        cycle: 2,
+        budgetMs: ((reachRounds - d.length) / 2) * cycleMs,
+        overheadPerCycleMs: 0,
+      });
+      if (within && !within.has("r")) return stats.ci;
+    }
     d.push(shift + noise(random), shift + noise(random));
   }
 }
 
-function rates(noise: Noise, seed: number, target: number, level: number) {
+/** A row beside it that is always within reach, so that the one simulated can be left out alone. */
+const OTHER_ROW = { id: "other", rounds: 6, halfWidth: 0, cycleMs: 0 };
+
+function rates(noise: Noise, seed: number, target: number, level: number, reachRounds?: number) {
   const random = mulberry32(seed);
   const change = Math.expm1(Math.log(1.02));
   let verdicts = 0;
   let held = 0;
   for (let k = 0; k < RUNS; k++) {
-    const [lower, upper] = sampleRow(noise, random, 0, target, level);
+    const [lower, upper] = sampleRow(noise, random, 0, target, level, reachRounds);
     if (lower > 0 || upper < 0) verdicts++;
-    const [l2, u2] = sampleRow(noise, random, Math.log(1.02), target, level);
+    const [l2, u2] = sampleRow(noise, random, Math.log(1.02), target, level, reachRounds);
     if (l2 <= change && change <= u2) held++;
   }
   return { falseVerdicts: verdicts / RUNS, coverage: held / RUNS };
@@ -64,8 +89,40 @@ describe("a row that stops on its own width", () => {
     120_000,
   );
 
+  test.each(Object.entries(NOISE))(
+    "%s: rows left out when the time left cannot bring them to the target keep both promises",
+    (kind, noise) => {
+      for (const target of [0.007, 0.01, 0.014]) {
+        const { falseVerdicts, coverage } = rates(noise, kind.length * 7919 + target * 1e4, target, SEQUENTIAL_LEVEL, 24);
+        expect({ kind, target, falseVerdictsAtMost5: falseVerdicts <= BOUND }).toEqual({ kind, target, falseVerdictsAtMost5: true });
+        expect({ kind, target, coverageAtLeast95: coverage >= 1 - BOUND }).toEqual({ kind, target, coverageAtLeast95: true });
+      }
+    },
+    120_000,
+  );
+
   test("95% intervals do not hold 5% under the same rule (normal noise, ±1% target)", () => {
     const { falseVerdicts } = rates(NOISE.normal!, 20261202, 0.01, LEVEL);
     expect(falseVerdicts).toBeGreaterThan(BOUND);
   }, 120_000);
+});
+
+describe("which open rows the time left can bring to the target", () => {
+  const row = (id: string, halfWidth: number, cycleMs = 100) => ({ id, rounds: 6, halfWidth, cycleMs });
+  const options = { target: 0.01, cycle: 2, overheadPerCycleMs: 0 };
+
+  test("the rows that can reach it, cheapest first, as many as the time holds; the rest wait", () => {
+    // At 6 rounds: ±1.2% needs 3 more rounds (2 cycles), ±2% 18 more (9 cycles), ±10% hundreds.
+    const rows = [row("far", 0.1), row("near", 0.012), row("mid", 0.02)];
+    expect(rowsWithinReach(rows, { ...options, budgetMs: 1200 })).toEqual(new Set(["near", "mid"]));
+    expect(rowsWithinReach(rows, { ...options, budgetMs: 500 })).toEqual(new Set(["near"]));
+    // Each cycle's processes cost too: with 200 ms a cycle, only the near row fits 1200 ms.
+    expect(rowsWithinReach(rows, { ...options, budgetMs: 1200, overheadPerCycleMs: 200 })).toEqual(new Set(["near"]));
+  });
+
+  test("every open row when all fit, or none does", () => {
+    const rows = [row("a", 0.012), row("b", 0.02)];
+    expect(rowsWithinReach(rows, { ...options, budgetMs: 1e9 })).toBeUndefined();
+    expect(rowsWithinReach(rows, { ...options, budgetMs: 10 })).toBeUndefined();
+  });
 });
