@@ -45,12 +45,15 @@ function sampleRow(
     if (!rowOpen(rule, d.length, row)) return stats.ci;
     if (reachRounds !== undefined) {
       const cycleMs = 1;
-      const within = rowsWithinReach([{ id: "r", rounds: d.length, halfWidth: stats.halfWidth, cycleMs }, OTHER_ROW], {
-        target,
-        cycle: 2,
-        budgetMs: ((reachRounds - d.length) / 2) * cycleMs,
-        overheadPerCycleMs: 0,
-      });
+      const within = rowsWithinReach(
+        [{ id: "r", rounds: d.length, halfWidth: stats.halfWidth ?? Number.POSITIVE_INFINITY, cycleMs }, OTHER_ROW],
+        {
+          target,
+          cycle: 2,
+          budgetMs: ((reachRounds - d.length) / 2) * cycleMs,
+          overheadPerCycleMs: 0,
+        },
+      );
       if (within && !within.has("r")) return stats.ci;
     }
     d.push(shift + noise(random), shift + noise(random));
