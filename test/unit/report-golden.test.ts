@@ -1,0 +1,48 @@
+/**
+ * Byte-identical output for the saved results in test/fixtures: every format `xbench report`
+ * renders, as `report FILE --format F` reads the file (verdicts against its own min-effect, a
+ * saved gate decided again). The expected files are the renderers' output before they took an
+ * analysis instead of a result; a change to any byte is a change of behaviour, and is reviewed
+ * as one. The HTML page carries the run's start and end from the result itself, so it needs no
+ * masking.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "pathe";
+import { withMinEffectResult } from "../../src/report/analyze.ts";
+import { decideGate } from "../../src/report/gate.ts";
+import { renderHtml } from "../../src/report/html.ts";
+import { parseResult, renderJson } from "../../src/report/json.ts";
+import { renderMarkdown } from "../../src/report/markdown.ts";
+import { renderTerminal } from "../../src/report/terminal.ts";
+import { DEFAULT_MIN_EFFECT } from "../../src/stats/equivalence.ts";
+import type { CompareResult } from "../../src/model/result.ts";
+
+const FIXTURES = join(import.meta.dir, "..", "fixtures");
+const GOLDEN_RESULTS = ["aa", "mixed", "slower"] as const;
+
+const RENDER: Record<string, (result: CompareResult) => string> = {
+  "term.txt": (result) => renderTerminal(result, { color: false }),
+  "color.txt": (result) => renderTerminal(result, { color: true }),
+  md: renderMarkdown,
+  json: renderJson,
+  html: renderHtml,
+};
+
+function saved(name: string): CompareResult {
+  const file = join(FIXTURES, `${name}-result.json`);
+  const loaded = parseResult(readFileSync(file, "utf8"), file);
+  const read = withMinEffectResult(loaded, loaded.minEffect ?? DEFAULT_MIN_EFFECT);
+  return read.gate ? { ...read, gate: decideGate(read.rows, read.gate.rule) } : read;
+}
+
+describe("golden output of every format", () => {
+  for (const name of GOLDEN_RESULTS) {
+    for (const [ext, render] of Object.entries(RENDER)) {
+      test(`${name}-result.json as ${ext}`, () => {
+        const expected = readFileSync(join(FIXTURES, "golden", `${name}.${ext}`), "utf8");
+        expect(render(saved(name))).toBe(expected);
+      });
+    }
+  }
+});
