@@ -9,25 +9,25 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "pathe";
+import { analyzeResult } from "../../src/report/analysis.ts";
 import { withMinEffectResult } from "../../src/report/analyze.ts";
+import { renderer, type FormatKey } from "../../src/report/formats.ts";
 import { decideGate } from "../../src/report/gate.ts";
-import { renderHtml } from "../../src/report/html.ts";
-import { parseResult, renderJson } from "../../src/report/json.ts";
-import { renderMarkdown } from "../../src/report/markdown.ts";
-import { renderTerminal } from "../../src/report/terminal.ts";
+import { parseResult } from "../../src/report/json.ts";
 import { DEFAULT_MIN_EFFECT } from "../../src/stats/equivalence.ts";
 import type { CompareResult } from "../../src/model/result.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures");
 const GOLDEN_RESULTS = ["aa", "mixed", "slower"] as const;
 
-const RENDER: Record<string, (result: CompareResult) => string> = {
-  "term.txt": (result) => renderTerminal(result, { color: false }),
-  "color.txt": (result) => renderTerminal(result, { color: true }),
-  md: renderMarkdown,
-  json: renderJson,
-  html: renderHtml,
-};
+/** Golden file extension → the format and whether the terminal table is coloured. */
+const CASES: Array<[string, FormatKey, boolean]> = [
+  ["term.txt", "term", false],
+  ["color.txt", "term", true],
+  ["md", "markdown", false],
+  ["json", "json", false],
+  ["html", "html", false],
+];
 
 function saved(name: string): CompareResult {
   const file = join(FIXTURES, `${name}-result.json`);
@@ -38,10 +38,10 @@ function saved(name: string): CompareResult {
 
 describe("golden output of every format", () => {
   for (const name of GOLDEN_RESULTS) {
-    for (const [ext, render] of Object.entries(RENDER)) {
+    for (const [ext, format, color] of CASES) {
       test(`${name}-result.json as ${ext}`, () => {
         const expected = readFileSync(join(FIXTURES, "golden", `${name}.${ext}`), "utf8");
-        expect(render(saved(name))).toBe(expected);
+        expect(renderer(analyzeResult(saved(name)), { color })(format)).toBe(expected);
       });
     }
   }
