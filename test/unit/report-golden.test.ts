@@ -1,10 +1,9 @@
 /**
  * Byte-identical output for the saved results in test/fixtures: every format `xbench report`
  * renders, as `report FILE --format F` reads the file (verdicts against its own min-effect, a
- * saved gate decided again). The expected files are the renderers' output before they took an
- * analysis instead of a result; a change to any byte is a change of behaviour, and is reviewed
- * as one. The HTML page carries the run's start and end from the result itself, so it needs no
- * masking.
+ * saved gate decided again). The expected files in test/fixtures/golden have no update switch:
+ * a change to any byte is a change of behaviour, made and reviewed on purpose. The HTML page
+ * carries the run's start and end from the result itself, so it needs no masking.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
