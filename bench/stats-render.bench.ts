@@ -1,8 +1,7 @@
 /**
  * The renderers every compare ends with, written with vitest's bench API (xbench runs vitest,
  * tinybench, Benchmark.js and Deno.bench suites as they are): the terminal table, the
- * markdown comment and the JSON result of an analyzed A/A table, and every output a compare
- * writes from one analysis against an analysis per format. `xbench compare --base HEAD
+ * markdown comment and the JSON result of an analyzed A/A table. `xbench compare --base HEAD
  * stats` (the README's quick start) runs it beside stats.bench.ts.
  */
 import { readFileSync } from "node:fs";
@@ -14,7 +13,6 @@ import { renderJson } from "../src/report/json.ts";
 import { renderMarkdown } from "../src/report/markdown.ts";
 import { renderTerminal } from "../src/report/terminal.ts";
 import { analyzeResult } from "../src/report/analysis.ts";
-import { renderer } from "../src/report/formats.ts";
 
 let result: CompareResult;
 
@@ -25,18 +23,6 @@ beforeAll(() => {
     { holm: false },
   );
   result = { ...seed, rows };
-});
-
-describe("every output of a compare (terminal, markdown, JSON, HTML)", () => {
-  const formats = ["term", "markdown", "json", "html"] as const;
-  bench("one analysis", () => {
-    const render = renderer(analyzeResult(result), { color: false });
-    for (const format of formats) render(format);
-  });
-  // What renderers cost when each read the result itself (the A/A reading once per format).
-  bench("an analysis per format", () => {
-    for (const format of formats) renderer(analyzeResult(result), { color: false })(format);
-  });
 });
 
 describe("render A/A table", () => {
