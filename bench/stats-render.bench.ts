@@ -12,6 +12,7 @@ import { analyzeRows } from "../src/report/analyze.ts";
 import { renderJson } from "../src/report/json.ts";
 import { renderMarkdown } from "../src/report/markdown.ts";
 import { renderTerminal } from "../src/report/terminal.ts";
+import { analyzeResult } from "../src/report/analysis.ts";
 
 let result: CompareResult;
 
@@ -26,10 +27,10 @@ beforeAll(() => {
 
 describe("render A/A table", () => {
   bench("terminal", () => {
-    renderTerminal(result, { color: false });
+    renderTerminal(analyzeResult(result), { color: false });
   });
   bench("markdown", () => {
-    renderMarkdown(result);
+    renderMarkdown(analyzeResult(result));
   });
   bench("json", () => {
     renderJson(result);

@@ -10,6 +10,7 @@ import { renderMarkdown } from "../src/report/markdown.ts";
 import type { CompareResult } from "../src/model/result.ts";
 import { planRounds } from "../src/schedule/orderings.ts";
 import { pairedStats, studentT975 } from "../src/stats/paired.ts";
+import { analyzeResult } from "../src/report/analysis.ts";
 
 const rounds = 1000;
 const base = Array.from({ length: rounds }, (_, i) => 1000 + ((i * 7919) % 97));
@@ -27,7 +28,7 @@ bench("analyzeRows + renderMarkdown (A/A table)", () => {
     seedTable.rows.map((r) => ({ ...r, presentOn: { base: true, head: true } })),
     { holm: false },
   );
-  return renderMarkdown({ ...seedTable, rows });
+  return renderMarkdown(analyzeResult({ ...seedTable, rows }));
 });
 
 await run();

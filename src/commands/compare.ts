@@ -22,17 +22,17 @@ import {
   renderTerminal as renderTracerTerminal,
 } from "../suites/tracer/index.ts";
 import { runTracerBenchWithProgress } from "../output/tracer-progress.ts";
-import { checkOutputTargets, jsonTakesStdout, prettyJson, writeReport, type OutputTargets } from "../output/writer.ts";
+import { colorFor } from "../output/color.ts";
+import { checkOutputTargets, prettyJson, tableStream, writeReport } from "../output/writer.ts";
 import { runCompare } from "../compare/engine.ts";
 import { checkProfiler } from "../compare/profile-run.ts";
 import { createStore, inRunFolder, openStore, type RunStore } from "../compare/store.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
-import { renderHtml } from "../report/html.ts";
-import { renderJson } from "../report/json.ts";
+import { analyzeResult } from "../report/analysis.ts";
+import { FILE_FLAGS, fileTargets, fileTexts, renderer } from "../report/formats.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { checkRuntime } from "../runner/runtimes.ts";
-import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
-import { renderTerminal } from "../report/terminal.ts";
+import { COMMENT_MARKER } from "../report/markdown.ts";
 import type { GateRule } from "../model/result.ts";
 import { parseShard, resultSettings } from "../compare/shard.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
@@ -49,11 +49,6 @@ function checkRounds(rounds: number): number {
 function describeSampling(rule: SamplingRule): string {
   if (rule.targetHalfWidth === undefined) return `${rule.minRounds} rounds`;
   return `${rule.minRounds}+ rounds until every interval is within ±${(rule.targetHalfWidth * 100).toFixed(1)}% or ${rule.maxTimeS} s`;
-}
-
-/** `--json`, `--markdown` and `--html` as given (an empty one is none). */
-function outputTargets(flags: { json?: string; markdown?: string; html?: string }): OutputTargets {
-  return { json: flags.json || undefined, markdown: flags.markdown || undefined, html: flags.html || undefined };
 }
 
 /** A flag of compare's table, as typed. */
@@ -113,9 +108,7 @@ const COMPARE_FLAGS = {
   build: RUN_FLAGS.build,
   install: { type: "boolean", description: "Install dependencies per side instead of linking head's node_modules" },
   ...TIME_FLAGS,
-  json: { type: "string", path: "file", description: "Write the result (JSON schema with raw rounds) to FILE, - for stdout" },
-  markdown: { type: "string", path: "file", description: "Write the markdown report to FILE" },
-  html: { type: "string", path: "file", description: "Write a self-contained HTML report (plots, table) to FILE" },
+  ...FILE_FLAGS,
   comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
   verbose: { type: "boolean", description: "A note for each row that missed the sampling target, not only one for all" },
   holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
@@ -192,7 +185,7 @@ async function compareBenchFiles(
 ): Promise<number> {
   requireBundler();
   // Fail before measuring anything when a report could never be written or the comment posted.
-  const targets = outputTargets(flags);
+  const targets = fileTargets(flags);
   checkOutputTargets(targets);
   const commentTarget = flags.comment ? pullRequestTarget() : undefined;
   if (flags.profile && !flags.resume) checkProfiler(flags.runtime);
@@ -238,16 +231,13 @@ async function compareBenchFiles(
   const { timing } = outcome;
   const measured = { ...outcome.result, settings: resultSettings(plan) };
   const result = rule ? { ...measured, gate: decideGate(measured.rows, rule) } : measured;
-  const json = renderJson(result);
+  // One analysis of the result, each format rendered from it at most once.
+  const render = renderer(analyzeResult(result), { color: colorFor(tableStream(targets)), dirtyStated: true, verbose: flags.verbose });
+  const json = render("json");
   const resultFile = join(store.dir, "result.json");
   inRunFolder(store.dir, resultFile, () => writeFileAtomic(resultFile, json));
-  const markdown = renderMarkdown(result);
-  const table = renderTerminal(result, {
-    color: !jsonTakesStdout(targets) && !!process.stdout.isTTY,
-    dirtyStated: true,
-    verbose: flags.verbose,
-  });
-  writeReport({ table: `${table}\n`, json, markdown, html: targets.html ? renderHtml(result) : undefined }, targets, resultFile);
+  const markdown = render("markdown");
+  writeReport({ ...fileTexts(targets, render), table: `${render("term")}\n`, json }, targets, resultFile);
   if (result.profile?.files) log.info(`profiles: ${result.profile.files.base} (base) · ${result.profile.files.head} (head)`);
   else if (result.profile && !result.rows.some((row) => row.profile))
     log.info("--profile: no row has a verdict of slower or faster, so none was profiled (--profile all profiles every row)");
@@ -303,7 +293,7 @@ async function compareTracerSuite(flags: CompareFlags, filter: string | undefine
   if (clash) throw usageError(`--suite tracer does not take ${clash}`);
   if (filter) throw usageError("--suite tracer runs its own rows; drop the filter");
   // Fail before measuring anything when a report could never be written or the comment posted.
-  const targets = outputTargets(flags);
+  const targets = fileTargets(flags);
   checkOutputTargets(targets);
   const commentTarget = flags.comment ? pullRequestTarget() : undefined;
   const sides = resolveRevisions({ cwd: process.cwd(), base: flags.base || undefined, head: flags.head || undefined });

@@ -5,22 +5,17 @@ import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput } fr
 import { mergeShards } from "../compare/shard.ts";
 import { usageError } from "../errors.ts";
 import type { CompareResult } from "../model/result.ts";
+import { colorFor } from "../output/color.ts";
 import { log } from "../output/log.ts";
-import { checkOutputTargets, writeReport } from "../output/writer.ts";
-import { failureLines, nothingCompared } from "../report/analyze.ts";
+import { checkOutputTargets, tableStream, writeReport } from "../output/writer.ts";
+import { analyzeResult } from "../report/analysis.ts";
+import { failureLines, nothingCompared, withMinEffectResult } from "../report/analyze.ts";
+import { FILE_FLAGS, FORMAT_NAMES, fileTargets, fileTexts, formatNamed, renderer } from "../report/formats.ts";
 import { decideGate, exitStatus } from "../report/gate.ts";
 import { GATE_FLAGS, gateRule } from "./flags.ts";
-import { renderHtml } from "../report/html.ts";
-import { withMinEffectResult } from "../report/analyze.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
-import { parseResult, renderJson } from "../report/json.ts";
-import { COMMENT_MARKER, renderMarkdown } from "../report/markdown.ts";
-import { renderTerminal } from "../report/terminal.ts";
-
-/** Colour on a terminal only, and never when NO_COLOR is set (https://no-color.org). */
-function wantsColor(): boolean {
-  return !!process.stdout.isTTY && !process.env.NO_COLOR;
-}
+import { parseResult } from "../report/json.ts";
+import { COMMENT_MARKER } from "../report/markdown.ts";
 
 function readResultFile(file: string): string {
   try {
@@ -42,15 +37,6 @@ function loadResult(files: string[], merge: boolean): CompareResult {
   return mergeShards(files.map((source) => ({ source, result: parseResult(readResultFile(source), source) })));
 }
 
-type Format = "term" | "md" | "json" | "html";
-
-function render(result: CompareResult, format: Format, verbose: boolean): string {
-  if (format === "md") return renderMarkdown(result);
-  if (format === "json") return renderJson(result);
-  if (format === "html") return renderHtml(result);
-  return renderTerminal(result, { color: wantsColor(), verbose });
-}
-
 export const reportCommand = defineCommand({
   meta: {
     name: "report",
@@ -58,12 +44,10 @@ export const reportCommand = defineCommand({
   },
   args: {
     file: { type: "positional", description: "Result JSON written by compare --json (with --merge: every shard's)", rest: true },
-    format: { type: "enum", options: ["term", "md", "json", "html"], description: "Output format", default: "term" },
+    format: { type: "enum", options: FORMAT_NAMES, description: "Output format", default: "term" },
     merge: { type: "boolean", description: "The files are the shards of one compare (compare --shard I/N): check and merge them" },
     verbose: { type: "boolean", description: "A note for each row that missed the sampling target, not only one for all" },
-    json: { type: "string", path: "file", description: "Also write the result as JSON to FILE" },
-    markdown: { type: "string", path: "file", description: "Also write the markdown report to FILE" },
-    html: { type: "string", path: "file", description: "Also write the self-contained HTML report to FILE" },
+    ...FILE_FLAGS,
     "min-effect": {
       type: "string",
       valueHint: "PCT",
@@ -85,8 +69,7 @@ export const reportCommand = defineCommand({
     "xbench report --fail-on slower result.json      # judge a saved result",
   ],
   async run({ flags, positionals: files }) {
-    const given = (value: string | undefined) => value || undefined;
-    const targets = { json: given(flags.json), markdown: given(flags.markdown), html: given(flags.html) };
+    const targets = fileTargets(flags);
     checkOutputTargets(targets);
     const commentTarget = flags.comment ? pullRequestTarget() : undefined;
     const rule = gateRule(flags);
@@ -97,13 +80,12 @@ export const reportCommand = defineCommand({
     // its rule, so the rows it names always match the table.
     const gateBy = rule ?? saved.gate?.rule;
     const result = gateBy ? { ...saved, gate: decideGate(saved.rows, gateBy) } : saved;
-    process.stdout.write(render(result, flags.format, flags.verbose));
-    if (targets.json || targets.markdown || targets.html) {
-      const html = targets.html ? renderHtml(result) : undefined;
-      writeReport({ table: "", json: renderJson(result), markdown: renderMarkdown(result), html }, targets);
-    }
-    if (flags.merge && writeJobSummary(renderMarkdown(result))) log.info("report added to the job summary");
-    if (commentTarget) log.info(`PR comment ${await upsertComment(commentTarget, COMMENT_MARKER, renderMarkdown(result))}`);
+    // One analysis of the result, each format rendered from it at most once. The format asked for
+    // takes the table's place: on stdout, or on stderr when `--json -` takes stdout.
+    const render = renderer(analyzeResult(result), { color: colorFor(tableStream(targets)), verbose: flags.verbose });
+    writeReport({ ...fileTexts(targets, render), table: render(formatNamed(flags.format)), json: render("json") }, targets);
+    if (flags.merge && writeJobSummary(render("markdown"))) log.info("report added to the job summary");
+    if (commentTarget) log.info(`PR comment ${await upsertComment(commentTarget, COMMENT_MARKER, render("markdown"))}`);
     if (!rule) return 0;
     if (result.gate) writeStepOutput("outcome", result.gate.outcome);
     const notMeasured = failureLines(result.rows).length > 0 || nothingCompared(result.rows) !== undefined;

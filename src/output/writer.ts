@@ -1,32 +1,28 @@
 /**
  * Where a command's report goes: the table on stdout (on stderr when `--json -` takes stdout),
- * `--json FILE`, `--markdown FILE`, `--html FILE`. The targets are checked before a run starts, so a typo in
- * a path fails at once rather than after minutes of measuring.
+ * and each file flag's text to its file (`--json FILE`, `--markdown FILE`, `--html FILE`: the
+ * formats of report/formats.ts, or a suite's own). The targets are checked before a run starts,
+ * so a typo in a path fails at once rather than after minutes of measuring.
  */
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "pathe";
 import { usageError, XbenchError } from "../errors.ts";
 import { ioReason, writeFileAtomic } from "../util/atomic-write.ts";
 
-/** Output flags as given; `json: "-"` means stdout, an empty string means not given. */
-export interface OutputTargets {
-  json?: string;
-  markdown?: string;
-  html?: string;
-}
+/** File flags as given, by flag name; `json: "-"` means stdout, an empty string means not given. */
+export type OutputTargets = { json?: string } & Record<string, string | undefined>;
 
-/** The texts of one report, ready to write. */
-export interface ReportTexts {
-  table: string;
-  json: string;
-  markdown?: string;
-  /** Rendered only when `--html` asks for it. */
-  html?: string;
-}
+/** The texts of one report, ready to write: the table, the JSON, and a text per other file flag given. */
+export type ReportTexts = { table: string; json: string } & Record<string, string | undefined>;
 
 /** `--json -`: the JSON takes stdout and everything human goes to stderr. */
 export function jsonTakesStdout(targets: OutputTargets): boolean {
   return targets.json === "-";
+}
+
+/** The stream the table goes to, whose terminal or not decides its colour. */
+export function tableStream(targets: OutputTargets): NodeJS.WriteStream {
+  return jsonTakesStdout(targets) ? process.stderr : process.stdout;
 }
 
 /** Fails with a usage error when a target file could not be written: no such folder, a folder in its place, no permission. */
@@ -62,14 +58,16 @@ export function writeReportFile(path: string, text: string, intact?: string): vo
   }
 }
 
-/** Writes the table, then the JSON, the markdown and the HTML where the targets say; `intact` as for writeReportFile. */
+/** Writes the table, then the JSON, then every other file where the targets say; `intact` as for writeReportFile. */
 export function writeReport(texts: ReportTexts, targets: OutputTargets, intact?: string): void {
   const toStdout = jsonTakesStdout(targets);
-  (toStdout ? process.stderr : process.stdout).write(texts.table);
+  tableStream(targets).write(texts.table);
   if (toStdout) process.stdout.write(texts.json.endsWith("\n") ? texts.json : `${texts.json}\n`);
   else if (targets.json) writeReportFile(targets.json, texts.json, intact);
-  if (targets.markdown && texts.markdown !== undefined) writeReportFile(targets.markdown, texts.markdown, intact);
-  if (targets.html && texts.html !== undefined) writeReportFile(targets.html, texts.html, intact);
+  for (const [flag, path] of Object.entries(targets)) {
+    const text = texts[flag];
+    if (flag !== "json" && path && text !== undefined) writeReportFile(path, text, intact);
+  }
 }
 
 /** A result as indented JSON with a final newline, as the suites write it. */

@@ -1,14 +1,12 @@
 /**
- * Text pieces shared by the terminal and markdown renderers, so both say the same thing:
- * units, signed percentages, header lines and the cells of a row. No escaping here (markdown.ts
- * escapes; terminal.ts only makes control characters visible).
+ * Text pieces shared by the terminal, markdown and HTML renderers, so all say the same thing:
+ * units, signed percentages, header lines, notes and the cells of a row, all from figures the
+ * analysis (analysis.ts) already holds. No escaping here (markdown.ts and html.ts escape;
+ * terminal.ts only makes control characters visible).
  */
-import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
-import { readAA } from "../stats/noise.ts";
-import { halfWidth, intervalRows } from "./analyze.ts";
-import { median } from "../stats/quantile.ts";
 import { formatLoad } from "../util/load.ts";
 import type { CompareResult, Row, Unit } from "../model/result.ts";
+import type { Analysis, ShownRow } from "./analysis.ts";
 
 export const NONE = "—";
 
@@ -96,10 +94,11 @@ export function loadLine(result: CompareResult): string {
 }
 
 /** Notes about the whole run: how many rounds and why, how rows were measured, load, Holm, A/A. */
-export function runNotes(result: CompareResult): string[] {
+export function runNotes(analysis: Analysis): string[] {
   const notes: string[] = [];
+  const result = analysis.shown;
   const { rounds } = result;
-  const sampling = samplingNote(result);
+  const sampling = samplingNote(analysis);
   if (sampling) notes.push(sampling);
   else if (rounds.planned > rounds.requested) {
     notes.push(`${rounds.requested} rounds asked for, rounded up to ${rounds.planned} (whole cycles of ${rounds.cycle} orderings)`);
@@ -115,9 +114,9 @@ export function runNotes(result: CompareResult): string[] {
     const timed = result.rows.filter((row) => row.stats).length;
     notes.push(`intervals and verdicts Holm-adjusted across ${timed} rows with an interval (family-wise 95%)`);
   }
-  const legend = verdictLegend(result);
+  const legend = verdictLegend(analysis);
   if (legend) notes.push(legend);
-  const aa = aaNote(result);
+  const aa = aaNote(analysis);
   if (aa) notes.push(aa);
   const shards = shardNote(result);
   if (shards) notes.push(shards);
@@ -137,8 +136,8 @@ export function shardNote(result: CompareResult): string | undefined {
 }
 
 /** `±0.5%`: the run's minimum effect (the default for a file from before it). */
-export function minEffectText(result: CompareResult): string {
-  return `±${formatPlain((result.minEffect ?? DEFAULT_MIN_EFFECT) * 100)}%`;
+export function minEffectText(analysis: Analysis): string {
+  return `±${formatPlain(analysis.minEffect * 100)}%`;
 }
 
 /** `0.5`, `1`, `0.25`: a percentage as typed, without trailing zeros. */
@@ -150,10 +149,10 @@ function formatPlain(value: number): string {
  * What `same` and `~` mean, when the table has either: both hold zero in their interval, but only
  * one is an answer (no change beyond the minimum effect); the other needs more rounds.
  */
-export function verdictLegend(result: CompareResult): string | undefined {
-  const verdicts = new Set(result.rows.map((row) => row.stats?.verdict));
+export function verdictLegend(analysis: Analysis): string | undefined {
+  const verdicts = new Set(analysis.shown.rows.map((row) => row.stats?.verdict));
   if (!verdicts.has("same") && !verdicts.has("~")) return undefined;
-  const m = minEffectText(result);
+  const m = minEffectText(analysis);
   return `same: the interval lies within ${m} (--min-effect), no change beyond ${m}; ~: the interval reaches beyond ${m} and holds zero, too wide to tell`;
 }
 
@@ -177,10 +176,8 @@ export function formatWiderThan(x: number, target: number): string {
 }
 
 /** `6 rounds`, or `6 to 24 rounds per row` when rows stopped at different rounds. */
-function roundsPerRow(rows: readonly Row[], completed: number): string {
-  const counts = rows.map((row) => row.stats?.n ?? completed);
-  const [low, high] = [Math.min(...counts), Math.max(...counts)];
-  return low === high ? `${high} rounds` : `${low} to ${high} rounds per row`;
+function roundsPerRow(fewest: number, most: number): string {
+  return fewest === most ? `${most} rounds` : `${fewest} to ${most} rounds per row`;
 }
 
 /**
@@ -188,74 +185,34 @@ function roundsPerRow(rows: readonly Row[], completed: number): string {
  * interval reached the target, how many rounds that took; else how many did not, the widest,
  * and the budget that would bring most of them within the target (per row under --verbose).
  */
-export function samplingNote(result: CompareResult): string | undefined {
-  const { rounds } = result;
-  const target = rounds.targetHalfWidth;
-  if (target === undefined || !rounds.stoppedBy) return undefined;
-  const timed = intervalRows(result.rows);
-  if (timed.length === 0) return undefined;
-  const widths = timed.map(halfWidth);
-  const wide = timed.filter((row) => halfWidth(row) > target);
-  const max = Math.max(...widths);
+export function samplingNote(analysis: Analysis): string | undefined {
+  const sampling = analysis.sampling;
+  if (!sampling) return undefined;
+  const { rounds } = analysis.result;
+  const { target, wide, budget } = sampling;
+  const perRow = roundsPerRow(sampling.fewestRounds, sampling.mostRounds);
+  const widest = formatWiderThan(sampling.widest, target);
   const spent = rounds.measuredS !== undefined ? `, ${Math.round(rounds.measuredS)} s measuring` : "";
-  if (wide.length === 0)
-    return `sampled until every interval was within ${formatHalfWidth(target)}: ${roundsPerRow(timed, rounds.completed)}${spent}; widest ${formatWiderThan(max, target)}`;
+  if (wide.length === 0) return `sampled until every interval was within ${formatHalfWidth(target)}: ${perRow}${spent}; widest ${widest}`;
   const why =
-    rounds.stoppedBy === "time"
+    sampling.stoppedBy === "time"
       ? `the ${rounds.maxTimeS} s budget (--max-time) ran out`
       : `the most rounds a run may have (${rounds.completed}) were reached`;
-  const budget = rounds.stoppedBy === "time" ? budgetForMost(result, wide, target) : undefined;
   const more = budget ? `; about --max-time ${budget.maxTimeS} would bring ${budget.rows} of them within it` : "";
-  return `${wide.length} of ${timed.length} intervals wider than the ${formatHalfWidth(target)} target when ${why}: widest ${formatWiderThan(max, target)}, after ${roundsPerRow(timed, rounds.completed)}${more} (--verbose lists them)`;
-}
-
-/**
- * Rounds an interval of half-width `halfWidth` after `rounds` rounds needs to reach `target`: a
- * half-width shrinks about as 1/√rounds, so rounds × (halfWidth / target)². Rough (the signed-rank
- * interval's width changes regime with n, stats/noise.ts), but the right order of magnitude.
- */
-export function roundsNeeded(halfWidth: number, target: number, rounds: number): number | undefined {
-  if (!Number.isFinite(halfWidth) || rounds <= 0 || target <= 0) return undefined;
-  return Math.ceil(rounds * (halfWidth / target) ** 2);
-}
-
-/** Share of the rows that missed the target that the suggested budget is to bring within it. */
-const MOST = 0.75;
-
-/**
- * The `--max-time` that would bring three quarters of the rows that missed the target within
- * it: each row needs roundsNeeded() − its rounds more, and a round of a row costs about what a
- * row-round cost in this run (the measuring time over every row's rounds). Rounded up to 10 s.
- */
-export function budgetForMost(result: CompareResult, wide: readonly Row[], target: number): { maxTimeS: number; rows: number } | undefined {
-  const measuredS = result.rounds.measuredS;
-  if (measuredS === undefined || measuredS <= 0) return undefined;
-  const timed = intervalRows(result.rows);
-  const rowRounds = timed.reduce((sum, row) => sum + (row.stats?.n ?? 0), 0);
-  if (rowRounds === 0) return undefined;
-  const extra = wide.map((row) => (roundsNeeded(halfWidth(row), target, row.stats!.n) ?? Infinity) - row.stats!.n).sort((a, b) => a - b);
-  const rows = Math.max(1, Math.ceil(MOST * wide.length));
-  const needed = extra.slice(0, rows).reduce((sum, e) => sum + e, 0);
-  if (!Number.isFinite(needed)) return undefined;
-  return { maxTimeS: Math.ceil((measuredS + (measuredS / rowRounds) * needed) / 10) * 10, rows };
+  return `${wide.length} of ${sampling.timed} intervals wider than the ${formatHalfWidth(target)} target when ${why}: widest ${widest}, after ${perRow}${more} (--verbose lists them)`;
 }
 
 /** Per row still wider than the target when sampling stopped (--verbose, and the JSON's rows): how wide, and the rounds it would need. */
-export function wideRowNotes(result: CompareResult): RowNote[] {
-  const { rounds } = result;
-  const target = rounds.targetHalfWidth;
-  if (target === undefined || !rounds.stoppedBy || rounds.stoppedBy === "target") return [];
-  return intervalRows(result.rows)
-    .filter((row) => halfWidth(row) > target)
-    .map((row) => {
-      const n = row.stats!.n;
-      const need = roundsNeeded(halfWidth(row), target, n);
-      const estimate = need === undefined ? "" : `; about ${need} rounds would reach it`;
-      return {
-        id: row.id,
-        text: `${formatWiderThan(halfWidth(row), target)} after ${n} rounds, wider than the ${formatHalfWidth(target)} target${estimate}`,
-      };
-    });
+export function wideRowNotes(analysis: Analysis): RowNote[] {
+  const sampling = analysis.sampling;
+  if (!sampling || sampling.stoppedBy === "target") return [];
+  return sampling.wide.map((wide) => {
+    const estimate = wide.roundsNeeded === undefined ? "" : `; about ${wide.roundsNeeded} rounds would reach it`;
+    return {
+      id: wide.row.id,
+      text: `${formatWiderThan(wide.halfWidth, sampling.target)} after ${wide.n} rounds, wider than the ${formatHalfWidth(sampling.target)} target${estimate}`,
+    };
+  });
 }
 
 /** When the machine was busy, intervals widen: say so, with the load and the number of cores. */
@@ -274,22 +231,17 @@ export function loadNote(result: CompareResult): string | undefined {
  * For an A/A run (base and head the same commit, clean tree): how many rows got a verdict by
  * chance, the typical noise floor, and the smallest change this many rounds could detect.
  */
-export function aaNote(result: CompareResult): string | undefined {
-  const reading = readAA(result);
-  if (!reading.sameCommit || reading.rows.length === 0) return undefined;
-  const drift = reading.rows.map((r) => r.absDelta);
-  const mdcs = reading.rows.map((r) => r.mdc);
-  const counts = reading.rows.map((r) => r.n);
-  const [fewest, most] = [Math.min(...counts), Math.max(...counts)];
+export function aaNote(analysis: Analysis): string | undefined {
+  const aa = analysis.aa;
+  if (!aa) return undefined;
   // Rows stop on their own width, so their rounds differ: the range, not the fewest alone.
-  const rounds = fewest === most ? `${fewest} rounds` : `${fewest} to ${most} rounds`;
+  const rounds = aa.fewestRounds === aa.mostRounds ? `${aa.fewestRounds} rounds` : `${aa.fewestRounds} to ${aa.mostRounds} rounds`;
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-  const same = reading.rows.filter((r) => r.verdict === "same").length;
   // An interval within ±min-effect that excludes zero reads `same`, not a verdict: at most 5% expected.
   return (
-    `A/A run: ${reading.falseVerdicts} of ${reading.rows.length} timed rows got a verdict by chance (at most about 5% expected), ` +
-    `${same} read same (within ${minEffectText(result)}); median |delta| ${pct(median(drift))}; ` +
-    `smallest change detectable after ${rounds} (about the CI half-width): median ${pct(median(mdcs))}, largest ${pct(Math.max(...mdcs))}`
+    `A/A run: ${aa.falseVerdicts} of ${aa.rows} timed rows got a verdict by chance (at most about 5% expected), ` +
+    `${aa.same} read same (within ${minEffectText(analysis)}); median |delta| ${pct(aa.medianAbsDelta)}; ` +
+    `smallest change detectable after ${rounds} (about the CI half-width): median ${pct(aa.medianMdc)}, largest ${pct(aa.largestMdc)}`
   );
 }
 
@@ -299,7 +251,7 @@ export interface RowNote {
   text: string;
 }
 
-export function rowNotes(rows: readonly Row[]): RowNote[] {
+export function rowNotes(rows: readonly ShownRow[]): RowNote[] {
   const notes: RowNote[] = [];
   for (const row of rows) {
     if (row.status === "failed" && row.error)
@@ -313,28 +265,17 @@ export function rowNotes(rows: readonly Row[]): RowNote[] {
         id: row.id,
         text: `${NO_WORK_TEXT}: under 1 ns per iteration on both sides, what an empty loop costs; the benchmark's body was probably optimized away (use its result: return it, or keep it in a variable the benchmark reads)`,
       });
-    const ties = row.stats ? tiedRounds(row) : undefined;
-    if (ties) notes.push({ id: row.id, text: ties });
+    if (row.ties) notes.push({ id: row.id, text: tiedText(row.ties) });
   }
   return notes;
 }
 
 /**
- * Timed values equal to the last digit on both sides in half the rounds or more: what a clock too
- * coarse for the batches does (values can only be whole ticks / n), not what code does. Batches
- * of at least 1000 ticks make it rare; a result from before them, or a row whose values repeat for
- * another reason, says so rather than show an interval that looks certain.
+ * Timed values equal to the last digit on both sides in half the rounds or more (analysis.ts):
+ * a result from before batches of at least 1000 ticks, or a row whose values repeat for another
+ * reason, says so rather than show an interval that looks certain.
  */
-function tiedRounds(row: Row): string | undefined {
-  let paired = 0;
-  let tied = 0;
-  row.base.forEach((b, i) => {
-    const h = row.head[i];
-    if (b === null || h === null || h === undefined) return;
-    paired++;
-    if (b === h) tied++;
-  });
-  if (paired === 0 || 2 * tied < paired) return undefined;
+function tiedText({ tied, paired }: { tied: number; paired: number }): string {
   return `base and head values were identical in ${tied} of ${paired} rounds: a clock too coarse for the batch length gives such values, so the interval may claim more certainty than the data has`;
 }
 
@@ -347,21 +288,15 @@ export interface RowCells {
   verdict: string;
 }
 
-function medianOf(rounds: Row["base"]): number | undefined {
-  const values = rounds.filter((v): v is number => v !== null);
-  return values.length === 0 ? undefined : median(values);
-}
-
-function sideCell(rounds: Row["base"], unit: Unit): string {
-  const m = medianOf(rounds);
-  return m === undefined ? NONE : formatValue(m, unit);
+function sideCell(median: number | undefined, unit: Unit): string {
+  return median === undefined ? NONE : formatValue(median, unit);
 }
 
 function signed(value: number, unit: Unit): string {
   return `${value >= 0 ? "+" : ""}${formatValue(value, unit)}`;
 }
 
-export function rowCells(row: Row): RowCells {
+export function rowCells(row: ShownRow): RowCells {
   if (row.stats) {
     const s = row.stats;
     const unit = row.unit;
@@ -387,8 +322,8 @@ export function rowCells(row: Row): RowCells {
     };
   }
   return {
-    base: row.status === "new" ? NONE : sideCell(row.base, row.unit),
-    head: row.status === "removed" ? NONE : sideCell(row.head, row.unit),
+    base: row.status === "new" ? NONE : sideCell(row.sideMedians.base, row.unit),
+    head: row.status === "removed" ? NONE : sideCell(row.sideMedians.head, row.unit),
     delta: "",
     ci: "",
     verdict: row.status === "unchanged" ? "unchanged code" : row.status === "no-work" ? NO_WORK_TEXT : row.status,

@@ -10,8 +10,8 @@
 import { gateHeadline, gateRows } from "./gate.ts";
 import { formatBound, formatInterval, rowCells, rowNotes, runLine, runNotes, summaryLine, visible } from "./format.ts";
 import { formatLoad } from "../util/load.ts";
-import { withDisplayNames } from "./names.ts";
 import type { CompareResult, Row } from "../model/result.ts";
+import type { Analysis, ShownResult } from "./analysis.ts";
 import { profileHtml } from "./profile.ts";
 
 /** Text for HTML content or a quoted attribute; control characters made visible first. */
@@ -147,7 +147,7 @@ export function forestPlot(result: CompareResult): string {
 }
 
 /** Rows the forest plot cannot draw (no interval): exact metrics, new, removed, failed, unchanged code. */
-function otherRows(result: CompareResult): string {
+function otherRows(result: ShownResult): string {
   const rows = result.rows.filter((row) => !row.stats);
   if (rows.length === 0) return "";
   const items = rows.map((row) => {
@@ -224,7 +224,7 @@ function stripPlots(result: CompareResult): string {
   ].join("\n");
 }
 
-function resultTable(result: CompareResult): string {
+function resultTable(result: ShownResult): string {
   const head = ["benchmark", "base", "head", "delta", "95% CI", "verdict"].map((h) => `<th scope="col">${h}</th>`).join("");
   const body = result.rows.map((row) => {
     const c = rowCells(row);
@@ -315,10 +315,10 @@ export function pageStart(title: string, style: string): string[] {
   ];
 }
 
-export function renderHtml(saved: CompareResult): string {
-  const result = withDisplayNames(saved);
+export function renderHtml(analysis: Analysis): string {
+  const result = analysis.shown;
   const title = `xbench compare: base ${result.base.sha.slice(0, 12)} vs head ${result.head.sha.slice(0, 12)}`;
-  const notes = [...runNotes(result).map(escapeHtml), ...rowNotes(result.rows).map((n) => `${escapeHtml(n.id)}: ${escapeHtml(n.text)}`)];
+  const notes = [...runNotes(analysis).map(escapeHtml), ...rowNotes(result.rows).map((n) => `${escapeHtml(n.id)}: ${escapeHtml(n.text)}`)];
   const forest = forestPlot(result);
   const timing = result.timing ? `<dt>took</dt><dd>${(result.timing.wallMs / 1000).toFixed(1)} s</dd>` : "";
   const out = [

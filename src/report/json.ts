@@ -11,6 +11,7 @@ export class ResultFileError extends XbenchError {
   override name = "ResultFileError";
 }
 
+/** The result as given: the JSON needs no analysis (its rows keep their stable ids). */
 export function renderJson(result: CompareResult): string {
   return `${JSON.stringify(result, null, 2)}\n`;
 }

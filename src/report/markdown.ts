@@ -7,8 +7,8 @@
  */
 import { gateHeadline, gateRows } from "./gate.ts";
 import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
-import { withDisplayNames } from "./names.ts";
-import type { CompareResult, Row } from "../model/result.ts";
+import type { Row } from "../model/result.ts";
+import type { Analysis, ShownRow } from "./analysis.ts";
 import { profileMarkdownLines } from "./profile.ts";
 
 export const COMMENT_MARKER = "<!-- xbench-compare -->";
@@ -71,7 +71,7 @@ function verdictCell(row: Row, text: string): string {
   return row.stats?.verdict === "slower" || row.stats?.verdict === "faster" || row.status === "failed" ? `**${text}**` : text;
 }
 
-function resultTable(rows: readonly Row[]): string[] {
+function resultTable(rows: readonly ShownRow[]): string[] {
   const out = [tableRow(["benchmark", "base", "head", "delta", "95% CI", "verdict", "interval vs 0"]), "|:--|--:|--:|--:|--:|:--|:--|"];
   for (const row of rows) {
     const c = rowCells(row);
@@ -101,8 +101,8 @@ const FOOTNOTE =
   "Exact metrics (counts, bytes) are compared exactly. " +
   "Picture: the interval (━) and delta (●) against zero (│), each row on its own scale.";
 
-export function renderMarkdown(saved: CompareResult): string {
-  const result = withDisplayNames(saved);
+export function renderMarkdown(analysis: Analysis): string {
+  const result = analysis.shown;
   const out = [COMMENT_MARKER, ""];
   // The gate leads: a reader of the comment sees first whether the check failed and why.
   if (result.gate) {
@@ -115,11 +115,11 @@ export function renderMarkdown(saved: CompareResult): string {
   out.push(`**xbench compare**: ${summaryLine(result.rows)}`, "");
   out.push(runLine(result), "", loadLine(result), "");
   out.push(...resultTable(result.rows), "");
-  const notes = [...runNotes(result), ...rowNotes(result.rows).map((n) => `${escapeMarkdown(n.id)}: ${escapeMarkdown(n.text)}`)];
+  const notes = [...runNotes(analysis), ...rowNotes(result.rows).map((n) => `${escapeMarkdown(n.id)}: ${escapeMarkdown(n.text)}`)];
   for (const note of notes) out.push(`- ${note}`);
   if (notes.length > 0) out.push("");
   // One line per row that missed the target would bury the table: folded away.
-  const wide = wideRowNotes(result);
+  const wide = wideRowNotes(analysis);
   if (wide.length > 0) {
     out.push(`<details><summary>Rows wider than the target (${wide.length})</summary>`, "");
     for (const n of wide) out.push(`- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.text)}`);

@@ -1,12 +1,12 @@
 /**
- * The terminal table, shaped like the seed's: header lines, then
+ * The terminal table: header lines, then
  * `benchmark  base  head  delta  95% CI  verdict`, the name left-aligned and every other column
- * right-aligned, then notes. Colour (ANSI) only when asked: the caller knows whether stdout is a TTY.
+ * right-aligned, then notes. Colour (ANSI) only when asked: the caller decides (output/color.ts).
  */
 import { gateHeadline, gateRows } from "./gate.ts";
 import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
-import type { CompareResult, Row } from "../model/result.ts";
-import { withDisplayNames } from "./names.ts";
+import type { Row } from "../model/result.ts";
+import type { Analysis } from "./analysis.ts";
 import { profileTerminalLines } from "./profile.ts";
 
 const HEADER = ["benchmark", "base", "head", "delta", "95% CI", "verdict"];
@@ -40,8 +40,8 @@ function verdictColor(row: Row): string | undefined {
  * `dirtyStated`: the run's first line already said the head is dirty and why; the table does not
  * repeat it. `verbose`: a note per row that missed the sampling target, not only the one for all.
  */
-export function renderTerminal(saved: CompareResult, options: { color: boolean; dirtyStated?: boolean; verbose?: boolean }): string {
-  const result = withDisplayNames(saved);
+export function renderTerminal(analysis: Analysis, options: { color: boolean; dirtyStated?: boolean; verbose?: boolean }): string {
+  const result = analysis.shown;
   const paint = painter(options.color);
   const lines = result.rows.map((row) => {
     const c = rowCells(row);
@@ -67,8 +67,8 @@ export function renderTerminal(saved: CompareResult, options: { color: boolean; 
     out.push(cells.join(GAP).trimEnd());
   });
   out.push("", summaryLine(result.rows));
-  for (const note of runNotes(result)) out.push(`note: ${note}`);
-  const perRow = [...(options.verbose ? wideRowNotes(result) : []), ...rowNotes(result.rows)];
+  for (const note of runNotes(analysis)) out.push(`note: ${note}`);
+  const perRow = [...(options.verbose ? wideRowNotes(analysis) : []), ...rowNotes(result.rows)];
   for (const note of perRow) out.push(`note: ${visible(note.id)}: ${visible(note.text)}`);
   out.push(...profileTerminalLines(result, visible));
   return `${out.join("\n")}\n`;

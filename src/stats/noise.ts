@@ -96,15 +96,22 @@ export interface AAReading {
   falseVerdicts: number;
 }
 
+/** Both sides were built from the same code: a commit against itself, or a dirty head whose code is the same. */
+function isAARun(result: Pick<CompareResult, "base" | "head">): boolean {
+  return result.base.sha === result.head.sha && (!result.head.dirty || result.head.sameCode === true);
+}
+
 /**
  * Reads an A/A result: every timed row with status ok and enough paired rounds (always from the
  * raw rounds at the result's level, even if the result is Holm-adjusted), its verdict read against the result's
- * min-effect as the table reads it. Rows that cannot be read are skipped.
+ * min-effect as the table reads it. Rows that cannot be read are skipped. A run of two different
+ * sides says nothing about noise: its rows are not read (each would cost a signed-rank interval).
  */
 export function readAA(result: CompareResult): AAReading {
   const minEffect = result.minEffect ?? DEFAULT_MIN_EFFECT;
+  const sameCommit = isAARun(result);
   const rows: NoiseFloor[] = [];
-  for (const row of result.rows) {
+  for (const row of sameCommit ? result.rows : []) {
     if (row.status !== "ok" || row.unit !== "ns") continue;
     const pairs = pairUp(row.base, row.head);
     try {
@@ -117,7 +124,7 @@ export function readAA(result: CompareResult): AAReading {
     }
   }
   return {
-    sameCommit: result.base.sha === result.head.sha && (!result.head.dirty || result.head.sameCode === true),
+    sameCommit,
     rows,
     falseVerdicts: rows.filter((r) => isChange(r.verdict)).length,
   };

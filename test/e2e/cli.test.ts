@@ -58,7 +58,7 @@ describe("dist/xbench CLI", () => {
   test("an invalid enum value is one plain line (no colour escapes on a pipe)", () => {
     const r = xbench(["report", "--format", "bogus", "x.json"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("xbench: --format must be one of term, md, json, html (got bogus)\n");
+    expect(r.stderr).toBe("xbench: --format must be one of term, json, md, markdown, html (got bogus)\n");
   });
 
   test("bench without a suite prints usage and exits 2", () => {

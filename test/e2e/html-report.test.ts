@@ -19,6 +19,7 @@ import type { CompareResult } from "../../src/model/result.ts";
 import { mixedResult } from "../support/report-fixtures.ts";
 import type { PageElement, PageGlobal } from "../support/page.ts";
 import { ROOT, tempDir } from "../support/xbench.ts";
+import { analyzeResult } from "../../src/report/analysis.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const installed = existsSync(CHROMIUM);
@@ -51,7 +52,7 @@ describe.skipIf(!installed)("html report in chromium", () => {
 
   async function visit(name: string, result: CompareResult, options: { javaScript?: boolean } = {}): Promise<Visit> {
     const file = join(dir, `${name}.html`);
-    writeFileSync(file, renderHtml(result));
+    writeFileSync(file, renderHtml(analyzeResult(result)));
     const page = await browser.newPage();
     await page.setJavaScriptEnabled(options.javaScript ?? true);
     await page.setViewport({ width: 1040, height: 700 });

@@ -70,3 +70,55 @@ describe("layering of src/", () => {
     expect(why).toBeUndefined();
   });
 });
+
+/** Static imports and re-exports that carry values (not `import type`/`export type`), and dynamic imports. */
+function valueImports(source: string): string[] {
+  const patterns = [
+    /^\s*(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s*["'](\.[^"']*)["']/gm,
+    /^\s*import\s*["'](\.[^"']*)["']/gm,
+    /\bimport\(\s*["'](\.[^"']*)["']\s*\)/g,
+  ];
+  return patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((m) => m[1]!));
+}
+
+/** The files of src/report/ that read a result into figures (docs/report.md): they may use src/stats. */
+const ANALYSIS_MODULES = new Set(["report/analyze.ts", "report/analysis.ts"]);
+
+describe("renderers take data", () => {
+  const graph = new Map(
+    sourceFiles(SRC).map((file) => [
+      relative(SRC, file),
+      valueImports(readFileSync(file, "utf8")).map((specifier) => relative(SRC, resolve(dirname(file), specifier))),
+    ]),
+  );
+  /** The first chain of value imports from `from` into src/stats/, or undefined. */
+  const pathToStats = (from: string): string[] | undefined => {
+    const seen = new Set([from]);
+    const queue = [[from]];
+    while (queue.length > 0) {
+      const path = queue.shift()!;
+      for (const next of graph.get(path.at(-1)!) ?? []) {
+        if (next.startsWith("stats/")) return [...path, next];
+        if (seen.has(next)) continue;
+        seen.add(next);
+        queue.push([...path, next]);
+      }
+    }
+    return undefined;
+  };
+  const renderers = [...graph.keys()].filter((file) => dirname(file) === "report" && !ANALYSIS_MODULES.has(file));
+
+  test("the scan sees renderers and the analysis's way into src/stats (a guard against a rule that checks nothing)", () => {
+    for (const file of ["report/terminal.ts", "report/markdown.ts", "report/json.ts", "report/html.ts", "report/formats.ts"])
+      expect(renderers).toContain(file);
+    expect(pathToStats("report/analysis.ts")).toBeDefined();
+  });
+
+  test("no renderer in src/report imports src/stats, directly or through what it imports (type-only imports aside)", () => {
+    const reaching = renderers.flatMap((file) => {
+      const path = pathToStats(file);
+      return path ? [path.join(" -> ")] : [];
+    });
+    expect(reaching).toEqual([]);
+  });
+});

@@ -13,6 +13,7 @@ import { renderMarkdown } from "../../src/report/markdown.ts";
 import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type Row } from "../../src/model/result.ts";
 import { renderTerminal } from "../../src/report/terminal.ts";
 import { failureTail } from "../../src/util/text.ts";
+import { analyzeResult, showRow } from "../../src/report/analysis.ts";
 
 describe("bench files named by the project", () => {
   const files = [
@@ -118,7 +119,7 @@ describe("empty results are failures, never a pass", () => {
     }));
     const both = analyzeRows(collectRows([file], 6, records), { holm: false });
     expect(failureLines(both)).toEqual([`${file} on both sides: ${error}`]);
-    expect(rowNotes(both).map((n) => n.text)).toEqual([`failed on both sides (base and head): ${error}`]);
+    expect(rowNotes(both.map(showRow)).map((n) => n.text)).toEqual([`failed on both sides (base and head): ${error}`]);
     // Different errors on each side stay apart: the first one is the row's.
     const apart = records.map((r, i) => ({ ...r, error: `${error} (${i})` }));
     expect(failureLines(analyzeRows(collectRows([file], 6, apart), { holm: false }))).toEqual([`${file} on base: ${error} (0)`]);
@@ -211,7 +212,7 @@ describe("intervals too wide for a percentage", () => {
         ratioQ3: 2,
       },
     };
-    expect(rowCells(row)).toMatchObject({ delta: ">+999%", ci: "[<-99.9%, >+999%]" });
+    expect(rowCells(showRow(row))).toMatchObject({ delta: ">+999%", ci: "[<-99.9%, >+999%]" });
     const result: CompareResult = {
       schema: SCHEMA_ID,
       schemaVersion: SCHEMA_VERSION,
@@ -226,7 +227,7 @@ describe("intervals too wide for a percentage", () => {
       holm: false,
       rows: [row],
     };
-    for (const text of [renderTerminal(result, { color: false }), renderMarkdown(result)]) {
+    for (const text of [renderTerminal(analyzeResult(result), { color: false }), renderMarkdown(analyzeResult(result))]) {
       expect(text).toContain("[<-99.9%, >+999%]");
       expect(text).not.toContain("e+");
       expect(text).not.toContain("28258649");

@@ -6,6 +6,7 @@ import { decideGate } from "../../src/report/gate.ts";
 import { escapeHtml, forestPlot, renderHtml } from "../../src/report/html.ts";
 import { renderJson } from "../../src/report/json.ts";
 import { HOSTILE_LABEL, mixedResult, slowerResult } from "../support/report-fixtures.ts";
+import { analyzeResult } from "../../src/report/analysis.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures");
 
@@ -23,7 +24,7 @@ describe("html report", () => {
   });
 
   test("a hostile name is text, never markup: only the page's own tags appear", () => {
-    const html = renderHtml(mixedResult());
+    const html = renderHtml(analyzeResult(mixedResult()));
     expect(html).not.toContain("<script");
     expect(html).toContain(escapeHtml(HOSTILE_LABEL));
     const own = ["html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "p", "div", "strong", "ul", "li", "span"];
@@ -35,14 +36,14 @@ describe("html report", () => {
   });
 
   test("self-contained: nothing to fetch, and the policy forbids fetching", () => {
-    const html = renderHtml(mixedResult());
+    const html = renderHtml(analyzeResult(mixedResult()));
     expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'"`);
     expect(html).not.toMatch(/\s(src|href|xlink:href)=|@import|url\((?!#label-clip\))/);
   });
 
   test("one forest-plot mark per row with an interval; the rest listed with their status", () => {
     const result = mixedResult();
-    const html = renderHtml(result);
+    const html = renderHtml(analyzeResult(result));
     const withInterval = result.rows.filter((row) => row.stats);
     expect(html.match(/<g class="mark /g)).toHaveLength(withInterval.length);
     expect(html.match(/<li><span class="name">/g)).toHaveLength(result.rows.length - withInterval.length);

@@ -8,6 +8,7 @@ import { renderMarkdown } from "../../src/report/markdown.ts";
 import { functionCells } from "../../src/report/profile.ts";
 import { renderTerminal } from "../../src/report/terminal.ts";
 import { slowerResult } from "../support/report-fixtures.ts";
+import { analyzeResult } from "../../src/report/analysis.ts";
 
 const PROFILE: RowProfile = {
   processes: 6,
@@ -82,18 +83,18 @@ describe("profile tables", () => {
 
   test("terminal: a table under the main one; markdown: a collapsible section per row, names escaped; HTML: a section", () => {
     const result = profiled();
-    const terminal = renderTerminal(result, { color: false });
+    const terminal = renderTerminal(analyzeResult(result), { color: false });
     expect(terminal).toContain(`profile: parse.bench.ts › ${result.rows[0]!.label}`);
     expect(terminal).toMatch(/validate\s+src\/pipeline\.ts:7\s+40\.00 µs\s+52\.00 µs\s+\+12\.00 µs \(\+30\.0%\)/);
-    const markdown = renderMarkdown(result);
+    const markdown = renderMarkdown(analyzeResult(result));
     expect(markdown).toContain("<details><summary>Profile of");
     expect(markdown).toContain("paint&#60;b&#62;");
     expect(markdown).not.toContain("paint<b>");
-    const html = renderHtml(result);
+    const html = renderHtml(analyzeResult(result));
     expect(html).toContain('<section id="profile">');
     expect(html).toContain('<th scope="row">paint&#60;b&#62;</th>');
-    expect(renderTerminal(slowerResult(), { color: false })).not.toContain("profile:");
-    expect(renderHtml(slowerResult())).not.toContain('id="profile"');
+    expect(renderTerminal(analyzeResult(slowerResult()), { color: false })).not.toContain("profile:");
+    expect(renderHtml(analyzeResult(slowerResult()))).not.toContain('id="profile"');
   });
 
   test("an unbounded interval (fewer than 6 processes) reads ±∞, also as JSON wrote it (null)", () => {

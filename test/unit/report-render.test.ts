@@ -3,15 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { EXIT_USAGE } from "../../src/cli/errors.ts";
 import { XbenchError } from "../../src/errors.ts";
-import {
-  budgetForMost,
-  formatCount,
-  formatHalfWidth,
-  formatPercent,
-  formatTime,
-  formatWiderThan,
-  visible,
-} from "../../src/report/format.ts";
+import { formatCount, formatHalfWidth, formatPercent, formatTime, formatWiderThan, visible } from "../../src/report/format.ts";
 import { parseResult, renderJson } from "../../src/report/json.ts";
 import { COMMENT_MARKER, escapeMarkdown, intervalPicture, renderMarkdown } from "../../src/report/markdown.ts";
 import { SCHEMA_VERSION, type CompareResult } from "../../src/model/result.ts";
@@ -20,6 +12,7 @@ import { mulberry32 } from "../../src/schedule/prng.ts";
 import { analyzeRows, type RawRow } from "../../src/report/analyze.ts";
 import { withDisplayNames } from "../../src/report/names.ts";
 import { aaResult, HOSTILE_NAME, mixedResult } from "../support/report-fixtures.ts";
+import { analyzeResult, budgetForMost } from "../../src/report/analysis.ts";
 
 const rawTimed = (id: string, base: number[], head: number[]): RawRow => ({
   id,
@@ -84,7 +77,7 @@ describe("terminal", () => {
   const result = mixedResult();
 
   test("header lines, aligned columns, every row shown", () => {
-    const text = renderTerminal(result, { color: false });
+    const text = renderTerminal(analyzeResult(result), { color: false });
     const lines = text.split("\n");
     expect(lines[0]).toBe("runtime bun | rounds 12 | base 0c5e35d81638 | head 4fa387b2e78b (dirty)");
     expect(lines[1]).toBe("loadavg start 14.26 17.36 22.80 | end 17.83 31.33 29.39");
@@ -105,8 +98,8 @@ describe("terminal", () => {
   });
 
   test("colour only when asked, and it does not move anything", () => {
-    const plain = renderTerminal(result, { color: false });
-    const colored = renderTerminal(result, { color: true });
+    const plain = renderTerminal(analyzeResult(result), { color: false });
+    const colored = renderTerminal(analyzeResult(result), { color: true });
     expect(colored).toMatch(ANSI);
     expect(colored.replace(ANSI, "")).toBe(plain);
   });
@@ -114,13 +107,13 @@ describe("terminal", () => {
   test("a name cannot break a line or send escape sequences", () => {
     const hostile = structuredClone(result);
     hostile.rows[0]!.label = "x\u001b[2J\ny";
-    const text = renderTerminal(hostile, { color: false });
+    const text = renderTerminal(analyzeResult(hostile), { color: false });
     expect(text).toContain("x␛[2J␊y");
-    expect(text.split("\n").length).toBe(renderTerminal(result, { color: false }).split("\n").length);
+    expect(text.split("\n").length).toBe(renderTerminal(analyzeResult(result), { color: false }).split("\n").length);
   });
 
   test("the A/A table looks like the seed's", () => {
-    expectFixture("aa.term.txt", renderTerminal(aaResult(), { color: false }));
+    expectFixture("aa.term.txt", renderTerminal(analyzeResult(aaResult()), { color: false }));
   });
 });
 
@@ -152,7 +145,7 @@ describe("columns agree with the delta", () => {
     ["mixed", mixedResult()],
   ] as const) {
     test(`every timed row of the ${name} terminal table`, () => {
-      const lines = renderTerminal(result, { color: false }).split("\n");
+      const lines = renderTerminal(analyzeResult(result), { color: false }).split("\n");
       const cells = lines
         .map((line) => line.split(/ {2,}/).slice(-5))
         .filter((c) => c.length === 5 && /^[\d.]+ (ns|µs|ms|s)$/.test(c[0]!))
@@ -163,7 +156,7 @@ describe("columns agree with the delta", () => {
     });
 
     test(`every timed row of the ${name} markdown table`, () => {
-      const rows = renderMarkdown(result)
+      const rows = renderMarkdown(analyzeResult(result))
         .split("\n")
         .filter((line) => line.startsWith("| ") && line.split(" | ").length === 7)
         .map((line) => line.split(" | "))
@@ -189,7 +182,7 @@ describe("columns agree with the delta", () => {
       ],
       { holm: false },
     );
-    const text = renderTerminal({ ...mixedResult(), rows }, { color: false });
+    const text = renderTerminal(analyzeResult({ ...mixedResult(), rows }), { color: false });
     expect(text).toMatch(/note: \S+ › quantized: base and head values were identical in 7 of 8 rounds/);
     expect(text).not.toContain("n-00000000: noisy: base and head");
   });
@@ -211,7 +204,7 @@ describe("columns agree with the delta", () => {
   test("rows still wider than the target when time ran out: one note for all, a note per row with --verbose", () => {
     const result = aaResult();
     result.rounds = { ...result.rounds, stoppedBy: "time", targetHalfWidth: 0.01, maxTimeS: 120, measuredS: 118 };
-    const text = renderTerminal(result, { color: false });
+    const text = renderTerminal(analyzeResult(result), { color: false });
     const wide = result.rows.filter((r) => r.stats && r.stats.halfWidth! > 0.01);
     expect(wide.length).toBeGreaterThan(1);
     const widest = Math.max(...result.rows.filter((r) => r.stats).map((r) => r.stats!.halfWidth!));
@@ -222,7 +215,7 @@ describe("columns agree with the delta", () => {
         `^note: ${wide.length} of \\d+ intervals wider than the ±1\\.0% target when the 120 s budget \\(--max-time\\) ran out: widest ${formatWiderThan(widest, 0.01).replace(/[.+]/g, "\\$&")}, after 10 rounds; about --max-time \\d+0 would bring ${Math.ceil(0.75 * wide.length)} of them within it \\(--verbose lists them\\)$`,
       ),
     );
-    const verbose = renderTerminal(result, { color: false, verbose: true });
+    const verbose = renderTerminal(analyzeResult(result), { color: false, verbose: true });
     const displayed = new Map(result.rows.map((row, i) => [row.id, withDisplayNames(result).rows[i]!.id]));
     for (const row of wide) {
       const need = Math.ceil(10 * (row.stats!.halfWidth! / 0.01) ** 2);
@@ -232,7 +225,7 @@ describe("columns agree with the delta", () => {
     }
     // A run that reached its target has nothing to say per row.
     result.rounds.stoppedBy = "target";
-    expect(renderTerminal(result, { color: false, verbose: true })).not.toContain("would reach it");
+    expect(renderTerminal(analyzeResult(result), { color: false, verbose: true })).not.toContain("would reach it");
   });
 
   test("the budget that would bring three quarters of the wide rows within the target", () => {
@@ -256,11 +249,12 @@ describe("columns agree with the delta", () => {
 });
 
 describe("markdown", () => {
-  test("snapshot: the seed-shaped A/A table", () => expectFixture("aa.md", renderMarkdown(aaResult())));
-  test("snapshot: every kind of row, Holm, rounding note, hostile names", () => expectFixture("mixed.md", renderMarkdown(mixedResult())));
+  test("snapshot: the seed-shaped A/A table", () => expectFixture("aa.md", renderMarkdown(analyzeResult(aaResult()))));
+  test("snapshot: every kind of row, Holm, rounding note, hostile names", () =>
+    expectFixture("mixed.md", renderMarkdown(analyzeResult(mixedResult()))));
 
   test("starts with the sticky marker and keeps every table row at 7 cells", () => {
-    const md = renderMarkdown(mixedResult());
+    const md = renderMarkdown(analyzeResult(mixedResult()));
     expect(md.startsWith(`${COMMENT_MARKER}\n`)).toBe(true);
     expect(COMMENT_MARKER).toBe("<!-- xbench-compare -->");
     const tableLines = md.split("\n").filter((l) => l.startsWith("|"));
@@ -272,7 +266,7 @@ describe("markdown", () => {
   });
 
   test("no HTML but our own tags, whatever the names", () => {
-    const md = renderMarkdown(mixedResult());
+    const md = renderMarkdown(analyzeResult(mixedResult()));
     const tags = md.match(/<[^>]*>/g) ?? [];
     expect(new Set(tags)).toEqual(new Set([COMMENT_MARKER, "<sub>", "</sub>", "<details>", "<summary>", "</summary>", "</details>"]));
     expect(md).not.toContain("\nsecond line");

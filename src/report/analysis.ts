@@ -1,0 +1,198 @@
+/**
+ * One reading of a result, made once before any renderer runs: every figure the terminal table,
+ * the markdown comment and the HTML page show beyond the rows' own statistics (the A/A reading,
+ * the sampling target's misses and budget, side medians, tied rounds), and the rows under the
+ * names a person reads. Renderers take an `Analysis` and format it; they never compute
+ * statistics themselves (test/unit/architecture.test.ts keeps them off `stats/`).
+ */
+import type { CompareResult, Row } from "../model/result.ts";
+import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
+import { readAA } from "../stats/noise.ts";
+import { median } from "../stats/quantile.ts";
+import { halfWidth, intervalRows } from "./analyze.ts";
+import { withDisplayNames } from "./names.ts";
+
+/** A row as the renderers show it: its name for reading as `id`, and what its cells and notes need. */
+export interface ShownRow extends Row {
+  /** The median of each side's rounds (none without a value): the cells of a row without a comparison. */
+  sideMedians: { base?: number; head?: number };
+  /** A timed row whose base and head values were identical in half its paired rounds or more. */
+  ties?: { tied: number; paired: number };
+}
+
+/** The result with display names, for the renderers a person reads. */
+export interface ShownResult extends Omit<CompareResult, "rows"> {
+  rows: ShownRow[];
+}
+
+/** An A/A run (base and head the same code) read for its noise floor (stats/noise.ts). */
+export interface AASummary {
+  /** Timed rows that could be read. */
+  rows: number;
+  /** Rows with a verdict `slower` or `faster`: false alarms. */
+  falseVerdicts: number;
+  /** Rows whose interval lies within ±min-effect. */
+  same: number;
+  medianAbsDelta: number;
+  /** The smallest change detectable after each row's rounds (about the CI half-width): median and largest. */
+  medianMdc: number;
+  largestMdc: number;
+  fewestRounds: number;
+  mostRounds: number;
+}
+
+/** A row still wider than the sampling target when sampling stopped. */
+export interface WideRow {
+  row: ShownRow;
+  halfWidth: number;
+  n: number;
+  /** Rounds that would bring it within the target (roundsNeeded); none when it cannot be told. */
+  roundsNeeded?: number;
+}
+
+/** A run that sampled until narrow: how its intervals came out against the target. */
+export interface SamplingReading {
+  target: number;
+  stoppedBy: "rounds" | "target" | "time";
+  /** Rows with an interval. */
+  timed: number;
+  fewestRounds: number;
+  mostRounds: number;
+  widest: number;
+  wide: WideRow[];
+  /** The `--max-time` that would bring most wide rows within the target (a run stopped by time). */
+  budget?: { maxTimeS: number; rows: number };
+}
+
+export interface Analysis {
+  /** The result as given: what the JSON writes. */
+  result: CompareResult;
+  /** The same rows and gate under the names a person reads. */
+  shown: ShownResult;
+  /** The minimum effect the verdicts were read against. */
+  minEffect: number;
+  sampling?: SamplingReading;
+  aa?: AASummary;
+}
+
+/** Reads a result once for every renderer. */
+export function analyzeResult(result: CompareResult): Analysis {
+  const named = withDisplayNames(result);
+  const shown: ShownResult = { ...named, rows: named.rows.map(showRow) };
+  const sampling = readSampling(result, shown);
+  const aa = summarizeAA(result);
+  return { result, shown, minEffect: result.minEffect ?? DEFAULT_MIN_EFFECT, ...(sampling ? { sampling } : {}), ...(aa ? { aa } : {}) };
+}
+
+function medianOf(rounds: Row["base"]): number | undefined {
+  const values = rounds.filter((v): v is number => v !== null);
+  return values.length === 0 ? undefined : median(values);
+}
+
+/** A row with what its cells and notes need (its name stays as given). */
+export function showRow(row: Row): ShownRow {
+  const base = medianOf(row.base);
+  const head = medianOf(row.head);
+  const ties = row.stats ? tiedRounds(row) : undefined;
+  return {
+    ...row,
+    sideMedians: { ...(base !== undefined ? { base } : {}), ...(head !== undefined ? { head } : {}) },
+    ...(ties ? { ties } : {}),
+  };
+}
+
+/**
+ * Timed values equal to the last digit on both sides in half the rounds or more: what a clock too
+ * coarse for the batches does (values can only be whole ticks / n), not what code does.
+ */
+function tiedRounds(row: Row): { tied: number; paired: number } | undefined {
+  let paired = 0;
+  let tied = 0;
+  row.base.forEach((b, i) => {
+    const h = row.head[i];
+    if (b === null || h === null || h === undefined) return;
+    paired++;
+    if (b === h) tied++;
+  });
+  return paired === 0 || 2 * tied < paired ? undefined : { tied, paired };
+}
+
+function readSampling(result: CompareResult, shown: ShownResult): SamplingReading | undefined {
+  const { rounds } = result;
+  const target = rounds.targetHalfWidth;
+  if (target === undefined || !rounds.stoppedBy) return undefined;
+  const timed = intervalRows(result.rows);
+  if (timed.length === 0) return undefined;
+  const counts = timed.map((row) => row.stats?.n ?? rounds.completed);
+  const wideRows = timed.filter((row) => halfWidth(row) > target);
+  const wide = wideRows.map((row) => {
+    const n = row.stats!.n;
+    const need = roundsNeeded(halfWidth(row), target, n);
+    return {
+      row: shown.rows[result.rows.indexOf(row)]!,
+      halfWidth: halfWidth(row),
+      n,
+      ...(need !== undefined ? { roundsNeeded: need } : {}),
+    };
+  });
+  const budget = rounds.stoppedBy === "time" && wide.length > 0 ? budgetForMost(result, wideRows, target) : undefined;
+  return {
+    target,
+    stoppedBy: rounds.stoppedBy,
+    timed: timed.length,
+    fewestRounds: Math.min(...counts),
+    mostRounds: Math.max(...counts),
+    widest: Math.max(...timed.map(halfWidth)),
+    wide,
+    ...(budget ? { budget } : {}),
+  };
+}
+
+/**
+ * Rounds an interval of half-width `halfWidth` after `rounds` rounds needs to reach `target`: a
+ * half-width shrinks about as 1/√rounds, so rounds × (halfWidth / target)². Rough (the signed-rank
+ * interval's width changes regime with n, stats/noise.ts), but the right order of magnitude.
+ */
+export function roundsNeeded(halfWidth: number, target: number, rounds: number): number | undefined {
+  if (!Number.isFinite(halfWidth) || rounds <= 0 || target <= 0) return undefined;
+  return Math.ceil(rounds * (halfWidth / target) ** 2);
+}
+
+/** Share of the rows that missed the target that the suggested budget is to bring within it. */
+const MOST = 0.75;
+
+/**
+ * The `--max-time` that would bring three quarters of the rows that missed the target within
+ * it: each row needs roundsNeeded() − its rounds more, and a round of a row costs about what a
+ * row-round cost in this run (the measuring time over every row's rounds). Rounded up to 10 s.
+ */
+export function budgetForMost(result: CompareResult, wide: readonly Row[], target: number): { maxTimeS: number; rows: number } | undefined {
+  const measuredS = result.rounds.measuredS;
+  if (measuredS === undefined || measuredS <= 0) return undefined;
+  const timed = intervalRows(result.rows);
+  const rowRounds = timed.reduce((sum, row) => sum + (row.stats?.n ?? 0), 0);
+  if (rowRounds === 0) return undefined;
+  const extra = wide.map((row) => (roundsNeeded(halfWidth(row), target, row.stats!.n) ?? Infinity) - row.stats!.n).sort((a, b) => a - b);
+  const rows = Math.max(1, Math.ceil(MOST * wide.length));
+  const needed = extra.slice(0, rows).reduce((sum, e) => sum + e, 0);
+  if (!Number.isFinite(needed)) return undefined;
+  return { maxTimeS: Math.ceil((measuredS + (measuredS / rowRounds) * needed) / 10) * 10, rows };
+}
+
+/** The A/A reading of a run whose sides are the same code with at least one readable row. */
+function summarizeAA(result: CompareResult): AASummary | undefined {
+  const reading = readAA(result);
+  if (!reading.sameCommit || reading.rows.length === 0) return undefined;
+  const mdcs = reading.rows.map((r) => r.mdc);
+  const counts = reading.rows.map((r) => r.n);
+  return {
+    rows: reading.rows.length,
+    falseVerdicts: reading.falseVerdicts,
+    same: reading.rows.filter((r) => r.verdict === "same").length,
+    medianAbsDelta: median(reading.rows.map((r) => r.absDelta)),
+    medianMdc: median(mdcs),
+    largestMdc: Math.max(...mdcs),
+    fewestRounds: Math.min(...counts),
+    mostRounds: Math.max(...counts),
+  };
+}
