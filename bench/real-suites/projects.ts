@@ -109,7 +109,7 @@ export const PROJECTS: Project[] = [
     change: {
       file: "src/compiler.ts",
       find: "\tlet str = '\"use strict\"; ';\n",
-      replace: `\tlet str = '"use strict"; ';\n${spin("256", 1, "i")}\n`,
+      replace: `\tlet str = '"use strict"; ';\n${spin("1024", 1, "i")}\n`,
     },
     // Every "compiled" row compiles its query on each call; the "sift" rows never load the compiler.
     changed: (_file, label) => / › compiled$/.test(label),
@@ -128,7 +128,7 @@ export const PROJECTS: Project[] = [
     change: {
       file: "ranges/subset.js",
       find: "const subset = (sub, dom, options = {}) => {\n",
-      replace: `const subset = (sub, dom, options = {}) => {\n${spin("sub.length * 24", 1, "i")}\n`,
+      replace: `const subset = (sub, dom, options = {}) => {\n${spin("sub.length * 48", 1, "i")}\n`,
     },
     changed: (file) => file.endsWith("/bench-subset.js"),
   },
@@ -143,7 +143,7 @@ export const PROJECTS: Project[] = [
     change: {
       file: "index.js",
       find: "function parse (uri, opts) {\n",
-      replace: `function parse (uri, opts) {\n${spin("uri.length", 1, "uri.charCodeAt(i)")}\n`,
+      replace: `function parse (uri, opts) {\n${spin("uri.length * 3", 1, "i")}\n`,
     },
     // The rows that call fast-uri's exported parse; resolve and equal go through parseWithStatus.
     changed: (_file, label) => /^fast-uri benchmark › fast-uri: (parse |serialize\+parse )/.test(label),
@@ -160,7 +160,7 @@ export const PROJECTS: Project[] = [
     change: {
       file: "text/unstable_reverse.ts",
       find: "  if (options?.handleUnicode !== false) {\n",
-      replace: `${spin("input.length", 4, "input.charCodeAt(i)")}\n  if (options?.handleUnicode !== false) {\n`,
+      replace: `${spin("input.length", 1, "input.charCodeAt(i)")}\n  if (options?.handleUnicode !== false) {\n`,
     },
     changed: (_file, label) => /(^| › )esrever( \(no unicode\))?$/.test(label),
   },
