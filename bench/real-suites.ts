@@ -74,6 +74,8 @@ function applyEdit(dir: string, edit: Edit, prefix = ""): void {
  * stays as committed), then moved in as the repository's node_modules, as an install leaves it.
  */
 function installDeps(project: Project, base: string, repoDir: string): void {
+  // A project whose bench files load nothing from npm (Deno's workspace, or only the API compare stands in for).
+  if (Object.keys(project.deps).length === 0) return;
   const deps = join(base, "deps");
   rmSync(deps, { recursive: true, force: true });
   mkdirSync(deps, { recursive: true });

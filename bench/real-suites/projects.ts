@@ -97,6 +97,73 @@ export const PROJECTS: Project[] = [
     // The rows of the source's findRoute; the compiled router and rou3-latest do not call it.
     changed: (_file, label) => /(^| › )findRoute$/.test(label),
   },
+  {
+    name: "sift",
+    repo: "parcelLab/sift",
+    // The last commit whose test/eq.bench.ts builds its groups with describe.each (two levels).
+    commit: "8ffa65e7e32609e96fab4af06b85ffb8480978c3",
+    api: "vitest bench (describe.each)",
+    bench: ["test/eq.bench.ts"],
+    // package.json declares sift ^17.1.3; package-lock.json resolves it to 17.1.3.
+    deps: { sift: "17.1.3" },
+    change: {
+      file: "src/compiler.ts",
+      find: "\tlet str = '\"use strict\"; ';\n",
+      replace: `\tlet str = '"use strict"; ';\n${spin("1024", 1, "i")}\n`,
+    },
+    // Every "compiled" row compiles its query on each call; the "sift" rows never load the compiler.
+    changed: (_file, label) => / › compiled$/.test(label),
+  },
+  {
+    name: "node-semver",
+    repo: "npm/node-semver",
+    commit: "6e05b7637396ac66522cff8731f07cfe0ef49a29",
+    api: "Benchmark.js",
+    // bench-subset.js adds `subset(^1.2.3-pre.0, *)` twice (its cases differ only in an options
+    // field it does not pass); bench-parse.js adds `invalid parse(hello, world)` twice (the fixture
+    // lists that input twice).
+    bench: ["benchmarks/bench-subset.js", "benchmarks/bench-parse.js"],
+    // The benchmark package itself is not needed: compare provides a stand-in.
+    deps: {},
+    change: {
+      file: "ranges/subset.js",
+      find: "const subset = (sub, dom, options = {}) => {\n",
+      replace: `const subset = (sub, dom, options = {}) => {\n${spin("sub.length * 48", 1, "i")}\n`,
+    },
+    changed: (file) => file.endsWith("/bench-subset.js"),
+  },
+  {
+    name: "fast-uri",
+    repo: "fastify/fast-uri",
+    commit: "c6a74bfd9d8c6b0df5362b3c7ae88d8021cb1e39",
+    api: "tinybench",
+    bench: ["benchmark/benchmark.mjs"],
+    // benchmark/package.json declares uri-js ^4.4.1 (its latest is 4.4.1).
+    deps: { "uri-js": "4.4.1" },
+    change: {
+      file: "index.js",
+      find: "function parse (uri, opts) {\n",
+      replace: `function parse (uri, opts) {\n${spin("uri.length * 3", 1, "i")}\n`,
+    },
+    // The rows that call fast-uri's exported parse; resolve and equal go through parseWithStatus.
+    changed: (_file, label) => /^fast-uri benchmark › fast-uri: (parse |serialize\+parse )/.test(label),
+  },
+  {
+    name: "std",
+    repo: "denoland/std",
+    commit: "ca58f9427152c946ce1c1bc287d290efde1fbab7",
+    api: "Deno.bench",
+    // text's bench imports the workspace member @std/testing (through deno.json's workspace);
+    // http's builds URLPattern routes. Neither needs the network.
+    bench: ["text/unstable_reverse_bench.ts", "http/unstable_route_bench.ts"],
+    deps: {},
+    change: {
+      file: "text/unstable_reverse.ts",
+      find: "  if (options?.handleUnicode !== false) {\n",
+      replace: `${spin("input.length", 1, "input.charCodeAt(i)")}\n  if (options?.handleUnicode !== false) {\n`,
+    },
+    changed: (_file, label) => /(^| › )esrever( \(no unicode\))?$/.test(label),
+  },
 ];
 
 /** Put at the top of the changed file: the module-level variable the spin writes, so its work stays observable. */

@@ -111,12 +111,15 @@ export interface RuntimeSignal {
 /** A load error from resolving a module or a global, not from the code itself. */
 const UNRESOLVED = /Cannot find (package|module)|Could not resolve|is not defined|ERR_UNSUPPORTED_ESM_URL_SCHEME|Only URLs with a scheme/i;
 
+/** A deno.json that resolves bare imports: an import map, inline or in a file, or a workspace of members. */
+export const DENO_RESOLVES = /"(imports|importMap|workspace)"\s*:/;
+
 /** Globals Deno (and browsers) have that node 20 does not: a file using one is written for Deno. */
 const DENO_GLOBALS = ["URLPattern"];
 
 /**
  * Why a bench file is written for Deno or Bun, from its source and the Deno config beside it
- * (the nearest `deno.json`/`deno.jsonc` up to the repository, with its name): `jsr:` and
+ * (the one that resolves its imports, with its name: `runtime-fit.ts`): `jsr:` and
  * `npm:` specifiers, an import map or workspace in deno.json, `Deno.*` beyond `Deno.bench`,
  * Deno's web globals; `bun`/`bun:*` imports and the `Bun` global. Undefined when nothing does.
  */
@@ -130,7 +133,7 @@ export function runtimeSignals(source: string, denoConfig?: { name: string; text
   if (api) signals.push({ runtime: "deno", why: `uses Deno.${api}` });
   const global = DENO_GLOBALS.find((name) => new RegExp(`\\b${name}\\b`).test(source));
   if (global) signals.push({ runtime: "deno", why: `uses ${global}` });
-  if (denoConfig && /"(imports|importMap|workspace)"\s*:/.test(denoConfig.text)) {
+  if (denoConfig && DENO_RESOLVES.test(denoConfig.text)) {
     signals.push({ runtime: "deno", why: `resolves its imports through ${denoConfig.name}`, weak: true });
   }
   const bunModule = modules.find((name) => name === "bun" || name.startsWith("bun:"));

@@ -7,17 +7,26 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "pathe";
 import type { Runtime } from "../model/result.ts";
-import { runtimeSignals, wrongRuntime } from "./diagnose.ts";
+import { DENO_RESOLVES, runtimeSignals, wrongRuntime } from "./diagnose.ts";
 import type { InventoryOutcome } from "./jobs.ts";
 
-/** The nearest deno.json or deno.jsonc from the file's folder up to the checkout's root. */
+/**
+ * The deno.json or deno.jsonc that resolves the file's bare imports: the nearest one from the
+ * file's folder up to the checkout's root that has an import map or a workspace, else the nearest.
+ * A workspace member's own deno.json only names and exports the member; its imports of the other
+ * members (`@std/testing` from `text/`) resolve through the root's `workspace`.
+ */
 function denoConfig(root: string, file: string): { name: string; text: string } | undefined {
+  let nearest: { name: string; text: string } | undefined;
   for (let dir = dirname(join(root, file)); ; dir = dirname(dir)) {
     for (const name of ["deno.json", "deno.jsonc"]) {
       const path = join(dir, name);
-      if (existsSync(path)) return { name: relative(root, path), text: readFileSync(path, "utf8") };
+      if (!existsSync(path)) continue;
+      const config = { name: relative(root, path), text: readFileSync(path, "utf8") };
+      if (DENO_RESOLVES.test(config.text)) return config;
+      nearest ??= config;
     }
-    if (dir === root || dirname(dir) === dir || !dir.startsWith(root)) return undefined;
+    if (dir === root || dirname(dir) === dir || !dir.startsWith(root)) return nearest;
   }
 }
 

@@ -299,6 +299,23 @@ describe("a file written for another runtime", () => {
     expectRows(deno.result, ["match › static route", "match › nested params", "compile 4 routes"]);
   }, 300_000);
 
+  test("a bench file inside a workspace member (its deno.json names the member; the root's lists the workspace): one line naming --runtime deno under node and bun; with it, every row", () => {
+    const repo = fixtureRepo("deno-workspace-member", {});
+    expect(runOwnTool(repo.dir, [join(MODULES, ".bin", "deno"), "bench", "--no-check"])).toContain("splitReverseJoin");
+    for (const runtime of ["node", "bun"]) {
+      expectStoppedWith(
+        compareIn(repo, [...ROWS_RUN, "--runtime", runtime]),
+        new RegExp(
+          `^xbench: text/reverse_bench\\.ts is written for Deno \\(it resolves its imports through deno\\.json\\) and cannot load under ${runtime} \\(Cannot find (package|module) '@tiny/testing(/random)?'\\); run with --runtime deno$`,
+          "m",
+        ),
+      );
+    }
+    const deno = compareIn(repo, [...ROWS_RUN, "--runtime", "deno"]);
+    expect(deno.code).toBe(0);
+    expectRows(deno.result, ["reverse › splitReverseJoin", "reverse › reverse"]);
+  }, 300_000);
+
   test("a file that imports bun:sqlite: one line naming --runtime bun; with it, every row", () => {
     const repo = repoWith({
       "bench/store.bench.ts": [
