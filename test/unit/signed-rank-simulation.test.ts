@@ -43,20 +43,24 @@ const margin = (rate: number) => 3 * Math.sqrt((rate * (1 - rate)) / RUNS);
 describe("signed-rank / Hodges–Lehmann holds its level by simulation", () => {
   const KNOWN_CHANGE = Math.log(1.02);
 
-  test.each(Object.entries(NOISE))("%s: false verdicts <= α_n and coverage >= 1 - α_n (n = 6, 10, 20, 40)", (kind, noise) => {
-    const random = mulberry32(kind.length * 7919);
-    for (const [n, alpha] of EXACT_ALPHA) {
-      let verdicts = 0;
-      let held = 0;
-      for (let k = 0; k < RUNS; k++) {
-        if (verdictOf(interval95(draw(n, noise, random))) !== "~") verdicts++;
-        const [lower, upper] = interval95(draw(n, noise, random, KNOWN_CHANGE));
-        if (lower <= KNOWN_CHANGE && KNOWN_CHANGE <= upper) held++;
+  test.each(Object.entries(NOISE))(
+    "%s: false verdicts <= α_n and coverage >= 1 - α_n (n = 6, 10, 20, 40)",
+    (kind, noise) => {
+      const random = mulberry32(kind.length * 7919);
+      for (const [n, alpha] of EXACT_ALPHA) {
+        let verdicts = 0;
+        let held = 0;
+        for (let k = 0; k < RUNS; k++) {
+          if (verdictOf(interval95(draw(n, noise, random))) !== "~") verdicts++;
+          const [lower, upper] = interval95(draw(n, noise, random, KNOWN_CHANGE));
+          if (lower <= KNOWN_CHANGE && KNOWN_CHANGE <= upper) held++;
+        }
+        expect({ n, falseVerdictsAtMost: verdicts / RUNS <= alpha + margin(alpha) }).toEqual({ n, falseVerdictsAtMost: true });
+        expect({ n, coverageAtLeast: held / RUNS >= 1 - alpha - margin(alpha) }).toEqual({ n, coverageAtLeast: true });
       }
-      expect({ n, falseVerdictsAtMost: verdicts / RUNS <= alpha + margin(alpha) }).toEqual({ n, falseVerdictsAtMost: true });
-      expect({ n, coverageAtLeast: held / RUNS >= 1 - alpha - margin(alpha) }).toEqual({ n, coverageAtLeast: true });
-    }
-  }, 120_000); // seconds of arithmetic: more on a loaded machine, never a timing assertion
+    },
+    120_000,
+  ); // seconds of arithmetic: more on a loaded machine, never a timing assertion
 });
 
 describe("what the old t-interval misses", () => {
