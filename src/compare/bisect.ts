@@ -200,19 +200,19 @@ export async function runBisect(
   };
   return withCleanup(onSignal, async (cleanup: Cleanup) => {
     const tmp = makeRunTemp("xbench-compare-", compare.repo, cleanup, onEvent);
-    const driver = await bundleDriver(tmp, compare.runtime, compare.repo, `bisect-${process.pid}`, cleanup);
+    const target = (tag: string) => ({ runtime: compare.runtime, tag, tmp, cleanup });
+    const driver = await bundleDriver(compare.repo, target(`bisect-${process.pid}`));
     const prepared = new Map<string, Prepared>();
     const bundled: string[] = [];
     let benchSource: string | undefined;
     const prepare = async (sha: string, side: Side): Promise<Prepared> => {
       const hit = prepared.get(sha);
       if (hit) return hit;
-      const tree = checkoutSide(compare.repo, tmp, side, sha, cleanup, onEvent, `commit-${sha.slice(0, 12)}`);
+      const tree = checkoutSide({ repo: compare.repo, tmp, cleanup, onEvent }, side, sha, `commit-${sha.slice(0, 12)}`);
       benchSource ??= tree.root; // bad is prepared first: its bench files go to every commit
       copyBenchFiles(compare, benchSource, tree.root);
       await setUpSide(compare, tree, onEvent);
-      const target = { runtime: compare.runtime, tag: `${runId}-${sha.slice(0, 12)}`, tmp, cleanup };
-      const entry = { tree, bundles: await bundleSide(tree, compare.files, target) };
+      const entry = { tree, bundles: await bundleSide(tree, compare.files, target(`${runId}-${sha.slice(0, 12)}`)) };
       prepared.set(sha, entry);
       bundled.push(sha);
       return entry;

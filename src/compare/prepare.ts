@@ -55,11 +55,22 @@ export interface PrepareScope {
 /** Sets both sides up: worktrees, head's bench files on base, dependencies, builds. */
 export async function prepareSides({ store, tmp, cleanup, onEvent }: PrepareScope): Promise<Record<Side, SideTree>> {
   const { plan } = store;
-  const base = checkoutSide(plan.repo, tmp, "base", plan.base.sha, cleanup, onEvent);
-  const head = checkoutHead(plan.repo, tmp, plan.head.sha, plan.head.headRef, cleanup, onEvent);
+  const at = { repo: plan.repo, tmp, cleanup, onEvent };
+  const base = checkoutSide(at, "base", plan.base.sha);
+  const head = checkoutHead(at, plan.head.sha, plan.head.headRef);
   copyBenchFiles(plan, head.root, base.root);
   for (const side of [base, head]) await setUpSide(plan, side, onEvent);
   return { base, head };
+}
+
+/** What a bundle is built for and where it goes. */
+export interface BundleTarget {
+  runtime: Runtime;
+  /** Keeps each side's (each commit's) folders apart. */
+  tag: string;
+  /** The run's temp folder: a bundle with no node_modules to go into goes there. */
+  tmp: string;
+  cleanup: Cleanup;
 }
 
 /**
@@ -68,21 +79,11 @@ export async function prepareSides({ store, tmp, cleanup, onEvent }: PrepareScop
  * project's settings (package.json and its node_modules layout, npm's or pnpm's, deno.json)
  * from where the main module is: from a temp folder it resolves no package of the project's.
  */
-export async function bundleDriver(tmp: string, runtime: Runtime, root: string, tag: string, cleanup: Cleanup): Promise<string> {
+export async function bundleDriver(root: string, { runtime, tag, tmp, cleanup }: BundleTarget): Promise<string> {
   const modules = nearestNodeModules(root, "");
   const outDir = modules ? join(modules, ".cache", "xbench", `${tag}-driver`) : join(tmp, "driver");
   ownPath(tmp, outDir, cleanup);
   return bundle({ kind: "driver", outDir, runtime });
-}
-
-/** Where bundleSide puts a side's copies, and under which tag. */
-export interface BundleTarget {
-  runtime: Runtime;
-  /** Keeps each side's (each commit's) folders apart. */
-  tag: string;
-  /** The run's temp folder: bundles of files with no node_modules go there. */
-  tmp: string;
-  cleanup: Cleanup;
 }
 
 /**
@@ -90,8 +91,11 @@ export interface BundleTarget {
  * file on its side, so the packages a bench file imports resolve from that side, exactly as the
  * project's own code would.
  */
-export async function bundleSide(tree: SideTree, files: readonly string[], target: BundleTarget): Promise<SideBundles> {
-  const { runtime, tag, tmp, cleanup } = target;
+export async function bundleSide(
+  tree: SideTree,
+  files: readonly string[],
+  { runtime, tag, tmp, cleanup }: BundleTarget,
+): Promise<SideBundles> {
   const bundles: SideBundles = new Map();
   for (const [i, file] of files.entries()) {
     const modules = nearestNodeModules(tree.root, file);
@@ -110,12 +114,12 @@ export async function bundleSide(tree: SideTree, files: readonly string[], targe
 export async function bundleAll({ store, tmp, cleanup }: PrepareScope, sides: Record<Side, SideTree>): Promise<Bundles> {
   const runId = store.dir.split("/").pop()!;
   const { files, runtime } = store.plan;
-  const target = (side: Side): BundleTarget => ({ runtime, tag: `${runId}-${side}`, tmp, cleanup });
+  const target = (tag: string): BundleTarget => ({ runtime, tag, tmp, cleanup });
   return {
-    driver: await bundleDriver(tmp, runtime, sides.head.root, runId, cleanup),
+    driver: await bundleDriver(sides.head.root, target(runId)),
     sides: {
-      base: await bundleSide(sides.base, files, target("base")),
-      head: await bundleSide(sides.head, files, target("head")),
+      base: await bundleSide(sides.base, files, target(`${runId}-base`)),
+      head: await bundleSide(sides.head, files, target(`${runId}-head`)),
     },
   };
 }
