@@ -1,5 +1,8 @@
 /**
- * The compare engine. A run goes through four stages, each in its own files:
+ * The compare engine. A run's plan and every outcome of it live in its run folder (store.ts;
+ * one process at a time, lock.ts and owner.ts; writes, run-write.ts; what a dead run left,
+ * reclaim.ts), appended as they arrive, so an interrupted run can be resumed. The engine takes
+ * a run through three stages, each in its own files:
  *
  *   1. preparing the sides (prepare.ts): worktrees and head's bench files (sides.ts),
  *      dependencies linked or installed (install.ts), the build, a bundle per file and side;
@@ -8,11 +11,11 @@
  *      another shard's;
  *   3. the rounds (rounds.ts): bench processes (processes.ts) until the sampling rule says
  *      stop (sampling.ts, allocate.ts);
- *   4. the run folder (store.ts, lock.ts, run-write.ts, reclaim.ts): every outcome appended as
- *      it arrives, so a run can be resumed, and read back into rows (rows.ts) for the result.
  *
- * From stage 2 on, functions take one `RunContext` (context.ts). What happens along the way
- * goes to `onEvent`; the engine itself never writes to the terminal.
+ * then reads the run folder back into rows (rows.ts) for the result, and with `--profile`
+ * runs the profiled processes (profile-run.ts). From the inventory on, functions take one
+ * `RunContext` (context.ts). What happens along the way goes to `onEvent`; the engine itself
+ * never writes to the terminal. ARCHITECTURE.md has the floor plan of every file.
  */
 import { availableParallelism } from "node:os";
 import type { CompareResult, Row } from "../model/result.ts";
