@@ -17,20 +17,22 @@ import { join } from "pathe";
 import { usageError, XbenchError } from "../errors.ts";
 import { commitSubject, firstParentPath, isAncestor, repoRoot, resolveCommit, tryResolveCommit } from "../git/git.ts";
 import type { Gate, GateRow, Row, Side } from "../model/result.ts";
-import { BUNDLE_SOURCES } from "../runner/bundle.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { decideGate } from "../report/gate.ts";
 import { rowName, shortestUniquePaths } from "../report/names.ts";
 import { killRunningChildren } from "../runner/spawn.ts";
 import { withCleanup, type Cleanup } from "../util/scope.ts";
 import { nextStep, type BisectConclusion, type Probe, type ProbeVerdict } from "./bisect-search.ts";
-import { bundleDriver, bundleSide, runRounds, setUpSide, type SideBundles } from "./engine.ts";
+import type { SideBundles } from "./context.ts";
+import { runRounds } from "./engine.ts";
 import { ignoreEvents, type OnCompareEvent } from "./events.ts";
 import { type CompareRequest, makePlan, newRunDir, samplingRule } from "./plan.ts";
+import { bundleDriver, bundleSide, setUpSide } from "./prepare.ts";
 import { makeRunTemp } from "./reclaim.ts";
 import { checkoutSide, copyBenchFiles, type SideTree } from "./sides.ts";
 import { createStore, type RunPlan } from "./store.ts";
 import { readsFilesAtRunTime, sameSources, type BundleSources } from "./unchanged.ts";
+import { readBundleSources } from "./unchanged-files.ts";
 
 /** What bisect looks for: the commit that made a row slower, or faster. */
 export type BisectDirection = "slower" | "faster";
@@ -161,8 +163,7 @@ function benchCode(prepared: Prepared): Map<string, BundleSources> | undefined {
   const code = new Map<string, BundleSources>();
   for (const [file, bundle] of prepared.bundles) {
     if (!bundle.path || readsFilesAtRunTime(readFileSync(bundle.path, "utf8"))) return undefined;
-    const sources = JSON.parse(readFileSync(join(bundle.path, "..", BUNDLE_SOURCES), "utf8")) as Array<[string, string]>;
-    code.set(file, { sources, root: prepared.tree.root });
+    code.set(file, readBundleSources(bundle.path, prepared.tree.root));
   }
   return code;
 }
@@ -199,18 +200,19 @@ export async function runBisect(
   };
   return withCleanup(onSignal, async (cleanup: Cleanup) => {
     const tmp = makeRunTemp("xbench-compare-", compare.repo, cleanup, onEvent);
-    const driver = await bundleDriver(tmp, compare.runtime, compare.repo, `bisect-${process.pid}`, cleanup);
+    const target = (tag: string) => ({ runtime: compare.runtime, tag, tmp, cleanup });
+    const driver = await bundleDriver(compare.repo, target(`bisect-${process.pid}`));
     const prepared = new Map<string, Prepared>();
     const bundled: string[] = [];
     let benchSource: string | undefined;
     const prepare = async (sha: string, side: Side): Promise<Prepared> => {
       const hit = prepared.get(sha);
       if (hit) return hit;
-      const tree = checkoutSide(compare.repo, tmp, side, sha, cleanup, onEvent, `commit-${sha.slice(0, 12)}`);
+      const tree = checkoutSide({ repo: compare.repo, tmp, cleanup, onEvent }, side, sha, `commit-${sha.slice(0, 12)}`);
       benchSource ??= tree.root; // bad is prepared first: its bench files go to every commit
       copyBenchFiles(compare, benchSource, tree.root);
       await setUpSide(compare, tree, onEvent);
-      const entry = { tree, bundles: await bundleSide(tree, compare.files, compare.runtime, `${runId}-${sha.slice(0, 12)}`, tmp, cleanup) };
+      const entry = { tree, bundles: await bundleSide(tree, compare.files, target(`${runId}-${sha.slice(0, 12)}`)) };
       prepared.set(sha, entry);
       bundled.push(sha);
       return entry;
@@ -284,15 +286,15 @@ export async function runBisect(
       };
       const store = createStore(join(runDir, `step-${steps.length + 1}-${commit.sha.slice(0, 12)}`), stepPlan);
       const sides = { base: good.tree, head: candidate.tree };
-      const bundles = { driver, sides: { base: good.bundles, head: candidate.bundles } };
+      const ctx = { store, sides, bundles: { driver, sides: { base: good.bundles, head: candidate.bundles } }, onEvent };
       const rule = { on: "above", above: request.above } as const;
-      let rows = facing((await runRounds(store, sides, bundles, onEvent)).result.rows, direction);
+      let rows = facing((await runRounds(ctx)).result.rows, direction);
       let gate = decideGate(rows, rule);
       // Undecided: more rounds, doubling, up to the budget; then the step is skipped.
       while (gate.outcome === "undecided" && store.plan.sampling.maxRounds < request.maxRounds) {
         store.plan.sampling = samplingRule({ rounds: Math.min(request.maxRounds, store.plan.sampling.maxRounds * 2) });
         store.savePlan();
-        rows = facing((await runRounds(store, sides, bundles, onEvent)).result.rows, direction);
+        rows = facing((await runRounds(ctx)).result.rows, direction);
         gate = decideGate(rows, rule);
       }
       const nothing = nothingCompared(rows);

@@ -4,11 +4,9 @@
  * pid namespace); a lock whose owner is gone (SIGKILL, power loss) is taken over.
  */
 import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { hostname } from "node:os";
 import { join } from "pathe";
-import { pidSpace, processStart } from "../util/proc.ts";
 import { XbenchError } from "../errors.ts";
-import { ownerAlive, type RunOwner } from "./reclaim.ts";
+import { ownerAlive, thisProcess, type RunOwner } from "./owner.ts";
 import { inRunFolder } from "./run-write.ts";
 
 /** A run folder that cannot be used: not a run this version can continue, or in use. */
@@ -76,7 +74,7 @@ function inUse(dir: string, owner: LockOwner): RunFolderError {
 export function lockRunFolder(dir: string, resumable = false): void {
   const path = join(dir, LOCK);
   if (held.has(path)) return;
-  const me: LockOwner = { pid: process.pid, start: processStart(process.pid), space: pidSpace(hostname()) };
+  const me: LockOwner = thisProcess();
   const mine = join(dir, `.lock-${process.pid}`);
   inRunFolder(dir, mine, () => writeFileSync(mine, `${JSON.stringify(me)}\n`), resumable);
   try {

@@ -9,7 +9,8 @@ import { pathToFileURL } from "node:url";
 import { dirname, join } from "pathe";
 import { usageError } from "../errors.ts";
 import type { ProfileSummary, RowProfile } from "../model/profile.ts";
-import type { CompareResult, Row, Runtime, Side } from "../model/result.ts";
+import type { CompareResult, Row, Runtime } from "../model/result.ts";
+import { SIDES, type Side } from "../model/side.ts";
 import { refineStatus, rowProfile } from "../profile/aggregate.ts";
 import { attributeProcess, type ProcessAttribution, type SideBundle } from "../profile/attribute.ts";
 import { mergeProfiles, parseCpuProfile, type ProfilePart } from "../profile/cpuprofile.ts";
@@ -18,12 +19,10 @@ import { CHILD_PROTOCOL, CHILD_ENV, type Job } from "../runner/protocol.ts";
 import { runtimeLaunch } from "../runner/runtimes.ts";
 import { runBenchProcess } from "../runner/spawn.ts";
 import { isChange } from "../stats/equivalence.ts";
-import type { Bundles } from "./engine.ts";
-import type { OnCompareEvent } from "./events.ts";
+import type { RunContext } from "./context.ts";
 import { inRunFolder } from "./run-write.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
 import type { SideTree } from "./sides.ts";
-import type { RunStore } from "./store.ts";
 
 export type ProfileRows = ProfileSummary["rows"];
 
@@ -75,15 +74,8 @@ function sideBundle(side: Side, bundle: string, root: string): SideBundle {
   return { side, url: pathToFileURL(real).href, map, mapDir: mapDir ?? dirname(bundle), root: realpathSync(root) };
 }
 
-interface ProfileContext {
-  store: RunStore;
-  sides: Record<Side, SideTree>;
-  bundles: Bundles;
-  onEvent: OnCompareEvent;
-}
-
 /** One profiled duet process of one row: its profile and how its samples split between the sides, or why it gave none. */
-async function profileProcess(ctx: ProfileContext, row: Row, index: number, bundles: SideBundle[], dir: string) {
+async function profileProcess(ctx: RunContext, row: Row, index: number, bundles: SideBundle[], dir: string) {
   const { plan } = ctx.store;
   const order: Side[] = index % 2 === 0 ? ["base", "head"] : ["head", "base"];
   const paths = Object.fromEntries(order.map((side) => [side, ctx.bundles.sides[side].get(row.file)!.path!]));
@@ -124,14 +116,12 @@ async function profileProcess(ctx: ProfileContext, row: Row, index: number, bund
  * each side's merged profile goes to the run folder as profile-base.cpuprofile and
  * profile-head.cpuprofile.
  */
-export async function profileRows(ctx: ProfileContext, result: CompareResult, which: ProfileRows): Promise<CompareResult> {
+export async function profileRows(ctx: RunContext, result: CompareResult, which: ProfileRows): Promise<CompareResult> {
   const chosen = rowsToProfile(result.rows, which);
   const tables = new Map<string, RowProfile>();
   const parts: Record<Side, ProfilePart[]> = { base: [], head: [] };
   for (const [r, row] of chosen.entries()) {
-    const bundles = (["base", "head"] as const).map((side) =>
-      sideBundle(side, ctx.bundles.sides[side].get(row.file)!.path!, ctx.sides[side].root),
-    );
+    const bundles = SIDES.map((side) => sideBundle(side, ctx.bundles.sides[side].get(row.file)!.path!, ctx.sides[side].root));
     const processes: ProcessAttribution[] = [];
     let error: string | undefined;
     for (let k = 0; k < PROFILE_PROCESSES; k++) {
@@ -142,8 +132,7 @@ export async function profileRows(ctx: ProfileContext, result: CompareResult, wh
         continue;
       }
       processes.push(done.attribution);
-      for (const side of ["base", "head"] as const)
-        parts[side].push({ profile: done.profile, keep: done.attribution.sampleSides.map((s) => s === side) });
+      for (const side of SIDES) parts[side].push({ profile: done.profile, keep: done.attribution.sampleSides.map((s) => s === side) });
     }
     // The row's times as its table shows them: base's median, head's that times 1 + delta.
     const { baseMedian, delta } = row.stats!;
@@ -157,7 +146,7 @@ export async function profileRows(ctx: ProfileContext, result: CompareResult, wh
   const summary: ProfileSummary = { rows: which, processes: PROFILE_PROCESSES, intervalUs: PROFILE_INTERVAL_US };
   if (parts.base.length > 0) {
     const files = { base: join(ctx.store.dir, "profile-base.cpuprofile"), head: join(ctx.store.dir, "profile-head.cpuprofile") };
-    for (const side of ["base", "head"] as const)
+    for (const side of SIDES)
       inRunFolder(ctx.store.dir, files[side], () => writeFileAtomic(files[side], JSON.stringify(mergeProfiles(parts[side]))));
     summary.files = files;
   }

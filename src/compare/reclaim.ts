@@ -5,45 +5,24 @@
  * outside it; a later compare or --resume removes everything whose owner is gone.
  */
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, join } from "pathe";
 import { XbenchError } from "../errors.ts";
 import { git } from "../git/git.ts";
 import { diskFull, ioReason } from "../util/atomic-write.ts";
-import { pidSpace, processStart } from "../util/proc.ts";
 import type { Cleanup } from "../util/scope.ts";
 import { ignoreEvents, type OnCompareEvent } from "./events.ts";
+import { ownerAlive, thisProcess, type RunOwner } from "./owner.ts";
 
 /** Temp folders of runs that hold worktrees; only these are ever reclaimed. */
 export const RUN_TEMP_PREFIXES = ["xbench-compare-", "xbench-tracer-compare-"] as const;
 const OWNER = "owner.json";
 const OWNED = "owned.ndjson";
 
-export interface RunOwner {
-  pid: number;
-  /** Start time of the process (Linux clock ticks since boot): a reused pid is not the owner. */
-  start?: string;
-  /** Pid namespace and host (Linux): a run from another container or machine is never judged. */
-  space?: string;
-  repo: string;
-}
-
 /** One folder a run made outside its temp folder, with the parents it created for it. */
 interface OwnedPath {
   path: string;
   created: string[];
-}
-
-/** Whether the process that wrote `owner` still runs (a pid reused since is not it). */
-export function ownerAlive(owner: Pick<RunOwner, "pid" | "start" | "space">): boolean {
-  if (owner.space !== pidSpace(hostname())) return true; // cannot tell: leave it alone
-  try {
-    process.kill(owner.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  const start = processStart(owner.pid);
-  return owner.start === undefined || start === undefined || start === owner.start;
 }
 
 function readOwner(dir: string): RunOwner | undefined {
@@ -157,7 +136,7 @@ export function makeRunTemp(prefix: (typeof RUN_TEMP_PREFIXES)[number], repo: st
   reclaimDeadRuns(tmpdir(), onEvent);
   const tmp = mkdtempSync(join(tmpdir(), prefix));
   cleanup.add(() => rmSync(tmp, { recursive: true, force: true }));
-  const owner: RunOwner = { pid: process.pid, start: processStart(process.pid), space: pidSpace(hostname()), repo };
+  const owner: RunOwner = { ...thisProcess(), repo };
   const file = join(tmp, OWNER);
   inTemp(file, () => writeFileSync(file, `${JSON.stringify(owner)}\n`));
   return tmp;

@@ -35,7 +35,7 @@ export const CYCLE = 2;
 /** Which timed rows a process measures (all when absent), and budgets other than the run's. */
 export type RowSelection = Pick<Job, "labels" | "rowBudgets">;
 
-/** Starts one bench process of a file (engine.ts processRunner). */
+/** Starts one bench process of a file (processes.ts processRunner). */
 export type RunProcess = (
   file: string,
   kind: Job["kind"],

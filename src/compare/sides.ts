@@ -27,20 +27,21 @@ export interface SideTree {
   sha: string;
 }
 
+/** Where a run checks sides out: the repository, the run's temp folder, its cleanup scope, where events go. */
+export interface CheckoutScope {
+  repo: string;
+  tmp: string;
+  cleanup: Cleanup;
+  onEvent: OnCompareEvent;
+}
+
 /**
  * Checks `sha` out into `<tmp>/<folder>` (the side's name unless bisect names one per commit)
  * as a detached worktree and registers its removal. The temp folder sits outside the
  * repository so tools that walk the repo never see it.
  */
-export function checkoutSide(
-  repo: string,
-  tmp: string,
-  side: Side,
-  sha: string,
-  cleanup: Cleanup,
-  onEvent: OnCompareEvent,
-  folder: string = side,
-): SideTree {
+export function checkoutSide(scope: CheckoutScope, side: Side, sha: string, folder: string = side): SideTree {
+  const { repo, tmp, cleanup, onEvent } = scope;
   const root = join(tmp, folder);
   cleanup.add(() => removeWorktree(repo, root));
   addWorktree(repo, root, sha);
@@ -77,15 +78,8 @@ export function initSubmodules(source: string, target: string, side: Side, onEve
 }
 
 /** Head: a worktree of `--head REF`, or the repository itself (working tree, edits included). */
-export function checkoutHead(
-  repo: string,
-  tmp: string,
-  sha: string,
-  headRef: string | undefined,
-  cleanup: Cleanup,
-  onEvent: OnCompareEvent,
-): SideTree {
-  return headRef ? checkoutSide(repo, tmp, "head", sha, cleanup, onEvent) : { side: "head", root: repo, sha };
+export function checkoutHead(scope: CheckoutScope, sha: string, headRef: string | undefined): SideTree {
+  return headRef ? checkoutSide(scope, "head", sha) : { side: "head", root: scope.repo, sha };
 }
 
 /**

@@ -30,8 +30,9 @@ export async function withSideHelpers<T>(
   };
   return withCleanup(onSignal, async (cleanup) => {
     const tmp = makeRunTemp("xbench-tracer-compare-", sides.repo, cleanup, onEvent);
-    const base = checkoutSide(sides.repo, tmp, "base", sides.base.sha, cleanup, onEvent);
-    const head = checkoutHead(sides.repo, tmp, sides.head.sha, sides.headRef, cleanup, onEvent);
+    const at = { repo: sides.repo, tmp, cleanup, onEvent };
+    const base = checkoutSide(at, "base", sides.base.sha);
+    const head = checkoutHead(at, sides.head.sha, sides.headRef);
     for (const side of [base, head]) linkDependencies(sides.repo, side);
     onEvent({ type: "building-helpers", side: "base", sha: sides.base.sha });
     const baseHelpers = await buildBaseHelpers(base.root, join(tmp, "helpers-base"));

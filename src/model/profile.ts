@@ -3,7 +3,7 @@
  * functions whose self time per iteration changed, from extra duet processes run under the
  * runtime's CPU profiler. Optional fields of the result: files without them read as before.
  */
-import type { Side } from "./result.ts";
+import type { Side } from "./side.ts";
 
 /**
  * `both`: the function (same name, same original file) ran on both sides; `new`: only head's

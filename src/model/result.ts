@@ -3,6 +3,9 @@
  * `--json`; `xbench report` re-renders it. Bump SCHEMA_VERSION on any breaking change.
  */
 import type { ProfileSummary, RowProfile } from "./profile.ts";
+import type { Side } from "./side.ts";
+
+export type { Side } from "./side.ts";
 
 export const SCHEMA_ID = "xbench/compare";
 export const SCHEMA_VERSION = 4;
@@ -17,7 +20,6 @@ export type Runtime = (typeof RUNTIMES)[number];
  */
 export type Verdict = "slower" | "faster" | "same" | "~";
 export type ExactVerdict = "same" | "more" | "fewer";
-export type Side = "base" | "head";
 /**
  * How a timed row was measured: `duet`, both sides alternately in one process (the default);
  * `isolated`, one side per process; `mixed` when its rounds used both.
