@@ -119,7 +119,7 @@ describe("terminal", () => {
     expect(text.split("\n").length).toBe(renderTerminal(result, { color: false }).split("\n").length);
   });
 
-  test("the A/A table looks like the seed's", () => {
+  test("the A/A table, byte for byte", () => {
     expectFixture("aa.term.txt", renderTerminal(aaResult(), { color: false }));
   });
 });
@@ -256,7 +256,7 @@ describe("columns agree with the delta", () => {
 });
 
 describe("markdown", () => {
-  test("snapshot: the seed-shaped A/A table", () => expectFixture("aa.md", renderMarkdown(aaResult())));
+  test("snapshot: the A/A table in markdown", () => expectFixture("aa.md", renderMarkdown(aaResult())));
   test("snapshot: every kind of row, Holm, rounding note, hostile names", () => expectFixture("mixed.md", renderMarkdown(mixedResult())));
 
   test("starts with the sticky marker and keeps every table row at 7 cells", () => {
