@@ -1,5 +1,5 @@
 /**
- * The macOS tracer helpers (native/mac/ over native/common/; units and flags in
+ * The macOS tracer helpers (native/mac/ over native/unix/ and native/common/; units and flags in
  * build/native-units.ts), cross-built on Linux with zig's C compiler for the
  * darwin-x64 and darwin-arm64 targets: `libxbench-interpose.dylib` (universal: both
  * architectures in one file) and `xbench-mac-launch` (the target's architecture).

@@ -9,7 +9,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { join } from "pathe";
-import { C_FLAGS, NATIVE_UNITS, type NativeOs } from "../../build/native-units.ts";
+import { C_FLAGS, includeFlags, NATIVE_UNITS, type NativeOs } from "../../build/native-units.ts";
 import { addEdge, findCycle, nativeNode } from "../support/cycles.ts";
 import { ROOT, tempDir } from "../support/xbench.ts";
 
@@ -32,7 +32,9 @@ describe.each(TOOLS)("calls between the $os units", ({ os, cc, nm, flags }) => {
       const uses = new Map<string, string[]>();
       for (const source of sources) {
         const obj = join(tmp.dir, `${os}-${source.replaceAll("/", "_")}.o`);
-        const c = spawnSync(cc, [...C_FLAGS, ...flags, "-c", "-o", obj, join(ROOT, source)], { encoding: "utf8" });
+        const c = spawnSync(cc, [...C_FLAGS, ...includeFlags(os, ROOT), ...flags, "-c", "-o", obj, join(ROOT, source)], {
+          encoding: "utf8",
+        });
         expect(c.stderr).toBe("");
         expect(c.status).toBe(0);
         const symbols = spawnSync(nm, ["-g", obj], { encoding: "utf8" }).stdout;
