@@ -27,7 +27,8 @@ import { writeRelease } from "./build/release.ts";
 import { buildDarwinHelpers, type DarwinTarget, findZig, isDarwinTarget } from "./build/native-darwin.ts";
 import { buildLinuxArm64, LINUX_ARM64 } from "./build/native-linux-arm64.ts";
 import { WINDOWS_HELPER_PLATFORM, buildWindowsHelpers, copyHelpers } from "./build/native-windows.ts";
-import { compileCommand, TOOLCHAINS, unitsFor } from "./build/native-units.ts";
+import { compileUnits } from "./build/native-compile.ts";
+import { TOOLCHAINS, unitsFor } from "./build/native-units.ts";
 
 const ROOT = import.meta.dir;
 const DIST = join(ROOT, "dist");
@@ -134,20 +135,18 @@ function buildNative(outDir: string): string[] {
   if (!which("gcc")) fail("gcc not found; install it: apt-get install gcc");
   if (!which("musl-gcc"))
     fail("musl-gcc not found; the seccomp supervisor is a static musl program. Install it: apt-get install musl-tools");
-  mkdirSync(outDir, { recursive: true });
   const headers = muslKernelHeaders();
-  const built: string[] = [];
-  for (const unit of NATIVE_UNITS) {
-    const out = join(outDir, unit.name);
-    const tmp = `${out}.tmp`;
-    // musl-gcc sees the kernel's headers only through this folder.
-    const extra = [...extraCflags(), ...(unit.kind === "static" ? ["-idirafter", headers] : [])];
-    const { cc, args } = compileCommand(HOST_TOOLCHAIN, unit, { root: ROOT, out: tmp, extra });
-    run(cc, args, unit.name);
-    run("mv", [tmp, out], `install ${unit.name}`);
-    built.push(out);
+  try {
+    return compileUnits(HOST_TOOLCHAIN, NATIVE_UNITS, outDir, {
+      root: ROOT,
+      cflags: extraCflags(),
+      env: BUILD_ENV,
+      // musl-gcc sees the kernel's headers only through this folder.
+      unitFlags: (unit) => (unit.kind === "static" ? ["-idirafter", headers] : []),
+    });
+  } catch (error) {
+    fail((error as Error).message);
   }
-  return built;
 }
 
 /** The macOS helpers for the darwin targets asked for (build/native-darwin.ts), by target. */

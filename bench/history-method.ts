@@ -4,25 +4,25 @@
  * history"): the 30-commit library of test/support/history-fixture.ts with three steps in three
  * rows, every commit recorded, then per row the step's own interval, the moving commits found,
  * the chained cumulative at HEAD and a direct compare of the first commit against HEAD. Prints
- * one line per row and the wall times. `--steps issue` (default) measures +10%, -5% and +3%;
+ * one line per row and the wall times. `--steps small` (default) measures +10%, -5% and +3%, the steps the method must find;
  * `--steps test` the e2e test's +10%, -10% and +20%; the settings default to the test's.
  *
- *   bun build.ts && bun bench/history-method.ts [--steps issue|test] [--rounds 10 --time 60] [--min-effect 1]
+ *   bun build.ts && bun bench/history-method.ts [--steps small|test] [--rounds 10 --time 60] [--min-effect 1]
  */
 import { parseArgs } from "node:util";
 import { currentLoad } from "../src/util/load.ts";
 import { methodLines, runMethodCheck } from "../test/support/history-check.ts";
-import { ISSUE_STEPS, KNOWN_STEPS } from "../test/support/history-fixture.ts";
+import { KNOWN_STEPS, SMALL_STEPS } from "../test/support/history-fixture.ts";
 
 const { values } = parseArgs({
   options: {
-    steps: { type: "string", default: "issue" },
+    steps: { type: "string", default: "small" },
     rounds: { type: "string", default: "10" },
     time: { type: "string", default: "60" },
     "min-effect": { type: "string", default: "1" },
   },
 });
-const steps = values.steps === "test" ? KNOWN_STEPS : ISSUE_STEPS;
+const steps = values.steps === "test" ? KNOWN_STEPS : SMALL_STEPS;
 const settings = ["--rounds", values.rounds!, "--time", values.time!];
 const load = currentLoad();
 const check = runMethodCheck(steps, settings, values["min-effect"]!);

@@ -2,7 +2,7 @@
 /**
  * Calibrates `xbench bench tracer` (docs/suites.md):
  *   A/A    the same helper build as head and base, RUNS separate runs: every row's median
- *          change should stay within the noise floor (±2.5% in the seed);
+ *          change should stay within the noise floor;
  *   slowed head's helpers built with -DXBENCH_SLOW_NS=NS (a fixed delay per recorded access,
  *          native/common/log.h), base built without: the access rows must move far past the floor.
  *

@@ -1,5 +1,5 @@
 /**
- * The macOS tracer helpers (native/mac/ over native/common/; units and flags in
+ * The macOS tracer helpers (native/mac/ over native/unix/ and native/common/; units and flags in
  * build/native-units.ts), cross-built on Linux with zig's C compiler for the
  * darwin-x64 and darwin-arm64 targets: `libxbench-interpose.dylib` (universal: both
  * architectures in one file) and `xbench-mac-launch` (the target's architecture).
@@ -13,10 +13,11 @@
  * section without -Wl,--no-gc-sections).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { CPU_TYPE, interposeEntries, MH_DYLIB, MH_EXECUTE, parseMachO, writeFat } from "./macho.ts";
-import { compileCommand, INTERPOSE_DYLIB, MAC_LAUNCHER, type NativeUnit, TOOLCHAINS, unitNamed } from "./native-units.ts";
+import { compileUnit } from "./native-compile.ts";
+import { INTERPOSE_DYLIB, MAC_LAUNCHER, type NativeUnit, TOOLCHAINS, unitNamed } from "./native-units.ts";
 
 export const DARWIN_TARGETS = ["darwin-x64", "darwin-arm64"] as const;
 export type DarwinTarget = (typeof DARWIN_TARGETS)[number];
@@ -68,20 +69,20 @@ export interface DarwinBuild {
   cflags?: string[];
 }
 
-/** Compiles one unit for one target into `out`, checked; throws with the compiler's message. */
-function compileUnit(unit: NativeUnit, target: DarwinTarget, out: string, b: DarwinBuild): void {
+/** Compiles one unit for one target into `out`, its Mach-O checked; throws with the compiler's message. */
+function compileFor(unit: NativeUnit, target: DarwinTarget, out: string, b: DarwinBuild): void {
   // zig's caches stay in the build folder: nothing written to $HOME.
   const cache = join(b.root, "dist", ".build", "zig-cache");
   const env = { ...process.env, ZIG_GLOBAL_CACHE_DIR: cache, ZIG_LOCAL_CACHE_DIR: cache };
   delete env.NODE_ENV;
-  const tmp = `${out}.tmp`;
-  const { args } = compileCommand(TOOLCHAIN, unit, { root: b.root, out: tmp, extra: b.cflags });
-  const r = spawnSync(b.zig, ["cc", "-target", ZIG_TARGET[target], ...args], { encoding: "utf8", env });
-  if (r.error) throw new Error(`${unit.name} (${target}): ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`${unit.name} (${target}) failed:\n${r.stderr}`);
-  const wrong = checkDarwinHelper(readFileSync(tmp), target, unit.kind as DarwinKind);
-  if (wrong) throw new Error(`${unit.name} (${target}) was linked wrong: ${wrong}`);
-  renameSync(tmp, out);
+  compileUnit(TOOLCHAIN, unit, out, {
+    root: b.root,
+    cflags: b.cflags,
+    env,
+    compiler: { cc: b.zig, args: ["cc", "-target", ZIG_TARGET[target]] },
+    check: (file) => checkDarwinHelper(readFileSync(file), target, unit.kind as DarwinKind),
+    label: target,
+  });
 }
 
 /**
@@ -98,14 +99,14 @@ export function buildDarwinHelpers(targets: DarwinTarget[], b: DarwinBuild): Map
   const thin = DARWIN_TARGETS.map((t) => {
     const dir = join(b.root, "dist", ".build", "thin", t);
     mkdirSync(dir, { recursive: true });
-    compileUnit(dylib, t, join(dir, dylib.name), b);
+    compileFor(dylib, t, join(dir, dylib.name), b);
     return readFileSync(join(dir, dylib.name));
   });
   const universal = writeFat(thin);
   for (const target of targets) {
     const outDir = join(b.outRoot, target);
     mkdirSync(outDir, { recursive: true });
-    compileUnit(launcher, target, join(outDir, launcher.name), b);
+    compileFor(launcher, target, join(outDir, launcher.name), b);
     writeFileSync(join(outDir, dylib.name), universal, { mode: 0o755 });
     built.set(target, [join(outDir, dylib.name), join(outDir, launcher.name)]);
   }

@@ -12,9 +12,8 @@
  * compiler download for every build.)
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, renameSync } from "node:fs";
-import { join } from "pathe";
-import { compileCommand, TOOLCHAINS, unitsFor } from "./native-units.ts";
+import { compileUnits } from "./native-compile.ts";
+import { TOOLCHAINS, unitsFor } from "./native-units.ts";
 
 export const LINUX_ARM64 = "linux-arm64";
 const TOOLCHAIN = TOOLCHAINS[LINUX_ARM64];
@@ -34,16 +33,5 @@ export function buildLinuxArm64(root: string, outDir: string, cflags: string[]):
     throw new Error(
       `${ARM64_CC} not found; the linux-arm64 helpers are cross-compiled. Install it: apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross`,
     );
-  mkdirSync(outDir, { recursive: true });
-  return unitsFor(TOOLCHAIN).map((unit) => {
-    const out = join(outDir, unit.name);
-    const tmp = `${out}.tmp`;
-    const { cc, args } = compileCommand(TOOLCHAIN, unit, { root, out: tmp, extra: cflags });
-    const r = spawnSync(cc, args, { encoding: "utf8" });
-    if (r.error) throw new Error(`${unit.name} (${LINUX_ARM64}): ${r.error.message}`);
-    if (r.status !== 0) throw new Error(`${unit.name} (${LINUX_ARM64}) failed:\n${r.stderr}`);
-    if (r.stderr) process.stderr.write(r.stderr);
-    renameSync(tmp, out);
-    return out;
-  });
+  return compileUnits(TOOLCHAIN, unitsFor(TOOLCHAIN), outDir, { root, cflags, label: LINUX_ARM64 });
 }

@@ -1,6 +1,7 @@
 /**
- * The one table of the native helpers: every program, its sources (by platform: native/common
- * beside native/linux, native/mac or native/win), how it is linked, and the toolchain of each
+ * The one table of the native helpers: every program, its sources (native/common for every
+ * platform, native/unix for Linux and macOS, and the platform's own folder: native/linux,
+ * native/mac or native/win, where a file of one role has one name), how it is linked, and the toolchain of each
  * helper platform with the flags it adds. The C flags are defined here once. build.ts (linux-x64)
  * and build/native-{linux-arm64,darwin,windows}.ts read it; each adds only what its toolchain
  * needs at run time (musl's kernel headers, zig's target triple).
@@ -26,10 +27,21 @@ export interface NativeUnit {
 /** The C flags of every helper on every platform; $XBENCH_CFLAGS comes after them. */
 export const C_FLAGS = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fno-strict-aliasing"];
 
-const common = (...files: string[]) => files.map((f) => `native/common/${f}`);
-const linux = (...files: string[]) => files.map((f) => `native/linux/${f}`);
-const mac = (...files: string[]) => files.map((f) => `native/mac/${f}`);
-const win = (...files: string[]) => files.map((f) => `native/win/${f}`);
+/** Each OS's own folder under native/. */
+export const PLATFORM_DIR: Record<NativeOs, string> = { linux: "native/linux", darwin: "native/mac", windows: "native/win" };
+
+/**
+ * The include path of a unit written for `os`: its platform's folder, so that shared code
+ * (native/unix) includes the platform's file of a role (`sys.h`) by that one name.
+ */
+export function includeFlags(os: NativeOs, root: string): string[] {
+  return [`-I${join(root, PLATFORM_DIR[os])}`];
+}
+
+const unix = (...files: string[]) => files.map((f) => `native/unix/${f}`);
+const linux = (...files: string[]) => files.map((f) => `${PLATFORM_DIR.linux}/${f}`);
+const mac = (...files: string[]) => files.map((f) => `${PLATFORM_DIR.darwin}/${f}`);
+const win = (...files: string[]) => files.map((f) => `${PLATFORM_DIR.windows}/${f}`);
 /** The target program of `xbench bench tracer`, beside the suite that runs it. */
 const TRACER_TARGET = "src/suites/tracer/target.c";
 
@@ -41,9 +53,9 @@ export const NATIVE_UNITS: readonly NativeUnit[] = [
     name: "xbench-supervisor",
     os: "linux",
     kind: "static",
-    sources: [...linux("supervisor.c", "filter.c", "notify.c", "tree.c", "progkind.c"), ...common("capacity.c", "log.c")],
+    sources: [...linux("launch.c", "filter.c", "notify.c", "tree.c", "progkind.c"), ...unix("capacity.c", "logfile.c")],
   },
-  { name: "libxbench-preload.so", os: "linux", kind: "shared", sources: [...linux("preload.c", "progkind.c"), ...common("log.c")] },
+  { name: "libxbench-preload.so", os: "linux", kind: "shared", sources: [...linux("shim.c", "progkind.c"), ...unix("logfile.c")] },
   { name: "xbench-target", os: "linux", kind: "executable", sources: [TRACER_TARGET] },
   { name: "xbench-target-static", os: "linux", kind: "static", sources: [TRACER_TARGET] },
   { name: "xbench-exec-stats", os: "linux", kind: "static", sources: linux("exec-stats.c") },
@@ -52,20 +64,20 @@ export const NATIVE_UNITS: readonly NativeUnit[] = [
     name: INTERPOSE_DYLIB,
     os: "darwin",
     kind: "shared",
-    sources: [...mac("interpose.c", "policy.c", "search.c"), ...common("log.c")],
+    sources: [...mac("shim.c", "policy.c", "search.c"), ...unix("logfile.c")],
   },
   {
     name: MAC_LAUNCHER,
     os: "darwin",
     kind: "executable",
-    sources: [...mac("launch.c", "policy.c", "search.c"), ...common("capacity.c", "log.c")],
+    sources: [...mac("launch.c", "policy.c", "search.c"), ...unix("capacity.c", "logfile.c")],
   },
-  { name: "xbench-launch.exe", os: "windows", kind: "executable", sources: win("launch.c", "winlog.c", "inject.c") },
+  { name: "xbench-launch.exe", os: "windows", kind: "executable", sources: win("launch.c", "logfile.c", "inject.c") },
   {
     name: "xbench-hook.dll",
     os: "windows",
     kind: "shared",
-    sources: win("hook.c", "record.c", "patch.c", "winlog.c", "inject.c"),
+    sources: win("shim.c", "record.c", "patch.c", "logfile.c", "inject.c"),
     libs: ["-lntdll"],
   },
 ];
@@ -164,6 +176,7 @@ export function compileCommand(
   const args = [
     ...C_FLAGS,
     ...(options.extra ?? []),
+    ...includeFlags(toolchain.os, options.root),
     ...toolchain.flags,
     ...link.flags,
     "-o",

@@ -5,9 +5,10 @@
  * of the same sources gives the same bytes. Units and flags: build/native-units.ts.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, renameSync } from "node:fs";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { basename, join } from "pathe";
-import { C_FLAGS, compileCommand, TOOLCHAINS, unitsFor } from "./native-units.ts";
+import { compileUnits } from "./native-compile.ts";
+import { C_FLAGS, TOOLCHAINS, unitsFor } from "./native-units.ts";
 
 /** The platform key the helpers are extracted under (src/helpers: `${process.platform}-${process.arch}`). */
 export const WINDOWS_HELPER_PLATFORM = "win32-x64";
@@ -26,16 +27,7 @@ export function buildWindowsHelpers(root: string, outDir: string, cflags: string
   const probe = spawnSync(MINGW_CC, ["--version"], { stdio: "ignore" });
   if (probe.error || probe.status !== 0)
     throw new Error(`${MINGW_CC} not found; the Windows tracer helpers need it: apt-get install gcc-mingw-w64-x86-64`);
-  mkdirSync(outDir, { recursive: true });
-  return unitsFor(TOOLCHAIN).map((unit) => {
-    const out = join(outDir, unit.name);
-    const tmp = `${out}.tmp`;
-    const { cc, args } = compileCommand(TOOLCHAIN, unit, { root, out: tmp, extra: cflags });
-    const r = spawnSync(cc, args, { encoding: "utf8", env });
-    if (r.error || r.status !== 0) throw new Error(`${unit.name} failed:\n${r.stderr ?? r.error?.message}`);
-    renameSync(tmp, out);
-    return out;
-  });
+  return compileUnits(TOOLCHAIN, unitsFor(TOOLCHAIN), outDir, { root, cflags, env });
 }
 
 /** Copies built helpers into `dir` (the npm package's helpers/<platform>, where npm users' trace() finds them). */

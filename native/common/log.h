@@ -166,10 +166,6 @@ static inline void xb_log_init_header(struct xb_log_header *h, uint64_t capacity
   __atomic_store_n(&h->magic, XB_LOG_MAGIC, __ATOMIC_RELEASE);
 }
 
-/* Creates (truncating) and maps a log of `capacity` bytes. 0 or -errno. */
-int xb_log_create(struct xb_log *log, const char *path, uint64_t capacity);
-/* Maps an existing log open as `fd` (the caller closes it). 0 or -errno. No libc state. */
-int xb_log_attach_fd(struct xb_log *log, int fd);
 /* A thread's reserved chunk of the log (see xb_log_append_local). Zero = none. */
 struct xb_cursor {
   uint64_t pos, end;

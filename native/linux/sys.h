@@ -4,6 +4,8 @@
 #ifndef XBENCH_SYS_H
 #define XBENCH_SYS_H
 
+#include <fcntl.h>
+#include <stddef.h>
 #include <sys/syscall.h>
 
 /* fchmodat2 (Linux 6.6; one number on every architecture): older headers lack it. */
@@ -53,5 +55,14 @@ static inline long xb_sys6(long nr, long a, long b, long c, long d, long e, long
 #else
 #error "xbench's native helpers support x86-64 and arm64 only"
 #endif
+
+/* The calls the shared POSIX code (../unix/) makes; ../mac/sys.h has the same two. The raw
+ * instruction, not syscall(3): in the preload shim, syscall is the shim's own export. */
+static inline long xb_raw_open(const char *path, int flags, int mode) {
+  return xb_sys(SYS_openat, AT_FDCWD, (long)path, flags, mode, 0);
+}
+static inline long xb_raw_pread(int fd, void *buf, size_t n) {
+  return xb_sys6(SYS_pread64, fd, (long)buf, (long)n, 0, 0, 0);
+}
 
 #endif

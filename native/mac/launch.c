@@ -28,8 +28,9 @@
  * exit 125 with one line on stderr.
  */
 #include "../common/env.h"
-#include "../common/capacity.h"
 #include "../common/log.h"
+#include "../unix/capacity.h"
+#include "../unix/logfile.h"
 #include "policy.h"
 #include "search.h"
 

@@ -1,5 +1,5 @@
 /*
- * What the Windows launcher (launch.c) and the hook DLL (hook.c) agree on besides the record
+ * What the Windows launcher (launch.c) and the hook DLL (shim.c) agree on besides the record
  * format (../log.h). Rules: plain constants and one struct, no code.
  *
  * How a traced process finds the log: whoever creates it suspended (the launcher, or the DLL's

@@ -23,7 +23,7 @@
  */
 #include "config.h"
 #include "inject.h"
-#include "winlog.h"
+#include "logfile.h"
 
 #include <windows.h>
 #include <string.h>

@@ -14,7 +14,7 @@
  * by every arm, itself included, exactly (k-1)! times per cycle (counting the cycle's closing
  * boundary). With two arms that is AB, BA, AB, BA...
  *
- * The seed picks which circuit each cycle walks (shuffled adjacency in Hierholzer's algorithm);
+ * The random seed picks which circuit each cycle walks (shuffled adjacency in Hierholzer's algorithm);
  * later cycles start where the previous one ended, so the property holds across cycles as well.
  */
 import { usageError } from "../errors.ts";
@@ -33,7 +33,7 @@ export interface RoundPlan {
   cycle: number;
   /** `planned` is larger than the rounds asked for. */
   roundedUp: boolean;
-  /** The seed the orders were drawn with (recorded so that a run can be resumed). */
+  /** The random seed the orders were drawn with (recorded so that a run can be resumed). */
   seed: number;
 }
 

@@ -1,4 +1,4 @@
-/** Spawning the platform's launcher (native/linux/supervisor.c, native/mac/launch.c document their CLI contracts). */
+/** Spawning the platform's launcher (native/linux/launch.c, native/mac/launch.c document their CLI contracts). */
 import type { StdioOptions } from "node:child_process";
 import { launcherArgs, tracerKind } from "./platform.ts";
 import type { TraceBackend } from "./types.ts";

@@ -1,5 +1,5 @@
 /**
- * Reader of the record log written by native/common/log.c (format in native/common/log.h). Torn frames
+ * Reader of the record log written by native/unix/logfile.c and native/win/logfile.c (format in native/common/log.h). Torn frames
  * (a writer killed mid-record) are skipped; nothing here throws on bad record contents.
  */
 import { readSync, openSync, closeSync, fstatSync } from "node:fs";

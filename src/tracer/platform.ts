@@ -1,6 +1,6 @@
 /**
  * Which native launcher runs a traced command on this OS, and its argv. Linux: xbench-supervisor
- * with the preload shim (native/linux/supervisor.c). Windows: xbench-launch.exe with the hook DLL
+ * with the preload shim (native/linux/launch.c, native/linux/shim.c). Windows: xbench-launch.exe with the hook DLL
  * (native/win/launch.c). macOS (experimental, not yet run on a Mac): xbench-mac-launch with the
  * interposing dylib (native/mac/launch.c). All write the same log (native/common/log.h).
  */

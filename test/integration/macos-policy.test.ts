@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
+import { includeFlags } from "../../build/native-units.ts";
 import { readAccessLog } from "../../src/tracer/index.ts";
 import { FIXTURES, compile, have } from "../support/trace.ts";
 import { ROOT, tempDir } from "../support/xbench.ts";
@@ -30,7 +31,9 @@ beforeAll(() => {
     join(FIXTURES, "mac-policy.c"),
     join(native, "mac", "policy.c"),
     join(native, "mac", "search.c"),
-    join(native, "common", "log.c"),
+    join(native, "unix", "logfile.c"),
+    // The log writer with macOS's sys.h (libc), as the dylib and launcher build it.
+    ...includeFlags("darwin", ROOT),
   ]);
 });
 afterAll(() => tmp.cleanup());

@@ -1,4 +1,16 @@
 /** Cycle finding for the dependency tests (src/ folders, native/ units). */
+import { relative } from "pathe";
+import { ROOT } from "./xbench.ts";
+
+/** The node of a C file: its path without the extension, relative to the repository (log.c and log.h are one node). */
+export const nativeNode = (file: string) => relative(ROOT, file).replace(/\.[ch]$/, "");
+
+/** Adds the edge from → to; a node reaching itself is no edge (a unit's source including its own header). */
+export function addEdge(edges: Map<string, Set<string>>, from: string, to: string): void {
+  if (from === to) return;
+  if (!edges.has(from)) edges.set(from, new Set());
+  edges.get(from)!.add(to);
+}
 
 /** A cycle in the graph as the list of its nodes, first repeated at the end; undefined when there is none. */
 export function findCycle(graph: Map<string, Set<string>>): string[] | undefined {

@@ -42,7 +42,7 @@ function baseResult(overrides: Partial<CompareResult>): CompareResult {
   };
 }
 
-/** Shaped like the seed's A/A table: the same 42 names and medians, 10 rounds, no real change. */
+/** An A/A table of 42 recorded names and medians (test/fixtures/seed-aa-rows.json), 10 rounds, no real change. */
 export function aaResult(): CompareResult {
   const random = mulberry32(16);
   const raw = seedRows.map((row, i) => {

@@ -1,4 +1,5 @@
 /** Helpers for the tracer tests: run `xbench trace`, compile fixtures. */
+import { test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "pathe";
@@ -51,6 +52,14 @@ export function traceRun(cmd: string[], flags: string[] = [], options: Parameter
   } finally {
     cleanup();
   }
+}
+
+/**
+ * A case this machine cannot run, kept in the output as a skipped test that says why: a run
+ * without the tool or permission it needs reads as skipped, never as passed.
+ */
+export function skipBecause(name: string, reason: string): void {
+  test.skip(`${name}: skipped because ${reason}`, () => {});
 }
 
 export function have(cmd: string): boolean {

@@ -1,8 +1,8 @@
 /**
  * Invariant 1: with a reader on every event-loop turn, one edit parses the file as few
- * times as its design allows: the edit's own fresh read, plus (seed design) one read that
+ * times as its design allows: the edit's own fresh read, plus (keep-matching) one read that
  * publishes the saved file. The store's default design publishes the object it saved and
- * gets 1; the seed's design gets exactly 2; the naive one 4 when a reader's turn falls
+ * gets 1; keep-matching gets exactly 2; the naive one 4 when a reader's turn falls
  * inside the save's write and inside its sync, fewer on a disk fast enough that none does.
  */
 import { afterEach, describe, expect, test } from "bun:test";
@@ -23,7 +23,7 @@ describe("parses per edit with a reader on every event-loop turn", () => {
     expect(count).toMatchObject({ saves: 5, parses: 5, parsesPerSave: 1 });
   });
 
-  test("the seed's design (keep-matching) parses config.json exactly twice per edit", async () => {
+  test("the keep-matching design parses config.json exactly twice per edit", async () => {
     fx = smallFixture();
     const count = await countParsesPerSave(fx.path, fx.lastId, "keep-matching", 5);
     expect(count).toMatchObject({ saves: 5, parses: 10, parsesPerSave: 2 });
@@ -48,7 +48,7 @@ describe("parses per edit with a reader on every event-loop turn", () => {
     expect(count).toMatchObject({ saves: 5, parses: 20, parsesPerSave: 4 });
   });
 
-  test("the naive design on the real disk parses 2 to 4 times per edit, never fewer than the seed's", async () => {
+  test("the naive design on the real disk parses 2 to 4 times per edit, never fewer than keep-matching", async () => {
     fx = smallFixture();
     const count = await countParsesPerSave(fx.path, fx.lastId, "clear-always", 5);
     expect(count.saves).toBe(5);

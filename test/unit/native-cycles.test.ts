@@ -1,24 +1,18 @@
 /**
- * The C units of native/ (build/native-units.ts) form no cycle: no file reaches itself through
- * `#include "…"`, and no source calls (or reads) a symbol of a source that, directly or
- * through others, calls back into it. A unit is a source with its header (log.c and log.h are
- * one node). The calls are what the compiler leaves undefined in each object file (`nm`),
- * matched to the object that defines them; each toolchain installed here is checked
- * (gcc for the Linux units, mingw-w64 for the Windows ones).
+ * The C files of native/ and the units of build/native-units.ts form no cycle of
+ * `#include "…"`: no file reaches itself through the headers it includes. A unit is a source
+ * with its header (logfile.c and logfile.h are one node). An include is found beside the file,
+ * else in each platform folder the build puts on the include path (native/unix's `sys.h` is
+ * Linux's and macOS's); native/common, which every platform builds, includes nothing of one
+ * platform. The calls between the units, which need a
+ * compiler to read, are checked in test/integration/native-calls.test.ts.
  */
-import { afterAll, describe, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
+import { expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "pathe";
-import { C_FLAGS, NATIVE_UNITS, type NativeOs } from "../../build/native-units.ts";
-import { findCycle } from "../support/cycles.ts";
-import { ROOT, tempDir } from "../support/xbench.ts";
-
-const tmp = tempDir("xbench-native-cycles-");
-afterAll(tmp.cleanup);
-
-/** The node of a file: its path without the extension, relative to the repository. */
-const nodeOf = (file: string) => relative(ROOT, file).replace(/\.[ch]$/, "");
+import { dirname, join, resolve } from "pathe";
+import { NATIVE_UNITS, PLATFORM_DIR } from "../../build/native-units.ts";
+import { addEdge, findCycle, nativeNode } from "../support/cycles.ts";
+import { ROOT } from "../support/xbench.ts";
 
 function cFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -28,65 +22,50 @@ function cFiles(dir: string): string[] {
   });
 }
 
-function addEdge(edges: Map<string, Set<string>>, from: string, to: string): void {
-  if (from === to) return;
-  if (!edges.has(from)) edges.set(from, new Set());
-  edges.get(from)!.add(to);
+/** The files `#include "name"` in `file` may reach: the one beside it, else each platform's. */
+function includeTargets(file: string, name: string): string[] {
+  const beside = resolve(dirname(file), name);
+  if (existsSync(beside)) return [beside];
+  return Object.values(PLATFORM_DIR)
+    .map((dir) => join(ROOT, dir, name))
+    .filter(existsSync);
+}
+
+/** Every file's includes, by the file. */
+function includes(): Map<string, string[]> {
+  const files = [...cFiles(join(ROOT, "native")), ...NATIVE_UNITS.flatMap((u) => u.sources.map((s) => join(ROOT, s)))];
+  return new Map(
+    [...new Set(files)].map((file) => [
+      file,
+      [...readFileSync(file, "utf8").matchAll(/^#include "([^"]+)"/gm)].flatMap((m) => {
+        const targets = includeTargets(file, m[1]!);
+        expect(targets.length, `${file}: ${m[1]}`).toBeGreaterThan(0);
+        return targets;
+      }),
+    ]),
+  );
 }
 
 test("no cycle of #include between the units", () => {
-  const files = [...cFiles(join(ROOT, "native")), ...NATIVE_UNITS.flatMap((u) => u.sources.map((s) => join(ROOT, s)))];
   const edges = new Map<string, Set<string>>();
-  for (const file of new Set(files)) {
-    for (const m of readFileSync(file, "utf8").matchAll(/^#include "([^"]+)"/gm)) {
-      const target = resolve(dirname(file), m[1]!);
-      expect(existsSync(target)).toBe(true);
-      addEdge(edges, nodeOf(file), nodeOf(target));
-    }
-  }
+  for (const [file, targets] of includes()) for (const target of targets) addEdge(edges, nativeNode(file), nativeNode(target));
   expect(edges.size).toBeGreaterThan(5);
   expect(findCycle(edges)).toBeUndefined();
 });
 
-/** The compiler and nm of each OS whose units this machine can compile. */
-const TOOLS: Array<{ os: NativeOs; cc: string; nm: string; flags: string[] }> = [
-  { os: "linux", cc: "gcc", nm: "nm", flags: ["-fPIC"] },
-  { os: "windows", cc: "x86_64-w64-mingw32-gcc", nm: "x86_64-w64-mingw32-nm", flags: [] },
-];
-const have = (cmd: string) => spawnSync(cmd, ["--version"], { stdio: "ignore" }).status === 0;
-
-describe.each(TOOLS)("calls between the $os units", ({ os, cc, nm, flags }) => {
-  test.skipIf(!have(cc) || !have(nm))(
-    "form no cycle",
-    () => {
-      const sources = [...new Set(NATIVE_UNITS.filter((u) => u.os === os).flatMap((u) => u.sources))];
-      const defined = new Map<string, string>();
-      const uses = new Map<string, string[]>();
-      for (const source of sources) {
-        const obj = join(tmp.dir, `${os}-${source.replaceAll("/", "_")}.o`);
-        const c = spawnSync(cc, [...C_FLAGS, ...flags, "-c", "-o", obj, join(ROOT, source)], { encoding: "utf8" });
-        expect(c.stderr).toBe("");
-        expect(c.status).toBe(0);
-        const symbols = spawnSync(nm, ["-g", obj], { encoding: "utf8" }).stdout;
-        const node = nodeOf(join(ROOT, source));
-        const undefinedHere: string[] = [];
-        for (const line of symbols.split("\n")) {
-          const m = /^\s*\S*\s+([A-Za-z])\s+(\S+)$/.exec(line);
-          if (!m) continue;
-          if (m[1] === "U") undefinedHere.push(m[2]!);
-          else defined.set(m[2]!, node);
-        }
-        uses.set(node, undefinedHere);
-      }
-      const edges = new Map<string, Set<string>>();
-      for (const [node, symbols] of uses) {
-        for (const symbol of symbols) {
-          const owner = defined.get(symbol);
-          if (owner) addEdge(edges, node, owner);
-        }
-      }
-      expect(findCycle(edges)).toBeUndefined();
-    },
-    120_000,
+test("native/common includes no file of one platform, nor a system header of one", () => {
+  const common = join(ROOT, "native", "common");
+  const platformFile = [...includes()]
+    .filter(([file]) => file.startsWith(`${common}/`))
+    .flatMap(([file, targets]) => targets.filter((t) => !t.startsWith(`${common}/`)).map((t) => `${nativeNode(file)} -> ${nativeNode(t)}`));
+  expect(platformFile).toEqual([]);
+  // Only the C standard's headers: POSIX and the platforms' own live in native/unix and beside.
+  const standard = new Set(["stddef.h", "stdint.h", "stdbool.h", "time.h", "string.h", "limits.h"]);
+  const system = cFiles(common).flatMap((file) =>
+    [...readFileSync(file, "utf8").matchAll(/^#include <([^>]+)>/gm)]
+      .map((m) => m[1]!)
+      .filter((h) => !standard.has(h))
+      .map((h) => `${nativeNode(file)}: <${h}>`),
   );
+  expect(system).toEqual([]);
 });

@@ -112,7 +112,7 @@ describe("terminal", () => {
     expect(text.split("\n").length).toBe(renderTerminal(analyzeResult(result), { color: false }).split("\n").length);
   });
 
-  test("the A/A table looks like the seed's", () => {
+  test("the A/A table, byte for byte", () => {
     expectFixture("aa.term.txt", renderTerminal(analyzeResult(aaResult()), { color: false }));
   });
 });
@@ -249,7 +249,7 @@ describe("columns agree with the delta", () => {
 });
 
 describe("markdown", () => {
-  test("snapshot: the seed-shaped A/A table", () => expectFixture("aa.md", renderMarkdown(analyzeResult(aaResult()))));
+  test("snapshot: the A/A table in markdown", () => expectFixture("aa.md", renderMarkdown(analyzeResult(aaResult()))));
   test("snapshot: every kind of row, Holm, rounding note, hostile names", () =>
     expectFixture("mixed.md", renderMarkdown(analyzeResult(mixedResult()))));
 

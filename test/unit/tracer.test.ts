@@ -13,7 +13,7 @@ import { join } from "pathe";
 
 const COMMIT = 0x31434258;
 
-/** One frame as native/common/log.c writes it. */
+/** One frame as native/common/log.h's writer lays it out. */
 function frame(
   rec: { op: number; pid?: number; arg?: number; result?: number; base?: string; path: string; tsc?: number },
   commit = COMMIT,

@@ -44,7 +44,7 @@ export function renderConfigSuite(result: ConfigSuiteResult): string {
   for (const m of result.metrics) {
     const designs = result.designs.find((d) => m.label.endsWith(`(${d.size})`));
     const others = designs
-      ? `   (seed design keep-matching ${designs.parsesPerSave["keep-matching"].toFixed(2)}, naive clear-always ${designs.parsesPerSave["clear-always"].toFixed(2)})`
+      ? `   (keep-matching ${designs.parsesPerSave["keep-matching"].toFixed(2)}, clear-always ${designs.parsesPerSave["clear-always"].toFixed(2)})`
       : "";
     lines.push(`${m.label.padEnd(width)}${m.value.toFixed(2).padStart(12)}${others}`);
   }

@@ -15,7 +15,8 @@ import { validateConfig } from "./validate.ts";
  * edit costs this many parses of the file:
  * - "clear-always" (4): the naive store; the edit's read and the save's end both clear it
  *   (fewer where the save's write or folder sync finishes within one event-loop turn).
- * - "keep-matching" (2): the seed's fix; keep any snapshot whose stat key still matches.
+ * - "keep-matching" (2): keep any snapshot whose stat key still matches: a snapshot stays a
+ *   committed parse of the bytes on disk, so the save's new bytes need one reader parse.
  * - "publish-written" (1): also publish the saved object itself when the path provably
  *   holds the bytes just written and the object is frozen plain JSON (see frozen.ts).
  */

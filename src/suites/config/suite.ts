@@ -136,7 +136,7 @@ function quantile(values: number[], q: number): number {
 const median = (values: number[]) => quantile(values, 0.5);
 
 /**
- * The issue's 5% budget, measured in one run: same-value edits with and without a reader
+ * The reader-on-every-turn budget (at most 5% over a same-value edit), measured in one run: same-value edits with and without a reader
  * on every turn, alternated AB/BA so both arms see the same machine state, paired ratios.
  */
 export async function measureReaderOverhead(fx: Fixture, pairs = 10, policy: SnapshotPolicy = "publish-written"): Promise<OverheadRatio> {

@@ -1,6 +1,6 @@
 /**
  * Renderers of the tracer suite: a terminal table and the markdown of a sticky PR comment
- * (one section per OS, like the seed's). Pure: a result in, a string out.
+ * (one section per OS, so one comment carries every platform's run). Pure: a result in, a string out.
  */
 import { formatLoad } from "../../util/load.ts";
 import type { RowName, Spread, TracerResult, TracerRow } from "./model.ts";

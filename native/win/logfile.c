@@ -4,7 +4,7 @@
  * error is returned; handles are closed once the view exists (the view keeps the file), so no
  * handle is left for the traced program to inherit or trip over.
  */
-#include "winlog.h"
+#include "logfile.h"
 
 #include <windows.h>
 #include <winioctl.h>

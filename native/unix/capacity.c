@@ -1,8 +1,8 @@
 /* See capacity.h. Called once per launch, before the command starts: libc is fine here. */
 #include "capacity.h"
 
-#include "env.h"
-#include "log.h"
+#include "../common/env.h"
+#include "../common/log.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,5 +1,5 @@
 /*
- * The record log's capacity, for the POSIX launchers (supervisor.c, mac/launch.c): what they
+ * The record log's capacity, for the POSIX launchers (linux/launch.c, mac/launch.c): what they
  * agree on, written once. Not for the preload shim or the dylib (they map an existing log).
  */
 #ifndef XBENCH_CAPACITY_H

@@ -62,8 +62,9 @@
 #define _GNU_SOURCE
 #include "../common/env.h"
 #include "filter.h"
-#include "../common/capacity.h"
 #include "../common/log.h"
+#include "../unix/capacity.h"
+#include "../unix/logfile.h"
 #include "notify.h"
 #include "progkind.h"
 #include "tree.h"

@@ -26,6 +26,7 @@
  */
 #include "../common/env.h"
 #include "../common/log.h"
+#include "../unix/logfile.h"
 #include "policy.h"
 #include "search.h"
 

@@ -25,6 +25,7 @@
 #include "../common/env.h"
 #include "progkind.h"
 #include "../common/log.h"
+#include "../unix/logfile.h"
 #include "sys.h"
 
 #include <dirent.h>

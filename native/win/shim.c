@@ -25,7 +25,7 @@
 #include "inject.h"
 #include "patch.h"
 #include "record.h"
-#include "winlog.h"
+#include "logfile.h"
 
 #include <string.h>
 

@@ -1,6 +1,7 @@
-/* Creating and attaching the record log on Windows (see ../log.h for the format). */
-#ifndef XBENCH_WINLOG_H
-#define XBENCH_WINLOG_H
+/* Creating and attaching the record log on Windows (see ../common/log.h for the format;
+ * ../unix/logfile.h is Linux's and macOS's). */
+#ifndef XBENCH_WIN_LOGFILE_H
+#define XBENCH_WIN_LOGFILE_H
 
 #include "../common/log.h"
 #include <wchar.h>
