@@ -45,7 +45,8 @@ export function processRunner({ store, sides, bundles }: RunContext): { run: Run
   // Processes run several at a time (--jobs): each writes its report to a file of its own,
   // removed once read (what it measured is in rounds.ndjson by then).
   let serial = 0;
-  const jobSides = (file: string, order: readonly Side[]): JobSide[] => order.map((side) => ({ side, bundle: bundles.sides[side].get(file)!.path! }));
+  const jobSides = (file: string, order: readonly Side[]): JobSide[] =>
+    order.map((side) => ({ side, bundle: bundles.sides[side].get(file)!.path! }));
   const start = (job: Job, order: readonly Side[], timeoutMs: number): Promise<BenchOutcome> => {
     // A duet process runs in head's root: both sides' bundles import by absolute path.
     const root = sides[order.length === 1 ? order[0]! : "head"].root;
@@ -61,7 +62,16 @@ export function processRunner({ store, sides, bundles }: RunContext): { run: Run
   };
   const run: RunProcess = (file, kind, order, parts, rows: RowSelection = {}) => {
     const layout = layoutDraw(kind, () => differs(file), process.env.XBENCH_LAYOUT);
-    const job: Job = { protocol: CHILD_PROTOCOL, kind, sides: jobSides(file, order), parts, budget: plan.budget, execStats, layout, ...rows };
+    const job: Job = {
+      protocol: CHILD_PROTOCOL,
+      kind,
+      sides: jobSides(file, order),
+      parts,
+      budget: plan.budget,
+      execStats,
+      layout,
+      ...rows,
+    };
     return start(job, order, plan.timeoutS * 1000);
   };
   // Each file of a shared process may take what a process of its own may (--timeout).
@@ -79,7 +89,11 @@ export function processRunner({ store, sides, bundles }: RunContext): { run: Run
 }
 
 /** Every bench process counts as bench time: inventories, and those that failed or timed out. */
-export function timedRunner(runners: { run: RunProcess; runShared: RunShared }): { run: RunProcess; runShared: RunShared; childMs: () => number } {
+export function timedRunner(runners: { run: RunProcess; runShared: RunShared }): {
+  run: RunProcess;
+  runShared: RunShared;
+  childMs: () => number;
+} {
   let childMs = 0;
   const timed = async (outcome: Promise<BenchOutcome>) => {
     const done = await outcome;
