@@ -80,13 +80,27 @@ describe("compare from the npm build (node and deno have no bundler: a bun on PA
     return root;
   }
 
+  /**
+   * A PATH with only the programs this case needs, linked into a folder of their own: a machine
+   * may have bun in /usr/bin (a global npm install puts it there), which system folders would give.
+   */
+  function pathWithoutBun(root: string): string {
+    const dir = join(root, "bin");
+    mkdirSync(dir);
+    for (const program of ["node", "git", "sh"]) {
+      const found = spawnSync("sh", ["-c", `command -v ${program}`], { encoding: "utf8" }).stdout.trim();
+      symlinkSync(found, join(dir, program));
+    }
+    return dir;
+  }
+
   test("node with no bun anywhere: one line saying what to install, before doing anything", () => {
     const root = npmBuildWithoutBun();
     try {
       const r = spawnSync("node", [join(root, "xbench", "dist", "npm", "cli", "index.mjs"), "compare", "--base", "HEAD"], {
         encoding: "utf8",
         cwd: repo.dir,
-        env: { ...process.env, PATH: systemPath(), XBENCH_BUN: "" },
+        env: { ...process.env, PATH: pathWithoutBun(root), XBENCH_BUN: "" },
       });
       expect(r.status).toBe(1);
       expect(r.stderr).toBe(
