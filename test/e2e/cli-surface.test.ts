@@ -78,7 +78,9 @@ describe("command line surface", () => {
 
   test("options show their value as <VALUE> and their default once", () => {
     const r = xbench(["compare", "--help"]);
-    expect(r.stdout).toMatch(/^ +--timeout=<S> +Seconds one bench process may run before it is killed, per bench file it measures \(default: 600\)$/m);
+    expect(r.stdout).toMatch(
+      /^ +--timeout=<S> +Seconds one bench process may run before it is killed, per bench file it measures \(default: 600\)$/m,
+    );
     expect(r.stdout).toMatch(/^ +--rounds=<N> +Run exactly N rounds/m);
     expect(r.stdout).toMatch(/^ +--bench=<PATH\|GLOB> +Bench file or glob, repeatable/m);
     expect(r.stdout).toMatch(/^ +--runtime=<node\|bun\|deno> +Runtime for the bench processes \(default: node\)$/m);
