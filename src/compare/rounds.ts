@@ -5,7 +5,8 @@
  * open, each for the sampling time that narrows it most per second (allocate.ts); the run stops
  * when none is left, or before a cycle that would overrun `--max-time` (sampling.ts).
  */
-import type { Row, Side } from "../model/result.ts";
+import type { Row } from "../model/result.ts";
+import { SIDES, type Side } from "../model/side.ts";
 import type { Job, SamplingBudget } from "../runner/protocol.ts";
 import type { BenchOutcome } from "../runner/spawn.ts";
 import { orderAt } from "../schedule/orderings.ts";
@@ -28,7 +29,6 @@ import { rowOpen, rowsWithinReach, stopReason, TIME_SLACK, type StopReason } fro
 import { recordKey, type RoundRecord, type RunStore } from "./store.ts";
 import { SHARED_LOAD_SHARE, shareFiles, splitShared } from "./shared.ts";
 
-const SIDES = ["base", "head"] as const;
 /** Rounds per cycle: both orders of the two sides. */
 export const CYCLE = 2;
 
