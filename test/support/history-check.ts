@@ -14,6 +14,25 @@ import { commitHistory, fixtureHistory, type KnownStep } from "./history-fixture
 import { createRepo } from "./repo.ts";
 import { requireBinary } from "./xbench.ts";
 
+/**
+ * The check's sampling: each commit's rows sampled until within ±0.5% (at least 6 rounds, at
+ * most 40 s a commit), so a +3% step's interval clears the 1% minimum effect on a loaded
+ * machine too, and the time of a record is bounded whatever the load. Ten fixed rounds left a
+ * +3% step inside ±4% here (docs/measurements.md, "History of a seeded 30-commit project").
+ */
+export const METHOD_SETTINGS = { rounds: "6", time: "60", target: "0.5", maxTime: "40" } as const;
+
+/** METHOD_SETTINGS (or others) as flags; an empty value leaves its flag out. */
+export function settingsFlags(settings: { rounds: string; time: string; target: string; maxTime: string }): string[] {
+  const flags: Array<[string, string]> = [
+    ["--rounds", settings.rounds],
+    ["--time", settings.time],
+    ["--target", settings.target],
+    ["--max-time", settings.maxTime],
+  ];
+  return flags.filter(([, value]) => value !== "").flat();
+}
+
 export interface MethodCheck {
   shas: string[];
   history: HistoryReport;
