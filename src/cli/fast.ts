@@ -18,9 +18,11 @@ export function versionRequest(argv: string[]): "plain" | "verbose" | undefined 
 export async function runFast(argv: string[]): Promise<number | undefined> {
   const version = versionRequest(argv);
   if (version) {
-    const [{ VERSION, verboseVersion }, { writeDirect }] = await Promise.all([import("../version.ts"), import("../output/direct.ts")]);
-    writeDirect(1, `${version === "verbose" ? verboseVersion() : VERSION}\n`);
-    return 0;
+    const [text, { printOnce }] = await Promise.all([
+      version === "verbose" ? import("../build-info.ts").then((m) => m.verboseVersion()) : import("../version.ts").then((m) => m.VERSION),
+      import("../output/print-once.ts"),
+    ]);
+    return printOnce(`${text}\n`);
   }
   if (argv[0] !== "trace") return undefined;
   const { runFastTrace } = await import("../commands/trace.ts");

@@ -9,7 +9,7 @@ import { readArgs } from "../args/read.ts";
 import { normalizeArgv, wantsHelp } from "../args/typed.ts";
 import type { AnyCommand } from "../args/types.ts";
 import { closest } from "../util/suggest.ts";
-import { verboseVersion } from "../version.ts";
+import { verboseVersion } from "../build-info.ts";
 import { EXIT_USAGE, XbenchError, printFailure, usageError } from "./errors.ts";
 import { versionRequest } from "./fast.ts";
 import { forStream } from "../output/errors.ts";

@@ -1,5 +1,5 @@
 import { defineCommand } from "../args/define.ts";
-import { verboseVersion } from "../version.ts";
+import { verboseVersion } from "../build-info.ts";
 
 /** `xbench version`: the same as `xbench --version --verbose`, as `gh version` is. */
 export const versionCommand = defineCommand({

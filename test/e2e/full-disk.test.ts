@@ -157,4 +157,19 @@ describe("stdout closed or full", () => {
     expect(r.stderr).toBe("xbench: cannot write to stdout: no space left on device (ENOSPC)\n");
     expect(r.status).toBe(1);
   });
+
+  // --version and --version --verbose print before the full CLI loads (cli/fast.ts), by a path of their own.
+  for (const args of [["--version"], ["--version", "--verbose"]]) {
+    test(`${args.join(" ")} on a full device: one line, exit 1; into a reader that has gone: exit 0, nothing on stderr`, () => {
+      const full = spawnSync("bash", ["-c", `'${requireBinary()}' ${args.join(" ")} > /dev/full`], { encoding: "utf8" });
+      expect(full.stderr).toBe("xbench: cannot write to stdout: no space left on device (ENOSPC)\n");
+      expect(full.status).toBe(1);
+      // The reader (`true`) has exited before xbench starts: its write meets a closed pipe.
+      const gone = spawnSync("bash", ["-c", `set -o pipefail; { sleep 0.5; '${requireBinary()}' ${args.join(" ")}; } | true`], {
+        encoding: "utf8",
+      });
+      expect(gone.stderr).toBe("");
+      expect(gone.status).toBe(0);
+    });
+  }
 });
