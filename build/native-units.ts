@@ -55,7 +55,18 @@ export const NATIVE_UNITS: readonly NativeUnit[] = [
     kind: "static",
     sources: [...linux("launch.c", "filter.c", "notify.c", "tree.c", "progkind.c"), ...unix("capacity.c", "logfile.c")],
   },
-  { name: "libxbench-preload.so", os: "linux", kind: "shared", sources: [...linux("shim.c", "progkind.c"), ...unix("logfile.c")] },
+  {
+    name: "libxbench-preload.so",
+    os: "linux",
+    kind: "shared",
+    // One object from the shim's role files (native/linux/shim.h lists them), each compiled on
+    // its own: a file missing here is a link or trace failure, not a silent #include.
+    sources: [
+      ...linux("shim.c", "shim-open.c", "shim-stat.c", "shim-dirs.c", "shim-names.c", "shim-exec.c", "shim-spawn.c"),
+      ...linux("progkind.c"),
+      ...unix("logfile.c"),
+    ],
+  },
   { name: "xbench-target", os: "linux", kind: "executable", sources: [TRACER_TARGET] },
   { name: "xbench-target-static", os: "linux", kind: "static", sources: [TRACER_TARGET] },
   { name: "xbench-exec-stats", os: "linux", kind: "static", sources: linux("exec-stats.c") },
