@@ -38,6 +38,7 @@ export function includeFlags(os: NativeOs, root: string): string[] {
   return [`-I${join(root, PLATFORM_DIR[os])}`];
 }
 
+const common = (...files: string[]) => files.map((f) => `native/common/${f}`);
 const unix = (...files: string[]) => files.map((f) => `native/unix/${f}`);
 const linux = (...files: string[]) => files.map((f) => `${PLATFORM_DIR.linux}/${f}`);
 const mac = (...files: string[]) => files.map((f) => `${PLATFORM_DIR.darwin}/${f}`);
@@ -53,7 +54,11 @@ export const NATIVE_UNITS: readonly NativeUnit[] = [
     name: "xbench-supervisor",
     os: "linux",
     kind: "static",
-    sources: [...linux("launch.c", "filter.c", "notify.c", "tree.c", "progkind.c"), ...unix("capacity.c", "logfile.c")],
+    sources: [
+      ...linux("launch.c", "filter.c", "notify.c", "tree.c", "progkind.c"),
+      ...unix("capacity.c", "logfile.c"),
+      ...common("args.c"),
+    ],
   },
   {
     name: "libxbench-preload.so",
@@ -81,7 +86,7 @@ export const NATIVE_UNITS: readonly NativeUnit[] = [
     name: MAC_LAUNCHER,
     os: "darwin",
     kind: "executable",
-    sources: [...mac("launch.c", "policy.c", "search.c"), ...unix("capacity.c", "logfile.c")],
+    sources: [...mac("launch.c", "policy.c", "search.c"), ...unix("capacity.c", "logfile.c"), ...common("args.c")],
   },
   { name: "xbench-launch.exe", os: "windows", kind: "executable", sources: win("launch.c", "logfile.c", "inject.c") },
   {
