@@ -38,12 +38,12 @@ XB_HIDDEN const char *g_env_log = "";
 XB_HIDDEN const char *g_env_mode = "";
 XB_HIDDEN long g_euid = -1, g_egid = -1;
 XB_HIDDEN const char *g_logpath = "";
-XB_HIDDEN __thread int t_busy XB_TLS;
-XB_HIDDEN __thread struct xb_cursor t_cur XB_TLS;
-XB_HIDDEN __thread char t_base[PATH_MAX] XB_TLS;
-XB_HIDDEN __thread struct xb_seen t_seen[XB_SEEN] XB_TLS;
-XB_HIDDEN __thread struct xb_skip t_skip XB_TLS;
-XB_HIDDEN __thread struct xb_seen *t_pending XB_TLS;
+__thread int t_busy XB_TLS;
+__thread struct xb_cursor t_cur XB_TLS;
+__thread char t_base[PATH_MAX] XB_TLS;
+__thread struct xb_seen t_seen[XB_SEEN] XB_TLS;
+__thread struct xb_skip t_skip XB_TLS;
+__thread struct xb_seen *t_pending XB_TLS;
 XB_HIDDEN int32_t g_skipped;
 
 /* ---------------------------------------------------------------- system calls */
