@@ -64,8 +64,9 @@ export const NATIVE_UNITS: readonly NativeUnit[] = [
     name: "libxbench-preload.so",
     os: "linux",
     kind: "shared",
-    // One object from the shim's role files (native/linux/shim.h lists them), each compiled on
-    // its own: a file missing here is a link or trace failure, not a silent #include.
+    // One object from the shim's role files (native/linux/shim.h says what each holds), listed
+    // here rather than #included by shim.c: the table names every file the object is built from,
+    // and test/unit/native-units.test.ts fails when one is left out.
     sources: [
       ...linux("shim.c", "shim-open.c", "shim-stat.c", "shim-dirs.c", "shim-names.c", "shim-exec.c", "shim-spawn.c"),
       ...linux("progkind.c"),
