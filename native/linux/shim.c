@@ -19,6 +19,9 @@
  * recorded here at preload's cost, and the supervisor is notified only of what the shim cannot
  * see (ld.so's opens, glibc's internal calls, static programs). Preload mode: no filter, the
  * wrappers call libc.
+ *
+ * This file holds the system calls, the recording core, the objects the loader mapped and the
+ * set-up; the wrappers live in the role files shim.h lists, one shared object with this one.
  */
 #include "shim.h"
 
@@ -161,7 +164,7 @@ XB_HIDDEN int32_t *record_link(int op, const char *link, uint32_t arg) {
   t_busy = 1; /* held until the record is written: t_base holds the path meanwhile */
   int32_t *slot = NULL;
   long k = XSYS(SYS_readlinkat, AT_FDCWD, link, t_base, PATH_MAX - 1, 0);
-  if (k == -ENAMETOOLONG || k >= PATH_MAX - 1) xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED); /* see record_call */
+  if (k == -ENAMETOOLONG || k >= PATH_MAX - 1) xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED); /* see record_held */
   if (k > 0 && k < PATH_MAX - 1 && t_base[0] == '/') {
     t_base[k] = 0;
     /* record_held writes from t_base only for relative paths; this one is absolute. */
