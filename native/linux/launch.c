@@ -60,6 +60,7 @@
  * anyone else could take or connect to.
  */
 #define _GNU_SOURCE
+#include "../common/args.h"
 #include "../common/env.h"
 #include "filter.h"
 #include "../common/log.h"
@@ -254,43 +255,57 @@ static struct {
 } g_opt;
 static int g_top_exec_errno; /* set by CMD if its exec fails, read by S once vfork returns */
 
+/* The options, in the order of the switch below. */
+enum { OPT_VERSION, OPT_BACKEND, OPT_PRELOAD, OPT_IGNORE_SIGNALS, OPT_DIE_WITH_PARENT, OPT_DETACH_OK, OPT_LOG };
+static const struct xb_opt OPTIONS[] = {
+    [OPT_VERSION] = {"--version", 0},
+    [OPT_BACKEND] = {"--backend", 1},
+    [OPT_PRELOAD] = {"--preload", 1},
+    [OPT_IGNORE_SIGNALS] = {"--ignore-signals", 1},
+    [OPT_DIE_WITH_PARENT] = {"--die-with-parent", 0},
+    [OPT_DETACH_OK] = {"--detach-ok", 0},
+    [OPT_LOG] = {"--log", 1},
+};
+
 /* The options into g_opt; --version prints and exits; anything else wrong ends in usage(). */
 static void parse_args(int argc, char **argv) {
-  int i = 1;
-  for (; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--") == 0) {
-      i++;
-      break;
-    } else if (strcmp(a, "--version") == 0) {
+  struct xb_args s = XB_ARGS_START(argc, argv);
+  for (int opt; (opt = xb_next_opt(&s, OPTIONS, sizeof OPTIONS / sizeof OPTIONS[0])) != XB_ARGS_DONE;) {
+    switch (opt) {
+    case OPT_VERSION:
       printf("xbench-supervisor log v%d\n", XBENCH_LOG_VERSION);
       exit(0);
-    } else if (strcmp(a, "--backend") == 0 && i + 1 < argc) {
-      const char *b = argv[++i];
-      if (strcmp(b, "auto") == 0)
+    case OPT_BACKEND:
+      if (strcmp(s.value, "auto") == 0)
         g_opt.backend = BACKEND_AUTO;
-      else if (strcmp(b, "preload") == 0)
+      else if (strcmp(s.value, "preload") == 0)
         g_opt.backend = BACKEND_PRELOAD;
-      else if (strcmp(b, "seccomp") == 0)
+      else if (strcmp(s.value, "seccomp") == 0)
         g_opt.backend = BACKEND_SECCOMP;
       else
         usage();
-    } else if (strcmp(a, "--preload") == 0 && i + 1 < argc) {
-      g_opt.preload = argv[++i];
-    } else if (strcmp(a, "--ignore-signals") == 0 && i + 1 < argc) {
-      ignore_signals(argv[++i]);
-    } else if (strcmp(a, "--die-with-parent") == 0) {
+      break;
+    case OPT_PRELOAD:
+      g_opt.preload = s.value;
+      break;
+    case OPT_IGNORE_SIGNALS:
+      ignore_signals(s.value);
+      break;
+    case OPT_DIE_WITH_PARENT:
       g_opt.die_with_parent = 1;
-    } else if (strcmp(a, "--detach-ok") == 0) {
+      break;
+    case OPT_DETACH_OK:
       g_opt.detach_ok = 1;
-    } else if (strcmp(a, "--log") == 0 && i + 1 < argc) {
-      g_opt.logpath = argv[++i];
-    } else {
+      break;
+    case OPT_LOG:
+      g_opt.logpath = s.value;
+      break;
+    default: /* XB_ARGS_BAD */
       usage();
     }
   }
-  if (!g_opt.logpath || i >= argc) usage();
-  g_opt.cmd_argv = argv + i;
+  if (!g_opt.logpath) usage();
+  g_opt.cmd_argv = argv + s.i;
 }
 
 /* L's set-up, then the split: L waits for S and reproduces its status; this returns in S. Split

@@ -27,6 +27,7 @@
  * Rules: libc freely (this is not the traced process); every error before CMD starts ends in
  * exit 125 with one line on stderr.
  */
+#include "../common/args.h"
 #include "../common/env.h"
 #include "../common/log.h"
 #include "../unix/capacity.h"
@@ -173,29 +174,38 @@ static char **caller_env(void) {
   return env;
 }
 
+enum { OPT_VERSION, OPT_DYLIB, OPT_LOG, OPT_DIE_WITH_PARENT };
+static const struct xb_opt OPTIONS[] = {
+    [OPT_VERSION] = {"--version", 0},
+    [OPT_DYLIB] = {"--dylib", 1},
+    [OPT_LOG] = {"--log", 1},
+    [OPT_DIE_WITH_PARENT] = {"--die-with-parent", 0},
+};
+
 int main(int argc, char **argv) {
   const char *logpath = NULL, *dylib = NULL;
-  int die_with_parent = 0, i = 1;
-  for (; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--") == 0) {
-      i++;
-      break;
-    } else if (strcmp(a, "--version") == 0) {
+  int die_with_parent = 0;
+  struct xb_args s = XB_ARGS_START(argc, argv);
+  for (int opt; (opt = xb_next_opt(&s, OPTIONS, sizeof OPTIONS / sizeof OPTIONS[0])) != XB_ARGS_DONE;) {
+    switch (opt) {
+    case OPT_VERSION:
       printf("xbench-mac-launch log v%d\n", XBENCH_LOG_VERSION);
       return 0;
-    } else if (strcmp(a, "--dylib") == 0 && i + 1 < argc) {
-      dylib = argv[++i];
-    } else if (strcmp(a, "--log") == 0 && i + 1 < argc) {
-      logpath = argv[++i];
-    } else if (strcmp(a, "--die-with-parent") == 0) {
+    case OPT_DYLIB:
+      dylib = s.value;
+      break;
+    case OPT_LOG:
+      logpath = s.value;
+      break;
+    case OPT_DIE_WITH_PARENT:
       die_with_parent = 1;
-    } else {
+      break;
+    default: /* XB_ARGS_BAD */
       usage();
     }
   }
-  if (!logpath || i >= argc) usage();
-  char **cmd_argv = argv + i;
+  if (!logpath) usage();
+  char **cmd_argv = argv + s.i;
   pid_t parent = die_with_parent ? getppid() : 0;
 
   char self[PATH_MAX], self_dir[PATH_MAX], dylib_default[PATH_MAX + sizeof DYLIB_NAME + 1];

@@ -1,0 +1,220 @@
+/*
+ * The preload shim's changes to names and metadata (shim.h lists its files): unlink, mkdir,
+ * rmdir, rename, link, symlink, mknod, bind, truncate, the chmod, chown and utime families;
+ * chdir and chroot; and syscall(2), through which programs make calls glibc has no wrapper for.
+ */
+#include "shim.h"
+
+DEF_PATHCALL(int, unlink, XB_OP_UNLINK, (const char *p), (p), p, AT_FDCWD, 0, T(SYS_unlinkat, AT_FDCWD, p, 0, 0))
+DEF_PATHCALL(int, unlinkat, XB_OP_UNLINK, (int d, const char *p, int f), (d, p, f), p, d, f,
+             T(SYS_unlinkat, d, p, f, 0))
+DEF_PATHCALL(int, mkdir, XB_OP_MKDIR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, m,
+             T(SYS_mkdirat, AT_FDCWD, p, m, 0))
+DEF_PATHCALL(int, mkdirat, XB_OP_MKDIR, (int d, const char *p, mode_t m), (d, p, m), p, d, m,
+             T(SYS_mkdirat, d, p, m, 0))
+DEF_PATHCALL(int, rmdir, XB_OP_RMDIR, (const char *p), (p), p, AT_FDCWD, 0,
+             T(SYS_unlinkat, AT_FDCWD, p, AT_REMOVEDIR, 0))
+DEF_PATHCALL(int, chdir, XB_OP_CHDIR, (const char *p), (p), p, AT_FDCWD, 0, T(SYS_chdir, p, 0, 0, 0))
+
+/*
+ * chroot: a lookup, as chdir; once it succeeded, this process names paths from its new root, which
+ * the shim cannot name as the host does (no /proc in a bare root, nor the shim and the log for
+ * what it runs). So it records nothing more: in hybrid mode the filter sees the rest and names
+ * it from outside; in preload mode the trace says it is incomplete. Through libc, not the
+ * trampoline: the filter must see the call to know roots may differ.
+ */
+EXPORT int chroot(const char *p) {
+  int32_t *slot = record(XB_OP_CHDIR, AT_FDCWD, p, 0);
+  if (!RESOLVE(chroot)) return missing_real();
+  int r = real_chroot(p);
+  done(slot, r < 0);
+  if (r == 0 && g_log.hdr) {
+    if (!g_filtered) xb_log_flag(&g_log, XB_FLAG_CHROOT_UNTRACED);
+    __atomic_store_n(&g_chrooted, 1, __ATOMIC_RELAXED);
+    g_tramp = NULL;
+  }
+  return r;
+}
+DEF_PATHCALL(int, truncate, XB_OP_TRUNCATE, (const char *p, off_t l), (p, l), p, AT_FDCWD, 0,
+             T(SYS_truncate, p, l, 0, 0))
+DEF_PATHCALL(int, truncate64, XB_OP_TRUNCATE, (const char *p, off64_t l), (p, l), p, AT_FDCWD, 0,
+             T(SYS_truncate, p, l, 0, 0))
+/* Calls on two names (`from`, `to`): both recorded before the call, results stored after. */
+#define DEF_TWO_PATHS(name, params, args, op1, fd1, arg1, op2, fd2, arg2, raw)                                         \
+  EXPORT int name params {                                                                                             \
+    int32_t *a = record(op1, fd1, from, arg1);                                                                         \
+    int32_t *b = record(op2, fd2, to, arg2);                                                                           \
+    RAW_OR_REAL(int, r, name, args, raw)                                                                               \
+    done(a, r < 0);                                                                                                    \
+    done(b, r < 0);                                                                                                    \
+    return r;                                                                                                          \
+  }
+/* Links: the new name is written; the old one is looked up (a hard link's source, not followed
+ * unless AT_SYMLINK_FOLLOW), and a symlink's text is no path at all. */
+#define DEF_LINK(name, params, args, fd1, fd2, follow, raw)                                                            \
+  DEF_TWO_PATHS(name, params, args, XB_OP_STAT, fd1, (follow) ? 0 : NOFOLLOW, XB_OP_LINK, fd2, 0, raw)
+DEF_LINK(link, (const char *from, const char *to), (from, to), AT_FDCWD, AT_FDCWD, 0,
+         T(SYS_linkat, AT_FDCWD, from, AT_FDCWD, to))
+DEF_LINK(linkat, (int d1, const char *from, int d2, const char *to, int f), (d1, from, d2, to, f), d1, d2,
+         f &AT_SYMLINK_FOLLOW, g_tramp(SYS_linkat, d1, (long)from, d2, (long)to, f, 0))
+DEF_PATHCALL(int, symlink, XB_OP_LINK, (const char *a, const char *p), (a, p), p, AT_FDCWD, 0,
+             T(SYS_symlinkat, a, AT_FDCWD, p, 0))
+DEF_PATHCALL(int, symlinkat, XB_OP_LINK, (const char *a, int d, const char *p), (a, d, p), p, d, 0,
+             T(SYS_symlinkat, a, d, p, 0))
+
+/* New nodes: device files and FIFOs (glibc's mkfifo calls its own hidden mknodat). */
+DEF_PATHCALL(int, mknod, XB_OP_MKNOD, (const char *p, mode_t m, dev_t v), (p, m, v), p, AT_FDCWD, m,
+             T(SYS_mknodat, AT_FDCWD, p, m, v))
+DEF_PATHCALL(int, mknodat, XB_OP_MKNOD, (int d, const char *p, mode_t m, dev_t v), (d, p, m, v), p, d, m,
+             T(SYS_mknodat, d, p, m, v))
+DEF_PATHCALL(int, mkfifo, XB_OP_MKNOD, (const char *p, mode_t m), (p, m), p, AT_FDCWD, m | S_IFIFO,
+             T(SYS_mknodat, AT_FDCWD, p, m | S_IFIFO, 0))
+DEF_PATHCALL(int, mkfifoat, XB_OP_MKNOD, (int d, const char *p, mode_t m), (d, p, m), p, d, m | S_IFIFO,
+             T(SYS_mknodat, d, p, m | S_IFIFO, 0))
+
+/* bind of an AF_UNIX socket to a path creates it (abstract names, a leading NUL, are no path).
+ * sun_path need not end in a NUL: its copy here does. */
+EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len) {
+  char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+  const size_t at = offsetof(struct sockaddr_un, sun_path);
+  int32_t *slot = NULL;
+  if (addr && len > at + 1 && addr->sa_family == AF_UNIX) {
+    size_t n = len - at < sizeof path - 1 ? len - at : sizeof path - 1;
+    memcpy(path, (const char *)addr + at, n);
+    path[n] = 0;
+    slot = record(XB_OP_MKNOD, AT_FDCWD, path, S_IFSOCK);
+  }
+  RAW_OR_REAL(int, r, bind, (fd, addr, len), T(SYS_bind, fd, addr, len, 0))
+  done(slot, r < 0);
+  return r;
+}
+
+/* Metadata changes. The calls whose work glibc does in several steps (utime's conversions, a
+ * flagged fchmodat's fallback) go to libc; in hybrid mode the supervisor also sees its calls. */
+static long fchmodat_flags(int d, const char *p, mode_t m, int f) {
+  return real_fchmodat(d, p, m, f) == 0 ? 0 : -errno;
+}
+DEF_PATHCALL(int, chmod, XB_OP_SETATTR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, 0,
+             T(SYS_fchmodat, AT_FDCWD, p, m, 0))
+DEF_LIBCALL(int, lchmod, XB_OP_SETATTR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, NOFOLLOW)
+DEF_PATHCALL(int, fchmodat, XB_OP_SETATTR, (int d, const char *p, mode_t m, int f), (d, p, m, f), p, d, f &NOFOLLOW,
+             f ? fchmodat_flags(d, p, m, f) : T(SYS_fchmodat, d, p, m, 0))
+DEF_PATHCALL(int, chown, XB_OP_SETATTR, (const char *p, uid_t u, gid_t g), (p, u, g), p, AT_FDCWD, 0,
+             T(SYS_fchownat, AT_FDCWD, p, u, g))
+DEF_PATHCALL(int, lchown, XB_OP_SETATTR, (const char *p, uid_t u, gid_t g), (p, u, g), p, AT_FDCWD, NOFOLLOW,
+             g_tramp(SYS_fchownat, AT_FDCWD, (long)p, u, g, NOFOLLOW, 0))
+DEF_PATHCALL(int, fchownat, XB_OP_SETATTR, (int d, const char *p, uid_t u, gid_t g, int f), (d, p, u, g, f), p, d,
+             f &NOFOLLOW, g_tramp(SYS_fchownat, d, (long)p, u, g, f, 0))
+DEF_LIBCALL(int, utime, XB_OP_SETATTR, (const char *p, const struct utimbuf *t), (p, t), p, AT_FDCWD, 0)
+DEF_LIBCALL(int, utimes, XB_OP_SETATTR, (const char *p, const struct timeval t[2]), (p, t), p, AT_FDCWD, 0)
+DEF_LIBCALL(int, lutimes, XB_OP_SETATTR, (const char *p, const struct timeval t[2]), (p, t), p, AT_FDCWD, NOFOLLOW)
+DEF_LIBCALL(int, futimesat, XB_OP_SETATTR, (int d, const char *p, const struct timeval t[2]), (d, p, t), p, d, 0)
+/* A NULL path is futimens (an fd): record() skips it. */
+DEF_PATHCALL(int, utimensat, XB_OP_SETATTR, (int d, const char *p, const struct timespec t[2], int f), (d, p, t, f), p,
+             d, f &NOFOLLOW, T(SYS_utimensat, d, p, t, f))
+
+/* Both names of a rename are written. */
+#define DEF_RENAME(name, params, args, fd1, fd2, flags, raw)                                                           \
+  DEF_TWO_PATHS(name, params, args, XB_OP_RENAME_FROM, fd1, flags, XB_OP_RENAME_TO, fd2, flags, raw)
+DEF_RENAME(rename, (const char *from, const char *to), (from, to), AT_FDCWD, AT_FDCWD, 0,
+           T(SYS_renameat, AT_FDCWD, from, AT_FDCWD, to))
+DEF_RENAME(renameat, (int fd1, const char *from, int fd2, const char *to), (fd1, from, fd2, to), fd1, fd2, 0,
+           T(SYS_renameat, fd1, from, fd2, to))
+DEF_RENAME(renameat2, (int fd1, const char *from, int fd2, const char *to, unsigned flags), (fd1, from, fd2, to, flags),
+           fd1, fd2, flags, g_tramp(SYS_renameat2, fd1, (long)from, fd2, (long)to, flags, 0))
+
+#ifdef SYS_getdents
+#define XB_IS_GETDENTS(nr) ((nr) == SYS_getdents)
+#else /* arm64 has only getdents64 */
+#define XB_IS_GETDENTS(nr) 0
+#endif
+
+/* A call on a path that syscall(2) below does not decode: preload mode cannot record it. */
+static int undecoded_file_call(long nr) {
+  switch (nr) {
+  case SYS_faccessat:
+  case SYS_faccessat2:
+  case SYS_readlinkat:
+  case SYS_execve:
+  case SYS_execveat:
+  case SYS_renameat:
+  case SYS_renameat2:
+  case SYS_unlinkat:
+  case SYS_mkdirat:
+  case SYS_chdir:
+  case SYS_chroot:
+  case SYS_name_to_handle_at:
+  case SYS_open_by_handle_at:
+  case SYS_truncate:
+  case SYS_linkat:
+  case SYS_symlinkat:
+  case SYS_statfs:
+  case SYS_mknodat:
+  case SYS_fchmodat:
+  case SYS_fchmodat2:
+  case SYS_fchownat:
+  case SYS_utimensat:
+#ifdef SYS_open /* x86-64's pre-*at calls */
+  case SYS_open:
+  case SYS_creat:
+  case SYS_stat:
+  case SYS_lstat:
+  case SYS_access:
+  case SYS_readlink:
+  case SYS_rename:
+  case SYS_unlink:
+  case SYS_mkdir:
+  case SYS_rmdir:
+  case SYS_link:
+  case SYS_symlink:
+  case SYS_chmod:
+  case SYS_chown:
+  case SYS_lchown:
+  case SYS_utime:
+  case SYS_utimes:
+  case SYS_futimesat:
+  case SYS_mknod:
+#endif
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* syscall(2) itself: the way programs reach calls glibc has no wrapper for (openat2), or that
+ * they make raw (getdents64). */
+EXPORT long syscall(long nr, ...) {
+  va_list ap;
+  va_start(ap, nr);
+  long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+  long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+  va_end(ap);
+  int32_t *slot = NULL;
+  if (nr == SYS_openat2) {
+    uint64_t flags = 0;
+    if (c && (size_t)d >= sizeof flags) memcpy(&flags, (const void *)c, sizeof flags);
+    slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)flags);
+  } else if (nr == SYS_getdents64 || XB_IS_GETDENTS(nr)) {
+    slot = record_fd(XB_OP_READDIR, (int)a);
+  } else if (nr == SYS_statx) { /* libuv's stat (node's fs.statSync) */
+    slot = record(XB_OP_STAT, (int)a, (const char *)b, (uint32_t)c);
+  } else if (nr == SYS_newfstatat) {
+    slot = record(XB_OP_STAT, (int)a, (const char *)b, (uint32_t)d);
+  } else if (nr == SYS_openat) {
+    slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)c);
+  } else if (nr == SYS_io_uring_setup && !g_filtered) {
+    xb_log_flag(&g_log, XB_FLAG_IO_URING_UNTRACED); /* its ring's file operations: no shim sees them */
+  } else if (!g_filtered && undecoded_file_call(nr)) {
+    xb_log_flag(&g_log, XB_FLAG_RAW_UNTRACED); /* in hybrid mode the filter sees it */
+  }
+  /* Only a call recorded here may bypass the filter; any other goes to it as from libc. */
+  long r = set_errno(slot && g_tramp ? g_tramp(nr, a, b, c, d, e, f) : xb_sys6(nr, a, b, c, d, e, f));
+  done(slot, r < 0);
+  return r;
+}
+
+/* glibc's remove: unlink, then rmdir if the name is a folder (both recorded). */
+EXPORT int remove(const char *p) {
+  if (unlink(p) == 0) return 0;
+  return errno == EISDIR ? rmdir(p) : -1;
+}

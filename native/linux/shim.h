@@ -1,0 +1,440 @@
+/*
+ * The preload shim's internal header: what its role files share, all of it hidden (nothing here
+ * is exported from the shared object; only the interposed libc entry points, marked EXPORT, are).
+ * The shim is one shared object built from these files (build/native-units.ts):
+ *   shim.c         system calls (the trampoline), the real functions, the recording core, the
+ *                  objects the loader mapped, and the set-up (constructor, fork, early calls)
+ *   shim-open.c    the open family: open, openat, fopen, creat, mkstemp, mkdtemp, open by handle
+ *   shim-stat.c    the stat family, access, readlink, statfs, watches, handles
+ *   shim-dirs.c    listings: opendir and readdir, getdents64, scandir, nftw, ftw, fts, glob
+ *   shim-names.c   calls that change names or metadata (unlink, mkdir, rename, link, chmod...),
+ *                  chdir and chroot, syscall(2)
+ *   shim-exec.c    the exec family, and the environment and checks an exec or a spawn shares
+ *   shim-spawn.c   posix_spawn and its file actions
+ * The hot path (record, done and the helpers under them) is static inline here, so each wrapper
+ * inlines it as it did in one file; its state is defined once, in shim.c, and its thread-locals
+ * keep the initial-exec model.
+ */
+#ifndef XBENCH_SHIM_H
+#define XBENCH_SHIM_H
+
+#define _GNU_SOURCE
+#undef _FORTIFY_SOURCE
+#include "../common/env.h"
+#include "progkind.h"
+#include "../common/log.h"
+#include "../unix/logfile.h"
+#include "sys.h"
+
+#include <dirent.h>
+#include <fts.h>
+#include <ftw.h>
+#include <glob.h>
+#include <dlfcn.h>
+#include <linux/capability.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <utime.h>
+
+/* An interposed libc entry point: the only symbols the shim exports. */
+#define EXPORT __attribute__((visibility("default"), hot))
+/* Shared between the role files, never exported (whatever -fvisibility the build passes). */
+#define XB_HIDDEN __attribute__((visibility("hidden")))
+/* Thread-locals of the hot path: one TLS block with the executable, no __tls_get_addr call. */
+#define XB_TLS __attribute__((tls_model("initial-exec"), visibility("hidden")))
+
+extern char **environ;
+
+/* "NAME=value" strings re-inserted at exec ("" when absent), and this shim's path. */
+extern XB_HIDDEN const char *g_self;
+extern XB_HIDDEN const char *g_env_preload;
+extern XB_HIDDEN const char *g_env_log;
+extern XB_HIDDEN const char *g_env_mode;
+/* Who this process was when the shim loaded and opened the log (so both were open to it). */
+extern XB_HIDDEN long g_euid, g_egid;
+extern XB_HIDDEN const char *g_logpath;
+
+extern __thread int t_busy XB_TLS;
+extern __thread struct xb_cursor t_cur XB_TLS;
+/* The directory a relative path is relative to, per thread: a signal handler's interposed call
+ * may run on a small sigaltstack, so no PATH_MAX buffer on the stack (t_busy keeps it unshared). */
+extern __thread char t_base[PATH_MAX] XB_TLS;
+
+/* ---------------------------------------------------------------- system calls */
+
+typedef long (*xb_tramp_fn)(long nr, long a, long b, long c, long d, long e, long f);
+/* Set in hybrid mode once the trampoline page is mapped: then wrappers make their calls there. */
+extern XB_HIDDEN xb_tramp_fn g_tramp;
+/* Hybrid mode: a filter covers this process and reports every call not made from the trampoline
+ * (so what the shim leaves unrecorded, it records). */
+extern XB_HIDDEN int g_filtered;
+
+/* The shim's own system calls (records, probes): from the trampoline when there is one, so the
+ * filter does not report them; -errno on failure. */
+static inline long xsys(long nr, long a, long b, long c, long d, long e) {
+  return g_tramp ? g_tramp(nr, a, b, c, d, e, 0) : xb_sys6(nr, a, b, c, d, e, 0);
+}
+#define XSYS(nr, a, b, c, d, e) xsys(nr, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e))
+
+/* A raw result the libc way: -1 with errno set. */
+static inline long set_errno(long r) {
+  if (r < 0 && r > -4096) {
+    errno = (int)-r;
+    return -1;
+  }
+  return r;
+}
+
+/* ---------------------------------------------------------------- real functions */
+
+#define RESOLVE(name) (real_##name ? real_##name : (real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)))
+
+int __open_2(const char *, int);
+int __open64_2(const char *, int);
+int __openat_2(int, const char *, int);
+int __openat64_2(int, const char *, int);
+int __xstat(int, const char *, struct stat *);
+int __lxstat(int, const char *, struct stat *);
+int __fxstatat(int, int, const char *, struct stat *, int);
+int __xstat64(int, const char *, struct stat64 *);
+int __lxstat64(int, const char *, struct stat64 *);
+int __fxstatat64(int, int, const char *, struct stat64 *, int);
+
+/* readdir_r and readdir64_r are deprecated, and programs still list folders with them. */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+/* Every libc entry point the shim interposes, listed once: declared here, resolved at load. */
+// clang-format off
+#define XB_INTERPOSED(X) \
+  X(open) X(open64) X(openat) X(openat64) X(creat) X(creat64) X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2) \
+  X(fopen) X(fopen64) X(freopen) X(freopen64) \
+  X(stat) X(lstat) X(stat64) X(lstat64) X(fstatat) X(fstatat64) X(statx) \
+  X(__xstat) X(__lxstat) X(__fxstatat) X(__xstat64) X(__lxstat64) X(__fxstatat64) \
+  X(access) X(faccessat) X(euidaccess) X(eaccess) X(statfs) X(statfs64) X(statvfs) X(statvfs64) \
+  X(readlink) X(readlinkat) X(opendir) X(fdopendir) X(closedir) X(readdir) X(readdir64) X(readdir_r) \
+  X(readdir64_r) X(getdents64) X(scandir) X(scandir64) \
+  X(execve) X(execvpe) X(posix_spawn) X(posix_spawnp) \
+  X(rename) X(renameat) X(renameat2) X(unlink) X(unlinkat) X(link) X(linkat) X(symlink) X(symlinkat) \
+  X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(chroot) X(truncate) X(truncate64) \
+  X(mknod) X(mknodat) X(mkfifo) X(mkfifoat) X(bind) \
+  X(chmod) X(lchmod) X(fchmodat) X(chown) X(lchown) X(fchownat) \
+  X(utime) X(utimes) X(lutimes) X(futimesat) X(utimensat) \
+  X(mkstemp) X(mkstemp64) X(mkostemp) X(mkostemp64) X(mkstemps) X(mkstemps64) X(mkostemps) X(mkostemps64) \
+  X(mkdtemp) X(remove) X(ftw) X(ftw64) X(nftw) X(nftw64) X(fts_open) X(fts64_open) X(fts_read) X(fts64_read) X(fts_set) X(fts64_set) \
+  X(glob) X(glob64) X(inotify_add_watch) X(fanotify_mark) X(name_to_handle_at) X(open_by_handle_at) \
+  X(posix_spawn_file_actions_addopen) X(posix_spawn_file_actions_addchdir_np) X(posix_spawn_file_actions_addfchdir_np)
+// clang-format on
+#define XB_DECLARE_REAL(name) extern XB_HIDDEN __typeof__(name) *real_##name;
+XB_INTERPOSED(XB_DECLARE_REAL)
+
+static inline int missing_real(void) {
+  errno = ENOSYS;
+  return -1;
+}
+
+/* ---------------------------------------------------------------- recording */
+
+extern XB_HIDDEN struct xb_log g_log;
+/* Set once this process changed its root (chroot): its paths are no longer the host's, so the
+ * shim records nothing more and leaves it to the filter, which names them from outside. */
+extern XB_HIDDEN int g_chrooted;
+/* This process's pid, in a page of its own marked MADV_WIPEONFORK (see shim.c). */
+extern XB_HIDDEN volatile pid_t *g_pid_page;
+extern XB_HIDDEN pid_t g_pid_fallback; /* when the page could not be set up: kept by pthread_atfork only */
+
+/* "/proc/self/fd/N" for `fd` into out (room for 40 bytes); returns its length. */
+XB_HIDDEN size_t fmt_fd_link(char *out, int fd);
+
+/*
+ * Repeats: a thread that opens or stats the same absolute path again (same kind of access)
+ * after a successful first time adds nothing to the deduplicated output, so it skips the
+ * record: hashing the path is cheaper than writing a record, which on VMs costs a fresh page
+ * every ~50 records. If the repeat then fails, done() records it after the fact (the first
+ * record already told the world the path was touched).
+ */
+#define XB_SEEN 64
+struct xb_seen {
+  uint64_t hash;
+  int32_t *slot; /* the first record's result */
+  int ok; /* that call succeeded (kept here: the log page would be one more TLB miss) */
+};
+extern __thread struct xb_seen t_seen[XB_SEEN] XB_TLS;
+struct xb_skip {
+  const char *path; /* non-NULL while a skipped call is in flight */
+  int op, dirfd;
+  uint32_t arg;
+};
+extern __thread struct xb_skip t_skip XB_TLS;
+extern __thread struct xb_seen *t_pending XB_TLS; /* entry of the call in flight */
+extern XB_HIDDEN int32_t g_skipped; /* the slot record() returns for a skipped repeat */
+
+static inline int cacheable(int op) {
+  return op == XB_OP_OPEN || op == XB_OP_STAT || op == XB_OP_ACCESS || op == XB_OP_READLINK || op == XB_OP_OPENDIR;
+}
+
+static inline __attribute__((always_inline)) uint64_t mix(uint64_t h, uint64_t w) {
+  h = (h ^ w) * 0x9e3779b97f4a7c15ull; /* multiply-xorshift */
+  return h ^ (h >> 29);
+}
+
+/*
+ * The length of `path` (at most `max`) and a hash of its bytes, in one pass 8 bytes at a time:
+ * strnlen and a second pass to hash were a quarter of a record's instructions. A word is read
+ * whole unless it would reach into the next page (which need not be mapped): then byte by byte.
+ * Bytes past the end are zeroed, so the hash depends on the path alone, not on where it lies.
+ */
+static inline __attribute__((always_inline)) size_t scan_path(const char *path, size_t max, uint64_t *hash) {
+  const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  uint64_t h = 0xcbf29ce484222325ull;
+  size_t i = 0;
+  for (;;) {
+    uint64_t w = 0;
+    if (((uintptr_t)(path + i) & 4095u) <= 4096u - 8u) {
+      memcpy(&w, path + i, 8);
+    } else {
+      for (unsigned k = 0; k < 8; k++) { /* bytes from the NUL on stay zero */
+        unsigned char c = (unsigned char)path[i + k];
+        if (!c) break;
+        w |= (uint64_t)c << (8 * k);
+      }
+    }
+    uint64_t zero = (w - ones) & ~w & highs; /* the lowest set bit marks the first NUL byte */
+    if (zero) {
+      unsigned k = (unsigned)__builtin_ctzll(zero) >> 3;
+      if (k) h = mix(h, w & ((1ull << (8 * k)) - 1));
+      size_t n = i + k;
+      *hash = h;
+      return n < max ? n : max;
+    }
+    h = mix(h, w);
+    i += 8;
+    if (i >= max) {
+      *hash = h;
+      return max;
+    }
+  }
+}
+
+/* The dedup key of an access: the path's hash, its length, the kind of access. */
+static inline uint64_t access_key(uint64_t h, size_t n, int op, uint32_t arg) {
+  uint32_t kind = op == XB_OP_OPEN ? arg & (O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND | O_DIRECTORY | O_PATH) : 0;
+  return (h ^ ((uint64_t)op << 56) ^ ((uint64_t)kind * 0x9e3779b97f4a7c15ull)) ^ n;
+}
+
+/* A forked child's first call (see g_pid_page), and a call made before the shim's constructor ran. */
+XB_HIDDEN void after_fork(void);
+XB_HIDDEN int init_early(void);
+
+static inline pid_t current_pid(void) {
+  if (!g_pid_page) return g_pid_fallback;
+  pid_t pid = *g_pid_page;
+  if (__builtin_expect(pid == 0, 0)) { /* a fork that skipped the atfork handler */
+    after_fork();
+    pid = *g_pid_page;
+  }
+  return pid;
+}
+
+/* A record of `op` on a path of `n` bytes (cut at `max`), its outcome pending. */
+static inline __attribute__((always_inline)) struct xb_rec new_rec(int op, pid_t pid, uint32_t arg, size_t n,
+                                                                   size_t max) {
+  struct xb_rec r = {.op = (uint8_t)op,
+                     .src = XB_SRC_PRELOAD,
+                     .pid = (uint32_t)pid,
+                     .arg = op == XB_OP_OPEN ? xb_rec_open_flags(arg) : arg,
+                     .result = XB_RESULT_PENDING,
+                     .path_len = (uint32_t)n,
+                     .tsc = xb_now()};
+  if (n == max) r.rflags |= XB_RF_TRUNCATED;
+  return r;
+}
+
+/* record_call's work, with t_busy already held by the caller (so t_base is its own). */
+static inline __attribute__((always_inline)) int32_t *record_held(int op, int dirfd, const char *path, uint32_t arg,
+                                                                  int may_skip) {
+  pid_t pid = current_pid();
+  const size_t max = XB_REC_MAX - PATH_MAX - sizeof(struct xb_rec);
+  uint64_t h;
+  size_t n = scan_path(path, max, &h);
+  struct xb_seen *seen = NULL;
+  if (path[0] == '/' && cacheable(op)) {
+    h = access_key(h, n, op, arg);
+    seen = &t_seen[h % XB_SEEN];
+    if (may_skip && seen->hash == h && seen->ok && !t_skip.path) {
+      t_skip.path = path;
+      t_skip.op = op;
+      t_skip.dirfd = dirfd;
+      t_skip.arg = arg;
+      return &g_skipped;
+    }
+  }
+  struct xb_rec r = new_rec(op, pid, arg, n, max);
+  char *base = t_base;
+  if (path[0] != '/') {
+    long k;
+    if (dirfd == AT_FDCWD) {
+      k = XSYS(SYS_getcwd, base, PATH_MAX, 0, 0, 0);
+      if (k > 0) r.base_len = (uint16_t)(k - 1); /* the kernel counts the NUL */
+    } else {
+      char link[40];
+      fmt_fd_link(link, dirfd);
+      k = XSYS(SYS_readlinkat, AT_FDCWD, link, base, PATH_MAX, 0);
+      if (k >= PATH_MAX) k = -ENAMETOOLONG; /* cut short */
+      if (k > 0 && base[0] == '/') r.base_len = (uint16_t)k;
+      r.rflags |= XB_RF_BASE_DIRFD;
+    }
+    if (__builtin_expect(k == -ENAMETOOLONG, 0)) { /* a folder too long to name: say so, no bare name */
+      xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED);
+      return NULL;
+    }
+  }
+  int32_t *slot = xb_log_append_local(&g_log, &t_cur, &r, base, path);
+  if (seen) {
+    seen->hash = h;
+    seen->slot = slot;
+    seen->ok = 0;
+    t_pending = seen;
+  }
+  return slot;
+}
+
+/* Whether records may be made now: the log is open and this thread is not inside one already. */
+static inline int may_record(void) {
+  if (__builtin_expect(!g_log.hdr, 0) && !init_early()) return 0;
+  return !t_busy && !g_chrooted;
+}
+
+/* Appends a record for `path` (relative to dirfd) and returns its result slot, NULL if not
+ * recorded, or &g_skipped for a repeat (see above; only when `may_skip`). */
+XB_HIDDEN int32_t *record_call(int op, int dirfd, const char *path, uint32_t arg, int may_skip);
+
+static inline int32_t *record(int op, int dirfd, const char *path, uint32_t arg) {
+  return record_call(op, dirfd, path, arg, 1);
+}
+
+/* Stores the outcome of the real call; errno is left untouched. */
+static inline void done(int32_t *slot, int failed) {
+  if (slot == &g_skipped) {
+    if (failed) {
+      int e = errno;
+      xb_log_set_result(record_call(t_skip.op, t_skip.dirfd, t_skip.path, t_skip.arg, 0), e);
+      errno = e;
+    }
+    t_skip.path = NULL;
+    return;
+  }
+  if (!slot) return;
+  xb_log_set_result(slot, failed ? errno : 0);
+  if (t_pending && t_pending->slot == slot) t_pending->ok = !failed;
+}
+
+/* Records `op` on the file the /proc symlink `link` names, with `arg`. */
+XB_HIDDEN int32_t *record_link(int op, const char *link, uint32_t arg);
+
+/* Records `op` on the file open as `fd` (its path read back from /proc/self/fd), with `arg`. */
+static inline int32_t *record_fd_arg(int op, int fd, uint32_t arg) {
+  char link[40];
+  fmt_fd_link(link, fd);
+  return record_link(op, link, arg);
+}
+
+/* Records a listing of the directory open as `fd`. */
+static inline int32_t *record_fd(int op, int fd) {
+  return record_fd_arg(op, fd, 0);
+}
+
+/*
+ * A wrapper that records `path_expr` (relative to `dirfd_expr`), then makes the call: `raw` (a
+ * system call, through the trampoline) in hybrid mode, the real function otherwise. A negative
+ * return is a failure with errno set.
+ */
+#define RAW_OR_REAL(ret, r, name, args, raw)                                                                           \
+  ret r;                                                                                                               \
+  if (g_tramp) {                                                                                                       \
+    r = (ret)set_errno(raw);                                                                                           \
+  } else {                                                                                                             \
+    if (!RESOLVE(name)) return missing_real();                                                                         \
+    r = real_##name args;                                                                                              \
+  }
+#define DEF_PATHCALL(ret, name, op, params, args, path_expr, dirfd_expr, arg_expr, raw)                                \
+  EXPORT ret name params {                                                                                             \
+    int32_t *slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));                                           \
+    RAW_OR_REAL(ret, r, name, args, raw)                                                                               \
+    done(slot, r < 0);                                                                                                 \
+    return r;                                                                                                          \
+  }
+/* The same for calls with no single system call behind them: always the real function (in
+ * hybrid mode the supervisor also sees the calls it makes). */
+#define DEF_LIBCALL(ret, name, op, params, args, path_expr, dirfd_expr, arg_expr)                                      \
+  EXPORT ret name params {                                                                                             \
+    int32_t *slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));                                           \
+    if (!RESOLVE(name)) return missing_real();                                                                         \
+    ret r = real_##name args;                                                                                          \
+    done(slot, r < 0);                                                                                                 \
+    return r;                                                                                                          \
+  }
+#define T(nr, a, b, c, d) g_tramp(nr, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+#define NOFOLLOW AT_SYMLINK_NOFOLLOW
+
+/* ---------------------------------------------------------------- exec and spawn */
+
+/*
+ * An exec's working memory, mapped for the call and unmapped if it returns: the exec wrappers may
+ * run in a signal handler on a small stack, and a program's environment can be large. Pages a
+ * call does not use are never touched, so they cost nothing.
+ */
+struct exec_buf {
+  char **env; /* room for the caller's environment + 4 */
+  char **argv; /* room for the caller's arguments + 2: the shell's, for a script without #! */
+  char *found; /* XB_CANDIDATE_MAX: a PATH search's candidate */
+  char *preload; /* preload_cap: a merged or trimmed LD_PRELOAD, whatever its length */
+  size_t preload_cap;
+  char *cwd; /* XB_SPAWN_CWD_MAX: a spawned child's folder as its file actions leave it */
+  char *fd_dirs; /* XB_SPAWN_FDS * XB_SPAWN_CWD_MAX: what a spawn's open actions opened */
+  int fd_of[8]; /* the fd each of those holds, -1 for none */
+  void *map;
+  size_t size;
+};
+
+/* A PATH element (shorter than PATH_MAX, as glibc takes it), '/', a name of up to NAME_MAX, NUL. */
+#define XB_CANDIDATE_MAX (PATH_MAX + NAME_MAX + 2)
+#define XB_SPAWN_CWD_MAX (2 * PATH_MAX)
+#define XB_SPAWN_FDS 8
+
+/* The value of the environment variable `name_eq` ("NAME=") in `env`, or NULL: getenv's answer
+ * without getenv, which is not async-signal-safe. */
+XB_HIDDEN const char *env_value(char *const env[], const char *name_eq);
+/* Maps an exec's working memory for envp and argv (NULL: none); 0 or an errno. */
+XB_HIDDEN int exec_buf_get(struct exec_buf *b, char *const envp[], char *const argv[]);
+XB_HIDDEN void exec_buf_put(struct exec_buf *b);
+/* envp with the tracing variables re-inserted, or the shim taken out of LD_PRELOAD (`secure`). */
+XB_HIDDEN char **traced_env(char *const envp[], struct exec_buf *b, int secure);
+/* 1 if the image `path` will run without a working shim (see shim-exec.c). */
+XB_HIDDEN int shim_cannot_follow(const char *path);
+/* The shim will not be in the image about to run: say so when nothing else sees it. */
+XB_HIDDEN void note_secure(void);
+/* In preload mode, a static program runs untraced: say so. */
+XB_HIDDEN void note_static(const char *path);
+
+#endif
