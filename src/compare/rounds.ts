@@ -169,7 +169,8 @@ function openRows(ctx: RoundsContext, round: number, rows: Row[], elapsedS: numb
   const { plan, records } = ctx.store;
   if (round >= plan.sampling.minRounds) {
     const open = rows.filter((row) => rowOpen(plan.sampling, round, row));
-    return withinReach(ctx, round, open, elapsedS) ?? new Set(open.map((row) => row.id));
+    const closed = rows.filter((row) => row.stats !== undefined).length - open.length;
+    return withinReach(ctx, round, open, Math.max(0, closed), elapsedS) ?? new Set(open.map((row) => row.id));
   }
   const failed = new Set(collectRows(plan.files, round, records).flatMap((raw) => (raw.error ? [raw.id] : [])));
   return new Set(rows.filter((row) => row.status !== "unchanged" && !failed.has(row.id)).map((row) => row.id));
@@ -179,7 +180,7 @@ function openRows(ctx: RoundsContext, round: number, rows: Row[], elapsedS: numb
  * Of the open rows, those the time left can bring to the target (sampling.ts rowsWithinReach),
  * when it cannot bring them all; undefined: measure every open row.
  */
-function withinReach(ctx: RoundsContext, round: number, open: Row[], elapsedS: number): Set<string> | undefined {
+function withinReach(ctx: RoundsContext, round: number, open: Row[], closed: number, elapsedS: number): Set<string> | undefined {
   const { plan, records } = ctx.store;
   const { targetHalfWidth: target, maxTimeS } = plan.sampling;
   if (target === undefined || maxTimeS === undefined || plan.budgetFixed) return undefined;
@@ -205,6 +206,7 @@ function withinReach(ctx: RoundsContext, round: number, open: Row[], elapsedS: n
     cycle: CYCLE,
     budgetMs: (TIME_SLACK * maxTimeS - elapsedS) * 1000 * (plan.jobs ?? 1),
     overheadPerCycleMs: scale * perRound * CYCLE,
+    closed,
   });
 }
 

@@ -70,13 +70,15 @@ export interface OpenRow {
  * target: the rows that can reach it, cheapest first, as many as fit `budgetMs` of process time
  * (each cycle also pays `overheadPerCycleMs` for its processes' starts). A row's width is taken
  * to fall as 1/√rounds. The others wait: once the chosen rows are done, the next cycle chooses
- * again from what is left, and when no open row can reach the target in the time left, or all
- * can, every open row is measured (undefined). Like the stop rule, this reads widths only, never
- * where an interval lies (docs/statistics.md, "Sampling until the answer is clear").
+ * again from what is left. Waiting pays only when it brings most rows within the target: when
+ * the chosen rows and the `closed` ones (at the target already) are fewer than half of all, the
+ * median row would be one left waiting, so every open row is measured (undefined), as it is when
+ * all or none can reach it. Like the stop rule, this reads widths only, never where an interval
+ * lies (docs/statistics.md, "Sampling until the answer is clear").
  */
 export function rowsWithinReach(
   rows: readonly OpenRow[],
-  options: { target: number; cycle: number; budgetMs: number; overheadPerCycleMs: number },
+  options: { target: number; cycle: number; budgetMs: number; overheadPerCycleMs: number; closed?: number },
 ): Set<string> | undefined {
   const needs = rows
     .map((row) => {
@@ -95,7 +97,9 @@ export function rowsWithinReach(
     rowsMs += need.costMs;
     cycles = longest;
   }
-  return chosen.size === 0 || chosen.size === rows.length ? undefined : chosen;
+  const closed = options.closed ?? 0;
+  if (2 * (chosen.size + closed) < rows.length + closed) return undefined;
+  return chosen.size === rows.length ? undefined : chosen;
 }
 
 /** Rounds rounded up to whole cycles. */

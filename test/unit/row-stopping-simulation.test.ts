@@ -118,9 +118,17 @@ describe("which open rows the time left can bring to the target", () => {
     // At 6 rounds: ±1.2% needs 3 more rounds (2 cycles), ±2% 18 more (9 cycles), ±10% hundreds.
     const rows = [row("far", 0.1), row("near", 0.012), row("mid", 0.02)];
     expect(rowsWithinReach(rows, { ...options, budgetMs: 1200 })).toEqual(new Set(["near", "mid"]));
-    expect(rowsWithinReach(rows, { ...options, budgetMs: 500 })).toEqual(new Set(["near"]));
+    // Two rows already at the target: the near one brings three of five within it.
+    expect(rowsWithinReach(rows, { ...options, budgetMs: 500, closed: 2 })).toEqual(new Set(["near"]));
     // Each cycle's processes cost too: with 200 ms a cycle, only the near row fits 1200 ms.
-    expect(rowsWithinReach(rows, { ...options, budgetMs: 1200, overheadPerCycleMs: 200 })).toEqual(new Set(["near"]));
+    expect(rowsWithinReach(rows, { ...options, budgetMs: 1200, overheadPerCycleMs: 200, closed: 2 })).toEqual(new Set(["near"]));
+  });
+
+  test("every open row when the rows within reach, with those at the target, are fewer than half", () => {
+    // Only the near row fits: one of three, the median row would wait; with one closed, two of four.
+    const rows = [row("far", 0.1), row("near", 0.012), row("mid", 0.02)];
+    expect(rowsWithinReach(rows, { ...options, budgetMs: 500 })).toBeUndefined();
+    expect(rowsWithinReach(rows, { ...options, budgetMs: 500, closed: 1 })).toEqual(new Set(["near"]));
   });
 
   test("every open row when all fit, or none does", () => {
