@@ -18,12 +18,16 @@ const O_TRUNC = 0x200;
 const O_APPEND = 0x400;
 const O_DIRECTORY = 0x10000;
 const O_PATH = 0x200000;
+/** O_TMPFILE without the O_DIRECTORY it carries. */
+const O_TMPFILE_BIT = 0x400000;
 
 /** The modes one record implies, before taking its outcome into account. */
 export function intendedModes(op: number, arg: number): AccessMode[] {
   switch (op) {
     case OP.OPEN: {
       if (arg & O_PATH) return ["stat"];
+      // A file without a name made in the folder (O_TMPFILE): nothing in it is read.
+      if (arg & O_TMPFILE_BIT) return ["write"];
       const acc = arg & O_ACCMODE;
       const modes: AccessMode[] = [];
       if (acc === O_RDONLY || acc === O_RDWR) modes.push("read");

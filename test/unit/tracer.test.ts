@@ -125,6 +125,9 @@ describe("modes", () => {
     expect(intendedModes(OP.OPEN, 0x10000)).toEqual(["stat"]);
     expect(intendedModes(OP.READDIR, 0)).toEqual(["readdir"]);
     expect(intendedModes(OP.OPEN, 0x200000)).toEqual(["stat"]);
+    // O_TMPFILE (with its O_DIRECTORY) makes a file in the folder, read-write or not: a write.
+    expect(intendedModes(OP.OPEN, 2 | 0x410000)).toEqual(["write"]);
+    expect(intendedModes(OP.OPEN, 1 | 0x410000)).toEqual(["write"]);
   });
 
   test("a call that failed wrote nothing: missing on ENOENT/ENOTDIR, else stat", () => {
