@@ -320,7 +320,7 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
     if (op == XB_OP_UNLINK && S_ISDIR(st.st_mode)) return EISDIR; /* Go's RemoveAll tries this first */
     /* rmdir -p and git stash try folders that may hold entries. */
     if (op == XB_OP_RMDIR) return !S_ISDIR(st.st_mode) ? ENOTDIR : has_entries(at, q) ? ENOTEMPTY : 0;
-    if (op == XB_OP_RENAME_TO && S_ISDIR(st.st_mode)) p->seen_full = has_entries(at, q); /* see rename_outcome */
+    if (op == XB_OP_RENAME_TO && S_ISDIR(st.st_mode)) p->seen_full = has_entries(at, q); /* see two_names_outcome */
     /* A folder opened for writing or creating fails (`echo > dir`); O_TMPFILE makes a file in it. */
     if (op == XB_OP_OPEN && S_ISDIR(st.st_mode) && !(arg & O_PATH) && (arg & O_TMPFILE) != O_TMPFILE &&
         ((arg & O_ACCMODE) != O_RDONLY || (arg & O_CREAT)))
@@ -668,18 +668,21 @@ static int read_handle(pid_t pid, const __u64 *x, struct call *c) {
 #define XB_RESOLVE_CACHED 0x20u
 
 /*
- * A rename fails or succeeds as one call, so both its names take its outcome (a failed one
- * wrote neither). Beyond a name existence() found missing, it fails when the new name exists
- * under RENAME_NOREPLACE (mv -n: EEXIST) or is missing under RENAME_EXCHANGE (ENOENT), or,
- * without RENAME_EXCHANGE, when the two are of other kinds (a folder onto a file: ENOTDIR; a
- * file onto a folder: EISDIR) or a folder goes onto a folder that holds entries (ENOTEMPTY).
+ * A call on two names (rename, link) fails or succeeds as one, so both names take its outcome
+ * (a failed one wrote neither). Beyond a name existence() found missing or taken, a rename fails
+ * when the new name exists under RENAME_NOREPLACE (mv -n: EEXIST) or is missing under
+ * RENAME_EXCHANGE (ENOENT), or, without RENAME_EXCHANGE, when the two are of other kinds (a
+ * folder onto a file: ENOTDIR; a file onto a folder: EISDIR) or a folder goes onto a folder
+ * that holds entries (ENOTEMPTY).
  */
-static void rename_outcome(struct path_read *a, struct path_read *b, uint64_t flags) {
+static void two_names_outcome(struct path_read *a, struct path_read *b, int rename, uint64_t flags) {
   int32_t r = 0;
   if (a->result != 0)
     r = a->result;
   else if (b->result != 0 && b->result != XB_RESULT_UNKNOWN)
-    r = b->result; /* the new name's folder is missing */
+    r = b->result; /* the new name's folder is missing, or (link) the name is taken */
+  else if (!rename)
+    r = 0;
   else if (!b->seen)
     r = (flags & XB_RENAME_EXCHANGE) ? ENOENT : 0;
   else if (flags & XB_RENAME_NOREPLACE)
@@ -783,7 +786,8 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   int32_t resolved;
   a->result = d->nr == __NR_openat2 && open_resolved(pid, x, a, &resolved) ? resolved : existence(pid, op, look_arg, a);
   b->result = k->op2 ? existence(pid, k->op2, arg, b) : XB_RESULT_UNKNOWN;
-  if (op == XB_OP_RENAME_FROM) rename_outcome(a, b, d->nr == __NR_renameat2 ? x[4] : 0);
+  if (k->op2 == XB_OP_RENAME_TO || k->op2 == XB_OP_LINK)
+    two_names_outcome(a, b, k->op2 == XB_OP_RENAME_TO, d->nr == __NR_renameat2 ? x[4] : 0);
   return 1;
 }
 
