@@ -202,6 +202,62 @@ const tools: OracleCase[] = [
     preloadIncomplete: "the dynamic loader is static",
     setup: () => withFiles("ldso", { "f.txt": "f" }),
   },
+  {
+    name: "file (libmagic's database)",
+    skip: have("file") ? undefined : "file not installed",
+    cmd: ["file", "-b", "a.txt", "b.sh", "sub", "nope"],
+    setup: () => withFiles("file", { "a.txt": "text\n", "b.sh": "#!/bin/sh\n", "sub/x": "" }),
+  },
+  {
+    name: "python3 -m compileall",
+    cmd: [PYTHON, "-m", "compileall", "-q", "pkg"],
+    setup: () => withFiles("compileall", { "pkg/__init__.py": "", "pkg/m.py": "x = 1\n", "pkg/sub/n.py": "y = 2\n" }),
+  },
+  {
+    name: "gcc -MMD with -I folders searched in turn",
+    skip: have("gcc") ? undefined : "gcc not installed",
+    cmd: ["gcc", "-MMD", "-Ione", "-Itwo", "-c", "m.c", "-o", "m.o"],
+    setup: () => withFiles("gccmd", { "m.c": '#include "h.h"\nint f(void) { return H; }\n', "two/h.h": "#define H 1\n", "one/.keep": "" }),
+  },
+  {
+    name: "chmod -R, touch -h, cp -l, cp -s, ln -f, cp --backup=numbered",
+    cmd: [
+      "sh",
+      "-c",
+      "chmod -R go-w tree && touch -h tree/link && cp -l tree/a hard && cp -s $PWD/tree/a soft && ln -f tree/a hard && cp --backup=numbered tree/a copy && cp --backup=numbered tree/a copy",
+    ],
+    setup: () => {
+      const d = withFiles("coreutils", { "tree/a": "a", "tree/sub/b": "b", copy: "old" });
+      symlinkSync("a", join(d, "tree", "link"));
+      return d;
+    },
+  },
+  {
+    name: "ls -lR, du -a",
+    cmd: ["sh", "-c", "ls -lR > /dev/null && du -a > /dev/null"],
+    setup: () => linkedTree("lsdu"),
+  },
+  {
+    name: "sh noclobber refusal, <> redirection",
+    cmd: ["sh", "-c", "set -C; (echo x > exists) 2>/dev/null; exec 3<> rw.txt; echo y >&3; echo z >| exists"],
+    setup: () => withFiles("noclobber", { exists: "e", "rw.txt": "" }),
+  },
+  {
+    name: "git checkout of a branch without a folder, and back",
+    skip: have("git") ? undefined : "git not installed",
+    cmd: ["sh", "-c", "git checkout -q other && git checkout -q -"],
+    env: gitEnv,
+    setup: () => {
+      const d = repo("checkout");
+      git(d, "checkout", "-q", "--", ".");
+      rmSync(join(d, "new.txt"));
+      git(d, "checkout", "-q", "-b", "other");
+      git(d, "rm", "-q", "-r", "d1", "d2");
+      git(d, "commit", "-qm", "fewer");
+      git(d, "checkout", "-q", "-");
+      return d;
+    },
+  },
 ];
 
 const inRare = (name: string, what: string, files: Record<string, string>, executable: string[] = []) =>
