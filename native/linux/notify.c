@@ -69,6 +69,7 @@ struct path_read {
   int dirfd; /* the caller's: AT_FDCWD or the dirfd a relative path is relative to */
   int present;
   int32_t result; /* existence() before the call */
+  int base_gone; /* the base is a folder removed since (the caller's cwd or dirfd): see place */
   mode_t seen; /* what existence() found there (its type bits), 0 if nothing */
   int seen_full; /* a folder found there holds entries (looked at for a rename's new name only) */
 };
@@ -159,12 +160,20 @@ static void place(pid_t pid, int dirfd, struct path_read *out) {
   }
   out->base_len = (uint32_t)read_proc_link(link, out->base);
   if (!out->base_len) out->present = 0; /* nothing to resolve it against */
+  /* A folder removed while a process is in it (or holds it open) is named with this mark: it
+   * keeps the name it had, and a look inside goes through the /proc link (see existence). */
+  static const char gone[] = " (deleted)";
+  const size_t g = sizeof gone - 1;
+  struct stat st;
+  out->base_gone = out->base_len > g && !memcmp(out->base + out->base_len - g, gone, g) && lstat(out->base, &st) != 0;
+  if (out->base_gone) out->base[out->base_len -= (uint32_t)g] = 0;
 }
 
 static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out) {
   out->dirfd = dirfd;
   out->rflags = 0;
   out->base_len = 0;
+  out->base_gone = 0;
   out->present = 1;
   read_remote(pid, addr, out);
   place(pid, dirfd, out);
@@ -336,7 +345,8 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
   char *end = q + strlen(q);
   while (end > q + 1 && end[-1] == '/') *--end = 0;
   char *slash = strrchr(q, '/');
-  if (!slash || slash == q) return XB_RESULT_UNKNOWN; /* the folder is `at` itself, or "/" */
+  if (!slash) return p->base_gone ? ENOENT : XB_RESULT_UNKNOWN; /* the folder is `at` itself: removed? */
+  if (slash == q) return XB_RESULT_UNKNOWN; /* "/" */
   *slash = 0;
   if (fstatat(at, q, &st, 0) == 0) return S_ISDIR(st.st_mode) ? XB_RESULT_UNKNOWN : ENOTDIR;
   return errno == ENOENT || errno == ENOTDIR ? errno : XB_RESULT_UNKNOWN;
@@ -368,9 +378,9 @@ static int32_t existence(pid_t pid, int op, uint32_t arg, struct path_read *p) {
   int at = AT_FDCWD;
   if (p->path[0] != '/') {
     if (!p->base_len) return XB_RESULT_UNKNOWN;
-    if (p->base_len + 1 + p->path_len >= PATH_MAX) {
-      /* Too long to look up whole (a deep tree reached through openat): from the caller's own
-       * folder, which its /proc link opens whatever the length of its name. */
+    if (p->base_len + 1 + p->path_len >= PATH_MAX || p->base_gone) {
+      /* Too long to look up whole (a deep tree reached through openat), or in a folder removed
+       * since: from the caller's own folder, which its /proc link opens whatever its name. */
       char link[64];
       if (p->dirfd == AT_FDCWD)
         snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
@@ -402,6 +412,7 @@ static void read_fd_path(pid_t pid, int fd, struct path_read *out) {
   out->dirfd = AT_FDCWD;
   out->rflags = 0;
   out->base_len = 0;
+  out->base_gone = 0;
   out->present = 1;
   out->path_len = 0;
   char link[64];
@@ -426,6 +437,7 @@ static void read_sockaddr_path(pid_t pid, uint64_t addr, uint64_t len, struct pa
   out->path_len = (uint32_t)n;
   out->rflags = 0;
   out->base_len = 0;
+  out->base_gone = 0;
   out->dirfd = AT_FDCWD;
   out->present = 1;
   place(pid, AT_FDCWD, out);
@@ -647,6 +659,7 @@ static int read_handle(pid_t pid, const __u64 *x, struct call *c) {
   a->dirfd = AT_FDCWD;
   a->rflags = 0;
   a->base_len = 0;
+  a->base_gone = 0;
   a->path_len = (uint32_t)read_proc_link(link, a->path);
   a->path[a->path_len] = 0;
   a->present = a->path_len > 0;
