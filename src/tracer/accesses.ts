@@ -115,6 +115,11 @@ interface Raw {
  */
 export class AccessCollector {
   private readonly raws = new Map<string, Raw>();
+  /**
+   * Paths left out because nothing named where they were: a relative path recorded without the
+   * folder it was relative to (a process whose cwd was removed). The trace is then incomplete.
+   */
+  unresolved = 0;
   /** intendedModes as a mask: per op, then per arg for opens (the only op whose arg matters). */
   private readonly byOp: number[] = [];
   private readonly byOpenFlags = new Map<number, number>();
@@ -230,6 +235,10 @@ export class AccessCollector {
     }
     const out: Access[] = [];
     for (const { abs, mask: sure, probe, first, truncated } of byPath.values()) {
+      if (!windows && abs[0] !== 0x2f) {
+        this.unresolved++;
+        continue;
+      }
       const shown = displayPath(abs);
       if (exclude?.has(windows ? windowsKey(shown.path) : shown.path)) continue;
       let mask = sure;
