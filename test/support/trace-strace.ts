@@ -3,7 +3,7 @@
  * xbench traces and classifies it the way xbench's modes mean, independently of xbench's code.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { dirname, isAbsolute, join, normalize } from "pathe";
 
 export type Mode = "read" | "write" | "readdir" | "stat" | "exec" | "missing";
@@ -144,7 +144,9 @@ function unquote(arg: string | undefined): string | undefined {
 /** The directory an fd argument names (`3</dir>`, `AT_FDCWD</cwd>`), if decoded. */
 function fdPath(arg: string | undefined): string | undefined {
   const m = arg ? /<(.*)>$/.exec(arg) : null;
-  return m ? m[1] : undefined;
+  if (!m) return undefined;
+  // A folder removed while open (a process's cwd) is shown with this mark; it is named as it was.
+  return m[1]!.endsWith(" (deleted)") && !existsSync(m[1]!) ? m[1]!.slice(0, -" (deleted)".length) : m[1];
 }
 
 function openModes(flags: string): Mode[] {
@@ -267,8 +269,7 @@ export function classify(log: string, topCwd: string): StraceView {
     const args = splitArgs(argText);
     const here = cwd.get(pid) ?? topCwd;
     for (const a of args) {
-      const at = /^AT_FDCWD<(.*)>$/.exec(a);
-      if (at) cwd.set(pid, at[1]!);
+      if (a.startsWith("AT_FDCWD<")) cwd.set(pid, fdPath(a)!);
     }
     const base = cwd.get(pid) ?? here;
     if (name === "clone" || name === "clone3" || name === "fork" || name === "vfork") {
