@@ -3,7 +3,8 @@
  * of kinds the first set (trace-oracle.test.ts) has not met: copies that keep links and times,
  * archives with exclusions, deletions by find and xargs, git worktrees and stashes, sqlite's
  * journals, Python's and Node's tree walks and copies, make's included makefiles, awk's
- * redirections, odd and long names, and rarer kernel calls from C (test/fixtures/trace/rare.c).
+ * redirections, odd and long names, refusals (mv -n, rmdir -p, noclobber), git checkouts, and
+ * rarer kernel calls from C (test/fixtures/trace/rare.c), each built with glibc and static musl.
  * XBENCH_TRACE_DEBUG=1 prints every difference.
  */
 import { chmodSync, existsSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
