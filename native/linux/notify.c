@@ -69,6 +69,9 @@ struct path_read {
   int dirfd; /* the caller's: AT_FDCWD or the dirfd a relative path is relative to */
   int present;
   int32_t result; /* existence() before the call */
+  int base_gone; /* the base is a folder removed since (the caller's cwd or dirfd): see place */
+  mode_t seen; /* what existence() found there (its type bits), 0 if nothing */
+  int seen_full; /* a folder found there holds entries (looked at for a rename's new name only) */
 };
 
 /* Reads a NUL-terminated string from the tracee, page by page (a later page may be unmapped). */
@@ -157,12 +160,20 @@ static void place(pid_t pid, int dirfd, struct path_read *out) {
   }
   out->base_len = (uint32_t)read_proc_link(link, out->base);
   if (!out->base_len) out->present = 0; /* nothing to resolve it against */
+  /* A folder removed while a process is in it (or holds it open) is named with this mark: it
+   * keeps the name it had, and a look inside goes through the /proc link (see existence). */
+  static const char gone[] = " (deleted)";
+  const size_t g = sizeof gone - 1;
+  struct stat st;
+  out->base_gone = out->base_len > g && !memcmp(out->base + out->base_len - g, gone, g) && lstat(out->base, &st) != 0;
+  if (out->base_gone) out->base[out->base_len -= (uint32_t)g] = 0;
 }
 
 static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out) {
   out->dirfd = dirfd;
   out->rflags = 0;
   out->base_len = 0;
+  out->base_gone = 0;
   out->present = 1;
   read_remote(pid, addr, out);
   place(pid, dirfd, out);
@@ -277,15 +288,33 @@ static int32_t exec_refusal(int at, const char *q, const struct stat *st) {
   return binfmt_misc_handlers() ? 0 : ENOEXEC;
 }
 
-/* existence()'s look at `q` (relative to `at`); see there. */
-static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclusive, int creates) {
+/* 1 if the folder `q` (relative to `at`) holds an entry: an rmdir of it fails (ENOTEMPTY), and
+ * so does a rename of a folder onto it. */
+static int has_entries(int at, const char *q) {
+  int fd = openat(at, q, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return 0;
+  DIR *d = fdopendir(fd);
+  if (!d) {
+    if (close(fd) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+    return 0;
+  }
+  struct dirent *e;
+  int any = 0;
+  while (!any && (e = readdir(d))) any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  if (closedir(d) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+  return any;
+}
+
+/* existence()'s look at `q` (relative to `at`), noting what it found in `p`; see there. */
+static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclusive, int creates, struct path_read *p) {
   /* Calls that act on a symlink itself, not on what it points to. */
   int nofollow = exclusive || op == XB_OP_READLINK || op == XB_OP_UNLINK || op == XB_OP_RMDIR ||
                  op == XB_OP_RENAME_FROM || op == XB_OP_RENAME_TO ||
-                 ((op == XB_OP_STAT || op == XB_OP_SETATTR) && (arg & AT_SYMLINK_NOFOLLOW)) ||
+                 ((op == XB_OP_STAT || op == XB_OP_SETATTR || op == XB_OP_ACCESS) && (arg & AT_SYMLINK_NOFOLLOW)) ||
                  (op == XB_OP_OPEN && (arg & O_NOFOLLOW));
   struct stat st;
   if (fstatat(at, q, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
+    p->seen = st.st_mode & S_IFMT;
     if (exclusive) return EEXIST;
     /* O_NOFOLLOW on a symlink fails with ELOOP (unless O_PATH). */
     if (op == XB_OP_OPEN && S_ISLNK(st.st_mode) && !(arg & O_PATH)) return ELOOP;
@@ -298,6 +327,13 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
       return exec_refusal(at, q, &st);
     }
     if (op == XB_OP_UNLINK && S_ISDIR(st.st_mode)) return EISDIR; /* Go's RemoveAll tries this first */
+    /* rmdir -p and git stash try folders that may hold entries. */
+    if (op == XB_OP_RMDIR) return !S_ISDIR(st.st_mode) ? ENOTDIR : has_entries(at, q) ? ENOTEMPTY : 0;
+    if (op == XB_OP_RENAME_TO && S_ISDIR(st.st_mode)) p->seen_full = has_entries(at, q); /* see two_names_outcome */
+    /* A folder opened for writing or creating fails (`echo > dir`); O_TMPFILE makes a file in it. */
+    if (op == XB_OP_OPEN && S_ISDIR(st.st_mode) && !(arg & O_PATH) && (arg & O_TMPFILE) != O_TMPFILE &&
+        ((arg & O_ACCMODE) != O_RDONLY || (arg & O_CREAT)))
+      return EISDIR;
     return 0;
   }
   int e = errno;
@@ -309,7 +345,8 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
   char *end = q + strlen(q);
   while (end > q + 1 && end[-1] == '/') *--end = 0;
   char *slash = strrchr(q, '/');
-  if (!slash || slash == q) return XB_RESULT_UNKNOWN; /* the folder is `at` itself, or "/" */
+  if (!slash) return p->base_gone ? ENOENT : XB_RESULT_UNKNOWN; /* the folder is `at` itself: removed? */
+  if (slash == q) return XB_RESULT_UNKNOWN; /* "/" */
   *slash = 0;
   if (fstatat(at, q, &st, 0) == 0) return S_ISDIR(st.st_mode) ? XB_RESULT_UNKNOWN : ENOTDIR;
   return errno == ENOENT || errno == ENOTDIR ? errno : XB_RESULT_UNKNOWN;
@@ -324,7 +361,9 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
  * Otherwise 0 (the path exists) or XB_RESULT_UNKNOWN (it may be created, or the look could not
  * tell).
  */
-static int32_t existence(pid_t pid, int op, uint32_t arg, const struct path_read *p) {
+static int32_t existence(pid_t pid, int op, uint32_t arg, struct path_read *p) {
+  p->seen = 0;
+  p->seen_full = 0;
   if (op == XB_OP_READDIR) return 0; /* an open fd */
   int open_creates = op == XB_OP_OPEN && (arg & O_CREAT);
   int exclusive = op == XB_OP_MKDIR || op == XB_OP_LINK || op == XB_OP_MKNOD || (open_creates && (arg & O_EXCL));
@@ -339,9 +378,9 @@ static int32_t existence(pid_t pid, int op, uint32_t arg, const struct path_read
   int at = AT_FDCWD;
   if (p->path[0] != '/') {
     if (!p->base_len) return XB_RESULT_UNKNOWN;
-    if (p->base_len + 1 + p->path_len >= PATH_MAX) {
-      /* Too long to look up whole (a deep tree reached through openat): from the caller's own
-       * folder, which its /proc link opens whatever the length of its name. */
+    if (p->base_len + 1 + p->path_len >= PATH_MAX || p->base_gone) {
+      /* Too long to look up whole (a deep tree reached through openat), or in a folder removed
+       * since: from the caller's own folder, which its /proc link opens whatever its name. */
       char link[64];
       if (p->dirfd == AT_FDCWD)
         snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
@@ -363,7 +402,7 @@ static int32_t existence(pid_t pid, int op, uint32_t arg, const struct path_read
   } else if (!self_fd(pid, p->path, full, sizeof full)) {
     memcpy(full, p->path, p->path_len + 1);
   }
-  int32_t r = look(pid, at, q, op, arg, exclusive, creates);
+  int32_t r = look(pid, at, q, op, arg, exclusive, creates, p);
   if (at != AT_FDCWD && close(at) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
   return r;
 }
@@ -373,6 +412,7 @@ static void read_fd_path(pid_t pid, int fd, struct path_read *out) {
   out->dirfd = AT_FDCWD;
   out->rflags = 0;
   out->base_len = 0;
+  out->base_gone = 0;
   out->present = 1;
   out->path_len = 0;
   char link[64];
@@ -397,6 +437,7 @@ static void read_sockaddr_path(pid_t pid, uint64_t addr, uint64_t len, struct pa
   out->path_len = (uint32_t)n;
   out->rflags = 0;
   out->base_len = 0;
+  out->base_gone = 0;
   out->dirfd = AT_FDCWD;
   out->present = 1;
   place(pid, AT_FDCWD, out);
@@ -618,6 +659,7 @@ static int read_handle(pid_t pid, const __u64 *x, struct call *c) {
   a->dirfd = AT_FDCWD;
   a->rflags = 0;
   a->base_len = 0;
+  a->base_gone = 0;
   a->path_len = (uint32_t)read_proc_link(link, a->path);
   a->path[a->path_len] = 0;
   a->present = a->path_len > 0;
@@ -630,6 +672,86 @@ static int read_handle(pid_t pid, const __u64 *x, struct call *c) {
   c->arg = (uint32_t)x[2];
   c->b.present = 0;
   return a->present;
+}
+
+/* renameat2's flags and openat2's resolve flags (linux/fs.h, linux/openat2.h: musl has neither). */
+#define XB_RENAME_NOREPLACE 1u
+#define XB_RENAME_EXCHANGE 2u
+#define XB_RESOLVE_IN_ROOT 0x10u
+#define XB_RESOLVE_CACHED 0x20u
+
+/*
+ * A call on two names (rename, link) fails or succeeds as one, so both names take its outcome
+ * (a failed one wrote neither). Beyond a name existence() found missing or taken, a rename fails
+ * when the new name exists under RENAME_NOREPLACE (mv -n: EEXIST) or is missing under
+ * RENAME_EXCHANGE (ENOENT), or, without RENAME_EXCHANGE, when the two are of other kinds (a
+ * folder onto a file: ENOTDIR; a file onto a folder: EISDIR) or a folder goes onto a folder
+ * that holds entries (ENOTEMPTY).
+ */
+static void two_names_outcome(struct path_read *a, struct path_read *b, int rename, uint64_t flags) {
+  int32_t r = 0;
+  if (a->result != 0)
+    r = a->result;
+  else if (b->result != 0 && b->result != XB_RESULT_UNKNOWN)
+    r = b->result; /* the new name's folder is missing, or (link) the name is taken */
+  else if (!rename)
+    r = 0;
+  else if (!b->seen)
+    r = (flags & XB_RENAME_EXCHANGE) ? ENOENT : 0;
+  else if (flags & XB_RENAME_NOREPLACE)
+    r = EEXIST;
+  else if (!(flags & XB_RENAME_EXCHANGE) && S_ISDIR(a->seen) != S_ISDIR(b->seen))
+    r = S_ISDIR(a->seen) ? ENOTDIR : EISDIR;
+  else if (!(flags & XB_RENAME_EXCHANGE) && S_ISDIR(a->seen) && b->seen_full)
+    r = ENOTEMPTY;
+  if (r != 0 && r != XB_RESULT_UNKNOWN) a->result = b->result = r;
+}
+
+/*
+ * openat2 with resolve flags: where the path may lead is the kernel's to say (RESOLVE_BENEATH
+ * fails with EXDEV on a way out, RESOLVE_NO_SYMLINKS with ELOOP at a link), so S asks it: it
+ * resolves the path the same way (O_PATH) from the caller's own folder while the caller waits.
+ * Under RESOLVE_IN_ROOT an absolute path starts at that folder, and is named from there. 1 with
+ * the outcome in `result` when S's try tells it; 0 leaves it to existence() (no resolve flags,
+ * the path was found, or a file the call may create is missing).
+ */
+static int open_resolved(pid_t pid, const __u64 *x, struct path_read *p, int32_t *result) {
+  struct {
+    uint64_t flags, mode, resolve;
+  } how = {0, 0, 0};
+  struct iovec l = {.iov_base = &how, .iov_len = sizeof how};
+  struct iovec r = {.iov_base = (void *)(uintptr_t)x[2], .iov_len = sizeof how};
+  if (x[3] < sizeof how || process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof how || !how.resolve ||
+      !p->path_len || (p->rflags & (XB_RF_TRUNCATED | XB_RF_UNREADABLE)))
+    return 0;
+  char link[64];
+  if (p->dirfd == AT_FDCWD)
+    snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+  else
+    snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, p->dirfd);
+  int at = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (at < 0) return 0;
+  struct {
+    uint64_t flags, mode, resolve;
+  } mine = {O_PATH | O_CLOEXEC | (how.flags & (O_NOFOLLOW | O_DIRECTORY)), 0,
+            how.resolve & ~(uint64_t)XB_RESOLVE_CACHED};
+  long fd = syscall(SYS_openat2, at, p->path, &mine, sizeof mine);
+  int e = errno;
+  if ((fd >= 0 && close((int)fd) != 0) || close(at) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
+  if ((how.resolve & XB_RESOLVE_IN_ROOT) && p->path[0] == '/') {
+    size_t skip = strspn(p->path, "/");
+    if (skip == p->path_len) {
+      memcpy(p->path, ".", 2);
+      p->path_len = 1;
+    } else {
+      memmove(p->path, p->path + skip, p->path_len - skip + 1);
+      p->path_len -= (uint32_t)skip;
+    }
+    place(pid, p->dirfd, p);
+  }
+  if (fd >= 0 || ((e == ENOENT || e == ENOTDIR) && (how.flags & O_CREAT))) return 0;
+  *result = e;
+  return 1;
 }
 
 /*
@@ -672,8 +794,13 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   c->op = op;
   c->op2 = k->op2;
   c->arg = arg;
-  a->result = existence(pid, op, arg, a);
+  /* A lookup's flags: faccessat2 may look at a symlink itself; access and faccessat follow. */
+  uint32_t look_arg = op != XB_OP_ACCESS ? arg : d->nr == __NR_faccessat2 ? (uint32_t)x[3] & AT_SYMLINK_NOFOLLOW : 0;
+  int32_t resolved;
+  a->result = d->nr == __NR_openat2 && open_resolved(pid, x, a, &resolved) ? resolved : existence(pid, op, look_arg, a);
   b->result = k->op2 ? existence(pid, k->op2, arg, b) : XB_RESULT_UNKNOWN;
+  if (k->op2 == XB_OP_RENAME_TO || k->op2 == XB_OP_LINK)
+    two_names_outcome(a, b, k->op2 == XB_OP_RENAME_TO, d->nr == __NR_renameat2 ? x[4] : 0);
   return 1;
 }
 

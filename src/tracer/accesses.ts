@@ -18,12 +18,16 @@ const O_TRUNC = 0x200;
 const O_APPEND = 0x400;
 const O_DIRECTORY = 0x10000;
 const O_PATH = 0x200000;
+/** O_TMPFILE without the O_DIRECTORY it carries. */
+const O_TMPFILE_BIT = 0x400000;
 
 /** The modes one record implies, before taking its outcome into account. */
 export function intendedModes(op: number, arg: number): AccessMode[] {
   switch (op) {
     case OP.OPEN: {
       if (arg & O_PATH) return ["stat"];
+      // A file without a name made in the folder (O_TMPFILE): nothing in it is read.
+      if (arg & O_TMPFILE_BIT) return ["write"];
       const acc = arg & O_ACCMODE;
       const modes: AccessMode[] = [];
       if (acc === O_RDONLY || acc === O_RDWR) modes.push("read");
@@ -111,6 +115,11 @@ interface Raw {
  */
 export class AccessCollector {
   private readonly raws = new Map<string, Raw>();
+  /**
+   * Paths left out because nothing named where they were: a relative path recorded without the
+   * folder it was relative to (a process whose cwd was removed). The trace is then incomplete.
+   */
+  unresolved = 0;
   /** intendedModes as a mask: per op, then per arg for opens (the only op whose arg matters). */
   private readonly byOp: number[] = [];
   private readonly byOpenFlags = new Map<number, number>();
@@ -226,6 +235,10 @@ export class AccessCollector {
     }
     const out: Access[] = [];
     for (const { abs, mask: sure, probe, first, truncated } of byPath.values()) {
+      if (!windows && abs[0] !== 0x2f) {
+        this.unresolved++;
+        continue;
+      }
       const shown = displayPath(abs);
       if (exclude?.has(windows ? windowsKey(shown.path) : shown.path)) continue;
       let mask = sure;

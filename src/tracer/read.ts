@@ -98,13 +98,14 @@ export function changes(header: LogHeader): string[] {
 export function readAccessLog(file: string, options: CollectOptions = {}): AccessLog {
   const collector = new AccessCollector(options);
   const { header, torn } = scanLogFile(file, (data, at, len) => collector.addFrame(data, at, len));
-  const reasons = incompleteReasons(header);
+  const accesses = collector.finish();
+  const reasons = incompleteReasons(collector.unresolved ? { ...header, flags: header.flags | FLAG.PATH_UNRESOLVED } : header);
   const used: UsedBackend[] = [];
   if (header.flags & FLAG.USED_PRELOAD) used.push("preload");
   if (header.flags & FLAG.USED_SECCOMP || header.notifications > 0) used.push("seccomp");
   if (header.flags & FLAG.USED_DLL) used.push("dll");
   return {
-    accesses: collector.finish(),
+    accesses,
     complete: reasons.length === 0,
     incompleteReasons: reasons,
     changes: changes(header),

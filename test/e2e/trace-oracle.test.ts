@@ -1,152 +1,14 @@
 /**
- * Oracle: `strace -f` on real programs against each backend, per path and per mode class
- * (test/support/trace-strace.ts classifies strace's calls the way xbench's modes mean).
- *
- * - complete: every (path, mode) strace shows is in xbench's output. auto and seccomp: no
- *   exception but the kernel-side ones named in KERNEL_SIDE. preload: also its named blind
- *   spots (PRELOAD_BLIND), and static programs (go) are untraced and the trace says so.
- * - no wrong modes: a path both saw has no mode in xbench that strace does not show.
- *
- * XBENCH_TRACE_DEBUG=1 prints every difference before the filters.
+ * Oracle: `strace -f` on real programs against each backend, per path and per mode class; the
+ * rules are in test/support/trace-oracle.ts. XBENCH_TRACE_DEBUG=1 prints every difference.
  */
-import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
-import { tempDir } from "../support/xbench.ts";
-import { PYTHON, compile, fixture, have, skipBecause, traceRun } from "../support/trace.ts";
-import { straceModes, type Mode, type StraceView } from "../support/trace-strace.ts";
+import { PYTHON, compile, fixture, have } from "../support/trace.ts";
+import { type OracleCase, oracleScratch, oracleTests, tree } from "../support/trace-oracle.ts";
 
-const tmp = tempDir("xbench-trace-oracle-");
-const dir = realpathSync(tmp.dir);
-afterAll(tmp.cleanup);
-
-/**
- * What the kernel does by itself inside execve, which no system call shows: it follows the
- * program's symlinks and its #! line, and opens the ELF interpreter. The shim reports the image
- * a process runs (/proc/self/exe) as exec; strace shows only the execve of the name given. So a
- * path is allowed an extra "exec" when the kernel ran it for an execve strace shows.
- */
-function kernelRan(expected: Modes): Set<string> {
-  const ran = new Set<string>();
-  for (const [p, modes] of expected) {
-    if (!modes.has("exec")) continue;
-    try {
-      const real = realpathSync(p);
-      ran.add(real);
-      const head = readFileSync(real).subarray(0, 256).toString("latin1");
-      const interp = /^#!\s*(\S+)/.exec(head)?.[1];
-      if (interp) ran.add(interp).add(realpathSync(interp));
-    } catch {
-      // gone since: nothing to allow
-    }
-  }
-  return ran;
-}
-
-/**
- * What the shim alone cannot see (every preload tracer shares these): ld.so's own opens and
- * probes before any library code runs, glibc-internal calls through hidden aliases (locale,
- * gconv, NSS, /etc/localtime, realpath's readlinks), raw syscall() calls the shim does not
- * decode (they mark the trace incomplete). auto exists to close
- * exactly these. PRELOAD_BLIND_CALLS: misses strace shows only through these calls (realpath()
- * reads links with glibc's hidden __readlink; strace cannot tell it from a public readlink).
- */
-const PRELOAD_BLIND_CALLS: ReadonlySet<string> = new Set(["readlink"]);
-const PRELOAD_BLIND: RegExp[] = [
-  /^\/etc\/ld\.so\.(preload|cache) /,
-  /\.so(\.[\d.]+)? (read|missing)$/, // ld.so: libraries and its search probes (RPATH, hwcaps)
-  /\/(tls|haswell|x86_64|avx512_1|glibc-hwcaps)(\/| )/,
-  /\/locale\/|\/gconv\/|locale-archive|\/usr\/share\/i18n\//,
-  /^\/etc\/(nsswitch\.conf|passwd|group|localtime|host\.conf|resolv\.conf|hosts|gai\.conf) /,
-  /^\/(proc|sys|dev)\//,
-  / stat$/, // realpath's readlinks, fstatat inside libc (qsort/getcwd helpers)
-];
-
-/** Names that change in every run: gcc's and git's temporary files, Go's work dir, pids. */
-function stable(p: string): string {
-  return p
-    .replace(/(.)\/+$/, "$1") // strace shows the path as given: "dir/" is "dir"
-    .replace(/\/cc[A-Za-z0-9]{6}((\.\w+)*)$/, "/cc??????$1")
-    .replace(/\/tmp_obj_[A-Za-z0-9]{6}$/, "/tmp_obj_??????")
-    .replace(/\/xbtmp[A-Za-z0-9]{6}$/, "/xbtmp??????")
-    .replace(/\/go-build\d+/, "/go-build?")
-    .replace(/^\/proc\/(\d+|self|thread-self)(\/|$)/, "/proc/PID$2") // strace -y names an fd's folder by pid
-    .replace(/^\/dev\/pts\/\d+$/, "/dev/pts/N");
-}
-
-interface Case {
-  name: string;
-  cmd: string[];
-  /** Puts the tree into the same state before every run; returns the cwd. */
-  setup: () => string;
-  env?: NodeJS.ProcessEnv;
-  skip?: string;
-  /** A static program: preload cannot see it (the trace must say so). */
-  static?: boolean;
-  /** A program that makes its system calls inline, without libc: preload's named blind spot (README). */
-  inline?: boolean;
-  /** Why preload cannot trace the whole run (the trace must say it is incomplete). */
-  preloadIncomplete?: string;
-  /** Accesses the program itself makes in some runs only, whoever watches; each with why. */
-  varies?: RegExp[];
-}
-
-function fresh(name: string): string {
-  const d = join(dir, name);
-  rmSync(d, { recursive: true, force: true });
-  mkdirSync(d, { recursive: true });
-  return d;
-}
-
-/** An hour ago: files older than git's index are not "racy" (re-read in some runs only). */
-const PAST = new Date(Date.now() - 3600_000);
-
-function tree(root: string, n: number): void {
-  for (let i = 0; i < n; i++) {
-    const sub = join(root, `d${i % 5}`);
-    mkdirSync(sub, { recursive: true });
-    writeFileSync(join(sub, `f${i}.txt`), `${i}\n`);
-    utimesSync(join(sub, `f${i}.txt`), PAST, PAST);
-  }
-}
-
-const git = (cwd: string, ...a: string[]) => spawnSync("git", a, { cwd, stdio: "ignore", env: GIT_ENV });
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: "t",
-  GIT_AUTHOR_EMAIL: "t@t",
-  GIT_COMMITTER_NAME: "t",
-  GIT_COMMITTER_EMAIL: "t@t",
-  GIT_AUTHOR_DATE: "2024-01-01T00:00:00Z",
-  GIT_COMMITTER_DATE: "2024-01-01T00:00:00Z",
-  GIT_CONFIG_NOSYSTEM: "1",
-  HOME: join(dir, "home"),
-};
-mkdirSync(join(dir, "home"), { recursive: true });
-
-function repo(name: string): string {
-  const d = fresh(name);
-  git(d, "init", "-q");
-  tree(d, 20);
-  git(d, "add", ".");
-  git(d, "commit", "-qm", "one");
-  writeFileSync(join(d, "d0", "f0.txt"), "changed\n");
-  writeFileSync(join(d, "new.txt"), "new\n");
-  for (const f of ["d0/f0.txt", "new.txt"]) utimesSync(join(d, f), PAST, PAST);
-  return d;
-}
+const { dir, fresh, withFiles, gitEnv: GIT_ENV, repo, inC: inProgram } = oracleScratch("xbench-trace-oracle-");
 
 const GO_ENV = {
   ...process.env,
@@ -167,7 +29,7 @@ function goProject(): string {
   return d;
 }
 
-const cases: Case[] = [
+const cases: OracleCase[] = [
   {
     name: "gcc compile+link",
     skip: have("gcc") ? undefined : "gcc not installed",
@@ -296,44 +158,15 @@ compile("gcc", ["-O2", "-o", calls, fixture("calls.c")]);
 if (have("musl-gcc")) compile("musl-gcc", ["-static", "-O2", "-o", callsStatic, fixture("calls.c")]);
 const TRUE = realpathSync(existsSync("/usr/bin/true") ? "/usr/bin/true" : "/bin/true");
 
-/** A fresh folder holding `files` (name -> content). */
-function withFiles(name: string, files: Record<string, string>): string {
-  const d = fresh(name);
-  for (const [f, text] of Object.entries(files)) {
-    mkdirSync(join(d, f, ".."), { recursive: true });
-    writeFileSync(join(d, f), text);
-    utimesSync(join(d, f), PAST, PAST);
-  }
-  return d;
-}
-
-/**
- * `calls WHAT .` in a fresh folder holding `files` (the ones in `executable` made executable),
- * built with glibc and as a static musl program.
- */
-function inC(name: string, what: string, files: Record<string, string>, executable: string[] = []): Case[] {
-  const setup = (folder: string) => () => {
-    const d = withFiles(folder, files);
-    for (const f of executable) chmodSync(join(d, f), 0o755);
-    return d;
-  };
-  return [
-    { name: `${name} (C)`, cmd: [calls, what, "."], setup: setup(what) },
-    {
-      name: `${name}, static musl`,
-      skip: have("musl-gcc") ? undefined : "musl-gcc not installed",
-      cmd: [callsStatic, what, "."],
-      static: true,
-      setup: setup(`${what}-static`),
-    },
-  ];
-}
+/** `calls WHAT .` in a fresh folder holding `files`, built with glibc and as a static musl program. */
+const inC = (name: string, what: string, files: Record<string, string>, executable: string[] = []) =>
+  inProgram({ glibc: calls, musl: callsStatic }, name, what, files, executable);
 
 /**
  * Programs the tracer was not built around (a held-out set: the ones that run in a second or
  * two here): each creates, renames, removes or changes metadata in its own way.
  */
-const heldOut: Case[] = [
+const heldOut: OracleCase[] = [
   {
     name: "python3 -m py_compile",
     cmd: [PYTHON, "-m", "py_compile", "m.py"],
@@ -444,7 +277,7 @@ const heldOut: Case[] = [
   ),
   // Inside a chroot, paths are named from the host (the oracle follows each process's root too).
   ...[calls, callsStatic].map(
-    (program): Case => ({
+    (program): OracleCase => ({
       name: program === calls ? "chroot (C)" : "chroot, static musl",
       skip:
         process.getuid?.() !== 0
@@ -556,88 +389,4 @@ const heldOut: Case[] = [
 ];
 cases.push(...heldOut);
 
-type Modes = Map<string, Set<Mode>>;
-
-function stabilize(m: Map<string, Iterable<string>>): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  for (const [p, modes] of m) {
-    const k = stable(p);
-    const set = out.get(k) ?? new Set<string>();
-    for (const x of modes) set.add(x);
-    out.set(k, set);
-  }
-  return out;
-}
-
-/** Two strace views of the same command: what both show (modes and calls), and what either does. */
-function agree(a: StraceView, b: StraceView): { must: StraceView; may: Modes } {
-  const sb = stabilize(b.modes);
-  const must = new Map<string, Set<Mode>>();
-  const may = new Map<string, Set<Mode>>();
-  for (const [p, modes] of a.modes) {
-    const other = sb.get(stable(p));
-    const both = new Set([...modes].filter((m) => other?.has(m)));
-    if (both.size) must.set(p, both);
-  }
-  for (const view of [a, b]) for (const [p, modes] of view.modes) may.set(p, new Set([...(may.get(p) ?? []), ...modes]));
-  return { must: { modes: must, via: a.via }, may };
-}
-
-/** "path mode" pairs strace shows and xbench lacks, and modes xbench adds to a path both saw. */
-function compare(expected: Modes, traced: Map<string, string[]>): { missed: string[]; wrong: string[] } {
-  const want = stabilize(expected);
-  const got = stabilize(traced);
-  const missed: string[] = [];
-  const wrong: string[] = [];
-  for (const [p, modes] of want) {
-    const have = got.get(p);
-    for (const m of modes) if (!have?.has(m)) missed.push(`${p} ${m}`);
-    if (have) for (const m of have) if (!modes.has(m)) wrong.push(`${p} ${m}`);
-  }
-  return { missed: missed.sort(), wrong: wrong.sort() };
-}
-
-describe.skipIf(!have("strace"))("strace -f oracle, per path and mode", () => {
-  for (const c of cases) {
-    if (c.skip) {
-      skipBecause(c.name, c.skip);
-      continue;
-    }
-    const env = c.env ?? process.env;
-    // Two strace runs: a program's own run-to-run differences (node sometimes reads its own
-    // binary) are no tracer's miss. Required: what both runs show; allowed: what either shows.
-    let oracle: { must: StraceView; may: Modes } | undefined;
-    const expected = () => (oracle ??= agree(straceModes(c.cmd, c.setup(), env, dir), straceModes(c.cmd, c.setup(), env, dir)));
-    for (const backend of ["auto", "seccomp", "preload"] as const) {
-      if (backend === "preload" && c.inline) {
-        skipBecause(`${c.name}: ${backend}`, "its calls are made inline, without libc: nothing goes through the shim");
-        continue;
-      }
-      test(`${c.name}: ${backend}`, () => {
-        const { must: view, may } = expected();
-        const want = view.modes;
-        expect(want.size).toBeGreaterThan(3);
-        const r = traceRun(c.cmd, ["--backend", backend], { cwd: c.setup(), env });
-        expect(r.code).toBe(0);
-        const { missed } = compare(want, r.modes);
-        const { wrong } = compare(may, r.modes);
-        if (process.env.XBENCH_TRACE_DEBUG) console.log(c.name, backend, { missed, wrong });
-        const ran = kernelRan(want);
-        const kernel = (s: string) => s.endsWith(" exec") && ran.has(s.slice(0, -" exec".length));
-        if (backend === "preload" && (c.static || c.preloadIncomplete)) {
-          expect(r.trace.complete).toBe(false); // go: a static program preload cannot see into
-          return;
-        }
-        const viaOnly = (s: string) => {
-          const calls = [...view.via.entries()].filter(([k]) => stable(k.slice(0, k.lastIndexOf(" "))) + k.slice(k.lastIndexOf(" ")) === s);
-          return calls.length > 0 && calls.every(([, v]) => [...v].every((c) => PRELOAD_BLIND_CALLS.has(c)));
-        };
-        const blind = (s: string) => backend === "preload" && (PRELOAD_BLIND.some((re) => re.test(s)) || viaOnly(s));
-        const varies = (s: string) => c.varies?.some((re) => re.test(s)) ?? false;
-        expect(missed.filter((s) => !kernel(s) && !blind(s) && !varies(s))).toEqual([]);
-        expect(wrong.filter((s) => !kernel(s))).toEqual([]);
-        expect(r.trace.complete).toBe(true);
-      }, 120_000);
-    }
-  }
-});
+oracleTests("strace -f oracle, per path and mode", cases, dir);

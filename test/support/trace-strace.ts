@@ -3,7 +3,7 @@
  * xbench traces and classifies it the way xbench's modes mean, independently of xbench's code.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { dirname, isAbsolute, join, normalize } from "pathe";
 
 export type Mode = "read" | "write" | "readdir" | "stat" | "exec" | "missing";
@@ -71,7 +71,7 @@ const TRACED = [
   "fanotify_mark",
   "open_by_handle_at",
 ];
-const FOLLOWED = ["fchdir", "clone", "clone3", "fork", "vfork", "close"];
+const FOLLOWED = ["fchdir", "clone", "clone3", "fork", "vfork", "close", "unshare"];
 
 /**
  * Calls strace shows under `trace=%file` that xbench does not trace, named here once: they
@@ -144,12 +144,17 @@ function unquote(arg: string | undefined): string | undefined {
 /** The directory an fd argument names (`3</dir>`, `AT_FDCWD</cwd>`), if decoded. */
 function fdPath(arg: string | undefined): string | undefined {
   const m = arg ? /<(.*)>$/.exec(arg) : null;
-  return m ? m[1] : undefined;
+  if (!m) return undefined;
+  // A folder removed while open (a process's cwd) is shown with this mark; it is named as it was.
+  return m[1]!.endsWith(" (deleted)") && !existsSync(m[1]!) ? m[1]!.slice(0, -" (deleted)".length) : m[1];
 }
 
 function openModes(flags: string): Mode[] {
   const f = new Set(flags.split("|"));
   if (f.has("O_PATH")) return ["stat"];
+  // A file without a name made in the folder: nothing in it is read (strace shows O_TMPFILE
+  // with the O_DIRECTORY it contains folded in).
+  if (f.has("O_TMPFILE")) return ["write"];
   const modes: Mode[] = [];
   const wr = f.has("O_WRONLY"),
     rdwr = f.has("O_RDWR");
@@ -202,7 +207,16 @@ export function classify(log: string, topCwd: string): StraceView {
   const byPath = new Map<string, Set<Mode>>();
   const via = new Map<string, Set<string>>();
   let call = "";
-  const cwd = new Map<string, string>();
+  /** The cwd per fs (CLONE_FS shares one between processes and threads; unshare splits it). */
+  const cwdOf = new Map<string, string>();
+  /** pid -> its fs: the pid that made it. */
+  const fsOf = new Map<string, string>();
+  const fs = (pid: string) => fsOf.get(pid) ?? pid;
+  const cwd = {
+    get: (pid: string) => cwdOf.get(fs(pid)),
+    has: (pid: string) => cwdOf.has(fs(pid)),
+    set: (pid: string, path: string) => cwdOf.set(fs(pid), path),
+  };
   /** A process's root after chroot, as the host names it: its absolute paths start there. */
   const roots = new Map<string, string>();
   let root = "";
@@ -255,19 +269,28 @@ export function classify(log: string, topCwd: string): StraceView {
     const args = splitArgs(argText);
     const here = cwd.get(pid) ?? topCwd;
     for (const a of args) {
-      const at = /^AT_FDCWD<(.*)>$/.exec(a);
-      if (at) cwd.set(pid, at[1]!);
+      if (a.startsWith("AT_FDCWD<")) cwd.set(pid, fdPath(a)!);
     }
     const base = cwd.get(pid) ?? here;
     if (name === "clone" || name === "clone3" || name === "fork" || name === "vfork") {
       // The child may have run (and moved: a spawn's chdir action) before its parent's clone returned.
-      if (ret > 0 && !cwd.has(String(ret))) cwd.set(String(ret), base);
+      const child = String(ret);
+      if (ret > 0 && /\bCLONE_FS\b/.test(argText)) {
+        if (cwd.has(child)) cwd.set(pid, cwd.get(child)!);
+        fsOf.set(child, fs(pid));
+      } else if (ret > 0 && !cwd.has(child)) cwd.set(child, base);
       if (ret > 0 && root && !roots.has(String(ret))) roots.set(String(ret), root);
       continue;
     }
     const failed = ret < 0;
     const outcome = (modes: Mode[]): Mode[] => (!failed ? modes : errno === "ENOENT" || errno === "ENOTDIR" ? ["missing"] : ["stat"]);
     switch (name) {
+      case "unshare": // CLONE_FS: this process's cwd becomes its own
+        if (!failed && /\bCLONE_FS\b/.test(argText)) {
+          fsOf.set(pid, `${pid}+`);
+          cwd.set(pid, base);
+        }
+        break;
       case "fchdir":
         if (!failed && fdPath(args[0])) cwd.set(pid, fdPath(args[0])!);
         break;
@@ -289,7 +312,10 @@ export function classify(log: string, topCwd: string): StraceView {
         break;
       case "openat2": {
         const flags = /flags=([\w|]+)/.exec(args[2] ?? "")?.[1] ?? "";
-        add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(openModes(flags)));
+        // RESOLVE_IN_ROOT: the dirfd is the root an absolute path starts from.
+        const inRoot = /resolve=[\w|]*RESOLVE_IN_ROOT/.test(args[2] ?? "");
+        const path = unquote(args[1]);
+        add(inRoot ? path?.replace(/^\/+/, "") || "." : path, fdPath(args[0]) ?? base, outcome(openModes(flags)));
         break;
       }
       case "open_by_handle_at": // no path: the file is named by the fd it returns, or at its close

@@ -125,6 +125,9 @@ describe("modes", () => {
     expect(intendedModes(OP.OPEN, 0x10000)).toEqual(["stat"]);
     expect(intendedModes(OP.READDIR, 0)).toEqual(["readdir"]);
     expect(intendedModes(OP.OPEN, 0x200000)).toEqual(["stat"]);
+    // O_TMPFILE (with its O_DIRECTORY) makes a file in the folder, read-write or not: a write.
+    expect(intendedModes(OP.OPEN, 2 | 0x410000)).toEqual(["write"]);
+    expect(intendedModes(OP.OPEN, 1 | 0x410000)).toEqual(["write"]);
   });
 
   test("a call that failed wrote nothing: missing on ENOENT/ENOTDIR, else stat", () => {
@@ -250,6 +253,19 @@ describe("a log the launcher never wrote", () => {
   });
 });
 
+/** A log file of `body` (frames) behind a header, in `dir`. */
+function logFile(dir: string, body: Buffer): string {
+  const head = Buffer.alloc(4096);
+  head.writeBigUInt64LE(0x00314f4c4e525458n, 0);
+  head.writeUInt32LE(2, 8);
+  head.writeUInt32LE(4096, 12);
+  head.writeBigUInt64LE(BigInt(4096 + body.length), 16);
+  head.writeBigUInt64LE(BigInt(4096 + body.length), 24);
+  const file = join(dir, "log");
+  writeFileSync(file, Buffer.concat([head, body]));
+  return file;
+}
+
 describe("streaming the log", () => {
   test("frames straddling read chunks, and a torn one among them, read as from one buffer", () => {
     const { dir, cleanup } = tempDir("xbench-trace-stream-");
@@ -258,14 +274,7 @@ describe("streaming the log", () => {
       for (let i = 0; i < 6000; i++) frames.push(frame({ op: OP.STAT, pid: i, path: `/p/${"x".repeat(i % 50)}/${i}`, tsc: i }));
       frames[3000] = frame({ op: OP.STAT, path: "/torn" }, 0); // commit word never written
       const body = Buffer.concat(frames);
-      const head = Buffer.alloc(4096);
-      head.writeBigUInt64LE(0x00314f4c4e525458n, 0);
-      head.writeUInt32LE(2, 8);
-      head.writeUInt32LE(4096, 12);
-      head.writeBigUInt64LE(BigInt(4096 + body.length), 16);
-      head.writeBigUInt64LE(BigInt(4096 + body.length), 24);
-      const file = join(dir, "log");
-      writeFileSync(file, Buffer.concat([head, body]));
+      const file = logFile(dir, body);
       const whole = parseFrames(body);
       const streamed = readLogFile(file); // body > 5 chunks of 64 KiB
       expect(body.length).toBeGreaterThan(5 * 65552);
@@ -275,6 +284,19 @@ describe("streaming the log", () => {
       const accesses = readAccessLog(file).accesses;
       expect(accesses.length).toBe(5999);
       expect(accesses.find((a) => a.path === "/p/x/1")?.pid).toBe(1);
+    } finally {
+      cleanup();
+    }
+  });
+
+  test("a relative path recorded without its folder (a removed cwd) is left out, and the trace says so", () => {
+    const { dir, cleanup } = tempDir("xbench-trace-unresolved-");
+    try {
+      const body = Buffer.concat([frame({ op: OP.STAT, path: "x", result: 2 }), frame({ op: OP.STAT, path: "/etc/hostname" })]);
+      const log = readAccessLog(logFile(dir, body));
+      expect(log.accesses.map((a) => a.path)).toEqual(["/etc/hostname"]);
+      expect(log.complete).toBe(false);
+      expect(log.incompleteReasons.join()).toContain("removed");
     } finally {
       cleanup();
     }
