@@ -98,8 +98,8 @@ export function rowsWithinReach(
     cycles = longest;
   }
   const closed = options.closed ?? 0;
-  if (2 * (chosen.size + closed) < rows.length + closed) return undefined;
-  return chosen.size === rows.length ? undefined : chosen;
+  if (chosen.size === 0 || chosen.size === rows.length || 2 * (chosen.size + closed) < rows.length + closed) return undefined;
+  return chosen;
 }
 
 /** Rounds rounded up to whole cycles. */

@@ -135,5 +135,7 @@ describe("which open rows the time left can bring to the target", () => {
     const rows = [row("a", 0.012), row("b", 0.02)];
     expect(rowsWithinReach(rows, { ...options, budgetMs: 1e9 })).toBeUndefined();
     expect(rowsWithinReach(rows, { ...options, budgetMs: 10 })).toBeUndefined();
+    // Most rows at the target already, and no open one can reach it: the open ones are all measured.
+    expect(rowsWithinReach(rows, { ...options, budgetMs: 10, closed: 5 })).toBeUndefined();
   });
 });
