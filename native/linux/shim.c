@@ -158,6 +158,30 @@ __attribute__((hot, noinline)) XB_HIDDEN int32_t *record_call(int op, int dirfd,
   return slot;
 }
 
+/* The name the /proc link `link` gives something removed, into out (PATH_MAX bytes), without the
+ * " (deleted)" the kernel appends: its length, or -errno (-ENOENT when it bears no such mark). */
+XB_HIDDEN long read_removed(const char *link, char *out) {
+  static const char mark[] = " (deleted)";
+  const long m = (long)sizeof mark - 1;
+  long k = XSYS(SYS_readlinkat, AT_FDCWD, link, out, PATH_MAX - 1, 0);
+  if (k < 0) return k;
+  if (k >= PATH_MAX - 1) return -ENAMETOOLONG; /* cut short */
+  if (out[0] != '/' || k <= m || memcmp(out + k - m, mark, (size_t)m) != 0) return -ENOENT;
+  out[k - m] = 0;
+  return k - m;
+}
+
+/*
+ * The name of a cwd that was removed (getcwd fails with ENOENT): the one it had, as the
+ * supervisor names it. Counted as getcwd counts (the NUL included); -errno when even that fails:
+ * the path is then recorded without its folder, left out when the trace is read, and the trace
+ * says so.
+ */
+__attribute__((cold, noinline)) XB_HIDDEN long removed_cwd(char *base) {
+  long k = read_removed("/proc/self/cwd", base);
+  return k > 0 ? k + 1 : k;
+}
+
 /* Records `op` on the file the /proc symlink `link` names, with `arg`. */
 XB_HIDDEN int32_t *record_link(int op, const char *link, uint32_t arg) {
   if (!may_record()) return NULL;

@@ -256,6 +256,11 @@ static inline pid_t current_pid(void) {
   return pid;
 }
 
+/* getcwd's answer for a cwd that was removed (getcwd fails with ENOENT), into base: see shim.c. */
+XB_HIDDEN long removed_cwd(char *base);
+/* The name a /proc link gives something removed, its " (deleted)" mark taken off: see shim.c. */
+XB_HIDDEN long read_removed(const char *link, char *out);
+
 /* A record of `op` on a path of `n` bytes (cut at `max`), its outcome pending. */
 static inline __attribute__((always_inline)) struct xb_rec new_rec(int op, pid_t pid, uint32_t arg, size_t n,
                                                                    size_t max) {
@@ -295,6 +300,7 @@ static inline __attribute__((always_inline)) int32_t *record_held(int op, int di
     long k;
     if (dirfd == AT_FDCWD) {
       k = XSYS(SYS_getcwd, base, PATH_MAX, 0, 0, 0);
+      if (__builtin_expect(k == -ENOENT, 0)) k = removed_cwd(base);
       if (k > 0) r.base_len = (uint16_t)(k - 1); /* the kernel counts the NUL */
     } else {
       char link[40];

@@ -319,14 +319,7 @@ const kernelCalls: OracleCase[] = [
       ],
     }),
   ),
-  ...inRare("a cwd removed while in use", "gone", { keep: "k" }).map(
-    shimKnows({
-      backends: ["auto", "preload"],
-      pairs: /\/gone\/gone\/[xy] missing$/,
-      reason: "the shim records a relative path in a removed cwd without its folder (getcwd fails): left out, and the trace says so",
-      incomplete: /removed/,
-    }),
-  ),
+  ...inRare("a cwd removed while in use", "gone", { keep: "k" }),
   // glibc's own calls, so its build alone.
   {
     ...inRare("tmpfile, scandirat, setmntent (libc's own calls)", "inner", { "d/1": "", "d/2": "", tab: "/dev/root / ext4 rw 0 0\n" })[0]!,
