@@ -10,7 +10,7 @@
 import { chmodSync, existsSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { PYTHON, compile, fixture, have } from "../support/trace.ts";
-import { type Known, type OracleCase, PAST, oracleScratch, oracleTests, tree } from "../support/trace-oracle.ts";
+import { type OracleCase, PAST, oracleScratch, oracleTests, tree } from "../support/trace-oracle.ts";
 
 const { dir, fresh, withFiles, gitEnv, git, repo, inC } = oracleScratch("xbench-trace-oracle-more-");
 
@@ -264,12 +264,6 @@ const tools: OracleCase[] = [
   },
 ];
 
-/** A miss of the shim, which the glibc build goes through and the static one does not. */
-const shimKnows =
-  (known: Known) =>
-  (c: OracleCase): OracleCase =>
-    c.static ? c : { ...c, known: [known] };
-
 const inRare = (name: string, what: string, files: Record<string, string>, executable: string[] = []) =>
   inC(rare, name, what, files, executable);
 
@@ -277,14 +271,7 @@ const kernelCalls: OracleCase[] = [
   ...inRare("openat2 RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS", "beneath", { "sub/a": "a", x: "x", "real/a": "a" }).map(
     (c): OracleCase => ({ ...c, setup: withLink(c.setup, "real", "lnk") }),
   ),
-  ...inRare("openat2 RESOLVE_IN_ROOT", "inroot", { "sub/in": "in" }).map(
-    shimKnows({
-      backends: ["auto", "preload"],
-      pairs: /\/inroot\/sub\/in read$/,
-      reason:
-        "the shim's decoding of openat2 through syscall(2) names an absolute path under RESOLVE_IN_ROOT as the host's (/in), not from the dirfd (sub/in)",
-    }),
-  ),
+  ...inRare("openat2 RESOLVE_IN_ROOT", "inroot", { "sub/in": "in" }),
   ...inRare("statx, faccessat2 (AT_EACCESS, AT_SYMLINK_NOFOLLOW)", "looks", { a: "a" }).map(
     (c): OracleCase => ({ ...c, setup: withLink(c.setup, "missing-target", "dang") }),
   ),
