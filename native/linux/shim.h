@@ -4,9 +4,10 @@
  * The shim is one shared object built from these files (build/native-units.ts):
  *   shim.c         system calls (the trampoline), the real functions, the recording core, the
  *                  objects the loader mapped, and the set-up (constructor, fork, early calls)
- *   shim-open.c    the open family: open, openat, fopen, creat, mkstemp, mkdtemp, open by handle
+ *   shim-open.c    the open family: open, openat, fopen, setmntent, creat, mkstemp, tmpfile,
+ *                  mkdtemp, open by handle
  *   shim-stat.c    the stat family, access, readlink, statfs, watches, handles
- *   shim-dirs.c    listings: opendir and readdir, getdents64, scandir, nftw, ftw, fts, glob
+ *   shim-dirs.c    listings: opendir and readdir, getdents64, scandir(at), nftw, ftw, fts, glob
  *   shim-names.c   calls that change names or metadata (unlink, mkdir, rename, link, chmod...),
  *                  chdir and chroot, syscall(2)
  *   shim-exec.c    the exec family, and the environment and checks an exec or a spawn shares
@@ -36,6 +37,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <mntent.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -128,12 +130,12 @@ int __fxstatat64(int, int, const char *, struct stat64 *, int);
 // clang-format off
 #define XB_INTERPOSED(X) \
   X(open) X(open64) X(openat) X(openat64) X(creat) X(creat64) X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2) \
-  X(fopen) X(fopen64) X(freopen) X(freopen64) \
+  X(fopen) X(fopen64) X(freopen) X(freopen64) X(setmntent) X(tmpfile) X(tmpfile64) \
   X(stat) X(lstat) X(stat64) X(lstat64) X(fstatat) X(fstatat64) X(statx) \
   X(__xstat) X(__lxstat) X(__fxstatat) X(__xstat64) X(__lxstat64) X(__fxstatat64) \
   X(access) X(faccessat) X(euidaccess) X(eaccess) X(statfs) X(statfs64) X(statvfs) X(statvfs64) \
   X(readlink) X(readlinkat) X(opendir) X(fdopendir) X(closedir) X(readdir) X(readdir64) X(readdir_r) \
-  X(readdir64_r) X(getdents64) X(scandir) X(scandir64) \
+  X(readdir64_r) X(getdents64) X(scandir) X(scandir64) X(scandirat) X(scandirat64) \
   X(execve) X(execvpe) X(posix_spawn) X(posix_spawnp) \
   X(rename) X(renameat) X(renameat2) X(unlink) X(unlinkat) X(link) X(linkat) X(symlink) X(symlinkat) \
   X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(chroot) X(truncate) X(truncate64) \

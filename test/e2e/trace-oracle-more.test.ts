@@ -308,26 +308,7 @@ const kernelCalls: OracleCase[] = [
   ),
   ...inRare("a cwd removed while in use", "gone", { keep: "k" }),
   // glibc's own calls, so its build alone.
-  {
-    ...inRare("tmpfile, scandirat, setmntent (libc's own calls)", "inner", { "d/1": "", "d/2": "", tab: "/dev/root / ext4 rw 0 0\n" })[0]!,
-    known: [
-      {
-        backends: ["preload"],
-        pairs: /^\/tmp write$/,
-        reason: "tmpfile() opens /tmp (O_TMPFILE) through glibc's hidden __open: the shim does not see it",
-      },
-      {
-        backends: ["preload"],
-        pairs: /\/inner\/d readdir$/,
-        reason: "scandirat() opens and lists through glibc's hidden calls, and the shim interposes scandir only",
-      },
-      {
-        backends: ["preload"],
-        pairs: /\/inner\/tab read$/,
-        reason: "setmntent() opens the table with glibc's internal fopen: the shim does not see it",
-      },
-    ],
-  },
+  inRare("tmpfile, scandirat, setmntent (libc's own calls)", "inner", { "d/1": "", "d/2": "", tab: "/dev/root / ext4 rw 0 0\n" })[0]!,
 ];
 
 function withLink(setup: () => string, target: string, name: string): () => string {
