@@ -262,6 +262,8 @@ static inline pid_t current_pid(void) {
 XB_HIDDEN long removed_cwd(char *base);
 /* The name a /proc link gives something removed, its " (deleted)" mark taken off: see shim.c. */
 XB_HIDDEN long read_removed(const char *link, char *out);
+/* A dirfd's folder name without the kernel's mark of a removed folder: see shim.c. */
+XB_HIDDEN long unmark_removed(char *base, long n);
 
 /* A record of `op` on a path of `n` bytes (cut at `max`), its outcome pending. */
 static inline __attribute__((always_inline)) struct xb_rec new_rec(int op, pid_t pid, uint32_t arg, size_t n,
@@ -309,7 +311,7 @@ static inline __attribute__((always_inline)) int32_t *record_held(int op, int di
       fmt_fd_link(link, dirfd);
       k = XSYS(SYS_readlinkat, AT_FDCWD, link, base, PATH_MAX, 0);
       if (k >= PATH_MAX) k = -ENAMETOOLONG; /* cut short */
-      if (k > 0 && base[0] == '/') r.base_len = (uint16_t)k;
+      if (k > 0 && base[0] == '/') r.base_len = (uint16_t)(base[k - 1] == ')' ? unmark_removed(base, k) : k);
       r.rflags |= XB_RF_BASE_DIRFD;
     }
     if (__builtin_expect(k == -ENAMETOOLONG, 0)) { /* a folder too long to name: say so, no bare name */
