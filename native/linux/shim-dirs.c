@@ -1,7 +1,8 @@
 /*
  * The preload shim's listings (shim.h lists its files): a folder is looked up (stat) when it is
  * opened and listed (readdir) once its entries are read, whatever call reads them: readdir,
- * getdents64, scandir, and the walks glibc makes through its hidden calls (nftw, ftw, fts, glob).
+ * getdents64, scandir and scandirat, and the walks glibc makes through its hidden calls (nftw,
+ * ftw, fts, glob).
  */
 #include "shim.h"
 
@@ -248,3 +249,11 @@ DEF_LIBCALL(int, scandir64, XB_OP_OPENDIR,
             (const char *p, struct dirent64 ***l, int (*s)(const struct dirent64 *),
              int (*c)(const struct dirent64 **, const struct dirent64 **)),
             (p, l, s, c), p, AT_FDCWD, 0)
+DEF_LIBCALL(int, scandirat, XB_OP_OPENDIR,
+            (int d, const char *p, struct dirent ***l, int (*s)(const struct dirent *),
+             int (*c)(const struct dirent **, const struct dirent **)),
+            (d, p, l, s, c), p, d, 0)
+DEF_LIBCALL(int, scandirat64, XB_OP_OPENDIR,
+            (int d, const char *p, struct dirent64 ***l, int (*s)(const struct dirent64 *),
+             int (*c)(const struct dirent64 **, const struct dirent64 **)),
+            (d, p, l, s, c), p, d, 0)

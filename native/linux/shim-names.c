@@ -181,6 +181,15 @@ static int undecoded_file_call(long nr) {
   }
 }
 
+/* Under RESOLVE_IN_ROOT an absolute path starts at the dirfd, as if it were the root: named from
+ * there, its leading slashes taken off ("." for the root itself), as the supervisor names it. */
+#define XB_RESOLVE_IN_ROOT 0x10u
+static const char *in_root_path(const char *path, uint64_t resolve) {
+  if (!(resolve & XB_RESOLVE_IN_ROOT) || !path || path[0] != '/') return path;
+  path += strspn(path, "/");
+  return path[0] ? path : ".";
+}
+
 /* syscall(2) itself: the way programs reach calls glibc has no wrapper for (openat2), or that
  * they make raw (getdents64). */
 EXPORT long syscall(long nr, ...) {
@@ -191,9 +200,9 @@ EXPORT long syscall(long nr, ...) {
   va_end(ap);
   int32_t *slot = NULL;
   if (nr == SYS_openat2) {
-    uint64_t flags = 0;
-    if (c && (size_t)d >= sizeof flags) memcpy(&flags, (const void *)c, sizeof flags);
-    slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)flags);
+    uint64_t how[3] = {0, 0, 0}; /* struct open_how: flags, mode, resolve */
+    if (c) memcpy(how, (const void *)c, (size_t)d < sizeof how ? (size_t)d : sizeof how);
+    slot = record(XB_OP_OPEN, (int)a, in_root_path((const char *)b, how[2]), (uint32_t)how[0]);
   } else if (nr == SYS_getdents64 || XB_IS_GETDENTS(nr)) {
     slot = record_fd(XB_OP_READDIR, (int)a);
   } else if (nr == SYS_statx) { /* libuv's stat (node's fs.statSync) */

@@ -70,6 +70,8 @@ DEF_FOPEN(fopen, (const char *path, const char *mode), (path, mode))
 DEF_FOPEN(fopen64, (const char *path, const char *mode), (path, mode))
 DEF_FOPEN(freopen, (const char *path, const char *mode, FILE *stream), (path, mode, stream))
 DEF_FOPEN(freopen64, (const char *path, const char *mode, FILE *stream), (path, mode, stream))
+/* A mount table: glibc opens it with its own fopen, which no shim sees. */
+DEF_FOPEN(setmntent, (const char *path, const char *mode), (path, mode))
 
 /* Temporary files: glibc opens them internally; record the name it chose, opened read-write. */
 #define TEMP_FLAGS (O_RDWR | O_CREAT | O_EXCL)
@@ -92,6 +94,46 @@ DEF_MKSTEMP(mkstemps, (char *t, int s), (t, s))
 DEF_MKSTEMP(mkstemps64, (char *t, int s), (t, s))
 DEF_MKSTEMP(mkostemps, (char *t, int s, int f), (t, s, f))
 DEF_MKSTEMP(mkostemps64, (char *t, int s, int f), (t, s, f))
+
+/*
+ * tmpfile: glibc makes the file with its hidden open, an O_TMPFILE open of its temp folder
+ * (P_tmpdir: $TMPDIR plays no part) or, on a file system without O_TMPFILE, a file it names
+ * there and removes at once. Both are named by the stream's fd: "#INODE (deleted)" in the folder
+ * for the first (recorded as that open, which writes the folder), the name the file had for the
+ * second (created, then removed). In hybrid mode the filter sees glibc's calls themselves.
+ */
+static void record_tmpfile(FILE *f) {
+  if (g_filtered || !may_record()) return;
+  int e = errno;
+  char link[40];
+  fmt_fd_link(link, fileno(f));
+  t_busy = 1; /* held until the records are written: t_base holds the name meanwhile */
+  long n = read_removed(link, t_base);
+  char *slash = n > 0 ? strrchr(t_base, '/') : NULL;
+  if (slash && slash[1] == '#') {
+    slash[slash == t_base] = 0; /* the folder ("/" for a file in the root) */
+    xb_log_set_result(record_held(XB_OP_OPEN, AT_FDCWD, t_base, O_RDWR | O_TMPFILE | O_EXCL, 0), 0);
+  } else if (slash) {
+    xb_log_set_result(record_held(XB_OP_OPEN, AT_FDCWD, t_base, TEMP_FLAGS, 0), 0);
+    xb_log_set_result(record_held(XB_OP_UNLINK, AT_FDCWD, t_base, 0, 0), 0);
+  } else if (n == -ENAMETOOLONG) {
+    xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED); /* see record_held */
+  }
+  t_busy = 0;
+  errno = e;
+}
+#define DEF_TMPFILE(name)                                                                                              \
+  EXPORT FILE *name(void) {                                                                                            \
+    if (!RESOLVE(name)) {                                                                                              \
+      errno = ENOSYS;                                                                                                  \
+      return NULL;                                                                                                     \
+    }                                                                                                                  \
+    FILE *f = real_##name();                                                                                           \
+    if (f) record_tmpfile(f);                                                                                          \
+    return f;                                                                                                          \
+  }
+DEF_TMPFILE(tmpfile)
+DEF_TMPFILE(tmpfile64)
 
 /* A temporary folder: glibc makes it internally; record the name it chose, created. */
 EXPORT char *mkdtemp(char *t) {

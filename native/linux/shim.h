@@ -4,9 +4,10 @@
  * The shim is one shared object built from these files (build/native-units.ts):
  *   shim.c         system calls (the trampoline), the real functions, the recording core, the
  *                  objects the loader mapped, and the set-up (constructor, fork, early calls)
- *   shim-open.c    the open family: open, openat, fopen, creat, mkstemp, mkdtemp, open by handle
+ *   shim-open.c    the open family: open, openat, fopen, setmntent, creat, mkstemp, tmpfile,
+ *                  mkdtemp, open by handle
  *   shim-stat.c    the stat family, access, readlink, statfs, watches, handles
- *   shim-dirs.c    listings: opendir and readdir, getdents64, scandir, nftw, ftw, fts, glob
+ *   shim-dirs.c    listings: opendir and readdir, getdents64, scandir(at), nftw, ftw, fts, glob
  *   shim-names.c   calls that change names or metadata (unlink, mkdir, rename, link, chmod...),
  *                  chdir and chroot, syscall(2)
  *   shim-exec.c    the exec family, and the environment and checks an exec or a spawn shares
@@ -36,6 +37,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <mntent.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -128,12 +130,12 @@ int __fxstatat64(int, int, const char *, struct stat64 *, int);
 // clang-format off
 #define XB_INTERPOSED(X) \
   X(open) X(open64) X(openat) X(openat64) X(creat) X(creat64) X(__open_2) X(__open64_2) X(__openat_2) X(__openat64_2) \
-  X(fopen) X(fopen64) X(freopen) X(freopen64) \
+  X(fopen) X(fopen64) X(freopen) X(freopen64) X(setmntent) X(tmpfile) X(tmpfile64) \
   X(stat) X(lstat) X(stat64) X(lstat64) X(fstatat) X(fstatat64) X(statx) \
   X(__xstat) X(__lxstat) X(__fxstatat) X(__xstat64) X(__lxstat64) X(__fxstatat64) \
   X(access) X(faccessat) X(euidaccess) X(eaccess) X(statfs) X(statfs64) X(statvfs) X(statvfs64) \
   X(readlink) X(readlinkat) X(opendir) X(fdopendir) X(closedir) X(readdir) X(readdir64) X(readdir_r) \
-  X(readdir64_r) X(getdents64) X(scandir) X(scandir64) \
+  X(readdir64_r) X(getdents64) X(scandir) X(scandir64) X(scandirat) X(scandirat64) \
   X(execve) X(execvpe) X(posix_spawn) X(posix_spawnp) \
   X(rename) X(renameat) X(renameat2) X(unlink) X(unlinkat) X(link) X(linkat) X(symlink) X(symlinkat) \
   X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(chroot) X(truncate) X(truncate64) \
@@ -256,6 +258,13 @@ static inline pid_t current_pid(void) {
   return pid;
 }
 
+/* getcwd's answer for a cwd that was removed (getcwd fails with ENOENT), into base: see shim.c. */
+XB_HIDDEN long removed_cwd(char *base);
+/* The name a /proc link gives something removed, its " (deleted)" mark taken off: see shim.c. */
+XB_HIDDEN long read_removed(const char *link, char *out);
+/* A dirfd's folder name without the kernel's mark of a removed folder: see shim.c. */
+XB_HIDDEN long unmark_removed(char *base, long n);
+
 /* A record of `op` on a path of `n` bytes (cut at `max`), its outcome pending. */
 static inline __attribute__((always_inline)) struct xb_rec new_rec(int op, pid_t pid, uint32_t arg, size_t n,
                                                                    size_t max) {
@@ -295,13 +304,14 @@ static inline __attribute__((always_inline)) int32_t *record_held(int op, int di
     long k;
     if (dirfd == AT_FDCWD) {
       k = XSYS(SYS_getcwd, base, PATH_MAX, 0, 0, 0);
+      if (__builtin_expect(k == -ENOENT, 0)) k = removed_cwd(base);
       if (k > 0) r.base_len = (uint16_t)(k - 1); /* the kernel counts the NUL */
     } else {
       char link[40];
       fmt_fd_link(link, dirfd);
       k = XSYS(SYS_readlinkat, AT_FDCWD, link, base, PATH_MAX, 0);
       if (k >= PATH_MAX) k = -ENAMETOOLONG; /* cut short */
-      if (k > 0 && base[0] == '/') r.base_len = (uint16_t)k;
+      if (k > 0 && base[0] == '/') r.base_len = (uint16_t)(base[k - 1] == ')' ? unmark_removed(base, k) : k);
       r.rflags |= XB_RF_BASE_DIRFD;
     }
     if (__builtin_expect(k == -ENAMETOOLONG, 0)) { /* a folder too long to name: say so, no bare name */

@@ -10,7 +10,7 @@
 import { chmodSync, existsSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { PYTHON, compile, fixture, have } from "../support/trace.ts";
-import { type Known, type OracleCase, PAST, oracleScratch, oracleTests, tree } from "../support/trace-oracle.ts";
+import { type OracleCase, PAST, oracleScratch, oracleTests, tree } from "../support/trace-oracle.ts";
 
 const { dir, fresh, withFiles, gitEnv, git, repo, inC } = oracleScratch("xbench-trace-oracle-more-");
 
@@ -264,12 +264,6 @@ const tools: OracleCase[] = [
   },
 ];
 
-/** A miss of the shim, which the glibc build goes through and the static one does not. */
-const shimKnows =
-  (known: Known) =>
-  (c: OracleCase): OracleCase =>
-    c.static ? c : { ...c, known: [known] };
-
 const inRare = (name: string, what: string, files: Record<string, string>, executable: string[] = []) =>
   inC(rare, name, what, files, executable);
 
@@ -277,14 +271,7 @@ const kernelCalls: OracleCase[] = [
   ...inRare("openat2 RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS", "beneath", { "sub/a": "a", x: "x", "real/a": "a" }).map(
     (c): OracleCase => ({ ...c, setup: withLink(c.setup, "real", "lnk") }),
   ),
-  ...inRare("openat2 RESOLVE_IN_ROOT", "inroot", { "sub/in": "in" }).map(
-    shimKnows({
-      backends: ["auto", "preload"],
-      pairs: /\/inroot\/sub\/in read$/,
-      reason:
-        "the shim's decoding of openat2 through syscall(2) names an absolute path under RESOLVE_IN_ROOT as the host's (/in), not from the dirfd (sub/in)",
-    }),
-  ),
+  ...inRare("openat2 RESOLVE_IN_ROOT", "inroot", { "sub/in": "in" }),
   ...inRare("statx, faccessat2 (AT_EACCESS, AT_SYMLINK_NOFOLLOW)", "looks", { a: "a" }).map(
     (c): OracleCase => ({ ...c, setup: withLink(c.setup, "missing-target", "dang") }),
   ),
@@ -319,35 +306,9 @@ const kernelCalls: OracleCase[] = [
       ],
     }),
   ),
-  ...inRare("a cwd removed while in use", "gone", { keep: "k" }).map(
-    shimKnows({
-      backends: ["auto", "preload"],
-      pairs: /\/gone\/gone\/[xy] missing$/,
-      reason: "the shim records a relative path in a removed cwd without its folder (getcwd fails): left out, and the trace says so",
-      incomplete: /removed/,
-    }),
-  ),
+  ...inRare("a cwd removed while in use", "gone", { keep: "k" }),
   // glibc's own calls, so its build alone.
-  {
-    ...inRare("tmpfile, scandirat, setmntent (libc's own calls)", "inner", { "d/1": "", "d/2": "", tab: "/dev/root / ext4 rw 0 0\n" })[0]!,
-    known: [
-      {
-        backends: ["preload"],
-        pairs: /^\/tmp write$/,
-        reason: "tmpfile() opens /tmp (O_TMPFILE) through glibc's hidden __open: the shim does not see it",
-      },
-      {
-        backends: ["preload"],
-        pairs: /\/inner\/d readdir$/,
-        reason: "scandirat() opens and lists through glibc's hidden calls, and the shim interposes scandir only",
-      },
-      {
-        backends: ["preload"],
-        pairs: /\/inner\/tab read$/,
-        reason: "setmntent() opens the table with glibc's internal fopen: the shim does not see it",
-      },
-    ],
-  },
+  inRare("tmpfile, scandirat, setmntent (libc's own calls)", "inner", { "d/1": "", "d/2": "", tab: "/dev/root / ext4 rw 0 0\n" })[0]!,
 ];
 
 function withLink(setup: () => string, target: string, name: string): () => string {

@@ -143,9 +143,11 @@ function unquote(arg: string | undefined): string | undefined {
 
 /** The directory an fd argument names (`3</dir>`, `AT_FDCWD</cwd>`), if decoded. */
 function fdPath(arg: string | undefined): string | undefined {
-  const m = arg ? /<(.*)>$/.exec(arg) : null;
+  const m = arg ? /<(.*)>(\(deleted\))?$/.exec(arg) : null;
   if (!m) return undefined;
-  // A folder removed while open (a process's cwd) is shown with this mark; it is named as it was.
+  // A folder removed while open is named as it was: strace marks an fd's after its name
+  // (`4</dir>(deleted)`), and a process's cwd carries the kernel's mark inside (`</dir (deleted)>`).
+  if (m[2]) return m[1];
   return m[1]!.endsWith(" (deleted)") && !existsSync(m[1]!) ? m[1]!.slice(0, -" (deleted)".length) : m[1];
 }
 
