@@ -57,7 +57,8 @@
 #define XB_FLAG_DETACHED 0x40000u
 #define XB_FLAG_CHROOT_UNTRACED 0x80000u /* preload mode: a program changed its root (chroot) */
 #define XB_FLAG_HANDLE_UNNAMED 0x100000u /* a file opened by handle (open_by_handle_at) could not be named */
-#define XB_FLAGS_INCOMPLETE 0x1efff0u
+#define XB_FLAG_FIFO_UNTOLD 0x200000u /* a FIFO opened O_WRONLY|O_NONBLOCK: ENXIO or not, untold */
+#define XB_FLAGS_INCOMPLETE 0x3efff0u
 /* Header flags that say the command ran differently from an untraced run (what ran was traced). */
 #define XB_FLAG_CHANGED_IO_URING 0x10000u /* the filter refused io_uring_setup (ENOSYS) */
 

@@ -319,6 +319,10 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
     /* O_NOFOLLOW on a symlink fails with ELOOP (unless O_PATH). */
     if (op == XB_OP_OPEN && S_ISLNK(st.st_mode) && !(arg & O_PATH)) return ELOOP;
     if (op == XB_OP_OPEN && S_ISCHR(st.st_mode) && no_controlling_tty(pid, q)) return ENXIO;
+    /* ENXIO when no process has it open for reading: only opening it would tell, and that would
+     * wake a reader blocked in its own open. */
+    if (op == XB_OP_OPEN && S_ISFIFO(st.st_mode) && (arg & O_NONBLOCK) && (arg & O_ACCMODE) == O_WRONLY)
+      xb_log_flag(&g_log, XB_FLAG_FIFO_UNTOLD);
     /* O_DIRECTORY on something else fails with ENOTDIR (ln -sf's look at its link name). */
     if (op == XB_OP_OPEN && (arg & O_DIRECTORY) && !S_ISDIR(st.st_mode) && !(arg & O_CREAT)) return ENOTDIR;
     if (op == XB_OP_EXEC && !S_ISREG(st.st_mode)) return EACCES;

@@ -69,7 +69,8 @@ export const FLAG = {
   DETACHED: 0x40000,
   CHROOT_UNTRACED: 0x80000,
   HANDLE_UNNAMED: 0x100000,
-  INCOMPLETE: 0x1efff0,
+  FIFO_UNTOLD: 0x200000,
+  INCOMPLETE: 0x3efff0,
   /** The command ran differently from an untraced run; what ran was traced (not INCOMPLETE). */
   CHANGED_IO_URING: 0x10000,
 } as const;

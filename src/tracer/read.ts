@@ -55,6 +55,10 @@ const LATER_REASONS: Array<[number, string]> = [
   ],
   [FLAG.HANDLE_UNNAMED, "a file opened by handle (open_by_handle_at) could not be named (the supervisor lacks CAP_DAC_READ_SEARCH)"],
   [
+    FLAG.FIFO_UNTOLD,
+    "a FIFO was opened for writing without blocking, which fails when it has no reader; whether it did could not be seen (--backend seccomp, or a static program): it is recorded as a write",
+  ],
+  [
     FLAG.DETACHED,
     "the command's own process ended while processes it started were still running (--detach-ok): what they did from then on is not in the trace",
   ],
