@@ -162,11 +162,9 @@ static void place(pid_t pid, int dirfd, struct path_read *out) {
   if (!out->base_len) out->present = 0; /* nothing to resolve it against */
   /* A folder removed while a process is in it (or holds it open) is named with this mark: it
    * keeps the name it had, and a look inside goes through the /proc link (see existence). */
-  static const char gone[] = " (deleted)";
-  const size_t g = sizeof gone - 1;
   struct stat st;
-  out->base_gone = out->base_len > g && !memcmp(out->base + out->base_len - g, gone, g) && lstat(out->base, &st) != 0;
-  if (out->base_gone) out->base[out->base_len -= (uint32_t)g] = 0;
+  out->base_gone = xb_marked_removed(out->base, out->base_len) && lstat(out->base, &st) != 0;
+  if (out->base_gone) out->base[out->base_len -= (uint32_t)XB_REMOVED_MARK_LEN] = 0;
 }
 
 static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out) {
@@ -681,7 +679,6 @@ static int read_handle(pid_t pid, const __u64 *x, struct call *c) {
 /* renameat2's flags and openat2's resolve flags (linux/fs.h, linux/openat2.h: musl has neither). */
 #define XB_RENAME_NOREPLACE 1u
 #define XB_RENAME_EXCHANGE 2u
-#define XB_RESOLVE_IN_ROOT 0x10u
 #define XB_RESOLVE_CACHED 0x20u
 
 /*
@@ -743,14 +740,9 @@ static int open_resolved(pid_t pid, const __u64 *x, struct path_read *p, int32_t
   int e = errno;
   if ((fd >= 0 && close((int)fd) != 0) || close(at) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
   if ((how.resolve & XB_RESOLVE_IN_ROOT) && p->path[0] == '/') {
-    size_t skip = strspn(p->path, "/");
-    if (skip == p->path_len) {
-      memcpy(p->path, ".", 2);
-      p->path_len = 1;
-    } else {
-      memmove(p->path, p->path + skip, p->path_len - skip + 1);
-      p->path_len -= (uint32_t)skip;
-    }
+    const char *rel = xb_in_root_path(p->path);
+    p->path_len = (uint32_t)strlen(rel);
+    memmove(p->path, rel, p->path_len + 1);
     place(pid, p->dirfd, p);
   }
   if (fd >= 0 || ((e == ENOENT || e == ENOTDIR) && (how.flags & O_CREAT))) return 0;

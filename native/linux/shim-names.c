@@ -181,13 +181,9 @@ static int undecoded_file_call(long nr) {
   }
 }
 
-/* Under RESOLVE_IN_ROOT an absolute path starts at the dirfd, as if it were the root: named from
- * there, its leading slashes taken off ("." for the root itself), as the supervisor names it. */
-#define XB_RESOLVE_IN_ROOT 0x10u
+/* Under RESOLVE_IN_ROOT an absolute path is named from the dirfd, as the supervisor names it (sys.h). */
 static const char *in_root_path(const char *path, uint64_t resolve) {
-  if (!(resolve & XB_RESOLVE_IN_ROOT) || !path || path[0] != '/') return path;
-  path += strspn(path, "/");
-  return path[0] ? path : ".";
+  return (resolve & XB_RESOLVE_IN_ROOT) && path && path[0] == '/' ? xb_in_root_path(path) : path;
 }
 
 /* syscall(2) itself: the way programs reach calls glibc has no wrapper for (openat2), or that

@@ -158,13 +158,7 @@ __attribute__((hot, noinline)) XB_HIDDEN int32_t *record_call(int op, int dirfd,
   return slot;
 }
 
-/* The kernel's mark after the name of a folder or file removed since it was opened. */
-static const char g_removed_mark[] = " (deleted)";
-#define XB_MARK_LEN ((long)sizeof g_removed_mark - 1)
-
-static int marked_removed(const char *name, long n) {
-  return n > XB_MARK_LEN && !memcmp(name + n - XB_MARK_LEN, g_removed_mark, (size_t)XB_MARK_LEN);
-}
+#define XB_MARK_LEN ((long)XB_REMOVED_MARK_LEN)
 
 /* The name the /proc link `link` gives something removed, into out (PATH_MAX bytes), without the
  * kernel's mark: its length, or -errno (-ENOENT when it bears no such mark). */
@@ -172,7 +166,7 @@ XB_HIDDEN long read_removed(const char *link, char *out) {
   long k = XSYS(SYS_readlinkat, AT_FDCWD, link, out, PATH_MAX - 1, 0);
   if (k < 0) return k;
   if (k >= PATH_MAX - 1) return -ENAMETOOLONG; /* cut short */
-  if (out[0] != '/' || !marked_removed(out, k)) return -ENOENT;
+  if (out[0] != '/' || !xb_marked_removed(out, (size_t)k)) return -ENOENT;
   out[k - XB_MARK_LEN] = 0;
   return k - XB_MARK_LEN;
 }
@@ -183,7 +177,7 @@ XB_HIDDEN long read_removed(const char *link, char *out) {
  * supervisor names it) unless a folder of that very name exists. Returns the length kept.
  */
 __attribute__((cold, noinline)) XB_HIDDEN long unmark_removed(char *base, long n) {
-  if (!marked_removed(base, n)) return n;
+  if (!xb_marked_removed(base, (size_t)n)) return n;
   struct stat st;
   base[n] = 0;
   if (XSYS(SYS_newfstatat, AT_FDCWD, base, &st, AT_SYMLINK_NOFOLLOW, 0) != -ENOENT) return n;

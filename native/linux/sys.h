@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/syscall.h>
 
 /* fchmodat2 (Linux 6.6; one number on every architecture): older headers lack it. */
@@ -15,6 +16,21 @@
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 __NR_fchmodat2
 #endif
+
+/* The kernel's mark after the /proc name of a folder or file removed since it was opened. */
+#define XB_REMOVED_MARK " (deleted)"
+#define XB_REMOVED_MARK_LEN (sizeof XB_REMOVED_MARK - 1)
+static inline int xb_marked_removed(const char *name, size_t n) {
+  return n > XB_REMOVED_MARK_LEN && !memcmp(name + n - XB_REMOVED_MARK_LEN, XB_REMOVED_MARK, XB_REMOVED_MARK_LEN);
+}
+
+/* openat2's RESOLVE_IN_ROOT (linux/openat2.h; musl has none): an absolute path starts at the
+ * dirfd, as if it were the root. Named from there: its leading slashes off, "." for the root. */
+#define XB_RESOLVE_IN_ROOT 0x10u
+static inline const char *xb_in_root_path(const char *path) {
+  path += strspn(path, "/");
+  return path[0] ? path : ".";
+}
 
 #if defined(__aarch64__)
 /* svc #0: number in x8, arguments in x0-x5, result in x0; nothing else is clobbered. */
