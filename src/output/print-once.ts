@@ -21,8 +21,8 @@ export async function printOnce(text: string): Promise<number> {
     return 0;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EPIPE") return 0;
-    const [{ printError }, { ioReason }] = await Promise.all([import("./errors.ts"), import("../util/atomic-write.ts")]);
-    printError(`cannot write to stdout: ${ioReason(error) ?? (error as Error).message}`);
+    const [{ printError }, { stdoutFailure }] = await Promise.all([import("./errors.ts"), import("./stdout.ts")]);
+    printError(stdoutFailure(error));
     return 1;
   }
 }

@@ -13,6 +13,11 @@ export function stdoutFailed(): boolean {
   return failed;
 }
 
+/** The one line a stdout that cannot take the output is told in. */
+export function stdoutFailure(error: unknown): string {
+  return `cannot write to stdout: ${ioReason(error) ?? (error as Error).message}`;
+}
+
 /** Installs the handler once; later writes to a stdout that failed are dropped. */
 export function guardStdout(): void {
   const stdout = process.stdout;
@@ -20,7 +25,7 @@ export function guardStdout(): void {
     stdout.write = (() => true) as typeof stdout.write;
     if (error.code === "EPIPE" || failed) return;
     failed = true;
-    printError(`cannot write to stdout: ${ioReason(error) ?? error.message}`);
+    printError(stdoutFailure(error));
     if (!process.exitCode) process.exitCode = 1;
   });
 }
