@@ -9,7 +9,7 @@
  *   false move), and every step whose own interval came out within ±1% is named (a step left
  *   wider was disturbed by other work, which takes power away: logged, not asserted);
  * - each row's chain runs unbroken from the first commit to HEAD, and its cumulative interval
- *   reaches the row's true change within a third of it (a call's time is not exactly
+ *   reaches the row's true change within a quarter of it (a call's time is not exactly
  *   proportional to its passes: the +10% step read +9.6% to +11.6%, each run's interval about
  *   ±0.6% wide, so the exact figure would fail runs that measured well);
  * - a direct `compare` of the first commit against HEAD agrees with the chained cumulative
@@ -24,8 +24,8 @@ const MIN_EFFECT = "1";
 const CHECK_TIMEOUT_MS = 20 * 60_000;
 /** A step's own interval at most this wide (half-width) came out of a run nothing disturbed much. */
 const CLEAN_HALF_WIDTH = 0.01;
-/** How far from a step's passes ratio its time ratio may be: a third of the step. */
-const TRUTH_SLACK = 1 / 3;
+/** How far from a step's passes ratio its time ratio may be: a quarter of the step. */
+const TRUTH_SLACK = 1 / 4;
 
 /** The true change of a step as a range: its passes ratio, give or take TRUTH_SLACK of it. */
 function truthBand(truth: number): [number, number] {
