@@ -75,10 +75,13 @@ export function runMethodCheck(steps: readonly KnownStep[], settings: string[], 
   }
 }
 
+/** A ratio change as a signed percentage: +3.4%. */
+export const percent = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+/** An interval of ratio changes: [+2.9%, +3.9%]. */
+export const interval = (ci: readonly [number, number]) => `[${percent(ci[0])}, ${percent(ci[1])}]`;
+
 /** One line per known step's row: the truth, the commits that moved it, its own step there, the chained cumulative and the direct compare. */
 export function methodLines(check: MethodCheck, steps: readonly KnownStep[]): string[] {
-  const percent = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
-  const interval = (ci: readonly [number, number]) => `[${percent(ci[0])}, ${percent(ci[1])}]`;
   return steps.map((step) => {
     const row = check.history.rows.find((r) => r.file === `bench/${step.module}.bench.ts`)!;
     const own = row.steps[step.index - 1]!;
