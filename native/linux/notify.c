@@ -476,7 +476,6 @@ static void append(const struct call *c, int op, const struct path_read *p) {
 enum path_kind {
   P_NONE, /* no (second) path */
   P_PATH, /* a string at argument `at`, relative to the dirfd at argument `dirfd` (-1: the cwd) */
-  P_PATH_OR_FD, /* the same; a NULL string makes it a call on the fd (futimens): nothing to record */
   P_FD, /* the directory open as the fd at argument `dirfd` (getdents) */
   P_SOCKADDR, /* a struct sockaddr at argument `at`, its length after it (bind): AF_UNIX paths only */
 };
@@ -489,8 +488,6 @@ struct path_arg {
   { P_PATH, fd, p }
 #define CWD(p)                                                                                                         \
   { P_PATH, -1, p }
-#define AT_OR_FD(fd, p)                                                                                                \
-  { P_PATH_OR_FD, fd, p }
 
 /* How the record's arg comes from the call's arguments. */
 enum arg_kind {
@@ -543,10 +540,10 @@ static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
     [__NR_fchmodat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}},
     [__NR_fchmodat2] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(3)},
     [__NR_fchownat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(4)},
-    [__NR_utimensat] = {XB_OP_SETATTR, 0, AT_OR_FD(0, 1), {0}, NOFOLLOW_IN(3)},
+    [__NR_utimensat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(3)}, /* NULL: futimens */
     /* A watch looks its path up; fanotify_mark with a NULL path marks the dirfd's own file. */
     [__NR_inotify_add_watch] = {XB_OP_STAT, 0, CWD(1), {0}},
-    [__NR_fanotify_mark] = {XB_OP_STAT, 0, AT_OR_FD(3, 4), {0}},
+    [__NR_fanotify_mark] = {XB_OP_STAT, 0, AT(3, 4), {0}},
 #ifdef __NR_open /* the pre-*at calls: x86-64 has them, arm64 has only the *at forms */
     [__NR_open] = {XB_OP_OPEN, 0, CWD(0), {0}, ARG(1)},
     [__NR_creat] = {XB_OP_OPEN, 0, CWD(0), {0}, VALUE(O_WRONLY | O_CREAT | O_TRUNC)},
@@ -567,12 +564,11 @@ static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
     [__NR_utime] = {XB_OP_SETATTR, 0, CWD(0), {0}},
     [__NR_utimes] = {XB_OP_SETATTR, 0, CWD(0), {0}},
     [__NR_lchown] = {XB_OP_SETATTR, 0, CWD(0), {0}, VALUE(AT_SYMLINK_NOFOLLOW)},
-    [__NR_futimesat] = {XB_OP_SETATTR, 0, AT_OR_FD(0, 1), {0}},
+    [__NR_futimesat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}},
 #endif
 };
 #undef AT
 #undef CWD
-#undef AT_OR_FD
 #undef ARG
 #undef NOFOLLOW_IN
 #undef VALUE
@@ -608,7 +604,6 @@ static void read_path_arg(pid_t pid, const struct path_arg *p, const __u64 *x, s
   int dirfd = p->dirfd < 0 ? AT_FDCWD : (int)(int32_t)x[p->dirfd];
   switch (p->kind) {
   case P_PATH:
-  case P_PATH_OR_FD:
     read_path(pid, dirfd, x[p->at], out);
     break;
   case P_FD:
@@ -777,7 +772,9 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   if (d->nr < 0 || (size_t)d->nr >= sizeof DECODE / sizeof DECODE[0] || !DECODE[d->nr].op) return 0;
   const struct decoding *k = &DECODE[d->nr];
   const __u64 *x = d->args;
-  if (k->a.kind == P_PATH_OR_FD && !x[k->a.at]) return 0; /* futimens, futimes: an fd */
+  /* A NULL first name: the kernel fails the call (EFAULT) before any lookup, or runs it on the
+   * fd (futimens; statx and fstatat with AT_EMPTY_PATH). Rust's statx probe passes one. */
+  if (k->a.kind == P_PATH && !x[k->a.at]) return 0;
   int op = k->op;
   if (d->nr == __NR_unlinkat && (x[2] & AT_REMOVEDIR)) op = XB_OP_RMDIR;
   uint32_t arg = decode_arg(pid, k, x);
