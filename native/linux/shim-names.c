@@ -155,7 +155,6 @@ static int undecoded_file_call(long nr) {
   case SYS_fchownat:
   case SYS_utimensat:
 #ifdef SYS_open /* x86-64's pre-*at calls */
-  case SYS_open:
   case SYS_creat:
   case SYS_stat:
   case SYS_lstat:
@@ -207,6 +206,10 @@ EXPORT long syscall(long nr, ...) {
     slot = record(XB_OP_STAT, (int)a, (const char *)b, (uint32_t)d);
   } else if (nr == SYS_openat) {
     slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)c);
+#ifdef SYS_open
+  } else if (nr == SYS_open) { /* jemalloc's reads of /proc and /sys (rustc's allocator, redis's) */
+    slot = record(XB_OP_OPEN, AT_FDCWD, (const char *)a, (uint32_t)b);
+#endif
   } else if (nr == SYS_io_uring_setup && !g_filtered) {
     xb_log_flag(&g_log, XB_FLAG_IO_URING_UNTRACED); /* its ring's file operations: no shim sees them */
   } else if (!g_filtered && undecoded_file_call(nr)) {

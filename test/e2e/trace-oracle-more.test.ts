@@ -275,7 +275,7 @@ const kernelCalls: OracleCase[] = [
   ...inRare("statx, faccessat2 (AT_EACCESS, AT_SYMLINK_NOFOLLOW)", "looks", { a: "a" }).map(
     (c): OracleCase => ({ ...c, setup: withLink(c.setup, "missing-target", "dang") }),
   ),
-  ...inRare("names passed as NULL (EFAULT): statx, openat", "nulls", { a: "a", b: "b" }),
+  ...inRare("names passed as NULL (EFAULT): statx, openat; open(2) through syscall(2)", "nulls", { a: "a", b: "b" }),
   ...inRare("renameat2 RENAME_EXCHANGE and RENAME_NOREPLACE", "swap", { a: "a", b: "b" }),
   ...inRare("O_TMPFILE given names by linkat", "tmpfile", { keep: "k" }),
   ...inRare(

@@ -85,13 +85,26 @@ function kernelRan(expected: Modes): Set<string> {
 const PRELOAD_BLIND_CALLS: ReadonlySet<string> = new Set(["readlink"]);
 const PRELOAD_BLIND: RegExp[] = [
   /^\/etc\/ld\.so\.(preload|cache) /,
-  /\.so(\.[\d.]+)? (read|missing)$/, // ld.so: libraries and its search probes (RPATH, hwcaps)
+  /\.so(\.[\d.]+)?(-[\w.-]+)? (read|missing)$/, // ld.so: libraries (libLLVM.so.22.1-rust-1.95.0-stable) and its search probes
   /\/(tls|haswell|x86_64|avx512_1|glibc-hwcaps)(\/| )/,
   /\/locale\/|\/gconv\/|locale-archive|\/usr\/share\/i18n\//,
   /^\/etc\/(nsswitch\.conf|passwd|group|localtime|host\.conf|resolv\.conf|hosts|gai\.conf) /,
   /^\/(proc|sys|dev)\//,
   / stat$/, // realpath's readlinks, fstatat inside libc (qsort/getcwd helpers)
 ];
+
+/**
+ * The folders ld.so searched that do not exist (an RPATH such as $ORIGIN/../lib): each is missing
+ * itself, next to its hardware-capability subfolders (PRELOAD_BLIND) under it.
+ */
+function loaderFolders(missed: string[]): Set<string> {
+  const folders = new Set<string>();
+  for (const s of missed) {
+    const under = /^(.+?)\/(tls|haswell|x86_64|avx512_1|glibc-hwcaps)(\/.*)? missing$/.exec(s);
+    if (under) folders.add(`${under[1]} missing`);
+  }
+  return folders;
+}
 
 /** Names that change in every run: gcc's and git's temporary files, Go's work dir, pids. */
 function stable(p: string): string {
@@ -301,7 +314,8 @@ function checkCase(c: OracleCase, backend: Backend, oracle: { must: StraceView; 
     const calls = [...view.via.entries()].filter(([k]) => stable(k.slice(0, k.lastIndexOf(" "))) + k.slice(k.lastIndexOf(" ")) === s);
     return calls.length > 0 && calls.every(([, v]) => [...v].every((c) => PRELOAD_BLIND_CALLS.has(c)));
   };
-  const blind = (s: string) => backend === "preload" && (PRELOAD_BLIND.some((re) => re.test(s)) || viaOnly(s));
+  const searched = loaderFolders(missed);
+  const blind = (s: string) => backend === "preload" && (PRELOAD_BLIND.some((re) => re.test(s)) || viaOnly(s) || searched.has(s));
   const varies = (s: string) => c.varies?.some((re) => re.test(s)) ?? false;
   const known = (c.known ?? []).filter((k) => k.backends.includes(backend));
   const isKnown = (s: string) => known.some((k) => k.pairs.test(s));

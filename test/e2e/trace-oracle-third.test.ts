@@ -1,0 +1,105 @@
+/**
+ * A third held-out set for the strace oracle (rules in test/support/trace-oracle.ts): compilers
+ * and runtimes of other languages, each a tree of processes and threads the first two sets have
+ * not met: javac and the JVM, rustc and cargo (whose standard library probes statx with a NULL
+ * name at start-up), cmake driving make and cc, deno, patch with a backup, ar loading its LTO
+ * plugin through dlopen, xz's threads and a Tcl script. A program the machine lacks is skipped,
+ * with its name. XBENCH_TRACE_DEBUG=1 prints every difference.
+ */
+import { join } from "pathe";
+import { have } from "../support/trace.ts";
+import { type OracleCase, oracleScratch, oracleTests } from "../support/trace-oracle.ts";
+
+const { dir, fresh, withFiles } = oracleScratch("xbench-trace-oracle-third-");
+
+/** Undefined when every program is on PATH; otherwise why the case is skipped. */
+function lacking(...programs: string[]): string | undefined {
+  const missing = programs.filter((p) => !have(p));
+  return missing.length ? `${missing.join(", ")} not installed` : undefined;
+}
+
+const HELLO_JAVA = `public class Hello {
+  public static void main(String[] args) throws Exception {
+    java.nio.file.Files.writeString(java.nio.file.Path.of("made.txt"), "hi");
+    System.out.println("hello");
+  }
+}
+`;
+
+// Each tool's cache lives in the case's folder, which every run makes anew, so every run finds
+// the same state (a cache left by the run before changes what deno reads).
+const cargoEnv = { ...process.env, CARGO_HOME: join(dir, "cargo", ".cargo-home"), CARGO_NET_OFFLINE: "true" };
+
+const cases: OracleCase[] = [
+  {
+    name: "javac, then the class run by java",
+    skip: lacking("javac", "java"),
+    cmd: ["sh", "-c", "javac -d out Hello.java && java -Xshare:off -cp out Hello > said.txt"],
+    setup: () => withFiles("java", { "Hello.java": HELLO_JAVA }),
+  },
+  {
+    name: "rustc -O",
+    skip: lacking("rustc"),
+    cmd: ["rustc", "-O", "-o", "hello", "main.rs"],
+    setup: () => withFiles("rustc", { "main.rs": 'fn main() { std::fs::write("x.txt", "x").unwrap(); }\n' }),
+  },
+  {
+    name: "cargo build of a crate without dependencies",
+    skip: lacking("cargo"),
+    env: cargoEnv,
+    cmd: ["cargo", "build", "-q", "--offline"],
+    setup: () =>
+      withFiles("cargo", {
+        "Cargo.toml": '[package]\nname = "hello"\nversion = "0.1.0"\nedition = "2021"\n',
+        "src/main.rs": 'fn main() { println!("hi"); }\n',
+      }),
+  },
+  {
+    name: "cmake configure and build",
+    skip: lacking("cmake", "make"),
+    cmd: ["sh", "-c", "cmake -S . -B build -G 'Unix Makefiles' > /dev/null && cmake --build build > /dev/null"],
+    setup: () =>
+      withFiles("cmake", {
+        "CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(h C)\nadd_executable(h main.c)\n",
+        "main.c": "int main(void) { return 0; }\n",
+      }),
+  },
+  {
+    name: "patch -p1 with a backup",
+    skip: lacking("patch"),
+    cmd: ["patch", "-p1", "-b", "-i", "fix.diff"],
+    setup: () =>
+      withFiles("patch", {
+        "src/a.txt": "one\ntwo\nthree\n",
+        "fix.diff": "--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
+      }),
+  },
+  {
+    name: "ar rcs of a compiled object, xz -k on two threads, a Tcl script",
+    skip: lacking("ar", "xz", "tclsh"),
+    cmd: ["sh", "-c", "gcc -c a.c -o a.o && ar rcs liba.a a.o && xz -k -T2 big.txt && tclsh t.tcl"],
+    setup: () =>
+      withFiles("misc", {
+        "a.c": "int a(void) { return 1; }\n",
+        "big.txt": "x".repeat(200_000),
+        "t.tcl": "set f [open out.txt w]\nputs $f hi\nclose $f\nforeach p [glob *.c] { file stat $p s }\n",
+      }),
+  },
+  {
+    name: "deno run: a write, a listing with stats, a removal",
+    skip: lacking("deno"),
+    cmd: ["deno", "run", "-A", "main.ts"],
+    env: { ...process.env, DENO_DIR: join(dir, "deno", ".deno-dir"), NO_COLOR: "1" },
+    setup: () =>
+      withFiles("deno", {
+        "main.ts":
+          'Deno.writeTextFileSync("w.txt", "w");\nfor (const e of Deno.readDirSync(".")) Deno.statSync(e.name);\nDeno.removeSync("gone.txt");\n',
+        "gone.txt": "g",
+        // Made beforehand: deno looks for it from several threads at once, some with inline
+        // system calls (no shim sees those), so whether it is seen missing would be a race.
+        ".deno-dir/.keep": "",
+      }),
+  },
+];
+
+oracleTests("strace -f oracle on a third held-out set", cases, fresh("strace"));
