@@ -17,6 +17,9 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+/* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, which older headers (musl's, Debian's) lack. */
+#define XB_WAIT_KILLABLE_RECV (1UL << 5)
+
 #ifndef AT_EMPTY_PATH
 #define AT_EMPTY_PATH 0x1000
 #endif
@@ -184,7 +187,13 @@ void xb_filter_build(int hybrid) {
 int xb_filter_install(int sock) {
   long r = xb_sys(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   if (r != 0) return (int)-r;
-  long fd = xb_sys(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, (long)&g_prog, 0, 0);
+  /* A caller waiting for its reply would take a signal as EINTR from stat or open, which never
+   * fail so untraced; once the supervisor holds the call, only a fatal signal ends the wait
+   * (Linux 5.19; older kernels refuse the flag and keep the interruptible wait). */
+  long fd = xb_sys(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER | XB_WAIT_KILLABLE_RECV,
+                   (long)&g_prog, 0, 0);
+  if (fd == -EINVAL)
+    fd = xb_sys(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, (long)&g_prog, 0, 0);
   if (fd < 0) return (int)-fd;
   int e = xb_send_fd(sock, (int)fd);
   xb_sys(SYS_close, fd, 0, 0, 0, 0);
