@@ -1,16 +1,18 @@
 /**
- * A third held-out set for the strace oracle (rules in test/support/trace-oracle.ts): compilers
- * and runtimes of other languages, each a tree of processes and threads the first two sets have
- * not met: javac and the JVM, rustc and cargo (whose standard library probes statx with a NULL
- * name at start-up), cmake driving make and cc, deno, patch with a backup, ar loading its LTO
- * plugin through dlopen, xz's threads and a Tcl script. A program the machine lacks is skipped,
- * with its name. XBENCH_TRACE_DEBUG=1 prints every difference.
+ * A third held-out set for the strace oracle (rules in test/support/trace-oracle.ts): compilers,
+ * runtimes and build tools, each a tree of processes and threads the first two sets have not
+ * met: javac and the JVM, rustc and cargo (whose standard library probes statx with a NULL name
+ * at start-up, and whose allocator opens files through syscall(2)), cmake driving make and cc,
+ * deno, patch with a backup, ar loading its LTO plugin through dlopen, xz's threads, a Tcl
+ * script, Python's venv, gcc's LTO jobs, tar running gzip, recursive make, bun build, and a
+ * shallow git clone over file:// with gc. A program the machine lacks is skipped, with its name.
+ * XBENCH_TRACE_DEBUG=1 prints every difference.
  */
 import { join } from "pathe";
 import { have } from "../support/trace.ts";
 import { type OracleCase, oracleScratch, oracleTests } from "../support/trace-oracle.ts";
 
-const { dir, fresh, withFiles } = oracleScratch("xbench-trace-oracle-third-");
+const { dir, fresh, withFiles, gitEnv, git } = oracleScratch("xbench-trace-oracle-third-");
 
 /** Undefined when every program is on PATH; otherwise why the case is skipped. */
 function lacking(...programs: string[]): string | undefined {
@@ -99,6 +101,52 @@ const cases: OracleCase[] = [
         // system calls (no shim sees those), so whether it is seen missing would be a race.
         ".deno-dir/.keep": "",
       }),
+  },
+  {
+    name: "python3 -m venv --without-pip",
+    skip: lacking("python3"),
+    cmd: ["python3", "-m", "venv", "--without-pip", "env"],
+    setup: () => withFiles("venv", { keep: "" }),
+  },
+  {
+    name: "gcc -flto=2 of two units (lto-wrapper, its jobs and temporary files)",
+    cmd: ["gcc", "-O2", "-flto=2", "-o", "prog", "a.c", "b.c"],
+    setup: () => withFiles("lto", { "a.c": "int b(void);\nint main(void) { return b(); }\n", "b.c": "int b(void) { return 0; }\n" }),
+  },
+  {
+    name: "tar czf (tar runs gzip)",
+    cmd: ["tar", "czf", "out.tgz", "src"],
+    setup: () => withFiles("tarz", { "src/a": "a", "src/b/c": "c" }),
+  },
+  {
+    name: "recursive make -j2",
+    cmd: ["make", "-s", "-j2"],
+    setup: () =>
+      withFiles("rmake", {
+        Makefile: "all:\n\t$(MAKE) -C sub\n\tcat sub/out > top\n",
+        "sub/Makefile": "out: in\n\tcp in out\n",
+        "sub/in": "x",
+      }),
+  },
+  {
+    name: "bun build of two modules",
+    skip: lacking("bun"),
+    inline: true,
+    cmd: ["bun", "build", "in.ts", "--outfile", "out.js"],
+    setup: () => withFiles("bunbuild", { "in.ts": "import { x } from './dep.ts';\nconsole.log(x);\n", "dep.ts": "export const x = 1;\n" }),
+  },
+  {
+    name: "git clone --depth 1 over file://, then gc",
+    skip: lacking("git"),
+    cmd: ["sh", "-c", "git clone -q --no-local --depth 1 file://$PWD/origin copy 2>/dev/null && git -C copy gc -q"],
+    env: gitEnv,
+    setup: () => {
+      const d = withFiles("gitclone", { "origin/a.txt": "a" });
+      git(join(d, "origin"), "init", "-q");
+      git(join(d, "origin"), "add", ".");
+      git(join(d, "origin"), "commit", "-qm", "one");
+      return d;
+    },
   },
 ];
 
