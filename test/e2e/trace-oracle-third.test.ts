@@ -9,16 +9,10 @@
  * XBENCH_TRACE_DEBUG=1 prints every difference.
  */
 import { join } from "pathe";
-import { have } from "../support/trace.ts";
+import { lacking } from "../support/trace.ts";
 import { type OracleCase, oracleScratch, oracleTests } from "../support/trace-oracle.ts";
 
 const { dir, fresh, withFiles, gitEnv, git } = oracleScratch("xbench-trace-oracle-third-");
-
-/** Undefined when every program is on PATH; otherwise why the case is skipped. */
-function lacking(...programs: string[]): string | undefined {
-  const missing = programs.filter((p) => !have(p));
-  return missing.length ? `${missing.join(", ")} not installed` : undefined;
-}
 
 const HELLO_JAVA = `public class Hello {
   public static void main(String[] args) throws Exception {

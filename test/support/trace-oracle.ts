@@ -83,10 +83,12 @@ function kernelRan(expected: Modes): Set<string> {
  * reads links with glibc's hidden __readlink; strace cannot tell it from a public readlink).
  */
 const PRELOAD_BLIND_CALLS: ReadonlySet<string> = new Set(["readlink"]);
+/** The hardware-capability subfolders ld.so tries under each folder it searches. */
+const HWCAP_DIRS = "tls|haswell|x86_64|avx512_1|glibc-hwcaps";
 const PRELOAD_BLIND: RegExp[] = [
   /^\/etc\/ld\.so\.(preload|cache) /,
   /\.so(\.[\d.]+)?(-[\w.-]+)? (read|missing)$/, // ld.so: libraries (libLLVM.so.22.1-rust-1.95.0-stable) and its search probes
-  /\/(tls|haswell|x86_64|avx512_1|glibc-hwcaps)(\/| )/,
+  new RegExp(`/(${HWCAP_DIRS})(/| )`),
   /\/locale\/|\/gconv\/|locale-archive|\/usr\/share\/i18n\//,
   /^\/etc\/(nsswitch\.conf|passwd|group|localtime|host\.conf|resolv\.conf|hosts|gai\.conf) /,
   /^\/(proc|sys|dev)\//,
@@ -97,10 +99,11 @@ const PRELOAD_BLIND: RegExp[] = [
  * The folders ld.so searched that do not exist (an RPATH such as $ORIGIN/../lib): each is missing
  * itself, next to its hardware-capability subfolders (PRELOAD_BLIND) under it.
  */
+const UNDER_SEARCHED = new RegExp(`^(.+?)/(${HWCAP_DIRS})(/.*)? missing$`);
 function loaderFolders(missed: string[]): Set<string> {
   const folders = new Set<string>();
   for (const s of missed) {
-    const under = /^(.+?)\/(tls|haswell|x86_64|avx512_1|glibc-hwcaps)(\/.*)? missing$/.exec(s);
+    const under = UNDER_SEARCHED.exec(s);
     if (under) folders.add(`${under[1]} missing`);
   }
   return folders;

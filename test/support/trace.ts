@@ -66,6 +66,12 @@ export function have(cmd: string): boolean {
   return spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
 }
 
+/** Undefined when every program is on PATH; otherwise why a case that runs them is skipped. */
+export function lacking(...programs: string[]): string | undefined {
+  const missing = programs.filter((p) => !have(p));
+  return missing.length ? `${missing.join(", ")} not installed` : undefined;
+}
+
 /** Compiles a fixture; throws with the compiler's output on failure. */
 export function compile(compiler: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
   const r = spawnSync(compiler, args, { encoding: "utf8", env, cwd: FIXTURES, timeout: 120_000 });
