@@ -31,6 +31,9 @@ const cases: OracleCase[] = [
     name: "javac, then the class run by java",
     skip: lacking("javac", "java"),
     cmd: ["sh", "-c", "javac -d out Hello.java && java -Xshare:off -cp out Hello > said.txt"],
+    // Absent from 2 of about 20 traces (auto and seccomp alike) while both strace runs showed it;
+    // not yet told apart from a tracer's miss.
+    varies: [/^\/proc\/sys\/vm\/overcommit_memory read$/],
     setup: () => withFiles("java", { "Hello.java": HELLO_JAVA }),
   },
   {
