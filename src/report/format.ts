@@ -5,12 +5,12 @@
  * terminal.ts only makes control characters visible).
  */
 import { formatLoad } from "../util/load.ts";
-import type { CompareResult, Row, Unit } from "../model/result.ts";
+import { type CompareResult, NO_WORK_NS, type Row, type Unit } from "../model/result.ts";
 import type { Analysis, ShownRow } from "./analysis.ts";
 
 export const NONE = "—";
 
-/** What a `no-work` row reads: under 1 ns per iteration on both sides, the cost of an empty loop. */
+/** What a `no-work` row reads: under NO_WORK_NS per iteration on both sides, the cost of an empty loop. */
 export const NO_WORK_TEXT = "no work measured";
 
 const TIME_UNITS: Array<[string, number]> = [
@@ -263,7 +263,7 @@ export function rowNotes(rows: readonly ShownRow[]): RowNote[] {
     if (row.status === "no-work")
       notes.push({
         id: row.id,
-        text: `${NO_WORK_TEXT}: under 1 ns per iteration on both sides, what an empty loop costs; the benchmark's body was probably optimized away (use its result: return it, or keep it in a variable the benchmark reads)`,
+        text: `${NO_WORK_TEXT}: under ${NO_WORK_NS} ns per iteration on both sides, what an empty loop costs; the benchmark's body was probably optimized away (use its result: return it, or keep it in a variable the benchmark reads)`,
       });
     if (row.ties) notes.push({ id: row.id, text: tiedText(row.ties) });
   }
