@@ -388,6 +388,46 @@ export function classify(log: string, topCwd: string): StraceView {
 
 /** Runs `cmd` under `strace -f` in `cwd` and classifies what it did. */
 export function straceModes(cmd: string[], cwd: string, env: NodeJS.ProcessEnv, scratch: string): StraceView {
+  return classify(straceLog(cmd, cwd, env, scratch), cwd);
+}
+
+/**
+ * `strace -f` over `wrapper` (a tracer), which runs `cmd`: what `cmd`'s own process tree did in
+ * that very run, from its execve on, the wrapper's own calls left out.
+ */
+export function straceUnder(wrapper: string[], cmd: string[], cwd: string, env: NodeJS.ProcessEnv, scratch: string): StraceView {
+  return classify(subtree(straceLog([...wrapper, ...cmd], cwd, env, scratch), cmd[0]!), cwd);
+}
+
+/**
+ * The lines of a `strace -f` log made by the first process that ran a program as `argv0` (from
+ * that execve on) and by every process and thread under it. Parents are read from the whole log
+ * first: a child's first call can be printed before its parent's clone returns.
+ */
+export function subtree(log: string, argv0: string): string {
+  const lines = log.split("\n");
+  const parent = new Map<string, string>();
+  let root: string | undefined;
+  let from = 0;
+  lines.forEach((line, i) => {
+    const made = /^(\d+) (?:<\.\.\. )?(?:clone3?|v?fork)\b.*= (\d+)$/.exec(line);
+    if (made) parent.set(made[2]!, made[1]!);
+    if (root === undefined && line.includes(` execve(`) && line.includes(`, [${JSON.stringify(argv0)}`)) {
+      root = line.slice(0, line.indexOf(" "));
+      from = i;
+    }
+  });
+  if (root === undefined) throw new Error(`no execve of ${argv0} in the strace log`);
+  const under = (pid: string | undefined): boolean => pid !== undefined && (pid === root || under(parent.get(pid)));
+  return lines
+    .filter((line, i) => {
+      const pid = line.slice(0, line.indexOf(" "));
+      return pid === root ? i >= from : under(pid);
+    })
+    .join("\n");
+}
+
+function straceLog(cmd: string[], cwd: string, env: NodeJS.ProcessEnv, scratch: string): string {
   const out = join(scratch, `strace-${process.pid}-${Math.random().toString(36).slice(2)}.txt`);
   const trace = `trace=${[...TRACED, ...FOLLOWED].join(",")}`;
   const r = spawnSync("strace", ["-f", "-y", "-qq", "-s", "8192", "-o", out, "-e", trace, "--", ...cmd], {
@@ -396,9 +436,9 @@ export function straceModes(cmd: string[], cwd: string, env: NodeJS.ProcessEnv, 
     encoding: "utf8",
     timeout: 300_000,
   });
-  if (r.status !== 0) throw new Error(`strace ${cmd.join(" ")} failed (${r.status}): ${r.stderr}`);
   try {
-    return classify(readFileSync(out, "latin1"), cwd);
+    if (r.status !== 0) throw new Error(`strace ${cmd.join(" ")} failed (${r.status}): ${r.stderr}`);
+    return readFileSync(out, "latin1");
   } finally {
     rmSync(out, { force: true });
   }

@@ -38,17 +38,22 @@ export interface TraceRun extends RunResult {
 
 /** `xbench trace --format json -o FILE [flags] -- cmd...`, parsed. */
 export function traceRun(cmd: string[], flags: string[] = [], options: Parameters<typeof xbench>[1] = {}): TraceRun {
+  return tracedBy(cmd, flags, (trace) => xbench([...trace, ...cmd], options));
+}
+
+/** The same trace, made by `run` given xbench's arguments before the command (to run it under strace). */
+export function tracedBy(cmd: string[], flags: string[], run: (trace: string[]) => RunResult): TraceRun {
   const { dir, cleanup } = tempDir("xbench-trace-out-");
   try {
     const out = join(dir, "trace.json");
-    const run = xbench(["trace", "--format", "json", "-o", out, ...flags, "--", ...cmd], options);
+    const result = run(["trace", "--format", "json", "-o", out, ...flags, "--"]);
     let trace: TraceJson;
     try {
       trace = JSON.parse(readFileSync(out, "utf8")) as TraceJson;
     } catch (error) {
-      throw new Error(`no trace written (exit ${run.code}): ${run.stderr}`, { cause: error });
+      throw new Error(`no trace of ${cmd.join(" ")} written (exit ${result.code}): ${result.stderr}`, { cause: error });
     }
-    return { ...run, trace, modes: new Map(trace.accesses.map((a) => [a.path, a.modes])) };
+    return { ...result, trace, modes: new Map(trace.accesses.map((a) => [a.path, a.modes])) };
   } finally {
     cleanup();
   }

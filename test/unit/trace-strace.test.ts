@@ -1,6 +1,6 @@
 /** The strace oracle's own reading of strace's lines (test/support/trace-strace.ts). */
 import { describe, expect, test } from "bun:test";
-import { classify } from "../support/trace-strace.ts";
+import { classify, subtree } from "../support/trace-strace.ts";
 
 const modes = (log: string) => Object.fromEntries([...classify(log, "/top").modes].map(([p, m]) => [p, [...m].sort()]));
 
@@ -31,5 +31,22 @@ describe("strace lines as xbench's modes", () => {
     expect(modes(own)).toMatchObject({ "/top/y": ["read"], "/top/sub/x": ["read"] });
     const apart = ["1 clone(child_stack=NULL, flags=SIGCHLD) = 2", '2 chdir("sub") = 0', '1 open("y", O_RDONLY) = 3'].join("\n");
     expect(modes(apart)["/top/y"]).toEqual(["read"]);
+  });
+
+  test("a watched tracer's log keeps the command's tree, from its execve on, and nothing of the tracer", () => {
+    const log = [
+      '10 openat(AT_FDCWD, "/tracer/own", O_RDONLY) = 3',
+      "10 clone(child_stack=NULL, flags=SIGCHLD) = 11",
+      '11 openat(AT_FDCWD, "/before/exec", O_RDONLY) = 3',
+      '11 execve("/usr/local/bin/sh", ["sh", "-c", "x"], 0x1 /* 3 vars */) = -1 ENOENT (No such file or directory)',
+      '11 execve("/usr/bin/sh", ["sh", "-c", "x"], 0x1 /* 3 vars */) = 0',
+      '12 openat(AT_FDCWD, "/child/first", O_RDONLY) = 3', // printed before its parent's clone returns
+      "11 clone3({flags=CLONE_VM, exit_signal=0}, 88 <unfinished ...>",
+      "11 <... clone3 resumed>) = 12",
+      '13 openat(AT_FDCWD, "/tracer/thread", O_RDONLY) = 3',
+      "10 clone(child_stack=NULL, flags=SIGCHLD) = 13",
+    ].join("\n");
+    expect(Object.keys(modes(subtree(log, "sh"))).sort()).toEqual(["/child/first", "/usr/bin/sh", "/usr/local/bin/sh"]);
+    expect(() => subtree(log, "node")).toThrow("no execve of node");
   });
 });
