@@ -74,8 +74,12 @@ struct path_read {
   int seen_full; /* a folder found there holds entries (looked at for a rename's new name only) */
 };
 
-/* Reads a NUL-terminated string from the tracee, page by page (a later page may be unmapped). */
-static void read_remote(pid_t pid, uint64_t addr, struct path_read *out) {
+/*
+ * Reads a NUL-terminated string from the tracee, page by page (a later page may be unmapped).
+ * Returns -1 when the string runs into memory the tracee has not mapped before its NUL: the
+ * kernel then fails the call with EFAULT before any lookup, so the call names nothing.
+ */
+static int read_remote(pid_t pid, uint64_t addr, struct path_read *out) {
   size_t got = 0;
   out->path_len = 0;
   while (got < PATH_MAX) {
@@ -84,6 +88,7 @@ static void read_remote(pid_t pid, uint64_t addr, struct path_read *out) {
     struct iovec local = {.iov_base = out->path + got, .iov_len = chunk};
     struct iovec remote = {.iov_base = (void *)(uintptr_t)(addr + got), .iov_len = chunk};
     ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (n < 0 && errno == EFAULT) return -1;
     if (n <= 0) {
       if (got == 0) out->rflags |= XB_RF_UNREADABLE;
       break;
@@ -91,12 +96,13 @@ static void read_remote(pid_t pid, uint64_t addr, struct path_read *out) {
     char *nul = memchr(out->path + got, 0, (size_t)n);
     if (nul) {
       out->path_len = (uint32_t)(nul - out->path);
-      return;
+      return 0;
     }
     got += (size_t)n;
   }
   out->path_len = (uint32_t)got;
   if (got == PATH_MAX) out->rflags |= XB_RF_TRUNCATED;
+  return 0;
 }
 
 /*
@@ -172,9 +178,8 @@ static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out
   out->rflags = 0;
   out->base_len = 0;
   out->base_gone = 0;
-  out->present = 1;
-  read_remote(pid, addr, out);
-  place(pid, dirfd, out);
+  out->present = read_remote(pid, addr, out) == 0;
+  if (out->present) place(pid, dirfd, out);
 }
 
 /* Each serving thread appends into its own chunk of the log (see xb_log_append_local). */
@@ -783,6 +788,7 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   if (d->nr == __NR_execveat && a->path_len == 0 && !(a->rflags & XB_RF_UNREADABLE) && (x[4] & AT_EMPTY_PATH))
     read_fd_path(pid, (int)(int32_t)x[0], a); /* fexecve: the program open as the fd */
   read_path_arg(pid, &k->b, x, b);
+  if (k->b.kind == P_PATH && !b->present) return 0; /* a second name in unmapped memory: EFAULT */
   c->pid = pid;
   c->op = op;
   c->op2 = k->op2;

@@ -185,7 +185,9 @@ XB_HIDDEN void note_static(const char *path) {
 static int exec_traced(int dirfd, const char *file, const char *resolved, int flags, char *const argv[],
                        char *const envp[], struct exec_buf *b) {
   const char *shown = resolved ? resolved : file;
-  int32_t *slot = shown && shown[0] ? record(XB_OP_EXEC, dirfd, shown, 0) : record_fd(XB_OP_EXEC, dirfd);
+  int32_t *slot = shown && unmappable(shown) ? NULL /* EFAULT */
+                  : shown && shown[0]        ? record(XB_OP_EXEC, dirfd, shown, 0)
+                                             : record_fd(XB_OP_EXEC, dirfd);
   int secure = shim_cannot_follow(dirfd == AT_FDCWD ? resolved : NULL);
   if (secure)
     note_secure();

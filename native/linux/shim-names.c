@@ -42,8 +42,9 @@ DEF_PATHCALL(int, truncate64, XB_OP_TRUNCATE, (const char *p, off64_t l), (p, l)
 /* Calls on two names (`from`, `to`): both recorded before the call, results stored after. */
 #define DEF_TWO_PATHS(name, params, args, op1, fd1, arg1, op2, fd2, arg2, raw)                                         \
   EXPORT int name params {                                                                                             \
-    int32_t *a = record(op1, fd1, from, arg1);                                                                         \
-    int32_t *b = record(op2, fd2, to, arg2);                                                                           \
+    int named = !unmappable(from) && !unmappable(to); /* else EFAULT before either is looked up */                     \
+    int32_t *a = named ? record(op1, fd1, from, arg1) : NULL;                                                          \
+    int32_t *b = named ? record(op2, fd2, to, arg2) : NULL;                                                            \
     RAW_OR_REAL(int, r, name, args, raw)                                                                               \
     done(a, r < 0);                                                                                                    \
     done(b, r < 0);                                                                                                    \
@@ -182,7 +183,7 @@ static int undecoded_file_call(long nr) {
 
 /* Under RESOLVE_IN_ROOT an absolute path is named from the dirfd, as the supervisor names it (sys.h). */
 static const char *in_root_path(const char *path, uint64_t resolve) {
-  return (resolve & XB_RESOLVE_IN_ROOT) && path && path[0] == '/' ? xb_in_root_path(path) : path;
+  return (resolve & XB_RESOLVE_IN_ROOT) && !unmappable(path) && path[0] == '/' ? xb_in_root_path(path) : path;
 }
 
 /* syscall(2) itself: the way programs reach calls glibc has no wrapper for (openat2), or that

@@ -114,7 +114,7 @@ EXPORT int posix_spawn_file_actions_addfchdir_np(posix_spawn_file_actions_t *fa,
 /* Appends a record of `path` relative to `base` (NULL: none known) for process `pid`, its
  * outcome `result`; returns its result slot. For calls another process made (a spawned child). */
 static int32_t *record_based(int op, const char *base, const char *path, uint32_t arg, pid_t pid, int32_t result) {
-  if (!may_record() || !path || !path[0]) return NULL;
+  if (!may_record() || unmappable(path) || !path[0]) return NULL;
   if (path[0] != '/' && !base) { /* a folder that could not be named: say so, no bare name */
     xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED);
     return NULL;

@@ -151,7 +151,7 @@ XB_HIDDEN size_t fmt_fd_link(char *out, int fd) {
 
 __attribute__((hot, noinline)) XB_HIDDEN int32_t *record_call(int op, int dirfd, const char *path, uint32_t arg,
                                                               int may_skip) {
-  if (!may_record() || !path || !path[0]) return NULL;
+  if (!may_record() || unmappable(path) || !path[0]) return NULL;
   t_busy = 1;
   int32_t *slot = record_held(op, dirfd, path, arg, may_skip);
   t_busy = 0;

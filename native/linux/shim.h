@@ -339,6 +339,20 @@ static inline int may_record(void) {
  * recorded, or &g_skipped for a repeat (see above; only when `may_skip`). */
 XB_HIDDEN int32_t *record_call(int op, int dirfd, const char *path, uint32_t arg, int may_skip);
 
+/*
+ * A name no process can have mapped: in the first page, or past the top of user space ((char *)-1,
+ * a kernel address). The kernel fails the call with EFAULT before any lookup; reading the name
+ * here would fault instead. A bad pointer inside user space still faults here: telling those
+ * apart would cost a system call per record.
+ */
+static inline int unmappable(const char *path) {
+  uintptr_t a = (uintptr_t)path;
+#ifdef __aarch64__
+  a &= ~((uintptr_t)0xff << 56); /* top-byte-ignore: a tagged pointer is a valid one */
+#endif
+  return a < 4096 || a >= ((uintptr_t)1 << 56);
+}
+
 static inline int32_t *record(int op, int dirfd, const char *path, uint32_t arg) {
   return record_call(op, dirfd, path, arg, 1);
 }

@@ -276,6 +276,7 @@ const kernelCalls: OracleCase[] = [
     (c): OracleCase => ({ ...c, setup: withLink(c.setup, "missing-target", "dang") }),
   ),
   ...inRare("names passed as NULL (EFAULT): statx, openat; open(2) through syscall(2)", "nulls", { a: "a", b: "b" }),
+  ...inRare("names in unmapped memory (EFAULT): open, stat, mkdir, fopen, rename, execve", "unmapped", { a: "a" }),
   ...inRare("renameat2 RENAME_EXCHANGE and RENAME_NOREPLACE", "swap", { a: "a", b: "b" }),
   ...inRare("O_TMPFILE given names by linkat", "tmpfile", { keep: "k" }),
   ...inRare(

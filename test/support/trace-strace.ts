@@ -72,6 +72,8 @@ const TRACED = [
   "open_by_handle_at",
 ];
 const FOLLOWED = ["fchdir", "clone", "clone3", "fork", "vfork", "close", "unshare"];
+/** The arguments that hold the two names of a rename or link. */
+const TWO_NAMES: Record<string, readonly number[]> = { rename: [0, 1], link: [0, 1], renameat: [1, 3], renameat2: [1, 3], linkat: [1, 3] };
 
 /**
  * Calls strace shows under `trace=%file` that xbench does not trace, named here once: they
@@ -286,6 +288,9 @@ export function classify(log: string, topCwd: string): StraceView {
     }
     const failed = ret < 0;
     const outcome = (modes: Mode[]): Mode[] => (!failed ? modes : errno === "ENOENT" || errno === "ENOTDIR" ? ["missing"] : ["stat"]);
+    // Both names of a rename or link are read before any lookup: one the kernel could not read
+    // (strace shows its address) fails the call with EFAULT, and it names nothing.
+    if (failed && errno === "EFAULT" && TWO_NAMES[name]?.some((i) => unquote(args[i]) === undefined)) continue;
     switch (name) {
       case "unshare": // CLONE_FS: this process's cwd becomes its own
         if (!failed && /\bCLONE_FS\b/.test(argText)) {

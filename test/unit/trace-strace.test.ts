@@ -49,4 +49,13 @@ describe("strace lines as xbench's modes", () => {
     expect(Object.keys(modes(subtree(log, "sh"))).sort()).toEqual(["/child/first", "/usr/bin/sh", "/usr/local/bin/sh"]);
     expect(() => subtree(log, "node")).toThrow("no execve of node");
   });
+
+  test("a rename or link whose other name the kernel could not read (EFAULT) names nothing", () => {
+    expect(modes('1 rename("a", 0xffffffffffffffff) = -1 EFAULT (Bad address)')).toEqual({});
+    expect(modes('1 linkat(AT_FDCWD</top>, 0x1, AT_FDCWD</top>, "b", 0) = -1 EFAULT (Bad address)')).toEqual({});
+    expect(modes('1 rename("a", "no/b") = -1 ENOENT (No such file or directory)')).toEqual({
+      "/top/a": ["missing"],
+      "/top/no/b": ["missing"],
+    });
+  });
 });
