@@ -29,7 +29,7 @@ import { buildDarwinHelpers, type DarwinTarget, findZig, isDarwinTarget } from "
 import { buildLinuxArm64, LINUX_ARM64 } from "./build/native-linux-arm64.ts";
 import { WINDOWS_HELPER_PLATFORM, buildWindowsHelpers, copyHelpers } from "./build/native-windows.ts";
 import { compileUnits } from "./build/native-compile.ts";
-import { TOOLCHAINS, unitsFor } from "./build/native-units.ts";
+import { TOOLCHAINS, unitsFor, VALGRIND_INCLUDE } from "./build/native-units.ts";
 
 const ROOT = import.meta.dir;
 const DIST = join(ROOT, "dist");
@@ -131,11 +131,20 @@ function buildCross(platform: string, outDir: string): string[] {
   fail(`no helper build for ${platform}`);
 }
 
+/** The counter module's client requests come from valgrind's own header. */
+function checkValgrindHeaders(): void {
+  if (!existsSync(join(VALGRIND_INCLUDE, "callgrind.h")))
+    fail(
+      `valgrind's headers not found (${VALGRIND_INCLUDE}/callgrind.h); the counter module of --measure instructions includes them. Install them: apt-get install valgrind`,
+    );
+}
+
 function buildNative(outDir: string): string[] {
   if (process.platform !== "linux") fail("native helpers build on Linux only");
   if (!which("gcc")) fail("gcc not found; install it: apt-get install gcc");
   if (!which("musl-gcc"))
     fail("musl-gcc not found; the seccomp supervisor is a static musl program. Install it: apt-get install musl-tools");
+  checkValgrindHeaders();
   const headers = muslKernelHeaders();
   try {
     return compileUnits(HOST_TOOLCHAIN, NATIVE_UNITS, outDir, {

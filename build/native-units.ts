@@ -6,7 +6,8 @@
  * and build/native-{linux-arm64,darwin,windows}.ts read it; each adds only what its toolchain
  * needs at run time (musl's kernel headers, zig's target triple).
  */
-import { join } from "pathe";
+import { isAbsolute, join } from "pathe";
+import { COUNTER_HELPER } from "../src/helpers/index.ts";
 
 /** The operating system a unit's code is written for. */
 export type NativeOs = "linux" | "darwin" | "windows";
@@ -22,6 +23,8 @@ export interface NativeUnit {
   sources: string[];
   /** Libraries of this unit alone (after the kind's). */
   libs?: string[];
+  /** Header folders of this unit alone: repo-relative ones searched first (-I), absolute ones last (-idirafter). */
+  includes?: string[];
 }
 
 /** The C flags of every helper on every platform; $XBENCH_CFLAGS comes after them. */
@@ -45,6 +48,12 @@ const mac = (...files: string[]) => files.map((f) => `${PLATFORM_DIR.darwin}/${f
 const win = (...files: string[]) => files.map((f) => `${PLATFORM_DIR.windows}/${f}`);
 /** The target program of `xbench bench tracer`, beside the suite that runs it. */
 const TRACER_TARGET = "src/suites/tracer/target.c";
+
+/**
+ * Valgrind's client-request headers (Debian's valgrind package), which the counter module
+ * includes by name: searched after the system's own, so nothing else in the folder shadows them.
+ */
+export const VALGRIND_INCLUDE = process.env.XBENCH_VALGRIND_INCLUDE || "/usr/include/valgrind";
 
 export const INTERPOSE_DYLIB = "libxbench-interpose.dylib";
 export const MAC_LAUNCHER = "xbench-mac-launch";
@@ -77,6 +86,14 @@ export const NATIVE_UNITS: readonly NativeUnit[] = [
   { name: "xbench-target-static", os: "linux", kind: "static", sources: [TRACER_TARGET] },
   { name: "xbench-exec-stats", os: "linux", kind: "static", sources: linux("exec-stats.c") },
   { name: "xbench-reaper", os: "linux", kind: "static", sources: linux("reaper.c") },
+  {
+    name: COUNTER_HELPER,
+    os: "linux",
+    kind: "shared",
+    sources: linux("counter.c"),
+    // Node-API's declarations from npm (node-api-headers): the runtime that loads it provides the symbols.
+    includes: ["node_modules/node-api-headers/include", VALGRIND_INCLUDE],
+  },
   {
     name: INTERPOSE_DYLIB,
     os: "darwin",
@@ -194,6 +211,7 @@ export function compileCommand(
     ...C_FLAGS,
     ...(options.extra ?? []),
     ...includeFlags(toolchain.os, options.root),
+    ...(unit.includes ?? []).flatMap((dir) => (isAbsolute(dir) ? ["-idirafter", dir] : [`-I${join(options.root, dir)}`])),
     ...toolchain.flags,
     ...link.flags,
     "-o",

@@ -1,6 +1,6 @@
 import { defineCommand } from "../args/define.ts";
 import { percent, positiveInt } from "../args/values.ts";
-import { TIME_FLAGS } from "./flags.ts";
+import { RUN_FLAGS, TIME_FLAGS } from "./flags.ts";
 import { usageError } from "../errors.ts";
 import { planBisect, runBisect } from "../compare/bisect.ts";
 import { MAX_ROUNDS, MIN_ROUNDS } from "../compare/plan.ts";
@@ -11,6 +11,7 @@ import { checkOutputTargets, prettyJson, writeReport } from "../output/writer.ts
 import { RUNTIMES } from "../model/result.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { checkRuntime } from "../runner/runtimes.ts";
+import { checkCounting, countMeasure } from "../runner/valgrind.ts";
 
 const DEFAULT_STEP_ROUNDS = 6;
 const DEFAULT_MAX_ROUNDS = 24;
@@ -60,6 +61,7 @@ export const bisectCommand = defineCommand({
       parse: positiveInt(1),
     },
     runtime: { type: "enum", options: RUNTIMES, description: "Runtime for the bench processes", default: "node" },
+    measure: RUN_FLAGS.measure,
     build: { type: "string", valueHint: "CMD", description: "Command run once per commit before any timing" },
     install: { type: "boolean", description: "Install dependencies per commit instead of linking the repository's node_modules" },
     isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one" },
@@ -87,6 +89,8 @@ export const bisectCommand = defineCommand({
       throw usageError("bisect needs --above PCT: how much slower makes a commit bad (or --faster PCT)", true);
     const targets = { json: flags.json || undefined, markdown: flags.markdown || undefined };
     checkOutputTargets(targets);
+    const counted = countMeasure(flags.measure);
+    const counter = counted ? checkCounting(counted, flags.runtime) : undefined;
     const { rounds } = flags;
     const maxRounds = flags["max-rounds"] ?? Math.max(DEFAULT_MAX_ROUNDS, rounds);
     if (maxRounds < rounds) throw usageError(`--max-rounds must be an integer of at least ${rounds} (got ${maxRounds})`);
@@ -102,6 +106,8 @@ export const bisectCommand = defineCommand({
       rounds,
       maxRounds,
       runtime: flags.runtime,
+      measure: flags.measure,
+      ...(counter ? { counter } : {}),
       build: flags.build || undefined,
       install: flags.install,
       isolate: flags.isolate,

@@ -32,6 +32,7 @@ import { analyzeResult } from "../report/analysis.ts";
 import { FILE_FLAGS, fileTargets, fileTexts, renderer } from "../report/formats.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { checkRuntime } from "../runner/runtimes.ts";
+import { checkCounting, countMeasure } from "../runner/valgrind.ts";
 import { COMMENT_MARKER } from "../report/markdown.ts";
 import type { GateRule } from "../model/result.ts";
 import { parseShard, resultSettings } from "../compare/shard.ts";
@@ -65,6 +66,7 @@ const BENCH_RUN_FLAGS: CompareFlag[] = [
   "--all",
   "--shard",
   "--runtime",
+  "--measure",
   "--build",
   "--install",
   "--timeout",
@@ -105,6 +107,7 @@ const COMPARE_FLAGS = {
   },
   all: RUN_FLAGS.all,
   runtime: RUN_FLAGS.runtime,
+  measure: RUN_FLAGS.measure,
   build: RUN_FLAGS.build,
   install: { type: "boolean", description: "Install dependencies per side instead of linking head's node_modules" },
   ...TIME_FLAGS,
@@ -189,12 +192,19 @@ async function compareBenchFiles(
   checkOutputTargets(targets);
   const commentTarget = flags.comment ? pullRequestTarget() : undefined;
   if (flags.profile && !flags.resume) checkProfiler(flags.runtime);
+  const counted = flags.resume ? undefined : countMeasure(flags.measure);
+  if (counted && flags.profile)
+    throw usageError(`--profile times functions under the CPU profiler; it does not combine with --measure ${counted}`);
+  // Valgrind and the counter module, before any work (a resumed run checks its own measure below).
+  const counter = counted ? checkCounting(counted, flags.runtime) : undefined;
   let store: RunStore;
   if (flags.resume) {
     const clash = given.find((flag) => PLAN_FLAGS.includes(flag));
     if (clash) throw usageError(`--resume continues a run with its own settings; drop ${clash}`);
     if (filter) throw usageError("--resume continues a run with its own bench files; drop the filter");
     store = openStore(resolve(flags.resume));
+    const resumed = countMeasure(store.plan.measure);
+    if (resumed) checkCounting(resumed, store.plan.runtime);
     await checkRuntime(store.plan.runtime, store.plan.repo);
     log.info(`resuming ${store.dir}: ${store.records.length} bench processes already measured`);
   } else {
@@ -208,6 +218,7 @@ async function compareBenchFiles(
       ...(flags.shard !== undefined ? { shard: flags.shard } : {}),
       ...runSettings(flags),
       holm: flags.holm,
+      ...(counter ? { counter } : {}),
     });
     // --profile is the plan's too, so that --resume profiles what the interrupted run was to.
     const plan = flags.profile ? { ...made, profile: flags.profile } : made;

@@ -10,6 +10,7 @@ import {
   type CompareRequest,
 } from "../compare/plan.ts";
 import { DEFAULT_FILES_PER_PROCESS } from "../compare/shared.ts";
+import { MEASURES, type Measure } from "../runner/valgrind.ts";
 import { RUNTIMES, type Runtime } from "../model/result.ts";
 import { usageError } from "../errors.ts";
 import type { GateRule } from "../model/result.ts";
@@ -69,6 +70,13 @@ export const RUN_FLAGS = {
     description: "Measure bench files whose code is the same on both sides too (otherwise their rows read: unchanged code)",
   },
   runtime: { type: "enum", options: RUNTIMES, description: "Runtime for the bench processes", default: "node" },
+  measure: {
+    type: "enum",
+    options: MEASURES,
+    description:
+      "What each row measures: time (default), or instructions or cycles (estimated from a cache simulation) per iteration counted under valgrind, which load does not move (not production time)",
+    default: "time",
+  },
   build: { type: "string", valueHint: "CMD", description: "Command run once per side before any timing" },
 } as const satisfies Flags;
 
@@ -106,6 +114,7 @@ interface RunFlags {
   isolate: boolean;
   all: boolean;
   runtime: Runtime;
+  measure?: Measure;
   build?: string;
   install: boolean;
   timeout: number;
@@ -123,6 +132,7 @@ export function runSettings(flags: RunFlags) {
     isolate: flags.isolate,
     all: flags.all,
     runtime: flags.runtime,
+    measure: flags.measure,
     build: flags.build || undefined,
     install: flags.install,
     timeoutS: flags.timeout,

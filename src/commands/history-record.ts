@@ -16,6 +16,7 @@ import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { summaryLine } from "../report/format.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { checkRuntime } from "../runner/runtimes.ts";
+import { checkCounting, countMeasure } from "../runner/valgrind.ts";
 
 /** A benchmark failed or nothing was measured: the entry is stored, its rows are gaps (README's exit table). */
 const EXIT_NOT_MEASURED = 3;
@@ -48,6 +49,7 @@ export const historyRecordCommand = defineCommand({
     "files-per-process": RUN_FLAGS["files-per-process"],
     isolate: RUN_FLAGS.isolate,
     runtime: RUN_FLAGS.runtime,
+    measure: RUN_FLAGS.measure,
     build: RUN_FLAGS.build,
     install: { type: "boolean", description: "Install dependencies per side instead of linking the repository's node_modules" },
     ...TIME_FLAGS,
@@ -69,6 +71,8 @@ export const historyRecordCommand = defineCommand({
     requireBundler();
     if (flags.rounds !== undefined && flags.rounds > MAX_ROUNDS)
       throw usageError(`--rounds must be at most ${MAX_ROUNDS} (got ${flags.rounds})`);
+    const counted = countMeasure(flags.measure);
+    const counter = counted ? checkCounting(counted, flags.runtime) : undefined;
     const root = repoRoot(process.cwd());
     const commit = resolveCommit(root, flags.commit ?? "HEAD", "--commit");
     const parent = tryResolveCommit(root, `${commit}^1`);
@@ -83,6 +87,7 @@ export const historyRecordCommand = defineCommand({
       rounds: flags.rounds,
       ...runSettings(flags),
       holm: false,
+      ...(counter ? { counter } : {}),
     });
     await checkRuntime(plan.runtime, plan.repo);
     log.info(`recording ${commit.slice(0, 12)} against its parent ${parent.slice(0, 12)} · ${plan.files.length} bench file(s)`);

@@ -22,6 +22,7 @@ import type { CompareResult, Row } from "../model/result.ts";
 import { SCHEMA_ID, SCHEMA_VERSION } from "../model/result.ts";
 import { analyzeRows } from "../report/analyze.ts";
 import { killRunningChildren } from "../runner/spawn.ts";
+import { countedMeasure, measuredUnit } from "../runner/valgrind.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 import { LEVEL, SEQUENTIAL_LEVEL } from "../stats/paired.ts";
 import { currentLoad } from "../util/load.ts";
@@ -131,7 +132,14 @@ function rowAnalysis(store: RunStore): (rounds: number) => Row[] {
   let analyzed: { rounds: number; rows: Row[] } | undefined;
   return (rounds) => {
     if (analyzed?.rounds !== rounds)
-      analyzed = { rounds, rows: analyzeRows(collectRows(plan.files, rounds, store.records), { holm: plan.holm, minEffect, level }) };
+      analyzed = {
+        rounds,
+        rows: analyzeRows(collectRows(plan.files, rounds, store.records, measuredUnit(plan.measure)), {
+          holm: plan.holm,
+          minEffect,
+          level,
+        }),
+      };
     return analyzed.rows;
   };
 }
@@ -172,6 +180,7 @@ function compareResult(
     level: analysisLevel(plan),
     minEffect: plan.minEffect ?? DEFAULT_MIN_EFFECT,
     ...(plan.shard ? { shard: plan.shard } : {}),
+    ...(plan.measure && plan.measure !== "time" ? { measure: countedMeasure(plan.measure, plan.counter) } : {}),
     rows: run.rows,
   };
 }

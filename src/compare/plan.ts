@@ -15,7 +15,8 @@ import {
   untrackedFiles,
   type DirtyPaths,
 } from "../git/git.ts";
-import type { SamplingBudget } from "../runner/protocol.ts";
+import type { CountBudget, SamplingBudget } from "../runner/protocol.ts";
+import { countMeasure } from "../runner/valgrind.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 import {
   BENCH_FILE_NAMES,
@@ -70,22 +71,42 @@ export const DEFAULT_SIDE_TIME_MS = 200;
 const CYCLE = 2;
 
 /**
+ * The defaults of a counting run (`--measure instructions|cycles`, docs/counting.md, "Defaults"):
+ * counts repeat to a few hundredths of a percent, so the target and the smallest effect that
+ * matters are far narrower than time's; the budget is wider, since a counted process runs
+ * tens of times slower than a timed one.
+ */
+export const COUNT_DEFAULTS = { targetHalfWidth: 0.001, maxTimeS: 240, minEffect: 0.001 } as const;
+
+/**
  * `--rounds N` alone runs exactly N rounds; `--target` and `--max-time` sample until every
  * interval is narrow enough or the time is spent, `--rounds` then being the minimum. With
- * none of them: sample until ±1%, for at most two minutes of bench processes.
+ * none of them: sample until ±1%, for at most two minutes of bench processes (counting: the
+ * COUNT_DEFAULTS).
  */
-export function samplingRule(request: Pick<CompareRequest, "rounds" | "targetHalfWidth" | "maxTimeS">): SamplingRule {
+export function samplingRule(request: Pick<CompareRequest, "rounds" | "targetHalfWidth" | "maxTimeS" | "measure">): SamplingRule {
   const fixed = request.rounds !== undefined && request.targetHalfWidth === undefined && request.maxTimeS === undefined;
   const minRounds = wholeCycles(request.rounds ?? MIN_ROUNDS, CYCLE);
   const requested = request.rounds !== undefined ? { requested: request.rounds } : {};
   if (fixed) return { ...requested, minRounds, maxRounds: minRounds };
+  const counting = countMeasure(request.measure) !== undefined;
   return {
     ...requested,
     minRounds,
     maxRounds: MAX_ROUNDS,
-    targetHalfWidth: request.targetHalfWidth ?? DEFAULT_TARGET,
-    maxTimeS: request.maxTimeS ?? DEFAULT_MAX_TIME_S,
+    targetHalfWidth: request.targetHalfWidth ?? (counting ? COUNT_DEFAULTS.targetHalfWidth : DEFAULT_TARGET),
+    maxTimeS: request.maxTimeS ?? (counting ? COUNT_DEFAULTS.maxTimeS : DEFAULT_MAX_TIME_S),
   };
+}
+
+/**
+ * How a counted bench process samples a row (runner/child/count-sampler.ts; docs/counting.md
+ * says how each figure was chosen): windows of at least 2 million events, two measured windows a
+ * side once they agree, and 8192 calls to warm up (fewer for a costly call: about 50 million
+ * events' worth).
+ */
+export function countBudget(): CountBudget {
+  return { windowEvents: 2e6, windows: 2, warmupCalls: 8192, warmupEvents: 50e6, settleWindows: 8 };
 }
 
 /**
@@ -242,7 +263,7 @@ export function makePlan(request: CompareRequest): RunPlan {
     install: request.install,
     timeoutS: request.timeoutS,
     holm: request.holm,
-    minEffect: request.minEffect ?? DEFAULT_MIN_EFFECT,
+    minEffect: request.minEffect ?? (countMeasure(request.measure) ? COUNT_DEFAULTS.minEffect : DEFAULT_MIN_EFFECT),
     isolate: request.isolate,
     ...(request.all ? { all: true } : {}),
     ...(request.shard ? { shard: request.shard } : {}),
@@ -251,6 +272,7 @@ export function makePlan(request: CompareRequest): RunPlan {
     ...(request.sideTimeMs !== undefined ? { budgetFixed: true } : {}),
     jobs: request.jobs ?? 1,
     filesPerProcess: request.filesPerProcess ?? DEFAULT_FILES_PER_PROCESS,
+    ...(countMeasure(request.measure) ? { measure: request.measure, countBudget: countBudget(), counter: request.counter } : {}),
     // A new order of sides for every run, kept in the plan so that a resumed run continues it.
     seed: randomInt(2 ** 31),
     base: { ref: base.ref, sha: base.sha, dirty: false },

@@ -2,14 +2,15 @@
  * Starting the bench processes of a run (runner/spawn.ts): the job each one gets, the
  * runtime's command line, the side's root and environment, and the bench time they add up to.
  */
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import { embeddedHelpers } from "../helpers/cache.ts";
-import { optionalHelper } from "../helpers/index.ts";
+import { COUNTER_HELPER, helperPath, optionalHelper } from "../helpers/index.ts";
 import { SIDES, type Side } from "../model/side.ts";
-import { CHILD_ENV, CHILD_PROTOCOL, type Job, type JobSide } from "../runner/protocol.ts";
+import { CHILD_ENV, CHILD_PROTOCOL, CYCLE_WEIGHTS, type CountingJob, type Job, type JobSide } from "../runner/protocol.ts";
 import { runtimeLaunch } from "../runner/runtimes.ts";
 import { type BenchOutcome, runBenchProcess } from "../runner/spawn.ts";
+import { callgrindArgv, countMeasure } from "../runner/valgrind.ts";
 import type { RunContext } from "./context.ts";
 import { layoutDraw } from "./layout.ts";
 import type { RowSelection, RunProcess, RunShared } from "./rounds.ts";
@@ -47,18 +48,31 @@ export function processRunner({ store, sides, bundles }: RunContext): { run: Run
   let serial = 0;
   const jobSides = (file: string, order: readonly Side[]): JobSide[] =>
     order.map((side) => ({ side, bundle: bundles.sides[side].get(file)!.path! }));
+  const measure = countMeasure(plan.measure);
   const start = (job: Job, order: readonly Side[], timeoutMs: number): Promise<BenchOutcome> => {
     // A duet process runs in head's root: both sides' bundles import by absolute path.
     const root = sides[order.length === 1 ? order[0]! : "head"].root;
-    const launch = runtimeLaunch(plan.runtime, root, bundles.driver);
-    const resultFile = join(store.dir, `result-process-${serial++}.ndjson`);
+    const id = serial++;
+    const resultFile = join(store.dir, `result-process-${id}.ndjson`);
+    // An inventory only lists what loads: it is never counted.
+    const counted = measure && job.kind !== "inventory" ? countedProcess(measure, join(store.dir, `counts-process-${id}`)) : undefined;
+    const launch = runtimeLaunch(plan.runtime, root, bundles.driver, counted !== undefined);
+    const counting: Partial<Job> = counted ? { counting: { ...counted.job, budget: plan.countBudget! } } : {};
     return runBenchProcess({
-      argv: launch.argv,
+      argv: [...(counted?.prefix ?? []), ...launch.argv],
       cwd: root,
-      env: { ...env, ...launch.env, XBENCH_SIDE: order.length === 1 ? order[0]! : "both", [CHILD_ENV.job]: JSON.stringify(job) },
+      env: {
+        ...env,
+        ...launch.env,
+        XBENCH_SIDE: order.length === 1 ? order[0]! : "both",
+        [CHILD_ENV.job]: JSON.stringify({ ...job, ...counting }),
+      },
       resultFile,
       timeoutMs,
-    }).finally(() => rmSync(resultFile, { force: true }));
+    }).finally(() => {
+      rmSync(resultFile, { force: true });
+      if (counted) rmSync(counted.dir, { recursive: true, force: true });
+    });
   };
   const run: RunProcess = (file, kind, order, parts, rows: RowSelection = {}) => {
     const layout = layoutDraw(kind, () => differs(file), process.env.XBENCH_LAYOUT);
@@ -86,6 +100,16 @@ export function processRunner({ store, sides, bundles }: RunContext): { run: Run
     return start(job, order, plan.timeoutS * 1000 * files.length);
   };
   return { run, runShared };
+}
+
+/**
+ * A counted bench process (docs/counting.md): callgrind's command line before the runtime's,
+ * and where its dumps go, a folder of its own removed when the process ends.
+ */
+function countedProcess(measure: CountingJob["measure"], dir: string): { prefix: string[]; dir: string; job: Omit<CountingJob, "budget"> } {
+  mkdirSync(dir, { recursive: true });
+  const out = join(dir, "callgrind.out");
+  return { prefix: callgrindArgv(measure, out), dir, job: { measure, weights: CYCLE_WEIGHTS, addon: helperPath(COUNTER_HELPER), out } };
 }
 
 /** Every bench process counts as bench time: inventories, and those that failed or timed out. */

@@ -28,6 +28,7 @@ import { collectRows } from "./rows.ts";
 import { rowOpen, rowsWithinReach, stopReason, TIME_SLACK, type StopReason } from "./sampling.ts";
 import { recordKey, type RoundRecord, type RunStore } from "./store.ts";
 import { SHARED_LOAD_SHARE, shareFiles, splitShared } from "./shared.ts";
+import { countMeasure, measuredUnit } from "../runner/valgrind.ts";
 
 /** Rounds per cycle: both orders of the two sides. */
 export const CYCLE = 2;
@@ -131,7 +132,8 @@ export async function measureRounds(ctx: RoundsContext): Promise<{ rounds: numbe
 function fitBudget(ctx: RoundsContext): void {
   const { plan } = ctx.store;
   const { sampling } = plan;
-  if (plan.budgetFitted || sampling.maxTimeS === undefined) return;
+  // A counted row's windows are sized in events, not time: nothing to fit.
+  if (plan.budgetFitted || sampling.maxTimeS === undefined || counted(plan)) return;
   const costs = ctx.files
     .filter(({ plan: filePlan }) => jobsFor(filePlan, SIDES).length > 0)
     .map(({ plan: filePlan, outcome }) => ({
@@ -172,7 +174,7 @@ function openRows(ctx: RoundsContext, round: number, rows: Row[], elapsedS: numb
     const closed = rows.filter((row) => row.stats !== undefined).length - open.length;
     return withinReach(ctx, round, open, Math.max(0, closed), elapsedS) ?? new Set(open.map((row) => row.id));
   }
-  const failed = new Set(collectRows(plan.files, round, records).flatMap((raw) => (raw.error ? [raw.id] : [])));
+  const failed = new Set(collectRows(plan.files, round, records, measuredUnit(plan.measure)).flatMap((raw) => (raw.error ? [raw.id] : [])));
   return new Set(rows.filter((row) => row.status !== "unchanged" && !failed.has(row.id)).map((row) => row.id));
 }
 
@@ -183,7 +185,7 @@ function openRows(ctx: RoundsContext, round: number, rows: Row[], elapsedS: numb
 function withinReach(ctx: RoundsContext, round: number, open: Row[], closed: number, elapsedS: number): Set<string> | undefined {
   const { plan, records } = ctx.store;
   const { targetHalfWidth: target, maxTimeS } = plan.sampling;
-  if (target === undefined || maxTimeS === undefined || plan.budgetFixed) return undefined;
+  if (target === undefined || maxTimeS === undefined || plan.budgetFixed || counted(plan)) return undefined;
   const candidates = open.filter((row) => row.stats !== undefined);
   if (candidates.length < open.length) return undefined;
   const loads = new Map(ctx.files.map((f) => [f.plan.file, f.outcome.loadMs ?? 0]));
@@ -293,7 +295,7 @@ function rowBudgets(
   outcome: InventoryOutcome,
 ): Record<string, SamplingBudget> | undefined {
   const { plan, records } = ctx.store;
-  if (plan.budgetFixed || plan.sampling.targetHalfWidth === undefined) return undefined;
+  if (plan.budgetFixed || plan.sampling.targetHalfWidth === undefined || counted(plan)) return undefined;
   const rowsInProcess = Math.max(1, labels.length);
   // In a shared process a file pays only a share of a process's start and load.
   const loadShare = filesPerProcess(ctx) > 1 && ctx.files.find((f) => f.plan.file === file)?.plan.timed === "duet" ? SHARED_LOAD_SHARE : 1;
@@ -324,11 +326,41 @@ export function rowRounds(records: readonly RoundRecord[], file: string, label: 
   return rounds;
 }
 
+/** Whether a plan counts instead of timing (`--measure instructions|cycles`). */
+function counted(plan: RunStore["plan"]): boolean {
+  return countMeasure(plan.measure) !== undefined;
+}
+
+/**
+ * How many times a timed estimate a counted process takes before any was measured: node under
+ * callgrind, instrumentation off but for the counted windows (docs/counting.md, "Cost").
+ */
+const COUNTED_SLOWDOWN = 25;
+
+/**
+ * A counted process's expected wall time: what this file's counted processes took per row so
+ * far, times the rows it measures; before any, the timed estimate times COUNTED_SLOWDOWN.
+ */
+function countedEstimateMs(ctx: RoundsContext, file: MeasuredFile, job: FileJob, rows: number, timedMs: number): number {
+  const past = ctx.store.records.filter((r) => r.file === file.plan.file && r.job === job.name && r.rows && r.rows.length > 0);
+  if (past.length === 0) return timedMs * COUNTED_SLOWDOWN;
+  const perRow = past.reduce((sum, r) => sum + r.wallMs / new Set(r.rows!.map((row) => row.label)).size, 0) / past.length;
+  return perRow * Math.max(1, rows);
+}
+
 /** Expected wall time of one process: its file's load, then each timed row it measures at its budget (ms). */
 function estimateMs(ctx: RoundsContext, file: MeasuredFile, job: FileJob, rows: RowSelection): number {
   const { budget } = ctx.store.plan;
   const registered = file.outcome.inventories[job.sides[0]!]?.benchmarks ?? [];
   const timed = job.parts === "extras" ? [] : registered.filter((label) => !rows.labels || rows.labels.includes(label));
+  if (counted(ctx.store.plan)) {
+    const timedMs = processMs(
+      file.outcome.loadMs ?? 0,
+      timed.map(() => budget),
+      job.sides.length,
+    );
+    return countedEstimateMs(ctx, file, job, timed.length, timedMs);
+  }
   return processMs(
     file.outcome.loadMs ?? 0,
     timed.map((label) => rows.rowBudgets?.[label] ?? budget),
@@ -366,7 +398,7 @@ function estimateScale(ctx: RoundsContext, round: number): number {
 function fitCycle(ctx: RoundsContext, round: number, work: Work[], elapsedS: number): Work[] {
   const { plan } = ctx.store;
   const { maxTimeS, minRounds } = plan.sampling;
-  if (maxTimeS === undefined || plan.budgetFixed || work.length === 0) return work;
+  if (maxTimeS === undefined || plan.budgetFixed || counted(plan) || work.length === 0) return work;
   // Within the minimum, the cycles still owed share what is left: fitted before round 1 from
   // the first process's load time, the minimum ran 1.6 times --max-time once the machine got
   // busier (docs/measurements.md, "Real suites").

@@ -1,10 +1,23 @@
 import type { RawRow } from "../report/analyze.ts";
-import type { MeasureMode, Side, Unit } from "../model/result.ts";
+import { perIteration, type MeasureMode, type Side, type Unit } from "../model/result.ts";
+import type { CountedTime } from "../runner/protocol.ts";
 import type { RoundRecord } from "./store.ts";
 import { rowId } from "./identity.ts";
 
 /** Label used when a bench file produced no report on either side, so its failure still shows. */
 export const WHOLE_FILE = "(bench file)";
+
+/** A counted row's measured windows of one side and round (of n iterations each, `value` per iteration), added to its totals. */
+function addCounted(target: RawRow, time: CountedTime, windows: number, n: number, value: number): void {
+  const totals = (target.counted ??= { windows: 0, iterations: 0, events: 0, wallNs: 0, cpuNs: 0, systemNs: 0, waits: 0 });
+  totals.windows += windows;
+  totals.iterations += windows * n;
+  totals.events += windows * n * value;
+  totals.wallNs += time.wallNs;
+  totals.cpuNs += time.cpuNs;
+  totals.systemNs += time.systemNs;
+  totals.waits += time.waits ?? 0;
+}
 
 /** Whom a failed process's error is charged to: its one side, or both for a duet process. */
 function blamed(record: RoundRecord): Side | "both" {
@@ -26,9 +39,10 @@ function charge(target: RawRow, error: { side: Side | "both"; message: string })
  * Turns the run's records into rows: one per (file, label) seen on either side, values in
  * round order (null where a round is missing), and the first error each side hit. A process
  * that failed marks the rows it did not measure failed, on the sides it held; the rows it
- * measured before failing keep their values.
+ * measured before failing keep their values. `unit`: what the run's benchmark rows measure, for
+ * rows no process reported (unchanged code, a failed process).
  */
-export function collectRows(files: string[], rounds: number, records: RoundRecord[]): RawRow[] {
+export function collectRows(files: string[], rounds: number, records: RoundRecord[], unit: Unit = "ns"): RawRow[] {
   const rows: RawRow[] = [];
   for (const file of files) {
     const mine = records.filter((r) => r.file === file).sort((a, b) => a.round - b.round);
@@ -55,7 +69,7 @@ export function collectRows(files: string[], rounds: number, records: RoundRecor
     for (const record of mine) {
       if (record.job === "unchanged") {
         for (const label of record.expected ?? []) {
-          const target = row(label, "ns");
+          const target = row(label, unit);
           target.presentOn = { base: true, head: true };
           target.unchanged = true;
         }
@@ -69,12 +83,16 @@ export function collectRows(files: string[], rounds: number, records: RoundRecor
       for (const child of record.rows ?? []) {
         const target = row(child.label, child.unit, child.sampled);
         target.presentOn[child.side] = true;
-        if (child.unit === "ns" && !child.sampled) {
+        if (perIteration(child.unit) && !child.sampled) {
           const mode: MeasureMode = record.job === "duet" ? "duet" : "isolated";
           modes.set(child.label, (modes.get(child.label) ?? new Set()).add(mode));
         }
         if (child.error !== undefined) charge(target, { side: child.side, message: child.error });
-        else if (child.value !== undefined && record.round < rounds) target[child.side][record.round] = child.value;
+        else if (child.value !== undefined && record.round < rounds) {
+          target[child.side][record.round] = child.value;
+          if (child.counted) addCounted(target, child.counted, child.batches ?? 1, child.iterations ?? 1, child.value);
+          if (child.floor !== undefined) target.floor = Math.max(target.floor ?? 0, child.floor);
+        }
       }
     }
     for (const [label, seen] of modes) {
@@ -83,8 +101,8 @@ export function collectRows(files: string[], rounds: number, records: RoundRecor
     }
     // A failed process fails the rows it did not get to; what it measured before stays.
     for (const { error, measured, expected } of failures) {
-      for (const label of expected ?? []) row(label, "ns");
-      if (byLabel.size === 0) row(WHOLE_FILE, "ns");
+      for (const label of expected ?? []) row(label, unit);
+      if (byLabel.size === 0) row(WHOLE_FILE, unit);
       for (const target of byLabel.values()) {
         if (measured.has(target.label) || (expected && !expected.includes(target.label))) continue;
         if (error.side === "both") target.presentOn.base = target.presentOn.head = true;

@@ -4,7 +4,8 @@ import { lockRunFolder, RunFolderError } from "./lock.ts";
 import { inRunFolder } from "./run-write.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
 import type { LoadAvg, RevisionInfo, Runtime, Side } from "../model/result.ts";
-import type { ChildRow, SamplingBudget } from "../runner/protocol.ts";
+import type { ChildRow, CountBudget, SamplingBudget } from "../runner/protocol.ts";
+import type { CounterInfo, Measure } from "../runner/valgrind.ts";
 
 export { RunFolderError } from "./lock.ts";
 export { inRunFolder } from "./run-write.ts";
@@ -50,6 +51,12 @@ export interface RunSettings {
   jobs?: number;
   /** Bench files one process measures one after another (`--files-per-process`); 1 in plans from before it. */
   filesPerProcess?: number;
+  /** What the rows measure (`--measure`): time when absent. */
+  measure?: Measure;
+  /** A counting run (`--measure instructions|cycles`): how each bench process counts a row. */
+  countBudget?: CountBudget;
+  /** A counting run: the valgrind and runtime flags it counts with, checked when it was planned. */
+  counter?: CounterInfo;
 }
 
 export const PLAN_VERSION = 2;

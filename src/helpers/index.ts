@@ -6,6 +6,9 @@ import { embeddedHelpers, extractEmbedded, findHelperDir } from "./cache.ts";
 
 export { cacheRoot, extractEmbedded } from "./cache.ts";
 
+/** The Node-API module a counted bench process loads (native/linux/counter.c; docs/counting.md). */
+export const COUNTER_HELPER = "xbench-counter.node";
+
 /** The platform key helpers are built for, such as `linux-x64`. */
 export function hostPlatform(): string {
   return `${process.platform}-${process.arch}`;

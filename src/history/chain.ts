@@ -105,7 +105,12 @@ const zOf = (level: number) => normalQuantile(1 - (1 - level) / 2);
 export function stepOf(sha: string, row: Row | undefined, result: CompareResult): Step {
   if (!row) return { sha, kind: "gap", gap: "not in this commit's result" };
   if (row.status === "unchanged") return { sha, kind: "unchanged", log: 0, se: 0, delta: 0, ci: [0, 0] };
-  if (row.status !== "ok") return { sha, kind: "gap", gap: row.status === "no-work" ? "no work measured" : row.status };
+  if (row.status !== "ok")
+    return {
+      sha,
+      kind: "gap",
+      gap: row.status === "no-work" ? "no work measured" : row.status === "uncounted" ? "not countable" : row.status,
+    };
   if (row.exact) {
     const { base, head } = row.exact;
     if (!(base > 0 && head > 0)) return { sha, kind: "gap", gap: "an exact count of 0 has no ratio" };

@@ -26,8 +26,20 @@ export type ExactVerdict = "same" | "more" | "fewer";
  */
 export type MeasureMode = "duet" | "isolated" | "mixed";
 
-/** `time` values are nanoseconds; `count` and `bytes` are exact and never given an interval. */
-export type Unit = "ns" | "count" | "bytes";
+/**
+ * `ns`: time per iteration; `instructions` and `cycles`: what callgrind counted per iteration
+ * (`compare --measure`, docs/counting.md), paired like times; `count` and `bytes` are exact and
+ * never given an interval.
+ */
+export type Unit = "ns" | "instructions" | "cycles" | "count" | "bytes";
+
+/** Units of a benchmark's own iterations, measured alternately and compared with a paired interval. */
+export const PER_ITERATION_UNITS: readonly Unit[] = ["ns", "instructions", "cycles"];
+
+/** Whether a row's values are per iteration of a benchmark (a time or a count of its work). */
+export function perIteration(unit: Unit): boolean {
+  return PER_ITERATION_UNITS.includes(unit);
+}
 
 export interface RevisionInfo {
   /** What the user asked for (`main`, `HEAD`, `working tree`). */
@@ -104,7 +116,19 @@ export interface ExactComparison {
  * loop: the benchmark's body was most likely optimized away, so it gets no interval and no
  * verdict (its rounds are kept). Schema 4 added `no-work`.
  */
-export type RowStatus = "ok" | "new" | "removed" | "failed" | "unchanged" | "no-work";
+export type RowStatus = "ok" | "new" | "removed" | "failed" | "unchanged" | "no-work" | "uncounted";
+
+/**
+ * A counted row (`--measure instructions|cycles`) whose measured windows were mostly not its own
+ * instructions: `waits`, the process waited (timers, I/O) for most of their wall time; `kernel`,
+ * its CPU time was mostly the kernel's (system calls). Counts see neither, so the row gets no
+ * interval and no verdict (status `uncounted`; docs/counting.md, "What counts cannot see").
+ */
+export interface Uncounted {
+  why: "waits" | "kernel";
+  /** The share of the windows' wall time waited, or of their CPU time in the kernel. */
+  share: number;
+}
 
 /**
  * Below this time per iteration on both sides a row measures an empty loop, not its code (ns).
@@ -133,6 +157,8 @@ export interface Row {
   exact?: ExactComparison;
   /** With `compare --profile`: the functions whose self time changed (model/profile.ts). */
   profile?: RowProfile;
+  /** Status `uncounted`: what the counts missed. */
+  uncounted?: Uncounted;
 }
 
 export interface CompareResult {
@@ -194,6 +220,20 @@ export interface CompareResult {
   profile?: ProfileSummary;
   /** This invocation's wall time and the part spent inside bench processes (a resumed run counts only its own part). */
   timing?: { wallMs: number; childMs: number };
+  /** A counting run (`--measure instructions|cycles`): what was counted, and how. Absent: rows are timed. */
+  measure?: CountedMeasure;
+}
+
+/** How a counting run counted (docs/counting.md): not production time, and the report says so. */
+export interface CountedMeasure {
+  /** What a benchmark row's values are, per iteration. */
+  quantity: "instructions" | "cycles";
+  /** The counter: callgrind of this valgrind (`valgrind-3.19.0`). */
+  tool: string;
+  /** The runtime and its flags in the bench processes (`node --single-threaded --expose-gc`). */
+  runtimeFlags: string;
+  /** `cycles`: the caches callgrind simulated (size, ways, line), and the weights of an access. */
+  caches?: { I1: string; D1: string; LL: string; weights: { l1: number; ll: number; ram: number } };
 }
 
 /** The flags of a compare that change what it measures, as given (`--time` in ms, `--timeout` in s). */

@@ -93,7 +93,8 @@ function medianOf(rounds: Row["base"]): number | undefined {
 export function showRow(row: Row): ShownRow {
   const base = medianOf(row.base);
   const head = medianOf(row.head);
-  const ties = row.stats ? tiedRounds(row) : undefined;
+  // Counts repeat exactly by design: identical rounds say nothing about a clock.
+  const ties = row.stats && row.unit === "ns" ? tiedRounds(row) : undefined;
   return {
     ...row,
     sideMedians: { ...(base !== undefined ? { base } : {}), ...(head !== undefined ? { head } : {}) },

@@ -11,12 +11,14 @@ import type { WalshSummary } from "../stats/signed-rank.ts";
 import { findProblem, pairUp } from "../stats/validate.ts";
 import {
   NO_WORK_NS,
+  perIteration,
   type CompareResult,
   type MeasureMode,
   type PairedStats,
   type Rounds,
   type Row,
   type Side,
+  type Uncounted,
   type Unit,
 } from "../model/result.ts";
 
@@ -39,7 +41,58 @@ export interface RawRow {
   mode?: MeasureMode;
   /** The file's code is the same on both sides: the row was not measured. */
   unchanged?: true;
+  /** A counted row: what its measured windows took, summed over rounds and both sides (compare/rows.ts). */
+  counted?: CountedTotals;
+  /** A counted row: the most an empty benchmark counted per iteration in its processes. */
+  floor?: number;
 }
+
+/** A counted row's measured windows, summed: their wall time, CPU time, the kernel's part, voluntary waits. */
+export interface CountedTotals {
+  windows: number;
+  /** Iterations the windows ran. */
+  iterations: number;
+  /** What the windows counted (instructions or estimated cycles). */
+  events: number;
+  wallNs: number;
+  cpuNs: number;
+  systemNs: number;
+  waits: number;
+}
+
+/** A counted row within this many events per iteration of the empty loop did nothing more than it. */
+const NO_WORK_MARGIN = 0.5;
+
+/** A counted row waited when its windows ran under half their wall time and waited at least this often a window. */
+const WAITS_PER_WINDOW = 8;
+/** Above this share of the CPU time in the kernel, a counted row's counts miss most of its cost. */
+const KERNEL_SHARE = 0.3;
+
+/**
+ * What a counted row's counts missed, if that is most of it: the time its windows waited (a
+ * sleep, a timer, I/O: many voluntary waits and little CPU; a busy machine gives little CPU
+ * without them), or the kernel's share of its CPU time.
+ */
+export function uncountedPart(totals: CountedTotals | undefined): Uncounted | undefined {
+  if (!totals || totals.windows === 0 || !(totals.wallNs > 0)) return undefined;
+  const waited = 1 - Math.min(1, totals.cpuNs / totals.wallNs);
+  if (waited > 0.5 && totals.waits >= WAITS_PER_WINDOW * totals.windows) return { why: "waits", share: waited };
+  // Valgrind runs the code tens of times slower, the kernel at its own speed: the kernel's share
+  // of the time the code would take natively, at about NATIVE_NS_PER_EVENT an event.
+  const native = totals.events * NATIVE_NS_PER_EVENT;
+  const kernel = totals.systemNs > 0 ? totals.systemNs / (totals.systemNs + native) : 0;
+  // Valgrind's own system calls (its translations' memory) add a little to every window: a row
+  // in the kernel spends at least what a system call takes in each iteration.
+  const perIteration = totals.iterations > 0 ? totals.systemNs / totals.iterations : 0;
+  if (kernel > KERNEL_SHARE && perIteration >= KERNEL_NS_PER_ITERATION) return { why: "kernel", share: kernel };
+  return undefined;
+}
+
+/** The least kernel time per iteration of a row that makes system calls (one takes a few hundred ns). */
+const KERNEL_NS_PER_ITERATION = 100;
+
+/** What an instruction (or estimated cycle) takes natively, about: a 3 GHz core at one a cycle. */
+const NATIVE_NS_PER_EVENT = 1 / 3;
 
 function statusRow(raw: RawRow, status: Row["status"], error?: Row["error"]): Row {
   const { id, file, label, unit, base, head, mode } = raw;
@@ -71,15 +124,19 @@ function analyzeOne(raw: RawRow, level: number): Analyzed {
     const message = `only ${pairs.base.length} of ${Math.max(raw.base.length, raw.head.length)} rounds have a value on both sides; need at least 2`;
     return { row: statusRow(raw, "failed", { side: sparserSide(raw), message }) };
   }
-  const paired = raw.unit === "ns" || raw.sampled === true;
+  const paired = perIteration(raw.unit) || raw.sampled === true;
   const problem = findProblem(pairs.base, pairs.head, paired ? TIMED_RULES : EXACT_RULES);
   if (problem) return { row: statusRow(raw, "failed", { side: problem.side ?? "head", message: problem.message }) };
   if (!paired) return { row: { ...statusRow(raw, "ok"), exact: compareExact(raw.id, pairs.base, pairs.head) } };
   const { stats, walsh } = pairedAnalysis(raw.id, pairs.base, pairs.head, level);
   // An empty loop's cost on both sides: no interval, no verdict, not one of Holm's family; the
-  // rounds stay in the row.
+  // rounds stay in the row. Counted, the empty loop was counted in the same processes.
   if (raw.unit === "ns" && !raw.sampled && Math.max(stats.baseMedian, stats.headMedian) < NO_WORK_NS)
     return { row: statusRow(raw, "no-work") };
+  if (raw.floor !== undefined && Math.max(stats.baseMedian, stats.headMedian) <= raw.floor + NO_WORK_MARGIN)
+    return { row: statusRow(raw, "no-work") };
+  const uncounted = uncountedPart(raw.counted);
+  if (uncounted) return { row: { ...statusRow(raw, "uncounted"), uncounted } };
   return { row: { ...statusRow(raw, "ok"), stats }, walsh };
 }
 
@@ -144,12 +201,14 @@ export function intervalRows(rows: readonly Row[]): Row[] {
  */
 export function nothingCompared(rows: readonly Row[]): string | undefined {
   // A row that measured an empty loop was measured: `no work measured` is its answer.
-  if (rows.some((row) => row.stats || row.exact || row.status === "no-work")) return undefined;
+  if (rows.some((row) => row.stats || row.exact || row.status === "no-work" || row.status === "uncounted")) return undefined;
   // Code the same on both sides (a change to docs only) is an answer, not a failure.
   if (rows.length > 0 && rows.every((row) => row.status === "unchanged")) return undefined;
   if (rows.length === 0) return "no benchmark was measured: the bench files reported no rows";
   const count = (status: Row["status"]) => rows.filter((row) => row.status === status).length;
-  const parts = (["new", "removed", "failed", "unchanged", "no-work"] as const).filter((s) => count(s) > 0).map((s) => `${count(s)} ${s}`);
+  const parts = (["new", "removed", "failed", "unchanged", "no-work", "uncounted"] as const)
+    .filter((s) => count(s) > 0)
+    .map((s) => `${count(s)} ${s}`);
   return `no benchmark was measured on both sides (${parts.join(", ")})`;
 }
 

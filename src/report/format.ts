@@ -5,7 +5,7 @@
  * terminal.ts only makes control characters visible).
  */
 import { formatLoad } from "../util/load.ts";
-import { type CompareResult, NO_WORK_NS, type Row, type Unit } from "../model/result.ts";
+import { type CompareResult, NO_WORK_NS, type Row, type Uncounted, type Unit } from "../model/result.ts";
 import type { Analysis, ShownRow } from "./analysis.ts";
 
 export const NONE = "—";
@@ -42,8 +42,41 @@ export function formatCount(value: number): string {
   return `${value < 0 ? "-" : ""}${grouped}${fraction ? `.${fraction}` : ""}`;
 }
 
+const COUNT_PREFIXES: Array<[string, number]> = [
+  ["", 1],
+  ["k", 1e3],
+  ["M", 1e6],
+  ["G", 1e9],
+  ["T", 1e12],
+];
+
+/** What a counted row's values are, per iteration (`compare --measure`). */
+const COUNTED_NAMES: Partial<Record<Unit, string>> = { instructions: "instr", cycles: "cycles" };
+
+/** A count per iteration with three significant digits or two decimals: `45.04 M instr`, `812.5 instr`. */
+export function formatCounted(value: number, unit: Unit): string {
+  let index = 0;
+  while (index < COUNT_PREFIXES.length - 1 && Math.abs(value) >= COUNT_PREFIXES[index + 1]![1]) index++;
+  if (index < COUNT_PREFIXES.length - 1 && Math.abs(Number((value / COUNT_PREFIXES[index]![1]).toFixed(2))) >= 1000) index++;
+  const [prefix, scale] = COUNT_PREFIXES[index]!;
+  const scaled = value / scale;
+  const text = index === 0 ? String(Number(scaled.toFixed(1))) : scaled.toFixed(2);
+  return `${text} ${prefix ? `${prefix} ` : ""}${COUNTED_NAMES[unit] ?? unit}`;
+}
+
+/** Whether a unit is a count of work per iteration (`--measure instructions|cycles`). */
+export function isCounted(unit: Unit): boolean {
+  return unit === "instructions" || unit === "cycles";
+}
+
+/** Decimals of a row's percentages: counts resolve hundredths of a percent, time tenths. */
+export function percentDigits(unit: Unit): number {
+  return isCounted(unit) ? 2 : 1;
+}
+
 export function formatValue(value: number, unit: Unit): string {
   if (unit === "ns") return formatTime(value);
+  if (isCounted(unit)) return formatCounted(value, unit);
   if (unit === "bytes") return `${formatCount(value)} B`;
   return formatCount(value);
 }
@@ -52,9 +85,9 @@ export function formatValue(value: number, unit: Unit): string {
  * A fraction as a signed percentage with one decimal: 0.014 → `+1.4%`. The sign is that of the
  * value, not of its rounding, so a bound just below zero reads `-0.0%`.
  */
-export function formatPercent(fraction: number): string {
+export function formatPercent(fraction: number, digits = 1): string {
   if (!Number.isFinite(fraction)) return fraction > 0 ? "+∞" : "-∞"; // an unbounded interval (too few rounds)
-  return `${fraction < 0 ? "-" : "+"}${Math.abs(fraction * 100).toFixed(1)}%`;
+  return `${fraction < 0 ? "-" : "+"}${Math.abs(fraction * 100).toFixed(digits)}%`;
 }
 
 /** Beyond these a ratio says only "huge": with few rounds an interval can reach +28258649.2%. */
@@ -66,15 +99,15 @@ const MIN_SHOWN = -0.999;
  * +999% it is `>+999%`, below -99.9% (a ratio near 0) `<-99.9%`. An unbounded interval (too few
  * rounds: a bound of ±∞ in log space, so +∞ or exactly -100%) says so. The JSON keeps the numbers.
  */
-export function formatBound(fraction: number): string {
-  if (!Number.isFinite(fraction) || fraction === -1) return formatPercent(fraction);
+export function formatBound(fraction: number, digits = 1): string {
+  if (!Number.isFinite(fraction) || fraction === -1) return formatPercent(fraction, digits);
   if (fraction > MAX_SHOWN) return ">+999%";
   if (fraction < MIN_SHOWN) return "<-99.9%";
-  return formatPercent(fraction);
+  return formatPercent(fraction, digits);
 }
 
-export function formatInterval(ci: readonly [number, number]): string {
-  return `[${formatBound(ci[0])}, ${formatBound(ci[1])}]`;
+export function formatInterval(ci: readonly [number, number], digits = 1): string {
+  return `[${formatBound(ci[0], digits)}, ${formatBound(ci[1], digits)}]`;
 }
 
 /**
@@ -86,6 +119,20 @@ export function runLine(result: CompareResult, options: { markDirty?: boolean } 
   const count = rounds.completed < rounds.planned ? `${rounds.completed} of ${rounds.planned}` : String(rounds.completed);
   const head = `${result.head.sha.slice(0, 12)}${result.head.dirty && options.markDirty !== false ? " (dirty)" : ""}`;
   return `runtime ${result.runtime} | rounds ${count} | base ${result.base.sha.slice(0, 12)} | head ${head}`;
+}
+
+/**
+ * What a counting run's values are, stated beside the run line: counts, by which tool and under
+ * which runtime flags, and that they are not production time (docs/counting.md). Undefined for time.
+ */
+export function measureLine(result: CompareResult): string | undefined {
+  const m = result.measure;
+  if (!m) return undefined;
+  const what =
+    m.quantity === "cycles" && m.caches
+      ? `estimated cycles per iteration (an L1 hit ${m.caches.weights.l1}, a last-level hit ${m.caches.weights.ll}, memory ${m.caches.weights.ram}; simulated caches I1 ${m.caches.I1}, D1 ${m.caches.D1}, LL ${m.caches.LL})`
+      : `${m.quantity} per iteration`;
+  return `counted, not timed: ${what} by callgrind (${m.tool}) in ${m.runtimeFlags || result.runtime}; not production time: waiting, the kernel's work and other threads' timing are not in the counts`;
 }
 
 /** `loadavg start a b c | end a b c` */
@@ -263,11 +310,27 @@ export function rowNotes(rows: readonly ShownRow[]): RowNote[] {
     if (row.status === "no-work")
       notes.push({
         id: row.id,
-        text: `${NO_WORK_TEXT}: under ${NO_WORK_NS} ns per iteration on both sides, what an empty loop costs; the benchmark's body was probably optimized away (use its result: return it, or keep it in a variable the benchmark reads)`,
+        text: isCounted(row.unit)
+          ? `${NO_WORK_TEXT}: both sides counted what an empty benchmark's loop counts in the same processes; the body was optimized away (use its result: return it, or keep it in a variable the benchmark reads)`
+          : `${NO_WORK_TEXT}: under ${NO_WORK_NS} ns per iteration on both sides, what an empty loop costs; the benchmark's body was probably optimized away (use its result: return it, or keep it in a variable the benchmark reads)`,
       });
+    if (row.status === "uncounted" && row.uncounted) notes.push({ id: row.id, text: uncountedText(row.uncounted) });
     if (row.ties) notes.push({ id: row.id, text: tiedText(row.ties) });
   }
   return notes;
+}
+
+/** What an `uncounted` row reads in the verdict column. */
+export const UNCOUNTED_TEXT = "not countable";
+
+/** Why a counted row has no verdict: what its counts missed (report/analyze.ts uncountedPart). */
+function uncountedText({ why, share }: Uncounted): string {
+  const pct = `${Math.round(share * 100)}%`;
+  const what =
+    why === "waits"
+      ? `its measured windows waited ${pct} of their wall time (timers, I/O)`
+      : `${pct} of its measured windows' CPU time was the kernel's (system calls)`;
+  return `${UNCOUNTED_TEXT}: ${what}, which counts do not see; no verdict (measure it with --measure time)`;
 }
 
 /**
@@ -305,8 +368,8 @@ export function rowCells(row: ShownRow): RowCells {
     return {
       base: formatValue(s.baseMedian, unit),
       head: formatValue(s.baseMedian * (1 + s.delta), unit),
-      delta: formatBound(s.delta),
-      ci: formatInterval(s.ci),
+      delta: formatBound(s.delta, percentDigits(unit)),
+      ci: formatInterval(s.ci, percentDigits(unit)),
       verdict: s.verdict,
     };
   }
@@ -326,8 +389,16 @@ export function rowCells(row: ShownRow): RowCells {
     head: row.status === "removed" ? NONE : sideCell(row.sideMedians.head, row.unit),
     delta: "",
     ci: "",
-    verdict: row.status === "unchanged" ? "unchanged code" : row.status === "no-work" ? NO_WORK_TEXT : row.status,
+    verdict: statusText(row.status),
   };
+}
+
+/** What a row without an interval reads in the verdict column. */
+function statusText(status: Row["status"]): string {
+  if (status === "unchanged") return "unchanged code";
+  if (status === "no-work") return NO_WORK_TEXT;
+  if (status === "uncounted") return UNCOUNTED_TEXT;
+  return status;
 }
 
 /** One summary line: how many rows got which verdict. */
@@ -341,10 +412,9 @@ export function summaryLine(rows: readonly Row[]): string {
   ];
   const exact = count((r) => r.exact !== undefined);
   if (exact > 0) parts.push(`${count((r) => r.exact !== undefined && r.exact.verdict !== "same")} of ${exact} exact changed`);
-  for (const status of ["new", "removed", "failed", "unchanged", "no-work"] as const) {
+  for (const status of ["new", "removed", "failed", "unchanged", "no-work", "uncounted"] as const) {
     const n = count((r) => r.status === status);
-    if (n > 0)
-      parts.push(`${n} ${status === "unchanged" ? "unchanged code (not measured)" : status === "no-work" ? NO_WORK_TEXT : status}`);
+    if (n > 0) parts.push(`${n} ${status === "unchanged" ? "unchanged code (not measured)" : statusText(status)}`);
   }
   return `${parts.join(", ")} (${rows.length} rows)`;
 }

@@ -8,7 +8,7 @@
  * Everything from the project (benchmark names, error messages, refs) goes through `escapeHtml`.
  */
 import { gateHeadline, gateRows } from "./gate.ts";
-import { formatBound, formatInterval, rowCells, rowNotes, runLine, runNotes, summaryLine, visible } from "./format.ts";
+import { formatBound, formatInterval, measureLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible } from "./format.ts";
 import { formatLoad } from "../util/load.ts";
 import type { CompareResult, Row } from "../model/result.ts";
 import type { Analysis, ShownResult } from "./analysis.ts";
@@ -328,6 +328,7 @@ export function renderHtml(analysis: Analysis): string {
     `<p class="summary">${escapeHtml(summaryLine(result.rows))}</p>`,
     gateSection(result),
     `<dl class="run"><dt>run</dt><dd>${escapeHtml(runLine(result))}</dd>`,
+    measureLine(result) ? `<dt>measure</dt><dd>${escapeHtml(measureLine(result)!)}</dd>` : "",
     `${revision("base", result)}${revision("head", result)}`,
     `<dt>started</dt><dd>${escapeHtml(result.startedAt)}</dd><dt>finished</dt><dd>${escapeHtml(result.finishedAt)}</dd>${timing}`,
     `<dt>xbench</dt><dd>${escapeHtml(result.xbenchVersion)}</dd></dl>`,

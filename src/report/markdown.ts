@@ -6,7 +6,7 @@
  * `escapeMarkdown`, so a name cannot break the table or inject markup or HTML.
  */
 import { gateHeadline, gateRows } from "./gate.ts";
-import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
+import { loadLine, measureLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
 import type { Row } from "../model/result.ts";
 import type { Analysis, ShownRow } from "./analysis.ts";
 import { profileMarkdownLines } from "./profile.ts";
@@ -113,7 +113,11 @@ export function renderMarkdown(analysis: Analysis): string {
     if (rows.length > 0) out.push("");
   }
   out.push(`**xbench compare**: ${summaryLine(result.rows)}`, "");
-  out.push(runLine(result), "", loadLine(result), "");
+  out.push(runLine(result), "");
+  const counted = measureLine(result);
+  // Its tool and flags come from the result file: escaped like a name.
+  if (counted) out.push(escapeMarkdown(counted), "");
+  out.push(loadLine(result), "");
   out.push(...resultTable(result.rows), "");
   const notes = [...runNotes(analysis), ...rowNotes(result.rows).map((n) => `${escapeMarkdown(n.id)}: ${escapeMarkdown(n.text)}`)];
   for (const note of notes) out.push(`- ${note}`);

@@ -4,7 +4,7 @@
  * right-aligned, then notes. Colour (ANSI) only when asked: the caller decides (output/color.ts).
  */
 import { gateHeadline, gateRows } from "./gate.ts";
-import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
+import { loadLine, measureLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
 import type { Row } from "../model/result.ts";
 import type { Analysis } from "./analysis.ts";
 import { profileTerminalLines } from "./profile.ts";
@@ -58,7 +58,10 @@ export function renderTerminal(analysis: Analysis, options: { color: boolean; di
     for (const row of gateRows(result.gate)) out.push(`  ${visible(row.id)}  ${row.text}`);
     out.push("");
   }
-  out.push(paint("2", runLine(result, { markDirty: !options.dirtyStated })), paint("2", loadLine(result)), "");
+  out.push(paint("2", runLine(result, { markDirty: !options.dirtyStated })));
+  const counted = measureLine(result);
+  if (counted) out.push(paint("2", counted));
+  out.push(paint("2", loadLine(result)), "");
   out.push(paint("1", layout(HEADER).join(GAP)));
   result.rows.forEach((row, i) => {
     const cells = layout(lines[i]!);

@@ -13,6 +13,8 @@ export const CHILD_ASSETS = {
   side: "runner/child/side.ts",
   driver: "runner/child/driver.ts",
   sampler: "runner/child/sampler.ts",
+  counter: "runner/child/counter.ts",
+  countSampler: "runner/child/count-sampler.ts",
   extras: "runner/child/extras.ts",
   registry: "runner/child/registry.ts",
   vitest: "runner/child/vitest.ts",

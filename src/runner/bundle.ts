@@ -34,6 +34,8 @@ const VIRTUAL: Record<string, ChildAsset> = {
   "xbench-internal:side": "side",
   "xbench-internal:driver": "driver",
   "xbench-internal:sampler": "sampler",
+  "xbench-internal:counter": "counter",
+  "xbench-internal:count-sampler": "countSampler",
   "xbench-internal:extras": "extras",
   "xbench-internal:registry": "registry",
   "xbench-internal:deno": "deno",

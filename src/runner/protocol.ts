@@ -35,6 +35,48 @@ export interface SamplingBudget {
   minBatches: number;
 }
 
+/** What a counting bench process counts: instructions, or cycles estimated from the cache simulation. */
+export type CountMeasure = "instructions" | "cycles";
+
+/** How a counting bench process samples each benchmark (runner/child/count-sampler.ts). */
+export interface CountBudget {
+  /** Events (instructions or estimated cycles) a measured window holds at least. */
+  windowEvents: number;
+  /** Measured windows per side, alternating A B B A. */
+  windows: number;
+  /** Calls a side's warm-up makes at least, unless it counted `warmupEvents` first (a costly call). */
+  warmupCalls: number;
+  /** Events a side's warm-up counts at least, unless it made `warmupCalls` first (a cheap call). */
+  warmupEvents: number;
+  /** Counted windows a side may take to stop getting cheaper before the measured ones. */
+  settleWindows: number;
+}
+
+/** What an access costs in estimated cycles, by where the cache simulation served it. */
+export interface CycleWeights {
+  l1: number;
+  ll: number;
+  ram: number;
+}
+
+/**
+ * Estimated cycles' weights: an L1 hit 1, a last-level hit 5, a memory access 35 (the convention
+ * of Rust's iai and of other callgrind-based harnesses; docs/counting.md, "Estimated cycles").
+ */
+export const CYCLE_WEIGHTS: CycleWeights = { l1: 1, ll: 5, ram: 35 };
+
+/** A bench process run under callgrind (docs/counting.md). */
+export interface CountingJob {
+  measure: CountMeasure;
+  /** `cycles`: the weights of the accesses (CYCLE_WEIGHTS). */
+  weights: CycleWeights;
+  /** The native module that issues valgrind's client requests (native/linux/counter.c). */
+  addon: string;
+  /** callgrind's --callgrind-out-file: its dumps are `<out>.1`, `<out>.2`, … */
+  out: string;
+  budget: CountBudget;
+}
+
 /**
  * One bench file of a shared process: its sides' bundles, in the order loaded, and what to
  * measure of it. A shared process measures its files one after the other, each as a duet of its
@@ -65,6 +107,8 @@ export interface Job {
   rowBudgets?: Record<string, SamplingBudget>;
   /** A shared process (kind `duet`, parts `timed`): these files one after the other; `sides`, `layout`, `labels` and `rowBudgets` are then per file. */
   files?: JobFile[];
+  /** Count instead of timing: the process runs under callgrind. */
+  counting?: CountingJob;
 }
 
 /**
@@ -108,6 +152,26 @@ export interface ChildRow {
   warmupNs?: number;
   /** In a shared process: the bench file the row belongs to. */
   file?: string;
+  /** A counted row: its measured windows' wall and CPU time, and what it waited for (count-sampler.ts). */
+  counted?: CountedTime;
+  /** A counted row: callgrind's events per iteration (Ir, and with the cache simulation Dr, D1mr, …). */
+  events?: Record<string, number>;
+  /** A counted row: what an empty benchmark counts per iteration in the same process (the loop alone). */
+  floor?: number;
+}
+
+/**
+ * The time a counted row's measured windows took under valgrind. Counts see only the
+ * process's own instructions: a row that spends its windows waiting (timers, I/O) or in the
+ * kernel is mostly outside them (report/analyze.ts flags it).
+ */
+export interface CountedTime {
+  wallNs: number;
+  /** User and system CPU time of the process meanwhile. */
+  cpuNs: number;
+  systemNs: number;
+  /** Voluntary context switches meanwhile: the process waited for something. */
+  waits?: number;
 }
 
 export type ChildLine =

@@ -31,6 +31,12 @@ interface RuntimeEntry {
   args(root: string): string[];
   /** Bun.build's target for bundles this runtime loads. */
   bundleTarget: "bun" | "node";
+  /**
+   * What a counted bench process adds (docs/counting.md, "Runtime flags"): arguments after
+   * `args`, before the bundle, and environment. The JIT and the collector on the main thread,
+   * so that counts repeat, and a forced collection the sampler can call between windows.
+   */
+  counting: { args: string[]; env: Record<string, string> };
 }
 
 /** Set beside BUN_BE_BUN so the bench process can drop both before it starts anything. */
@@ -57,8 +63,14 @@ function denoConfig(root: string): string | undefined {
 }
 
 const LAUNCH: Record<Runtime, RuntimeEntry> = {
-  node: { command: () => ({ file: process.env.XBENCH_NODE || "node", env: {} }), args: () => [], bundleTarget: "node" },
-  bun: { command: bunCommand, args: () => [], bundleTarget: "bun" },
+  node: {
+    command: () => ({ file: process.env.XBENCH_NODE || "node", env: {} }),
+    args: () => [],
+    bundleTarget: "node",
+    counting: { args: ["--single-threaded", "--expose-gc"], env: {} },
+  },
+  // Bun.gc(true) needs no flag.
+  bun: { command: bunCommand, args: () => [], bundleTarget: "bun", counting: { args: [], env: {} } },
   deno: {
     command: (local) => ({ file: process.env.XBENCH_DENO || local("deno") || "deno", env: {} }),
     // Deno finds its configuration from the main module; the driver may sit outside the project
@@ -68,6 +80,7 @@ const LAUNCH: Record<Runtime, RuntimeEntry> = {
       return ["run", "-A", "--quiet", ...(config ? ["--config", config] : [])];
     },
     bundleTarget: "node",
+    counting: { args: ["--v8-flags=--single-threaded,--expose-gc"], env: {} },
   },
 };
 
@@ -84,10 +97,17 @@ export function runtimeCommand(runtime: Runtime, root: string): RuntimeCommand {
   return LAUNCH[runtime].command(localIn(root));
 }
 
-/** The command line that runs `bundle` under `runtime` in `root`. */
-export function runtimeLaunch(runtime: Runtime, root: string, bundle: string): RuntimeLaunch {
+/** The command line that runs `bundle` under `runtime` in `root`; `counting`: with the runtime's counting flags. */
+export function runtimeLaunch(runtime: Runtime, root: string, bundle: string, counting = false): RuntimeLaunch {
   const { file, env } = runtimeCommand(runtime, root);
-  return { argv: [file, ...LAUNCH[runtime].args(root), bundle], env };
+  const extra = counting ? LAUNCH[runtime].counting : { args: [], env: {} };
+  return { argv: [file, ...LAUNCH[runtime].args(root), ...extra.args, bundle], env: { ...env, ...extra.env } };
+}
+
+/** The runtime flags of a counted bench process, as a report states them (`node --single-threaded --expose-gc`). */
+export function countingFlags(runtime: Runtime): string {
+  const { args, env } = LAUNCH[runtime].counting;
+  return [...Object.entries(env).map(([k, v]) => `${k}=${v}`), runtime, ...args].join(" ");
 }
 
 /**

@@ -24,7 +24,7 @@
  *     number.
  */
 import { XbenchError } from "../errors.ts";
-import type { CompareResult, Verdict } from "../model/result.ts";
+import { perIteration, type CompareResult, type Verdict } from "../model/result.ts";
 import { mulberry32 } from "../schedule/prng.ts";
 import { DEFAULT_MIN_EFFECT, isChange, verdictWithin } from "./equivalence.ts";
 import { LEVEL, logRatios, pairedAnalysis } from "./paired.ts";
@@ -112,7 +112,7 @@ export function readAA(result: CompareResult): AAReading {
   const sameCommit = isAARun(result);
   const rows: NoiseFloor[] = [];
   for (const row of sameCommit ? result.rows : []) {
-    if (row.status !== "ok" || row.unit !== "ns") continue;
+    if (row.status !== "ok" || !perIteration(row.unit)) continue;
     const pairs = pairUp(row.base, row.head);
     try {
       const floor = noiseFloor(row.id, pairs.base, pairs.head, result.level ?? LEVEL);

@@ -7,10 +7,13 @@
 import { appendFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { commandRows, firstLine, metricRows } from "xbench-internal:extras";
-import { prepare, sample } from "xbench-internal:sampler";
+import { measureRegion, now, prepare, sample } from "xbench-internal:sampler";
+import { openCounter } from "xbench-internal:counter";
+import { sampleCounts } from "xbench-internal:count-sampler";
 import type { Side } from "../../model/result.ts";
 import type { ChildLine, Job, JobFile, JobSide, LayoutDraw, SamplingBudget } from "../protocol.ts";
-import type { Subject } from "./sampler.ts";
+import type { Sampled, Subject } from "./sampler.ts";
+import type { CountHost, CountSampled } from "./count-sampler.ts";
 import type { BenchmarkCase, SideDescription } from "./side.ts";
 
 /** Registrations go to the side whose file is loading (see bench/api.ts). */
@@ -28,6 +31,29 @@ if (process.env.XBENCH_BE_BUN) {
   delete process.env.XBENCH_BE_BUN;
 }
 const resultFile = process.env.XBENCH_RESULT_FILE!;
+
+/**
+ * A counting process (docs/counting.md): the counter is opened before any bench file loads, so
+ * that every subject measures collection, not the clock.
+ */
+const counter = job.counting ? openCounter(job.counting) : undefined;
+if (counter) measureRegion(counter.region);
+const unit = counter?.measure ?? "ns";
+
+/** What a counting sampler needs of this process: its clocks, its waits, a full collection. */
+const countHost: CountHost = {
+  clock: now,
+  cpu: typeof process.cpuUsage === "function" ? () => process.cpuUsage() : undefined,
+  waits: typeof process.resourceUsage === "function" ? () => process.resourceUsage().voluntaryContextSwitches : undefined,
+  // A young generation emptied before each window: otherwise whether a scavenge falls inside a
+  // window depends on the windows before it, which the order of sides changes (docs/counting.md).
+  gc: (() => {
+    const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+    if (bun?.gc) return () => bun.gc(true);
+    const gc = (globalThis as { gc?: (options?: { type: "minor" | "major" }) => void }).gc;
+    return typeof gc === "function" ? () => gc({ type: "minor" }) : undefined;
+  })(),
+};
 
 /** In a shared process, the file being loaded or measured: its rows carry its name. */
 let currentFile: string | undefined;
@@ -116,7 +142,7 @@ process.on("exit", (code) => {
     code === 0 || code === 13
       ? "its promise never settled: the process ran out of work while the benchmark (or its setup) awaited it"
       : `the process exited (${code}) while this benchmark ran`;
-  for (const side of measuring.sides) emit({ t: "row", label: measuring.label, side, unit: "ns", error: message });
+  for (const side of measuring.sides) emit({ t: "row", label: measuring.label, side, unit, error: message });
 });
 
 /** Measures one label on every side that has it: alternately when two sides do. */
@@ -135,7 +161,7 @@ async function measureCases(label: string, cases: Array<{ side: Side; benchmark:
     try {
       subjects.push({ side, subject: await guarded(() => prepare(benchmark)) });
     } catch (error) {
-      emit({ t: "row", label, side, unit: "ns", error: firstLine(error) });
+      emit({ t: "row", label, side, unit, error: firstLine(error) });
     }
   }
   if (subjects.length === 0) return;
@@ -153,17 +179,35 @@ async function measureCases(label: string, cases: Array<{ side: Side; benchmark:
     finish: subject.finish,
   }));
   try {
-    const results = await guarded(() => sample(tracked, budget));
+    const floor = counter ? await emptyLoopCount() : undefined;
+    const results: Array<Sampled | CountSampled> = await guarded(() =>
+      counter && job.counting ? sampleCounts(tracked, job.counting.budget, counter, countHost) : sample(tracked, budget),
+    );
     for (const s of subjects) await s.subject.finish();
     subjects.forEach((s, i) => {
       const { value, batches, iterations, batchNs, halves, warmupNs } = results[i]!;
-      emit({ t: "row", label, side: s.side, unit: "ns", value, batches, iterations, batchNs, halves, warmupNs });
+      const counted = "counted" in results[i]! ? { counted: results[i].counted, events: results[i].events, floor } : {};
+      emit({ t: "row", label, side: s.side, unit, value, batches, iterations, batchNs, halves, warmupNs, ...counted });
     });
   } catch (error) {
     abandoned = true;
     // Only this row fails, on the side that threw; the file's other rows are measured next.
-    emit({ t: "row", label, side: subjects[running]!.side, unit: "ns", error: firstLine(error) });
+    emit({ t: "row", label, side: subjects[running]!.side, unit, error: firstLine(error) });
   }
+}
+
+let emptyLoop: number | undefined;
+
+/**
+ * What an empty benchmark counts per iteration in this process: the loop around a body. A row at
+ * it on both sides had its body optimized away (report/analyze.ts). Counted once, like a row.
+ */
+async function emptyLoopCount(): Promise<number> {
+  if (emptyLoop === undefined) {
+    const empty = await prepare({ label: "(empty loop)", api: "mitata", fn: () => {}, args: {}, gc: false });
+    emptyLoop = (await sampleCounts([empty], job.counting!.budget, counter!, countHost))[0]!.value;
+  }
+  return emptyLoop;
 }
 
 /** Which timed labels to measure (all when `labels` is absent: a profiled process names one) and any row's own budget. */

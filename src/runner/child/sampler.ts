@@ -40,6 +40,27 @@ export const now = (() => {
 })();
 
 /**
+ * Where the code a batch measures begins and ends. Timing reads the clock at both ends (`begin`
+ * and `end` are `now`); counting (count-sampler.ts) turns callgrind's collection on and off there
+ * instead, so exactly the code a time-mode batch times is counted, and hooks, inputs made per
+ * batch and a forced collection between iterations are not. `mark` is a reading that starts
+ * nothing: where a section (`b.start()`) may begin later than the iteration.
+ */
+export interface Region {
+  begin(): number;
+  end(): number;
+  mark(): number;
+}
+
+const TIMED: Region = { begin: now, end: now, mark: now };
+let region: Region = TIMED;
+
+/** The region every subject prepared from now on measures; the time mode's by default. */
+export function measureRegion(next: Region = TIMED): void {
+  region = next;
+}
+
+/**
  * The smallest step this runtime's clock can show, in ns: the median step between consecutive
  * readings that differ (at most 200 steps or 20 ms). That is the tick of a coarse clock, or the
  * cost of a reading where ticks are finer than it: either way the resolution of a batch's time.
@@ -115,11 +136,18 @@ function callLoop(
   const callee = "self" in bound ? `fn.call(${["self", ...args].join(", ")})` : `fn(${args.join(", ")})`;
   const call = `${isAsync ? "await " : ""}${callee}`;
   const source = `return ${isAsync ? "async " : ""}function batch(n, ${Array.from({ length: arity }, (_, i) => `p${i}`).join(", ") || "_"}) {
-    const t0 = now();
+    const t0 = begin();
     for (let i = 0; i < n; i++) sink.value = ${call};
-    return now() - t0;
+    return end() - t0;
   } // subject ${++loops}`;
-  return new Function("fn", "now", "sink", "self", "argument", source)(fn, now, sink, bound.self, bound.argument);
+  return new Function("fn", "begin", "end", "sink", "self", "argument", source)(
+    fn,
+    region.begin,
+    region.end,
+    sink,
+    bound.self,
+    bound.argument,
+  );
 }
 
 /** Calls `fn` once (a first warm-up call) and says whether it returned a promise. */
@@ -185,9 +213,9 @@ function iteratorSubject(fn: Fn, args: Record<string, unknown>, gcInner: boolean
       let t1 = 0;
       const iterator = {
         next() {
-          if (count === 0) t0 = now();
+          if (count === 0) t0 = region.begin();
           if (count++ < n) return { done: false, value: undefined };
-          t1 = now();
+          t1 = region.end();
           return { done: true, value: undefined };
         },
       };
@@ -237,19 +265,21 @@ function iterationSubject(
   eachBefore?: () => unknown,
   eachAfter?: () => unknown,
 ): Subject {
+  const { begin, end: close, mark } = region;
   let start: number | undefined;
   let end: number | undefined;
-  const context: BenchContext = { start: () => void (start = now()), end: () => void (end = now()), name: "", origin: "" };
+  const context: BenchContext = { start: () => void (start = begin()), end: () => void (end = close()), name: "", origin: "" };
   return {
     async batch(n) {
       let total = 0;
       for (let i = 0; i < n; i++) {
         if (eachBefore) await eachBefore();
         start = end = undefined;
-        const t0 = now();
+        // A section begins at b.start(): the iteration's own start is only a reading then.
+        const t0 = bound.context ? mark() : begin();
         const result = bound.context ? fn(context) : fn.call(bound.self);
         if (result instanceof Promise) await result;
-        const t1 = now();
+        const t1 = bound.context && (start === undefined || end !== undefined) ? mark() : close();
         total += (end ?? t1) - (start ?? t0);
         if (eachAfter) await eachAfter();
       }

@@ -15,6 +15,16 @@ declare module "xbench-internal:sampler" {
   export = sampler;
 }
 
+declare module "xbench-internal:counter" {
+  const counter: typeof import("./counter.ts");
+  export = counter;
+}
+
+declare module "xbench-internal:count-sampler" {
+  const countSampler: typeof import("./count-sampler.ts");
+  export = countSampler;
+}
+
 declare module "xbench-internal:extras" {
   const extras: typeof import("./extras.ts");
   export = extras;
