@@ -173,7 +173,7 @@ XB_HIDDEN void note_secure(void) {
 
 /* In preload mode, a static program runs untraced: say so. */
 XB_HIDDEN void note_static(const char *path) {
-  if (g_filtered || t_busy) return;
+  if (g_filtered || t_self.busy) return;
   /* Its look at the ELF header makes raw system calls (sys.h): nothing is recorded. */
   if (xb_needs_seccomp(path)) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
 }
@@ -186,7 +186,7 @@ static int exec_traced(int dirfd, const char *file, const char *resolved, int fl
                        char *const envp[], struct exec_buf *b) {
   const char *shown = resolved ? resolved : file;
   int32_t *slot = shown && unmappable(shown) ? NULL /* EFAULT */
-                  : shown && shown[0]        ? record(XB_OP_EXEC, dirfd, shown, 0)
+                  : shown && shown[0]        ? record_call(XB_OP_EXEC, dirfd, shown, 0, 0)
                                              : record_fd(XB_OP_EXEC, dirfd);
   int secure = shim_cannot_follow(dirfd == AT_FDCWD ? resolved : NULL);
   if (secure)
@@ -201,7 +201,7 @@ static int exec_traced(int dirfd, const char *file, const char *resolved, int fl
     r = real_execve(file, argv, env);
   else
     r = (int)set_errno(xb_sys6(SYS_execveat, dirfd, (long)file, (long)argv, (long)env, flags, 0));
-  done(slot, 1);
+  finish(slot, 1);
   return r;
 }
 

@@ -24,10 +24,10 @@ DEF_PATHCALL(int, chdir, XB_OP_CHDIR, (const char *p), (p), p, AT_FDCWD, 0, T(SY
  * trampoline: the filter must see the call to know roots may differ.
  */
 EXPORT int chroot(const char *p) {
-  int32_t *slot = record(XB_OP_CHDIR, AT_FDCWD, p, 0);
+  struct xb_call slot = record(XB_OP_CHDIR, AT_FDCWD, p, 0);
   if (!RESOLVE(chroot)) return missing_real();
   int r = real_chroot(p);
-  done(slot, r < 0);
+  done(slot, r < 0, XB_OP_CHDIR, AT_FDCWD, p, 0);
   if (r == 0 && g_log.hdr) {
     if (!g_filtered) xb_log_flag(&g_log, XB_FLAG_CHROOT_UNTRACED);
     __atomic_store_n(&g_chrooted, 1, __ATOMIC_RELAXED);
@@ -43,11 +43,14 @@ DEF_PATHCALL(int, truncate64, XB_OP_TRUNCATE, (const char *p, off64_t l), (p, l)
 #define DEF_TWO_PATHS(name, params, args, op1, fd1, arg1, op2, fd2, arg2, raw)                                         \
   EXPORT int name params {                                                                                             \
     int named = !unmappable(from) && !unmappable(to); /* else EFAULT before either is looked up */                     \
-    int32_t *a = named ? record(op1, fd1, from, arg1) : NULL;                                                          \
-    int32_t *b = named ? record(op2, fd2, to, arg2) : NULL;                                                            \
+    struct xb_call a = {NULL, 0}, b = {NULL, 0};                                                                       \
+    if (named) {                                                                                                       \
+      a = record(op1, fd1, from, arg1);                                                                                \
+      b = record(op2, fd2, to, arg2);                                                                                  \
+    }                                                                                                                  \
     RAW_OR_REAL(int, r, name, args, raw)                                                                               \
-    done(a, r < 0);                                                                                                    \
-    done(b, r < 0);                                                                                                    \
+    done(a, r < 0, op1, fd1, from, arg1);                                                                              \
+    done(b, r < 0, op2, fd2, to, arg2);                                                                                \
     return r;                                                                                                          \
   }
 /* Links: the new name is written; the old one is looked up (a hard link's source, not followed
@@ -78,7 +81,7 @@ DEF_PATHCALL(int, mkfifoat, XB_OP_MKNOD, (int d, const char *p, mode_t m), (d, p
 EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len) {
   char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
   const size_t at = offsetof(struct sockaddr_un, sun_path);
-  int32_t *slot = NULL;
+  struct xb_call slot = {NULL, 0};
   if (addr && len > at + 1 && addr->sa_family == AF_UNIX) {
     size_t n = len - at < sizeof path - 1 ? len - at : sizeof path - 1;
     memcpy(path, (const char *)addr + at, n);
@@ -86,7 +89,7 @@ EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len) {
     slot = record(XB_OP_MKNOD, AT_FDCWD, path, S_IFSOCK);
   }
   RAW_OR_REAL(int, r, bind, (fd, addr, len), T(SYS_bind, fd, addr, len, 0))
-  done(slot, r < 0);
+  done(slot, r < 0, XB_OP_MKNOD, AT_FDCWD, path, S_IFSOCK);
   return r;
 }
 
@@ -194,31 +197,35 @@ EXPORT long syscall(long nr, ...) {
   long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
   long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
   va_end(ap);
-  int32_t *slot = NULL;
+  struct xb_call slot = {NULL, 0};
+  int op = 0, at = (int)a;
+  const char *path = NULL;
+  uint32_t arg = 0;
   if (nr == SYS_openat2) {
     uint64_t how[3] = {0, 0, 0}; /* struct open_how: flags, mode, resolve */
     if (c) memcpy(how, (const void *)c, (size_t)d < sizeof how ? (size_t)d : sizeof how);
-    slot = record(XB_OP_OPEN, (int)a, in_root_path((const char *)b, how[2]), (uint32_t)how[0]);
+    op = XB_OP_OPEN, path = in_root_path((const char *)b, how[2]), arg = (uint32_t)how[0];
   } else if (nr == SYS_getdents64 || XB_IS_GETDENTS(nr)) {
-    slot = record_fd(XB_OP_READDIR, (int)a);
+    slot.slot = record_fd(XB_OP_READDIR, (int)a);
   } else if (nr == SYS_statx) { /* libuv's stat (node's fs.statSync) */
-    slot = record(XB_OP_STAT, (int)a, (const char *)b, (uint32_t)c);
+    op = XB_OP_STAT, path = (const char *)b, arg = (uint32_t)c;
   } else if (nr == SYS_newfstatat) {
-    slot = record(XB_OP_STAT, (int)a, (const char *)b, (uint32_t)d);
+    op = XB_OP_STAT, path = (const char *)b, arg = (uint32_t)d;
   } else if (nr == SYS_openat) {
-    slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)c);
+    op = XB_OP_OPEN, path = (const char *)b, arg = (uint32_t)c;
 #ifdef SYS_open
   } else if (nr == SYS_open) { /* jemalloc's reads of /proc and /sys (rustc's allocator, redis's) */
-    slot = record(XB_OP_OPEN, AT_FDCWD, (const char *)a, (uint32_t)b);
+    op = XB_OP_OPEN, at = AT_FDCWD, path = (const char *)a, arg = (uint32_t)b;
 #endif
   } else if (nr == SYS_io_uring_setup && !g_filtered) {
     xb_log_flag(&g_log, XB_FLAG_IO_URING_UNTRACED); /* its ring's file operations: no shim sees them */
   } else if (!g_filtered && undecoded_file_call(nr)) {
     xb_log_flag(&g_log, XB_FLAG_RAW_UNTRACED); /* in hybrid mode the filter sees it */
   }
+  if (op) slot = record(op, at, path, arg);
   /* Only a call recorded here may bypass the filter; any other goes to it as from libc. */
-  long r = set_errno(slot && g_tramp ? g_tramp(nr, a, b, c, d, e, f) : xb_sys6(nr, a, b, c, d, e, f));
-  done(slot, r < 0);
+  long r = set_errno(slot.slot && g_tramp ? g_tramp(nr, a, b, c, d, e, f) : xb_sys6(nr, a, b, c, d, e, f));
+  done(slot, r < 0, op, at, path, arg);
   return r;
 }
 
