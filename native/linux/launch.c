@@ -110,6 +110,10 @@ static uint64_t peak_rss_kb(void) {
   return p ? strtoull(p + 6, NULL, 10) : 0;
 }
 
+long xb_progkind_open(const char *path) {
+  return xb_sys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0);
+}
+
 /* Resolves CMD like execvp; returns a malloc'd path or NULL with errno set. */
 static char *resolve_command(const char *cmd) {
   if (strchr(cmd, '/')) return strdup(cmd);
@@ -400,8 +404,9 @@ static struct envs make_envs(const char *log_abs, const char *shim) {
   traced[1] = env_pair(XB_ENV_MODE, backend == BACKEND_AUTO ? XB_MODE_HYBRID : XB_MODE_PRELOAD);
   char *fallback[3] = {traced[0], env_pair(XB_ENV_MODE, XB_MODE_PRELOAD), NULL};
   struct envs e;
-  e.env = backend == BACKEND_SECCOMP ? make_env(traced, NULL) : make_env(traced, shim);
-  e.fallback = backend == BACKEND_PRELOAD ? e.env : make_env(fallback, shim[0] ? shim : NULL);
+  const char *preload = shim[0] ? shim : NULL;
+  e.env = backend == BACKEND_SECCOMP ? make_env(traced, NULL) : make_env(traced, preload);
+  e.fallback = backend == BACKEND_PRELOAD ? e.env : make_env(fallback, preload);
   return e;
 }
 
@@ -506,6 +511,9 @@ int main(int argc, char **argv) {
   find_shim(shim);
   open_log(log_abs);
   char *path = command_path();
+  /* ld.so listing libraries (ldd's, `ld.so --list`) would list the shim among them: as the shim
+   * does at an exec (progkind.h), it is left out, as that process runs nothing it could trace. */
+  if (xb_lists_objects(path, g_opt.cmd_argv, environ)) shim[0] = 0;
   int sv[2] = {-1, -1};
   start_server(sv);
   struct envs envs = make_envs(log_abs, shim);

@@ -171,6 +171,10 @@ XB_HIDDEN void note_secure(void) {
   if (!g_filtered) xb_log_flag(&g_log, XB_FLAG_SHIM_DROPPED);
 }
 
+XB_HIDDEN long xb_progkind_open(const char *path) {
+  return XSYS(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0, 0);
+}
+
 /* In preload mode, a static program runs untraced: say so. */
 XB_HIDDEN void note_static(const char *path) {
   if (g_filtered || t_self.busy) return;
@@ -193,7 +197,8 @@ static int exec_traced(int dirfd, const char *file, const char *resolved, int fl
     note_secure();
   else if (resolved && dirfd == AT_FDCWD)
     note_static(resolved);
-  char **env = traced_env(envp, b, secure);
+  /* ld.so listing libraries would list the shim among them (ldd): left out, as it runs nothing. */
+  char **env = traced_env(envp, b, secure || xb_lists_objects(dirfd == AT_FDCWD ? resolved : NULL, argv, envp));
   int r;
   if (g_tramp)
     r = (int)set_errno(g_tramp(SYS_execveat, dirfd, (long)file, (long)argv, (long)env, flags, 0));

@@ -232,7 +232,7 @@ static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_
     note_secure();
   else if (target)
     note_static(target);
-  char **env = traced_env(envp, &b, secure);
+  char **env = traced_env(envp, &b, secure || xb_lists_objects(target, argv, envp)); /* see exec_traced */
   int r = (search ? real_posix_spawnp : real_posix_spawn)(pid, path, fa, attr, argv, env);
   if (slot) xb_log_set_result(slot, r);
   if (actions && !g_filtered) {

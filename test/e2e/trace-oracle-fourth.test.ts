@@ -1,7 +1,8 @@
 /**
  * A fourth held-out set for the strace oracle (rules in test/support/trace-oracle.ts): what the
  * first three sets have not met. Programs run with an audit module (ld.so's LD_AUDIT, a
- * program's DT_AUDIT), which takes the static TLS reserve. XBENCH_TRACE_DEBUG=1 prints every
+ * program's DT_AUDIT), which takes the static TLS reserve; ld.so listing libraries (ldd,
+ * `ld.so --list`), whose output must be what it is untraced. XBENCH_TRACE_DEBUG=1 prints every
  * difference.
  */
 import { join } from "pathe";
@@ -17,6 +18,9 @@ compile("gcc", ["-O2", "-shared", "-fPIC", "-o", audit, fixture("audit.c")]);
 compile("gcc", ["-O2", "-pthread", "-o", threads, fixture("threads.c")]);
 compile("gcc", ["-O2", "-pthread", `-Wl,--audit=${audit}`, "-o", threadsAudited, fixture("threads.c")]);
 
+/** ld.so's listing with its load addresses (which change with every run) taken out. */
+const withoutAddresses = (out: string) => out.replace(/\(0x[0-9a-f]+\)/g, "(ADDR)");
+const LOADER = "/lib64/ld-linux-x86-64.so.2";
 /** An audit module's calls go through its own C library, which preload does not reach (docs/tracer.md). */
 const AUDITED = "an audit module runs in a link-map namespace of its own";
 
@@ -40,6 +44,22 @@ const cases: OracleCase[] = [
     cmd: [threadsAudited, "sub"],
     preloadIncomplete: AUDITED,
     setup: () => withFiles("dt-audit", { "sub/t3-f5": "" }),
+  },
+  {
+    name: "ldd of a program prints what it prints untraced",
+    skip: lacking("ldd"),
+    cmd: ["ldd", "/bin/true"],
+    sameOutput: withoutAddresses,
+    preloadIncomplete: "ldd runs the dynamic loader as a program, which is static",
+    setup: () => fresh("ldd"),
+  },
+  {
+    name: "the dynamic loader's --list, and LD_TRACE_LOADED_OBJECTS given to a program",
+    cmd: ["sh", "-c", `${LOADER} --list /bin/cat && LD_TRACE_LOADED_OBJECTS=1 /bin/true`],
+    sameOutput: withoutAddresses,
+    // The loader runs as a static program: preload says so (trace-oracle-more.test.ts).
+    preloadIncomplete: "the dynamic loader is static",
+    setup: () => fresh("ldso-list"),
   },
 ];
 

@@ -53,6 +53,12 @@ export interface OracleCase {
    */
   varies?: RegExp[];
   known?: Known[];
+  /**
+   * The command must print on stdout under every backend what it prints untraced: both through
+   * this, which takes out what changes from run to run (load addresses). The tracer must never
+   * change what a program does (docs/tracer.md).
+   */
+  sameOutput?: (stdout: string) => string;
 }
 
 /**
@@ -287,6 +293,9 @@ export function oracleTests(title: string, cases: OracleCase[], scratch: string)
       // binary) are no tracer's miss. Required: what both runs show; allowed: what either shows.
       let oracle: { must: StraceView; may: Modes } | undefined;
       const expected = () => (oracle ??= agree(straceModes(c.cmd, c.setup(), env, scratch), straceModes(c.cmd, c.setup(), env, scratch)));
+      let untraced: string | undefined;
+      const printed = () =>
+        (untraced ??= spawnSync(c.cmd[0]!, c.cmd.slice(1), { cwd: c.setup(), env, encoding: "utf8", timeout: 120_000 }).stdout);
       for (const backend of BACKENDS) {
         if (backend === "preload" && c.inline) {
           skipBecause(`${c.name}: ${backend}`, "its calls are made inline, without libc: nothing goes through the shim");
@@ -295,7 +304,11 @@ export function oracleTests(title: string, cases: OracleCase[], scratch: string)
         test(
           `${c.name}: ${backend}`,
           () => {
-            if (!c.varies) return checkCase(c, backend, expected(), traceRun(c.cmd, ["--backend", backend], { cwd: c.setup(), env }));
+            if (!c.varies) {
+              const r = traceRun(c.cmd, ["--backend", backend], { cwd: c.setup(), env });
+              if (c.sameOutput) expect(c.sameOutput(r.stdout)).toBe(c.sameOutput(printed()));
+              return checkCase(c, backend, expected(), r);
+            }
             // What varies is held against a strace watching the very run traced.
             const cwd = c.setup();
             let seen: Modes = new Map();
