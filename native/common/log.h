@@ -99,8 +99,14 @@ enum xb_op {
   XB_OP_LINK = 15, /* new name of link/symlink */
   XB_OP_READDIR = 16, /* getdents on an fd, a stream's first readdir: path = the fd's directory (absolute) */
   XB_OP_MKNOD = 17, /* a new node: mknod, mkfifo, bind of an AF_UNIX path socket */
-  XB_OP_SETATTR = 18, /* a metadata change: chmod, chown, utime families (arg: AT_SYMLINK_NOFOLLOW) */
+  /* a metadata change: chmod, chown, utime and setxattr families (arg: AT_SYMLINK_NOFOLLOW, and
+   * XB_SETATTR_MODE for a change of mode, which a symlink cannot take) */
+  XB_OP_SETATTR = 18,
 };
+#define XB_SETATTR_MODE 0x1u
+/* for seccomp's look (the reader takes no mode from it): a user.* extended attribute set or
+ * removed, which only a regular file or a folder can hold (EPERM on a symlink, a device, a FIFO) */
+#define XB_SETATTR_USER_XATTR 0x2u
 
 enum xb_src { XB_SRC_PRELOAD = 1, XB_SRC_SECCOMP = 2, XB_SRC_DLL = 3 };
 

@@ -72,6 +72,7 @@ struct path_read {
   int base_gone; /* the base is a folder removed since (the caller's cwd or dirfd): see place */
   mode_t seen; /* what existence() found there (its type bits), 0 if nothing */
   int seen_full; /* a folder found there holds entries (looked at for a rename's new name only) */
+  int by_fd; /* named by an fd the caller holds (read_fd_path): a change made through it needs no look */
 };
 
 /*
@@ -178,6 +179,7 @@ static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out
   out->rflags = 0;
   out->base_len = 0;
   out->base_gone = 0;
+  out->by_fd = 0;
   out->present = read_remote(pid, addr, out) == 0;
   if (out->present) place(pid, dirfd, out);
 }
@@ -334,6 +336,11 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
       return exec_refusal(at, q, &st);
     }
     if (op == XB_OP_UNLINK && S_ISDIR(st.st_mode)) return EISDIR; /* Go's RemoveAll tries this first */
+    /* A symlink's mode cannot be changed (fchmodat2's AT_SYMLINK_NOFOLLOW on a link), nor can a
+     * user attribute be set on anything but a file or a folder (lsetxattr on a link). */
+    if (op == XB_OP_SETATTR && (arg & XB_SETATTR_MODE) && nofollow && S_ISLNK(st.st_mode)) return EOPNOTSUPP;
+    if (op == XB_OP_SETATTR && (arg & XB_SETATTR_USER_XATTR) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+      return EPERM;
     /* rmdir -p and git stash try folders that may hold entries. */
     if (op == XB_OP_RMDIR) return !S_ISDIR(st.st_mode) ? ENOTDIR : has_entries(at, q) ? ENOTEMPTY : 0;
     if (op == XB_OP_RENAME_TO && S_ISDIR(st.st_mode)) p->seen_full = has_entries(at, q); /* see two_names_outcome */
@@ -371,7 +378,7 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
 static int32_t existence(pid_t pid, int op, uint32_t arg, struct path_read *p) {
   p->seen = 0;
   p->seen_full = 0;
-  if (op == XB_OP_READDIR) return 0; /* an open fd */
+  if (op == XB_OP_READDIR || (p->by_fd && op == XB_OP_SETATTR)) return 0; /* an open fd */
   int open_creates = op == XB_OP_OPEN && (arg & O_CREAT);
   int exclusive = op == XB_OP_MKDIR || op == XB_OP_LINK || op == XB_OP_MKNOD || (open_creates && (arg & O_EXCL));
   int creates = exclusive || open_creates || op == XB_OP_RENAME_TO;
@@ -420,6 +427,7 @@ static void read_fd_path(pid_t pid, int fd, struct path_read *out) {
   out->rflags = 0;
   out->base_len = 0;
   out->base_gone = 0;
+  out->by_fd = 1;
   out->present = 1;
   out->path_len = 0;
   char link[64];
@@ -445,6 +453,7 @@ static void read_sockaddr_path(pid_t pid, uint64_t addr, uint64_t len, struct pa
   out->rflags = 0;
   out->base_len = 0;
   out->base_gone = 0;
+  out->by_fd = 0;
   out->dirfd = AT_FDCWD;
   out->present = 1;
   place(pid, AT_FDCWD, out);
@@ -506,6 +515,9 @@ enum arg_kind {
 #define ARG(i) .arg = A_FROM, .arg_at = i
 #define NOFOLLOW_IN(i) .arg = A_NOFOLLOW, .arg_at = i
 #define VALUE(v) .arg = A_VALUE, .value = v
+#define EMPTY_IN(i) .empty_at = (i) + 1
+#define XATTR(i) .xattr_at = (i) + 1
+#define MODE XB_SETATTR_MODE
 
 /* One decoded call: its record(s), its path(s), its arg. op2 records the second path. */
 struct decoding {
@@ -513,10 +525,18 @@ struct decoding {
   struct path_arg a, b;
   uint8_t arg, arg_at;
   uint32_t value;
+  /* A change of metadata through an fd: argument empty_at - 1 holds the flags whose AT_EMPTY_PATH
+   * with the name "" makes the call act on the dirfd's own file (and for utimensat, a NULL name,
+   * futimens); 0 for none. */
+  uint8_t empty_at;
+  /* Argument xattr_at - 1 names the extended attribute a call sets or removes; 0 for none. */
+  uint8_t xattr_at;
 };
+#define FD(i)                                                                                                          \
+  { P_FD, i, 0 }
 
 /* The calls the filter reports (filter.c), by number; op 0: not a file call. */
-static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
+static const struct decoding DECODE[__NR_file_setattr + 1] = {
     [__NR_openat] = {XB_OP_OPEN, 0, AT(0, 1), {0}, ARG(2)},
     [__NR_openat2] = {XB_OP_OPEN, 0, AT(0, 1), {0}, .arg = A_OPEN_HOW, .arg_at = 2},
     [__NR_newfstatat] = {XB_OP_STAT, 0, AT(0, 1), {0}, ARG(3)},
@@ -542,10 +562,32 @@ static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
     [__NR_getdents64] = {XB_OP_READDIR, 0, {P_FD, 0, 0}, {0}},
     [__NR_mknodat] = {XB_OP_MKNOD, 0, AT(0, 1), {0}, ARG(2)},
     [__NR_bind] = {XB_OP_MKNOD, 0, {P_SOCKADDR, -1, 1}, {0}, VALUE(S_IFSOCK)},
-    [__NR_fchmodat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}},
-    [__NR_fchmodat2] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(3)},
-    [__NR_fchownat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(4)},
-    [__NR_utimensat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(3)}, /* NULL: futimens */
+    [__NR_fchmodat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, VALUE(MODE)},
+    [__NR_fchmodat2] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(3), .value = MODE, EMPTY_IN(3)},
+    [__NR_fchownat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(4), EMPTY_IN(4)},
+    [__NR_utimensat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(3), EMPTY_IN(3)}, /* NULL: futimens */
+    [__NR_fchmod] = {XB_OP_SETATTR, 0, FD(0), {0}, VALUE(MODE)},
+    [__NR_fchown] = {XB_OP_SETATTR, 0, FD(0), {0}},
+    /* Extended attributes: setting or removing one writes the path, getting or listing looks it up. */
+    [__NR_setxattr] = {XB_OP_SETATTR, 0, CWD(0), {0}, XATTR(1)},
+    [__NR_lsetxattr] = {XB_OP_SETATTR, 0, CWD(0), {0}, VALUE(AT_SYMLINK_NOFOLLOW), XATTR(1)},
+    [__NR_fsetxattr] = {XB_OP_SETATTR, 0, FD(0), {0}},
+    [__NR_removexattr] = {XB_OP_SETATTR, 0, CWD(0), {0}, XATTR(1)},
+    [__NR_lremovexattr] = {XB_OP_SETATTR, 0, CWD(0), {0}, VALUE(AT_SYMLINK_NOFOLLOW), XATTR(1)},
+    [__NR_fremovexattr] = {XB_OP_SETATTR, 0, FD(0), {0}},
+    [__NR_getxattr] = {XB_OP_STAT, 0, CWD(0), {0}},
+    [__NR_lgetxattr] = {XB_OP_STAT, 0, CWD(0), {0}, VALUE(AT_SYMLINK_NOFOLLOW)},
+    [__NR_listxattr] = {XB_OP_STAT, 0, CWD(0), {0}},
+    [__NR_llistxattr] = {XB_OP_STAT, 0, CWD(0), {0}, VALUE(AT_SYMLINK_NOFOLLOW)},
+    [__NR_setxattrat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(2), EMPTY_IN(2), XATTR(3)},
+    [__NR_removexattrat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(2), EMPTY_IN(2), XATTR(3)},
+    [__NR_getxattrat] = {XB_OP_STAT, 0, AT(0, 1), {0}, NOFOLLOW_IN(2)},
+    [__NR_listxattrat] = {XB_OP_STAT, 0, AT(0, 1), {0}, NOFOLLOW_IN(2)},
+    /* A mount tree looked up (and, with OPEN_TREE_CLONE, copied): the path is not read. */
+    [__NR_open_tree] = {XB_OP_STAT, 0, AT(0, 1), {0}, NOFOLLOW_IN(2)},
+    [__NR_open_tree_attr] = {XB_OP_STAT, 0, AT(0, 1), {0}, NOFOLLOW_IN(2)},
+    [__NR_file_getattr] = {XB_OP_STAT, 0, AT(0, 1), {0}, NOFOLLOW_IN(4)},
+    [__NR_file_setattr] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(4), EMPTY_IN(4)},
     /* A watch looks its path up; fanotify_mark with a NULL path marks the dirfd's own file. */
     [__NR_inotify_add_watch] = {XB_OP_STAT, 0, CWD(1), {0}},
     [__NR_fanotify_mark] = {XB_OP_STAT, 0, AT(3, 4), {0}},
@@ -564,7 +606,7 @@ static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
     [__NR_symlink] = {XB_OP_LINK, 0, CWD(1), {0}},
     [__NR_getdents] = {XB_OP_READDIR, 0, {P_FD, 0, 0}, {0}},
     [__NR_mknod] = {XB_OP_MKNOD, 0, CWD(0), {0}, ARG(1)},
-    [__NR_chmod] = {XB_OP_SETATTR, 0, CWD(0), {0}},
+    [__NR_chmod] = {XB_OP_SETATTR, 0, CWD(0), {0}, VALUE(MODE)},
     [__NR_chown] = {XB_OP_SETATTR, 0, CWD(0), {0}},
     [__NR_utime] = {XB_OP_SETATTR, 0, CWD(0), {0}},
     [__NR_utimes] = {XB_OP_SETATTR, 0, CWD(0), {0}},
@@ -577,6 +619,18 @@ static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
 #undef ARG
 #undef NOFOLLOW_IN
 #undef VALUE
+#undef EMPTY_IN
+#undef XATTR
+#undef MODE
+#undef FD
+
+/* 1 if the extended attribute named at `addr` in `pid` is a user one ("user."). */
+static int user_xattr(pid_t pid, uint64_t addr) {
+  char name[5];
+  struct iovec l = {.iov_base = name, .iov_len = sizeof name};
+  struct iovec r = {.iov_base = (void *)(uintptr_t)addr, .iov_len = sizeof name};
+  return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)sizeof name && memcmp(name, "user.", 5) == 0;
+}
 
 /* The flags of the struct open_how at `addr` in `pid`; 0 if unreadable. */
 static uint32_t open_how_flags(pid_t pid, uint64_t addr) {
@@ -592,7 +646,7 @@ static uint32_t decode_arg(pid_t pid, const struct decoding *k, const __u64 *x) 
   case A_FROM:
     return (uint32_t)x[k->arg_at];
   case A_NOFOLLOW:
-    return (uint32_t)x[k->arg_at] & AT_SYMLINK_NOFOLLOW;
+    return ((uint32_t)x[k->arg_at] & AT_SYMLINK_NOFOLLOW) | k->value;
   case A_FOLLOW_FLAG:
     return (x[k->arg_at] & AT_SYMLINK_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
   case A_OPEN_HOW:
@@ -662,6 +716,7 @@ static int read_handle(pid_t pid, const __u64 *x, struct call *c) {
   a->rflags = 0;
   a->base_len = 0;
   a->base_gone = 0;
+  a->by_fd = 0;
   a->path_len = (uint32_t)read_proc_link(link, a->path);
   a->path[a->path_len] = 0;
   a->present = a->path_len > 0;
@@ -778,13 +833,23 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   const struct decoding *k = &DECODE[d->nr];
   const __u64 *x = d->args;
   /* A NULL first name: the kernel fails the call (EFAULT) before any lookup, or runs it on the
-   * fd (futimens; statx and fstatat with AT_EMPTY_PATH). Rust's statx probe passes one. */
-  if (k->a.kind == P_PATH && !x[k->a.at]) return 0;
+   * fd (futimens; statx and fstatat with AT_EMPTY_PATH). Rust's statx probe passes one. A change
+   * of metadata so made (futimens) writes the fd's file; a lookup so made names nothing. */
+  int null_fd = d->nr == __NR_utimensat && !x[k->a.at];
+  if (k->a.kind == P_PATH && !x[k->a.at] && !null_fd) return 0;
   int op = k->op;
   if (d->nr == __NR_unlinkat && (x[2] & AT_REMOVEDIR)) op = XB_OP_RMDIR;
   uint32_t arg = decode_arg(pid, k, x);
-  read_path_arg(pid, &k->a, x, a);
+  if (k->xattr_at && user_xattr(pid, x[k->xattr_at - 1])) arg |= XB_SETATTR_USER_XATTR;
+  if (null_fd)
+    read_fd_path(pid, (int)(int32_t)x[0], a);
+  else
+    read_path_arg(pid, &k->a, x, a);
   if (!a->present) return 0; /* bind: not an AF_UNIX path */
+  /* "" with AT_EMPTY_PATH: a change of metadata of the dirfd's own file (an O_PATH fd of a link
+   * names the link itself), which the fd's /proc link names. */
+  if (k->empty_at && a->path_len == 0 && !(a->rflags & XB_RF_UNREADABLE) && (x[k->empty_at - 1] & AT_EMPTY_PATH))
+    read_fd_path(pid, (int)(int32_t)x[0], a);
   if (d->nr == __NR_execveat && a->path_len == 0 && !(a->rflags & XB_RF_UNREADABLE) && (x[4] & AT_EMPTY_PATH))
     read_fd_path(pid, (int)(int32_t)x[0], a); /* fexecve: the program open as the fd */
   read_path_arg(pid, &k->b, x, b);

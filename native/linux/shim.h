@@ -163,7 +163,9 @@ int __fxstatat64(int, int, const char *, struct stat64 *, int);
   X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(chroot) X(truncate) X(truncate64) \
   X(mknod) X(mknodat) X(mkfifo) X(mkfifoat) X(bind) \
   X(chmod) X(lchmod) X(fchmodat) X(chown) X(lchown) X(fchownat) \
-  X(utime) X(utimes) X(lutimes) X(futimesat) X(utimensat) \
+  X(utime) X(utimes) X(lutimes) X(futimesat) X(utimensat) X(futimens) X(futimes) X(fchmod) X(fchown) \
+  X(setxattr) X(lsetxattr) X(fsetxattr) X(removexattr) X(lremovexattr) X(fremovexattr) \
+  X(getxattr) X(lgetxattr) X(listxattr) X(llistxattr) \
   X(mkstemp) X(mkstemp64) X(mkostemp) X(mkostemp64) X(mkstemps) X(mkstemps64) X(mkostemps) X(mkostemps64) \
   X(mkdtemp) X(remove) X(ftw) X(ftw64) X(nftw) X(nftw64) X(fts_open) X(fts64_open) X(fts_read) X(fts64_read) X(fts_set) X(fts64_set) \
   X(glob) X(glob64) X(inotify_add_watch) X(fanotify_mark) X(name_to_handle_at) X(open_by_handle_at) \

@@ -16,6 +16,33 @@
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 __NR_fchmodat2
 #endif
+/* Calls on paths newer than the C libraries' headers (one number on every architecture): the
+ * xattr calls with a dirfd and flags (Linux 6.13), open_tree with mount attributes (6.15), the
+ * file attributes of a path (6.17). */
+#ifndef __NR_setxattrat
+#define __NR_setxattrat 463
+#endif
+#ifndef __NR_getxattrat
+#define __NR_getxattrat 464
+#endif
+#ifndef __NR_listxattrat
+#define __NR_listxattrat 465
+#endif
+#ifndef __NR_removexattrat
+#define __NR_removexattrat 466
+#endif
+#ifndef __NR_open_tree_attr
+#define __NR_open_tree_attr 467
+#endif
+#ifndef __NR_file_getattr
+#define __NR_file_getattr 468
+#endif
+#ifndef __NR_file_setattr
+#define __NR_file_setattr 469
+#endif
+#ifndef __NR_open_tree
+#define __NR_open_tree 428
+#endif
 
 /* The kernel's mark after the /proc name of a folder or file removed since it was opened. */
 #define XB_REMOVED_MARK " (deleted)"

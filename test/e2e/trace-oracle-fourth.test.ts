@@ -2,14 +2,36 @@
  * A fourth held-out set for the strace oracle (rules in test/support/trace-oracle.ts): what the
  * first three sets have not met. Programs run with an audit module (ld.so's LD_AUDIT, a
  * program's DT_AUDIT), which takes the static TLS reserve; ld.so listing libraries (ldd,
- * `ld.so --list`), whose output must be what it is untraced. XBENCH_TRACE_DEBUG=1 prints every
- * difference.
+ * `ld.so --list`), whose output must be what it is untraced; extended attributes; metadata
+ * changed through an fd (fchmod, futimens, AT_EMPTY_PATH: touch, install, cp -p); calls newer
+ * than this strace (test/fixtures/trace/meta.c). XBENCH_TRACE_DEBUG=1 prints every difference.
  */
+import { symlinkSync } from "node:fs";
 import { join } from "pathe";
-import { compile, fixture, lacking } from "../support/trace.ts";
+import { PYTHON, compile, fixture, have, lacking } from "../support/trace.ts";
 import { type OracleCase, oracleScratch, oracleTests } from "../support/trace-oracle.ts";
 
-const { dir, fresh, withFiles } = oracleScratch("xbench-trace-oracle-fourth-");
+const { dir, fresh, withFiles, inC } = oracleScratch("xbench-trace-oracle-fourth-");
+
+const meta = { glibc: join(dir, "meta"), musl: join(dir, "meta-static") };
+compile("gcc", ["-O2", "-o", meta.glibc, fixture("meta.c")]);
+if (have("musl-gcc")) {
+  compile("musl-gcc", ["-static", "-O2", "-o", meta.musl, fixture("meta.c")]);
+}
+
+/** test/fixtures/trace/meta.c's `what` in a folder of `files` and a symlink lnk to a. */
+const inMeta = (name: string, what: string, files: Record<string, string>, extra: Partial<OracleCase> = {}) =>
+  inC(meta, name, what, files).map(
+    (c): OracleCase => ({
+      ...c,
+      ...extra,
+      setup: () => {
+        const d = c.setup();
+        symlinkSync("a", join(d, "lnk"));
+        return d;
+      },
+    }),
+  );
 
 const audit = join(dir, "libaudit.so");
 const threads = join(dir, "threads");
@@ -61,6 +83,44 @@ const cases: OracleCase[] = [
     preloadIncomplete: "the dynamic loader is static",
     setup: () => fresh("ldso-list"),
   },
+  {
+    name: "setfattr and getfattr: an attribute set, read, removed, and looked for on a missing file",
+    skip: lacking("setfattr", "getfattr"),
+    cmd: [
+      "sh",
+      "-c",
+      "setfattr -n user.k -v 1 f && getfattr -n user.k f > /dev/null && setfattr -x user.k f && ! getfattr -n user.k nope 2>/dev/null",
+    ],
+    setup: () => withFiles("setfattr", { f: "f" }),
+  },
+  ...inMeta("extended attributes by path, through an fd, and of a symlink itself", "xattrs", { a: "a", b: "b" }),
+  ...inMeta("metadata changed through read-only fds: fchmod, fchown, futimens, AT_EMPTY_PATH", "fdmeta", {
+    a: "a",
+    b: "b",
+    c: "c",
+    d: "d",
+    e: "e",
+  }),
+  {
+    name: "python3: a mode, times and an attribute set through fds opened read-only",
+    cmd: [
+      PYTHON,
+      "-c",
+      "import os; fd = os.open('a', os.O_RDONLY); os.chmod(fd, 0o600); os.utime(fd); os.setxattr(fd, 'user.k', b'1'); os.close(fd)",
+    ],
+    setup: () => withFiles("pyfd", { a: "a" }),
+  },
+  {
+    name: "touch of an existing file, install -m, cp -p, touch -r",
+    cmd: ["sh", "-c", "touch old && install -m 600 src inst && cp -p src kept && touch -r src old"],
+    setup: () => withFiles("fdtimes", { old: "o", src: "s" }),
+  },
+  ...inMeta(
+    "calls newer than this strace: open_tree, getxattrat, setxattrat, file_getattr, fchmodat2 on a link",
+    "newcalls",
+    { "sub/x": "", s: "", g: "", f: "", a: "" },
+    { beyondStrace: { s: ["write"], g: ["stat"], f: ["stat"], nope: ["missing"], lnk: ["stat"] } },
+  ),
 ];
 
 oracleTests("strace -f oracle on a fourth held-out set", cases, fresh("strace"));
