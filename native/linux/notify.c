@@ -277,19 +277,52 @@ static int binfmt_misc_handlers(void) {
   return k;
 }
 
+/* How many interpreters deep the kernel follows #! (fs/exec.c: more fail with ELOOP). */
+#define XB_INTERP_DEPTH 4
+
+static int32_t exec_refusal(pid_t pid, int at, const char *q, const struct stat *st, int depth);
+
+/*
+ * The error an exec fails with because of the interpreter a #! line names (`line`, the first
+ * `n` bytes of the script, which start with "#!"), or 0: ENOEXEC when it names none, ENOENT when
+ * it is missing (the script itself is then missing to the caller, as the kernel says), else what
+ * an exec of the interpreter itself would fail with. A relative name is the caller's cwd's.
+ */
+static int32_t interpreter_refusal(pid_t pid, char *line, size_t n, int depth) {
+  line[n] = 0;
+  char *s = line + 2, *e;
+  while (*s == ' ' || *s == '\t') s++;
+  for (e = s; *e && *e != ' ' && *e != '\t' && *e != '\n'; e++) continue;
+  if (e == s) return ENOEXEC;
+  *e = 0;
+  if (depth >= XB_INTERP_DEPTH) return ELOOP;
+  char rel[PATH_MAX];
+  const char *name = s;
+  if (s[0] != '/') {
+    if (snprintf(rel, sizeof rel, "/proc/%d/cwd/%s", (int)pid, s) >= (int)sizeof rel) return 0;
+    name = rel;
+  }
+  struct stat st;
+  if (stat(name, &st) != 0) return errno == ENOENT || errno == ENOTDIR ? ENOENT : 0;
+  if (!S_ISREG(st.st_mode)) return EACCES;
+  return exec_refusal(pid, AT_FDCWD, name, &st, depth + 1);
+}
+
 /*
  * The error an exec of the regular file `q` fails with, or 0: EACCES with no execute bit at all;
  * ENOEXEC when it starts with neither "#!" nor an ELF header and no binfmt_misc handler could
- * take it (a script without #!, which the C library's execvp then hands to /bin/sh).
+ * take it (a script without #!, which the C library's execvp then hands to /bin/sh); for a
+ * script, what its interpreter makes of it (interpreter_refusal).
  */
-static int32_t exec_refusal(int at, const char *q, const struct stat *st) {
+static int32_t exec_refusal(pid_t pid, int at, const char *q, const struct stat *st, int depth) {
   if (!(st->st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) return EACCES;
   int fd = openat(at, q, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return 0;
-  char head[4];
-  ssize_t n = read(fd, head, sizeof head);
+  char head[257]; /* the kernel reads a #! line from the first 256 bytes */
+  ssize_t n = read(fd, head, sizeof head - 1);
   if (close(fd) != 0 || n < 0) return 0;
-  if ((n >= 2 && head[0] == '#' && head[1] == '!') || (n == 4 && memcmp(head, "\177ELF", 4) == 0)) return 0;
+  if (n >= 2 && head[0] == '#' && head[1] == '!') return interpreter_refusal(pid, head, (size_t)n, depth);
+  if (n >= 4 && memcmp(head, "\177ELF", 4) == 0) return 0;
   return binfmt_misc_handlers() ? 0 : ENOEXEC;
 }
 
@@ -321,7 +354,9 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
   if (fstatat(at, q, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
     p->seen = st.st_mode & S_IFMT;
     if (exclusive) return EEXIST;
-    /* O_NOFOLLOW on a symlink fails with ELOOP (unless O_PATH). */
+    /* O_NOFOLLOW on a symlink fails with ENOTDIR when it wants a folder, else with ELOOP (unless
+     * O_PATH). */
+    if (op == XB_OP_OPEN && S_ISLNK(st.st_mode) && (arg & O_DIRECTORY) && !(arg & O_CREAT)) return ENOTDIR;
     if (op == XB_OP_OPEN && S_ISLNK(st.st_mode) && !(arg & O_PATH)) return ELOOP;
     if (op == XB_OP_OPEN && S_ISCHR(st.st_mode) && no_controlling_tty(pid, q)) return ENXIO;
     /* ENXIO when no process has it open for reading: only opening it would tell, and that would
@@ -333,7 +368,7 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
     if (op == XB_OP_EXEC && !S_ISREG(st.st_mode)) return EACCES;
     if (op == XB_OP_EXEC) {
       note_privileged_exec(pid, at, q, &st);
-      return exec_refusal(at, q, &st);
+      return exec_refusal(pid, at, q, &st, 0);
     }
     if (op == XB_OP_UNLINK && S_ISDIR(st.st_mode)) return EISDIR; /* Go's RemoveAll tries this first */
     /* A symlink's mode cannot be changed (fchmodat2's AT_SYMLINK_NOFOLLOW on a link), nor can a

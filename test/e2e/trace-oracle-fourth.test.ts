@@ -6,7 +6,7 @@
  * changed through an fd (fchmod, futimens, AT_EMPTY_PATH: touch, install, cp -p); calls newer
  * than this strace (test/fixtures/trace/meta.c). XBENCH_TRACE_DEBUG=1 prints every difference.
  */
-import { symlinkSync } from "node:fs";
+import { chmodSync, symlinkSync } from "node:fs";
 import { join } from "pathe";
 import { PYTHON, compile, fixture, have, lacking } from "../support/trace.ts";
 import { type OracleCase, oracleScratch, oracleTests } from "../support/trace-oracle.ts";
@@ -14,9 +14,12 @@ import { type OracleCase, oracleScratch, oracleTests } from "../support/trace-or
 const { dir, fresh, withFiles, inC } = oracleScratch("xbench-trace-oracle-fourth-");
 
 const meta = { glibc: join(dir, "meta"), musl: join(dir, "meta-static") };
+const rare = { glibc: join(dir, "rare"), musl: join(dir, "rare-static") };
 compile("gcc", ["-O2", "-o", meta.glibc, fixture("meta.c")]);
+compile("gcc", ["-O2", "-o", rare.glibc, fixture("rare.c"), "-lpthread"]);
 if (have("musl-gcc")) {
   compile("musl-gcc", ["-static", "-O2", "-o", meta.musl, fixture("meta.c")]);
+  compile("musl-gcc", ["-static", "-O2", "-o", rare.musl, fixture("rare.c")]);
 }
 
 /** test/fixtures/trace/meta.c's `what` in a folder of `files` and a symlink lnk to a. */
@@ -120,6 +123,29 @@ const cases: OracleCase[] = [
     "newcalls",
     { "sub/x": "", s: "", g: "", f: "", a: "" },
     { beyondStrace: { s: ["write"], g: ["stat"], f: ["stat"], nope: ["missing"], lnk: ["stat"] } },
+  ),
+  {
+    name: "scripts whose #! names a missing interpreter, one missing two deep, and none at all",
+    cmd: ["sh", "-c", "./gone.sh; ./deeper.sh; ./empty.sh; true"],
+    setup: () => {
+      const d = withFiles("interp", {
+        "gone.sh": "#!/nonexistent/interpreter\necho 1 > one.txt\n",
+        "deeper.sh": "#!./gone.sh\n",
+        "empty.sh": "#!\necho 3 > three.txt\n",
+      });
+      for (const f of ["gone.sh", "deeper.sh", "empty.sh"]) chmodSync(join(d, f), 0o755);
+      return d;
+    },
+  },
+  ...inC(rare, "a symlink to a folder opened without following it (O_DIRECTORY: ENOTDIR)", "dirlinks", { "d/x": "" }).map(
+    (c): OracleCase => ({
+      ...c,
+      setup: () => {
+        const d = c.setup();
+        for (const name of ["dl1", "dl2", "dl3"]) symlinkSync("d", join(d, name));
+        return d;
+      },
+    }),
   ),
 ];
 
