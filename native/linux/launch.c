@@ -82,6 +82,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define EXIT_LAUNCHER 125
@@ -112,6 +113,20 @@ static uint64_t peak_rss_kb(void) {
 
 long xb_progkind_open(const char *path) {
   return xb_sys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0);
+}
+
+/*
+ * 1 if the loader will run `path` securely for this process (setuid or setgid to another id, or
+ * file capabilities for a user other than root): it then leaves out a preload with a '/' in it,
+ * without a word. The shim's exec wrappers tell so of what the command runs (shim-exec.c); this
+ * is the command itself.
+ */
+static int runs_securely(const char *path) {
+  struct stat st;
+  if (stat(path, &st) != 0) return 0;
+  int caps = getxattr(path, "security.capability", NULL, 0) > 0;
+  return ((st.st_mode & S_ISUID) && st.st_uid != geteuid()) || ((st.st_mode & S_ISGID) && st.st_gid != getegid()) ||
+         (caps && geteuid() != 0);
 }
 
 /* Resolves CMD like execvp; returns a malloc'd path or NULL with errno set. */
@@ -258,6 +273,7 @@ static struct {
   char **cmd_argv;
 } g_opt;
 static int g_top_exec_errno; /* set by CMD if its exec fails, read by S once vfork returns */
+static int g_top_secure; /* CMD runs securely (runs_securely): the shim cannot be in it */
 
 /* The options, in the order of the switch below. */
 enum { OPT_VERSION, OPT_BACKEND, OPT_PRELOAD, OPT_IGNORE_SIGNALS, OPT_DIE_WITH_PARENT, OPT_DETACH_OK, OPT_LOG };
@@ -426,6 +442,7 @@ static __attribute__((noreturn)) void exec_command(const char *path, char **env,
       xb_log_flag(&g_log, XB_FLAG_SECCOMP_REFUSED);
       __atomic_store_n(&g_log.hdr->seccomp_errno, e, __ATOMIC_RELAXED);
       env = env_fallback; /* use what works */
+      if (g_top_secure) xb_log_flag(&g_log, XB_FLAG_SHIM_DROPPED);
     }
   }
   xb_signals_restore();
@@ -514,6 +531,14 @@ int main(int argc, char **argv) {
   /* ld.so listing libraries (ldd's, `ld.so --list`) would list the shim among them: as the shim
    * does at an exec (progkind.h), it is left out, as that process runs nothing it could trace. */
   if (xb_lists_objects(path, g_opt.cmd_argv, environ)) shim[0] = 0;
+  /* Without a filter's no_new_privs (preload, or auto where seccomp is refused), a program run
+   * securely drops the shim: the trace says so, and under preload the shim is left out, as the
+   * shim does at an exec it cannot follow. */
+  g_top_secure = runs_securely(path);
+  if (g_top_secure && g_opt.backend == BACKEND_PRELOAD) {
+    xb_log_flag(&g_log, XB_FLAG_SHIM_DROPPED);
+    shim[0] = 0;
+  }
   int sv[2] = {-1, -1};
   start_server(sv);
   struct envs envs = make_envs(log_abs, shim);
