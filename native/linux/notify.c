@@ -174,13 +174,48 @@ static void place(pid_t pid, int dirfd, struct path_read *out) {
   if (out->base_gone) out->base[out->base_len -= (uint32_t)XB_REMOVED_MARK_LEN] = 0;
 }
 
-static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out) {
+/*
+ * A path through a process's magic /proc link (sys.h: /proc/PID/cwd/..., /proc/self/fd/N, /dev/fd/N)
+ * named as the file it reaches, which the link, read from outside, names: the caller's own links
+ * (self, thread-self, /dev/fd) as the caller's, a link alone only where the call follows it
+ * (`follow_last`). A link to no file by name (a pipe, a socket, a file removed or made with
+ * O_TMPFILE) keeps the name given.
+ */
+static void through_link(pid_t pid, int follow_last, struct path_read *out) {
+  size_t link = xb_magic_link(out->path);
+  if (!link || (out->path[link] != '/' && !follow_last)) return;
+  char name[64], target[PATH_MAX];
+  const char *p = out->path, *fd;
+  int n;
+  if (!strncmp(p, "/dev/std", 8))
+    n = snprintf(name, sizeof name, "/proc/%d/fd/%d", (int)pid, p[8] == 'i' ? 0 : p[8] == 'o' ? 1 : 2);
+  else if ((fd = !strncmp(p, "/dev/fd/", 8) ? p + 8 : NULL))
+    n = snprintf(name, sizeof name, "/proc/%d/fd/%.*s", (int)pid, (int)(link - 8), fd);
+  else if (!strncmp(p, "/proc/self/", 11) || !strncmp(p, "/proc/thread-self/", 18))
+    n = snprintf(name, sizeof name, "/proc/%d/%.*s", (int)pid, (int)(p + link - strchr(p + 6, '/') - 1), strchr(p + 6, '/') + 1);
+  else
+    n = snprintf(name, sizeof name, "%.*s", (int)link, p);
+  if (n <= 0 || n >= (int)sizeof name) return;
+  ssize_t k = readlink(name, target, sizeof target - 1);
+  if (k <= 0 || k >= (ssize_t)sizeof target - 1 || target[0] != '/') return;
+  target[k] = 0;
+  struct stat st;
+  if (xb_marked_removed(target, (size_t)k) && lstat(target, &st) != 0) return; /* removed: no name to give */
+  size_t rest = out->path_len - link;
+  if ((size_t)k + rest >= PATH_MAX) return;
+  memmove(out->path + k, out->path + link, rest + 1);
+  memcpy(out->path, target, (size_t)k);
+  out->path_len = (uint32_t)((size_t)k + rest);
+}
+
+static void read_path(pid_t pid, int dirfd, uint64_t addr, int follow_last, struct path_read *out) {
   out->dirfd = dirfd;
   out->rflags = 0;
   out->base_len = 0;
   out->base_gone = 0;
   out->by_fd = 0;
   out->present = read_remote(pid, addr, out) == 0;
+  if (out->present && out->path[0] == '/' && !(out->rflags & XB_RF_TRUNCATED)) through_link(pid, follow_last, out);
   if (out->present) place(pid, dirfd, out);
 }
 
@@ -694,11 +729,11 @@ static uint32_t decode_arg(pid_t pid, const struct decoding *k, const __u64 *x) 
 }
 
 /* Reads the path `p` names into out (out->present 0: nothing to record). */
-static void read_path_arg(pid_t pid, const struct path_arg *p, const __u64 *x, struct path_read *out) {
+static void read_path_arg(pid_t pid, const struct path_arg *p, const __u64 *x, int follow_last, struct path_read *out) {
   int dirfd = p->dirfd < 0 ? AT_FDCWD : (int)(int32_t)x[p->dirfd];
   switch (p->kind) {
   case P_PATH:
-    read_path(pid, dirfd, x[p->at], out);
+    read_path(pid, dirfd, x[p->at], follow_last, out);
     break;
   case P_FD:
     read_fd_path(pid, dirfd, out);
@@ -879,7 +914,7 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
   if (null_fd)
     read_fd_path(pid, (int)(int32_t)x[0], a);
   else
-    read_path_arg(pid, &k->a, x, a);
+    read_path_arg(pid, &k->a, x, xb_follows_last(op, arg), a);
   if (!a->present) return 0; /* bind: not an AF_UNIX path */
   /* "" with AT_EMPTY_PATH: a change of metadata of the dirfd's own file (an O_PATH fd of a link
    * names the link itself), which the fd's /proc link names. */
@@ -887,7 +922,7 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     read_fd_path(pid, (int)(int32_t)x[0], a);
   if (d->nr == __NR_execveat && a->path_len == 0 && !(a->rflags & XB_RF_UNREADABLE) && (x[4] & AT_EMPTY_PATH))
     read_fd_path(pid, (int)(int32_t)x[0], a); /* fexecve: the program open as the fd */
-  read_path_arg(pid, &k->b, x, b);
+  read_path_arg(pid, &k->b, x, 0, b);
   if (k->b.kind == P_PATH && !b->present) return 0; /* a second name in unmapped memory: EFAULT */
   c->pid = pid;
   c->op = op;

@@ -216,10 +216,45 @@ XB_HIDDEN int32_t *record_relative(struct xb_thread *t, struct xb_what w, int di
   return relative_record(t, w, dirfd, path, n);
 }
 
+/*
+ * A path through a process's magic /proc link (sys.h: /proc/PID/cwd/..., /proc/self/fd/N, /dev/fd/N)
+ * is recorded as the file it reaches, which the link names (a link alone only where the call
+ * follows it); a link to no file by name (a pipe, a socket, a file removed) keeps the name given. 1 if recorded
+ * so, into *c; never skipped as a repeat (an fd number names another file once reused).
+ */
+__attribute__((cold, noinline)) static int record_through_link(int op, const char *path, uint32_t arg,
+                                                               struct xb_call *c) {
+  size_t link = xb_magic_link(path);
+  if (!link || (path[link] != '/' && !xb_follows_last(op, arg))) return 0;
+  struct xb_thread *t = &t_self;
+  if (t->busy) return 0;
+  t->busy = 1;
+  char name[XB_MAGIC_MAX + 1];
+  memcpy(name, path, link);
+  name[link] = 0;
+  char *target = base_get(current_pid());
+  long k = target ? XSYS(SYS_readlinkat, AT_FDCWD, name, target, PATH_MAX - 1, 0) : -ENOMEM;
+  size_t rest = strlen(path + link);
+  int named = k > 0 && k < PATH_MAX - 1 && target[0] == '/';
+  /* A file removed, or made with O_TMPFILE, has no name to give: the link's own stays. */
+  if (named && target[k - 1] == ')') named = unmark_removed(target, k) == k;
+  named = named && (size_t)k + rest < PATH_MAX;
+  if (named) {
+    memcpy(target + k, path + link, rest + 1);
+    c->slot = record_held(t, op, AT_FDCWD, target, arg);
+    c->key = 0;
+  }
+  base_put(target);
+  t->busy = 0;
+  return named;
+}
+
 __attribute__((hot, noinline)) XB_HIDDEN struct xb_call record_access(int op, int dirfd, const char *path, uint32_t arg,
                                                                       int may_skip) {
   struct xb_call c = {NULL, 0};
   if (!may_record() || unmappable(path) || !path[0]) return c;
+  if (path[0] == '/' && __builtin_expect(path[1] == 'p' || path[1] == 'd', 0) && record_through_link(op, path, arg, &c))
+    return c;
   pid_t pid = current_pid();
   uint64_t h;
   size_t n = scan_path_from(path, XB_PATH_KEPT, &h, path_seed(pid));

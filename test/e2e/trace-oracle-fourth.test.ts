@@ -6,6 +6,7 @@
  * changed through an fd (fchmod, futimens, AT_EMPTY_PATH: touch, install, cp -p); calls newer
  * than this strace (test/fixtures/trace/meta.c). XBENCH_TRACE_DEBUG=1 prints every difference.
  */
+import { spawnSync } from "node:child_process";
 import { chmodSync, symlinkSync } from "node:fs";
 import { join } from "pathe";
 import { PYTHON, compile, fixture, have, lacking } from "../support/trace.ts";
@@ -147,6 +148,20 @@ const cases: OracleCase[] = [
       },
     }),
   ),
+  {
+    name: "files reached through another process's /proc/PID/cwd and /proc/PID/fd/N, /proc/self/fd, /dev/fd",
+    cmd: [
+      "sh",
+      "-c",
+      "(cd sub && exec 4< held && echo up > ../ready && exec sleep 30) & p=$!; read x < ready; cat /proc/$p/cwd/f1 /proc/$p/fd/4 > /dev/null; exec 5< own; cat /proc/self/fd/5 /dev/fd/5 > /dev/null; kill $p",
+    ],
+    never: /^\/(proc\/(\d+|self)|dev\/fd)\//,
+    setup: () => {
+      const d = withFiles("proclinks", { "sub/f1": "1", "sub/held": "h", own: "o" });
+      spawnSync("mkfifo", [join(d, "ready")]);
+      return d;
+    },
+  },
 ];
 
 oracleTests("strace -f oracle on a fourth held-out set", cases, fresh("strace"));

@@ -65,6 +65,8 @@ export interface OracleCase {
    * the trace as if strace had shown them, and allowed.
    */
   beyondStrace?: Record<string, Mode[]>;
+  /** Paths the trace must not name (say, by the /proc link a file was reached through). */
+  never?: RegExp;
 }
 
 /**
@@ -349,6 +351,7 @@ function checkCase(c: OracleCase, backend: Backend, oracle: { must: StraceView; 
   const want = view.modes;
   expect(want.size).toBeGreaterThan(3);
   expect(r.code).toBe(0);
+  if (c.never) expect(r.trace.accesses.map((a) => a.path).filter((p) => c.never!.test(p))).toEqual([]);
   const traced = asBytes(r);
   const { missed } = compare(want, traced);
   const { wrong } = compare(may, traced);

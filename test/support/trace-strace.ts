@@ -146,6 +146,27 @@ function unquote(arg: string | undefined): string | undefined {
   return unescape(arg.slice(1, arg.lastIndexOf('"')));
 }
 
+/**
+ * A process's magic /proc links, which the kernel follows to the file itself (docs/tracer.md):
+ * /proc/PID/cwd, root, exe and fd/N, /dev/fd/N, /dev/stdin..., then what follows ("/..." or nothing).
+ */
+const MAGIC_LINK = /^(\/proc\/(?:self|thread-self|[1-9]\d*)\/(?:cwd|root|exe|fd\/\d+)|\/dev\/(?:fd\/\d+|stdin|stdout|stderr))(\/.*)?$/;
+
+/** Calls that act on the symlink a path ends in, not on what it leads to. */
+const NOT_FOLLOWING = new Set([
+  "lstat",
+  "readlink",
+  "readlinkat",
+  "lchown",
+  "unlink",
+  "unlinkat",
+  "rmdir",
+  "lgetxattr",
+  "llistxattr",
+  "lsetxattr",
+  "lremovexattr",
+]);
+
 /** The directory an fd argument names (`3</dir>`, `AT_FDCWD</cwd>`), if decoded. */
 function fdPath(arg: string | undefined): string | undefined {
   const found = arg ? /<(.*)>(\(deleted\))?$/.exec(arg) : null;
@@ -232,6 +253,8 @@ export function classify(log: string, topCwd: string): StraceView {
   const pending = new Map<string, string>();
   /** "pid fd" -> the open flags of a file opened by handle, named when it is closed. */
   const byHandle = new Map<string, string>();
+  /** "pid fd" -> the file an open returned it for (-y), which /proc/self/fd/N reaches. */
+  const fdFile = new Map<string, string>();
   const hostPath = (path: string, base: string | undefined) =>
     isAbsolute(path) && root
       ? kernelPath(`${root}${path}`).replace(/(.)\/+$/, "$1") // the root itself: its own name, no slash
@@ -263,6 +286,8 @@ export function classify(log: string, topCwd: string): StraceView {
       pending.delete(pid);
     }
     const m = /^(\w+)\((.*)\)\s+= (-?\d+|\?)(?:<([^>]*)>)?(?: (E\w+))?/.exec(line);
+    if (m && m[4] && /^open/.test(m[1]!)) fdFile.set(`${pid} ${m[3]}`, unescape(m[4]));
+    if (m && m[1] === "close") fdFile.delete(`${pid} ${/^\d+/.exec(m[2]!)?.[0]}`);
     if (!m) continue;
     const [, name, argText, retText, retPath, errno] = m as unknown as [
       string,
@@ -293,6 +318,14 @@ export function classify(log: string, topCwd: string): StraceView {
     }
     const failed = ret < 0;
     const outcome = (modes: Mode[]): Mode[] => (!failed ? modes : errno === "ENOENT" || errno === "ENOTDIR" ? ["missing"] : ["stat"]);
+    /** An open through a process's magic /proc link: the file it reached, which -y names; 1 if so. */
+    const opened = (path: string | undefined, flags: string): boolean => {
+      const link = path ? MAGIC_LINK.exec(path) : null;
+      const reached = retPath ? unescape(retPath) : undefined;
+      if (!link || failed || !reached?.startsWith("/") || (!link[2] && flags.includes("O_NOFOLLOW"))) return false;
+      add(reached, undefined, openModes(flags), true);
+      return true;
+    };
     // Both names of a rename or link are read before any lookup: one the kernel could not read
     // (strace shows its address) fails the call with EFAULT, and it names nothing.
     if (failed && errno === "EFAULT" && TWO_NAMES[name]?.some((i) => unquote(args[i]) === undefined)) continue;
@@ -314,13 +347,13 @@ export function classify(log: string, topCwd: string): StraceView {
         else add(fdPath(args[0]), undefined, outcome(["exec"]), true);
         break;
       case "open":
-        add(unquote(args[0]), base, outcome(openModes(args[1] ?? "")));
+        if (!opened(unquote(args[0]), args[1] ?? "")) add(unquote(args[0]), base, outcome(openModes(args[1] ?? "")));
         break;
       case "creat":
         add(unquote(args[0]), base, outcome(["write"]));
         break;
       case "openat":
-        add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(openModes(args[2] ?? "")));
+        if (!opened(unquote(args[1]), args[2] ?? "")) add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(openModes(args[2] ?? "")));
         break;
       case "openat2": {
         const flags = /flags=([\w|]+)/.exec(args[2] ?? "")?.[1] ?? "";
@@ -385,7 +418,12 @@ export function classify(log: string, topCwd: string): StraceView {
         break;
       default: {
         const atForm = /^(AT_FDCWD|\d+)/.test(args[0] ?? "");
-        const path = unquote(atForm ? args[1] : args[0]);
+        // A process's own fd through /proc (glibc's fchmodat(AT_SYMLINK_NOFOLLOW) chmods
+        // /proc/self/fd/N): the file its open returned it for.
+        const given = unquote(atForm ? args[1] : args[0]);
+        const follows = !/AT_SYMLINK_NOFOLLOW/.test(argText) && !NOT_FOLLOWING.has(name);
+        const own = given && follows ? /^\/proc\/(self|\d+)\/fd\/(\d+)$/.exec(given) : null;
+        const path = own && (own[1] === "self" || own[1] === pid) ? (fdFile.get(`${pid} ${own[2]}`) ?? given) : given;
         const dir = atForm ? (fdPath(args[0]) ?? base) : base;
         // A metadata change through an fd (futimens: a NULL name; "" with AT_EMPTY_PATH) writes
         // the fd's own file; a lookup through one names nothing.
