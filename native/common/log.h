@@ -61,7 +61,10 @@
 /* preload mode: code ran in a link-map namespace of its own (an LD_AUDIT or DT_AUDIT audit module,
  * dlmopen), whose own C library the shim does not interpose */
 #define XB_FLAG_NAMESPACE_UNTRACED 0x400000u
-#define XB_FLAGS_INCOMPLETE 0x7efff0u
+/* a program changed its root in a mount namespace of its own (pivot_root): the host cannot name
+ * what it names */
+#define XB_FLAG_ROOT_UNNAMED 0x800000u
+#define XB_FLAGS_INCOMPLETE 0xfefff0u
 /* Header flags that say the command ran differently from an untraced run (what ran was traced). */
 #define XB_FLAG_CHANGED_IO_URING 0x10000u /* the filter refused io_uring_setup (ENOSYS) */
 

@@ -76,6 +76,13 @@ static const int k_notified[] = {
     __NR_open_tree_attr,
     __NR_file_getattr,
     __NR_file_setattr,
+    /* Mounts and mount namespaces entered: from then on a call is looked at where its caller is. */
+    __NR_mount,
+    __NR_umount2,
+    __NR_move_mount,
+    __NR_mount_setattr,
+    __NR_pivot_root,
+    __NR_setns,
 #ifdef __NR_open /* the pre-*at calls: x86-64 has them, arm64 has only the *at forms */
     __NR_open,
     __NR_creat,

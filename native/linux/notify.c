@@ -125,6 +125,27 @@ static size_t read_proc_link(const char *link, char *buf) {
 static int g_rooted;
 
 /*
+ * Set once a process of the tree mounted or unmounted something, or entered a mount namespace:
+ * its paths may then lead elsewhere than from S (`unshare -m` and a bind mount), so a look is made
+ * through the caller's own root (/proc/PID/root) when its mount namespace is not S's.
+ */
+static int g_mounts;
+
+/* 1 if `pid`'s mount namespace is not S's (only looked at once g_mounts is set). */
+static int other_mounts(pid_t pid) {
+  if (!__atomic_load_n(&g_mounts, __ATOMIC_RELAXED)) return 0;
+  static ino_t own; /* serving threads may race here: each finds the same */
+  struct stat st;
+  if (!__atomic_load_n(&own, __ATOMIC_RELAXED)) {
+    if (stat("/proc/self/ns/mnt", &st) != 0) return 0;
+    __atomic_store_n(&own, st.st_ino, __ATOMIC_RELAXED);
+  }
+  char ns[64];
+  snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", (int)pid);
+  return stat(ns, &st) == 0 && st.st_ino != __atomic_load_n(&own, __ATOMIC_RELAXED);
+}
+
+/*
  * A process that changed its root (chroot) names absolute paths from there: the host's name for
  * that root, read from outside it, becomes the base, and the path is taken relative to it.
  */
@@ -460,6 +481,8 @@ static int32_t existence(pid_t pid, int op, uint32_t arg, struct path_read *p) {
   char full[2 * PATH_MAX + 2];
   char *q = full;
   int at = AT_FDCWD;
+  /* An absolute name of the caller's own (not one chroot's look already made the host's). */
+  int own_name = p->path[0] != '/' || !__atomic_load_n(&g_rooted, __ATOMIC_RELAXED);
   if (p->path[0] != '/') {
     if (!p->base_len) return XB_RESULT_UNKNOWN;
     if (p->base_len + 1 + p->path_len >= PATH_MAX || p->base_gone) {
@@ -477,6 +500,7 @@ static int32_t existence(pid_t pid, int op, uint32_t arg, struct path_read *p) {
       memcpy(full, p->base, p->base_len);
       full[p->base_len] = '/';
       memcpy(full + p->base_len + 1, p->path, p->path_len + 1);
+      own_name = 2;
     }
   } else if (self_proc(p->path)) {
     /* The caller's own /proc entry, not S's (glibc's fchmodat(AT_SYMLINK_NOFOLLOW) chmods
@@ -485,6 +509,15 @@ static int32_t existence(pid_t pid, int op, uint32_t arg, struct path_read *p) {
     snprintf(full, sizeof full, "/proc/%d%s", (int)pid, rest ? rest : "");
   } else if (!self_fd(pid, p->path, full, sizeof full)) {
     memcpy(full, p->path, p->path_len + 1);
+    own_name = own_name ? 2 : 0;
+  }
+  if (own_name == 2 && other_mounts(pid)) { /* looked up from the caller's root, in its namespace */
+    char root[64];
+    snprintf(root, sizeof root, "/proc/%d/root", (int)pid);
+    at = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (at < 0) return XB_RESULT_UNKNOWN;
+    q += strspn(q, "/");
+    if (!*q) memcpy(q = full, ".", 2); /* the root itself */
   }
   int32_t r = look(pid, at, q, op, arg, exclusive, creates, p);
   if (at != AT_FDCWD && close(at) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
@@ -898,6 +931,12 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     return CALL_REFUSE;
   }
   if (d->nr == __NR_chroot) __atomic_store_n(&g_rooted, 1, __ATOMIC_RELAXED); /* before it can succeed */
+  if (d->nr == __NR_mount || d->nr == __NR_umount2 || d->nr == __NR_move_mount || d->nr == __NR_mount_setattr ||
+      d->nr == __NR_pivot_root || d->nr == __NR_setns) {
+    __atomic_store_n(&g_mounts, 1, __ATOMIC_RELAXED);
+    if (d->nr == __NR_pivot_root) xb_log_flag(&g_log, XB_FLAG_ROOT_UNNAMED); /* cannot know it will fail */
+    return 0;
+  }
   if (d->nr == __NR_open_by_handle_at) return read_handle(pid, d->args, c);
   if (d->nr < 0 || (size_t)d->nr >= sizeof DECODE / sizeof DECODE[0] || !DECODE[d->nr].op) return 0;
   const struct decoding *k = &DECODE[d->nr];

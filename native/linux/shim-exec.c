@@ -156,13 +156,15 @@ XB_HIDDEN int shim_cannot_follow(const char *path) {
   struct stat st;
   if (!path || XSYS(SYS_newfstatat, AT_FDCWD, path, &st, 0, 0) != 0) return cannot;
   int caps = XSYS(SYS_getxattr, path, "security.capability", NULL, 0, 0) > 0;
-  if (xb_sys(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
-    return cannot || (st.st_mode & (S_ISUID | S_ISGID)) || caps;
+  /* The kernel runs an image securely when it changes the caller's ids or, for a user other
+   * than root, raises its capabilities: root running a setuid-root program (mount, su) keeps the
+   * shim. */
+  int raises = ((st.st_mode & S_ISUID) && st.st_uid != euid) || ((st.st_mode & S_ISGID) && st.st_gid != egid) ||
+               (caps && euid != 0);
+  if (xb_sys(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1) return cannot || raises;
   /* no_new_privs (the seccomp filter's, in hybrid mode): the program runs without the privileges
    * it would take, and the trace says so (the exec is made from the trampoline: S does not see it). */
-  if (((st.st_mode & S_ISUID) && st.st_uid != euid) || ((st.st_mode & S_ISGID) && st.st_gid != egid) ||
-      (caps && euid != 0))
-    xb_log_flag(&g_log, XB_FLAG_SETUID_UNPRIVILEGED);
+  if (raises) xb_log_flag(&g_log, XB_FLAG_SETUID_UNPRIVILEGED);
   return cannot;
 }
 

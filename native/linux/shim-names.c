@@ -287,6 +287,8 @@ EXPORT long syscall(long nr, ...) {
     op = XB_OP_STAT, path = (const char *)b, arg = (uint32_t)c & NOFOLLOW;
   } else if (nr == __NR_file_getattr) {
     op = XB_OP_STAT, path = (const char *)b, arg = (uint32_t)e & NOFOLLOW;
+  } else if (nr == SYS_pivot_root && !g_filtered) {
+    xb_log_flag(&g_log, XB_FLAG_ROOT_UNNAMED); /* the host cannot name what it names from there */
   } else if (nr == SYS_io_uring_setup && !g_filtered) {
     xb_log_flag(&g_log, XB_FLAG_IO_URING_UNTRACED); /* its ring's file operations: no shim sees them */
   } else if (!g_filtered && undecoded_file_call(nr)) {

@@ -214,6 +214,21 @@ describe.each(["auto", "preload", "seccomp"])("backend %s", (backend) => {
     expect(r.trace.incompleteReasons.join(" ")).toContain(backend === "preload" ? "another user" : "without its privileges");
   });
 
+  // pivot_root in a mount namespace of its own: what the program names from its new root, the
+  // host cannot name (docs/tracer.md).
+  test.skipIf(process.getuid?.() !== 0 || !have("pivot_root") || !have("unshare"))(
+    "11c. pivot_root in a mount namespace of its own: the trace says its names are not the host's",
+    () => {
+      const d = work(`pivot-${backend}`);
+      mkdirSync(join(d, "r", "old"), { recursive: true });
+      const script = `mount --make-rprivate / && mount --bind ${d}/r ${d}/r && cd ${d}/r && pivot_root . old; true`;
+      const r = traceRun(["unshare", "-m", "sh", "-c", script], flags);
+      expect(r.code).toBe(0);
+      expect(r.trace.complete).toBe(false);
+      expect(r.trace.incompleteReasons.join(" ")).toContain("pivot_root");
+    },
+  );
+
   test("12. one rule per mode: a failed open of /dev/tty (ENXIO) and a symlink loop are stat; a failed lookup before a creation stays missing", () => {
     const d = work(`agree-${backend}`);
     symlinkSync("loop2", join(d, "loop1"));

@@ -16,11 +16,13 @@ const { dir, fresh, withFiles, inC } = oracleScratch("xbench-trace-oracle-fourth
 
 const meta = { glibc: join(dir, "meta"), musl: join(dir, "meta-static") };
 const rare = { glibc: join(dir, "rare"), musl: join(dir, "rare-static") };
+const readfile = join(dir, "readfile-static");
 compile("gcc", ["-O2", "-o", meta.glibc, fixture("meta.c")]);
 compile("gcc", ["-O2", "-o", rare.glibc, fixture("rare.c"), "-lpthread"]);
 if (have("musl-gcc")) {
   compile("musl-gcc", ["-static", "-O2", "-o", meta.musl, fixture("meta.c")]);
   compile("musl-gcc", ["-static", "-O2", "-o", rare.musl, fixture("rare.c")]);
+  compile("musl-gcc", ["-static", "-O2", "-o", readfile, fixture("readfile.c")]);
 }
 
 /** test/fixtures/trace/meta.c's `what` in a folder of `files` and a symlink lnk to a. */
@@ -161,6 +163,19 @@ const cases: OracleCase[] = [
       spawnSync("mkfifo", [join(d, "ready")]);
       return d;
     },
+  },
+  {
+    name: "unshare -m: a bind mount made in a mount namespace of its own, and files read through it",
+    skip: process.getuid?.() === 0 ? lacking("unshare", "mount") : "mounts take root",
+    cmd: ["unshare", "-m", "sh", "-c", "mount --bind src dst && cat dst/f1 > /dev/null && ls dst > /dev/null && test -e dst/f2"],
+    setup: () => withFiles("bind", { "src/f1": "1", "src/f2": "2", "dst/.keep": "" }),
+  },
+  {
+    name: "unshare -m: a static program reads through a bind mount of its namespace",
+    skip: process.getuid?.() === 0 ? (lacking("unshare", "mount", "musl-gcc") ?? undefined) : "mounts take root",
+    cmd: ["unshare", "-m", "sh", "-c", `mount --bind src dst && ${readfile} dst/f1 > /dev/null`],
+    static: true,
+    setup: () => withFiles("bind-static", { "src/f1": "1", "dst/.keep": "" }),
   },
 ];
 
