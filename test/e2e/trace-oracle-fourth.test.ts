@@ -179,4 +179,52 @@ const cases: OracleCase[] = [
   },
 ];
 
-oracleTests("strace -f oracle on a fourth held-out set", cases, fresh("strace"));
+// Programs of kinds the other sets have not met: a build system other than make, a key generator,
+// a Haskell program (GHC's runtime), a typesetting pipeline, an editor with its swap file, and an
+// object file rewritten in place.
+const programs: OracleCase[] = [
+  {
+    name: "ninja: two edges, its log and deps files",
+    skip: lacking("ninja"),
+    cmd: ["ninja", "-C", "."],
+    setup: () =>
+      withFiles("ninja", {
+        "build.ninja": "rule cp\n  command = cp $in $out\nbuild out/a.txt: cp a.txt\nbuild out/b.txt: cp out/a.txt\n",
+        "a.txt": "a",
+      }),
+  },
+  {
+    name: "ssh-keygen: a key pair written, with its private key's mode",
+    skip: lacking("ssh-keygen"),
+    cmd: ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "t", "-f", "key"],
+    setup: () => fresh("keygen"),
+  },
+  {
+    name: "shellcheck (a program of GHC's runtime) on a script and its sourced file",
+    skip: lacking("shellcheck"),
+    cmd: ["shellcheck", "-x", "main.sh"],
+    setup: () =>
+      withFiles("shellcheck", { "main.sh": '#!/bin/sh\n# shellcheck source=lib.sh\n. ./lib.sh\necho "$X"\n', "lib.sh": "X=1\nexport X\n" }),
+  },
+  {
+    name: "groff -man: a pipeline of troff and grotty reading fonts and macros",
+    skip: lacking("groff"),
+    cmd: ["sh", "-c", "groff -man -Tutf8 page.1 > page.txt"],
+    setup: () => withFiles("groff", { "page.1": ".TH PAGE 1\n.SH NAME\npage \\- a page\n.SH DESCRIPTION\nText.\n" }),
+  },
+  {
+    name: "vim -es: a file edited and written, with its swap file",
+    skip: lacking("vim"),
+    cmd: ["vim", "-es", "-u", "NONE", "-i", "NONE", "-n", "-c", "normal Gohello", "-c", "wq", "f.txt"],
+    env: { ...process.env, HOME: join(dir, "home") },
+    setup: () => withFiles("vim", { "f.txt": "one\n" }),
+  },
+  {
+    name: "strip of an object file in place (a temporary copy, its mode, a rename)",
+    skip: lacking("strip", "gcc"),
+    cmd: ["sh", "-c", "gcc -g -c a.c -o a.o && strip --strip-debug a.o && objcopy --only-keep-debug a.o a.dbg"],
+    setup: () => withFiles("strip", { "a.c": "int a(void) { return 1; }\n" }),
+  },
+];
+
+oracleTests("strace -f oracle on a fourth held-out set", [...cases, ...programs], fresh("strace"));

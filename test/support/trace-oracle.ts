@@ -107,7 +107,7 @@ const PRELOAD_BLIND: RegExp[] = [
   /^\/etc\/ld\.so\.(preload|cache) /,
   /\.so(\.[\d.]+)?(-[\w.-]+)? (read|missing)$/, // ld.so: libraries (libLLVM.so.22.1-rust-1.95.0-stable) and its search probes
   new RegExp(`/(${HWCAP_DIRS})(/| )`),
-  /\/locale\/|\/gconv\/|locale-archive|\/usr\/share\/i18n\//,
+  /\/locale\/|\/gconv\/|locale-archive|\/usr\/share\/i18n\/|\/LC_MESSAGES\/[^/]+\.mo /, // gettext's catalogs too
   /^\/etc\/(nsswitch\.conf|passwd|group|localtime|host\.conf|resolv\.conf|hosts|gai\.conf) /,
   /^\/(proc|sys|dev)\//,
   / stat$/, // realpath's readlinks, fstatat inside libc (qsort/getcwd helpers)
