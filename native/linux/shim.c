@@ -219,15 +219,16 @@ XB_HIDDEN int32_t *record_relative(struct xb_thread *t, struct xb_what w, int di
 /*
  * A path through a process's magic /proc link (sys.h: /proc/PID/cwd/..., /proc/self/fd/N, /dev/fd/N)
  * is recorded as the file it reaches, which the link names (a link alone only where the call
- * follows it); a link to no file by name (a pipe, a socket, a file removed) keeps the name given. 1 if recorded
- * so, into *c; never skipped as a repeat (an fd number names another file once reused).
+ * follows it); a link to no file by name (a pipe, a socket, a file removed) keeps the name given. Returns
+ * the record's slot, or &g_not_linked when the path is not so recorded; never skipped as a repeat
+ * (an fd number names another file once reused).
  */
-__attribute__((cold, noinline)) static int record_through_link(int op, const char *path, uint32_t arg,
-                                                               struct xb_call *c) {
+static int32_t g_not_linked;
+__attribute__((cold, noinline)) static int32_t *record_through_link(int op, const char *path, uint32_t arg) {
   size_t link = xb_magic_link(path);
-  if (!link || (path[link] != '/' && !xb_follows_last(op, arg))) return 0;
+  if (!link || (path[link] != '/' && !xb_follows_last(op, arg))) return &g_not_linked;
   struct xb_thread *t = &t_self;
-  if (t->busy) return 0;
+  if (t->busy) return &g_not_linked;
   t->busy = 1;
   char name[XB_MAGIC_MAX + 1];
   memcpy(name, path, link);
@@ -239,31 +240,36 @@ __attribute__((cold, noinline)) static int record_through_link(int op, const cha
   /* A file removed, or made with O_TMPFILE, has no name to give: the link's own stays. */
   if (named && target[k - 1] == ')') named = unmark_removed(target, k) == k;
   named = named && (size_t)k + rest < PATH_MAX;
+  int32_t *slot = &g_not_linked;
   if (named) {
     memcpy(target + k, path + link, rest + 1);
-    c->slot = record_held(t, op, AT_FDCWD, target, arg);
-    c->key = 0;
+    slot = record_held(t, op, AT_FDCWD, target, arg);
   }
   base_put(target);
   t->busy = 0;
-  return named;
+  return slot;
 }
 
 __attribute__((hot, noinline)) XB_HIDDEN struct xb_call record_access(int op, int dirfd, const char *path, uint32_t arg,
                                                                       int may_skip) {
   struct xb_call c = {NULL, 0};
   if (!may_record() || unmappable(path) || !path[0]) return c;
-  if (path[0] == '/' && __builtin_expect(path[1] == 'p' || path[1] == 'd', 0) && record_through_link(op, path, arg, &c))
-    return c;
   pid_t pid = current_pid();
   uint64_t h;
   size_t n = scan_path_from(path, XB_PATH_KEPT, &h, path_seed(pid));
-  if (path[0] == '/' && cacheable(op)) {
-    c.key = access_key(h, n, op, arg);
-    /* A skip writes nothing: it needs neither this thread's state nor its guard. */
-    if (may_skip && __atomic_load_n(&g_seen[c.key % XB_SEEN], __ATOMIC_RELAXED) == c.key) {
-      c.slot = &g_skipped;
-      return c;
+  if (path[0] == '/') {
+    /* Before the repeats: an fd number names another file once reused. */
+    if (__builtin_expect(path[1] == 'p' || path[1] == 'd', 0)) {
+      int32_t *slot = record_through_link(op, path, arg);
+      if (slot != &g_not_linked) return (struct xb_call){slot, 0};
+    }
+    if (cacheable(op)) {
+      c.key = access_key(h, n, op, arg);
+      /* A skip writes nothing: it needs neither this thread's state nor its guard. */
+      if (may_skip && __atomic_load_n(&g_seen[c.key % XB_SEEN], __ATOMIC_RELAXED) == c.key) {
+        c.slot = &g_skipped;
+        return c;
+      }
     }
   }
   struct xb_thread *t = &t_self;
