@@ -213,7 +213,8 @@ static void through_link(pid_t pid, int follow_last, struct path_read *out) {
   else if ((fd = !strncmp(p, "/dev/fd/", 8) ? p + 8 : NULL))
     n = snprintf(name, sizeof name, "/proc/%d/fd/%.*s", (int)pid, (int)(link - 8), fd);
   else if (!strncmp(p, "/proc/self/", 11) || !strncmp(p, "/proc/thread-self/", 18))
-    n = snprintf(name, sizeof name, "/proc/%d/%.*s", (int)pid, (int)(p + link - strchr(p + 6, '/') - 1), strchr(p + 6, '/') + 1);
+    n = snprintf(name, sizeof name, "/proc/%d/%.*s", (int)pid, (int)(p + link - strchr(p + 6, '/') - 1),
+                 strchr(p + 6, '/') + 1);
   else
     n = snprintf(name, sizeof name, "%.*s", (int)link, p);
   if (n <= 0 || n >= (int)sizeof name) return;

@@ -133,7 +133,7 @@ export function splitArgs(s: string): string[] {
 }
 
 /** strace's escapes (\n, \377, \x41), each byte as one character. */
-function unescape(text: string): string {
+function straceUnescape(text: string): string {
   return text.replace(/\\(x[0-9a-f]{2}|[0-7]{1,3}|.)/g, (_, e: string) => {
     if (e[0] === "x") return String.fromCharCode(parseInt(e.slice(1), 16));
     if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
@@ -143,7 +143,7 @@ function unescape(text: string): string {
 
 function unquote(arg: string | undefined): string | undefined {
   if (arg?.[0] !== '"') return undefined;
-  return unescape(arg.slice(1, arg.lastIndexOf('"')));
+  return straceUnescape(arg.slice(1, arg.lastIndexOf('"')));
 }
 
 /**
@@ -172,7 +172,7 @@ function fdPath(arg: string | undefined): string | undefined {
   const found = arg ? /<(.*)>(\(deleted\))?$/.exec(arg) : null;
   if (!found) return undefined;
   // strace -y escapes a name's unprintable bytes (\377) as it does in strings.
-  const m = [found[0], unescape(found[1]!), found[2]] as const;
+  const m = [found[0], straceUnescape(found[1]!), found[2]] as const;
   // A folder removed while open is named as it was: strace marks an fd's after its name
   // (`4</dir>(deleted)`), and a process's cwd carries the kernel's mark inside (`</dir (deleted)>`).
   if (m[2]) return m[1];
@@ -286,9 +286,9 @@ export function classify(log: string, topCwd: string): StraceView {
       pending.delete(pid);
     }
     const m = /^(\w+)\((.*)\)\s+= (-?\d+|\?)(?:<([^>]*)>)?(?: (E\w+))?/.exec(line);
-    if (m && m[4] && /^open/.test(m[1]!)) fdFile.set(`${pid} ${m[3]}`, unescape(m[4]));
-    if (m && m[1] === "close") fdFile.delete(`${pid} ${/^\d+/.exec(m[2]!)?.[0]}`);
     if (!m) continue;
+    if (m[4] && /^open/.test(m[1]!)) fdFile.set(`${pid} ${m[3]}`, straceUnescape(m[4]));
+    if (m[1] === "close") fdFile.delete(`${pid} ${/^\d+/.exec(m[2]!)?.[0]}`);
     const [, name, argText, retText, retPath, errno] = m as unknown as [
       string,
       string,
@@ -321,7 +321,7 @@ export function classify(log: string, topCwd: string): StraceView {
     /** An open through a process's magic /proc link: the file it reached, which -y names; 1 if so. */
     const opened = (path: string | undefined, flags: string): boolean => {
       const link = path ? MAGIC_LINK.exec(path) : null;
-      const reached = retPath ? unescape(retPath) : undefined;
+      const reached = retPath ? straceUnescape(retPath) : undefined;
       if (!link || failed || !reached?.startsWith("/") || (!link[2] && flags.includes("O_NOFOLLOW"))) return false;
       add(reached, undefined, openModes(flags), true);
       return true;
