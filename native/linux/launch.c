@@ -111,10 +111,6 @@ static uint64_t peak_rss_kb(void) {
   return p ? strtoull(p + 6, NULL, 10) : 0;
 }
 
-long xb_progkind_open(const char *path) {
-  return xb_sys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0);
-}
-
 /*
  * 1 if the loader will run `path` securely for this process (setuid or setgid to another id, or
  * file capabilities for a user other than root): it then leaves out a preload with a '/' in it,

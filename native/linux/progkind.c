@@ -20,6 +20,11 @@
 #endif
 #define NOTE_GO_BUILDID 4
 
+static long raw_open(const char *path) {
+  return xb_sys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0);
+}
+long (*xb_progkind_open)(const char *path) = raw_open;
+
 /* Raw system calls (sys.h), not syscall(3), which in the preload shim is the shim's own export:
  * this file is then called from its exec wrappers and must not call back into them. */
 static long rd(int fd, void *buf, size_t len, long off) {

@@ -20,9 +20,9 @@ int xb_needs_seccomp(const char *path);
  */
 int xb_lists_objects(const char *path, char *const argv[], char *const envp[]);
 
-/* The open (O_RDONLY | O_CLOEXEC, raw: an fd or -errno) these read an image through, each helper's
- * own: the shim's goes through its trampoline, so that in hybrid mode the filter does not report
- * the shim's look at a program as the program's. */
-long xb_progkind_open(const char *path);
+/* The open (O_RDONLY | O_CLOEXEC, raw: an fd or -errno) these read an image through: a raw
+ * openat, which the shim replaces at its set-up with one through its trampoline, so that in hybrid
+ * mode the filter does not report the shim's look at a program as the program's. */
+extern long (*xb_progkind_open)(const char *path);
 
 #endif

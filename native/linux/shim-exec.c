@@ -173,10 +173,6 @@ XB_HIDDEN void note_secure(void) {
   if (!g_filtered) xb_log_flag(&g_log, XB_FLAG_SHIM_DROPPED);
 }
 
-XB_HIDDEN long xb_progkind_open(const char *path) {
-  return XSYS(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0, 0);
-}
-
 /* In preload mode, a static program runs untraced: say so. */
 XB_HIDDEN void note_static(const char *path) {
   if (g_filtered || t_self.busy) return;

@@ -495,6 +495,11 @@ static int attach_log(const char *path) {
   return err;
 }
 
+/* progkind.c's look at an image, from the trampoline once there is one (see xb_progkind_open). */
+static long open_image(const char *path) {
+  return XSYS(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0, 0);
+}
+
 /* Set once the set-up below has run (or started), from its constructor or from init_early. */
 static int g_init_ran;
 
@@ -524,6 +529,7 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
   RESOLVE(dlmopen);
   g_filtered = hybrid;
   if (hybrid) g_tramp = map_trampoline();
+  xb_progkind_open = open_image;
   if (attach_log(logpath) == 0 && g_pid_page == &g_pid_fallback && pthread_atfork(NULL, NULL, after_fork) != 0)
     g_log.hdr = NULL;
   t_self.busy = 0;
