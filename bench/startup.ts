@@ -6,7 +6,8 @@
  * BIN`, a second build (another commit's dist/xbench) runs the same commands in the same
  * rounds, so two builds compare side by side. Prints each arm's median and its ratio to hello
  * (the median of per-round ratios, with its quartiles), and with `--before` each command's
- * after/before ratio the same way.
+ * after/before ratio the same way. `trace -- true` is also held to its own floor, the least a
+ * Bun program can do to trace `true` (bench/minimal-tracer.ts), run in the same rounds: ×floor.
  *
  *   bun bench/startup.ts [LAUNCHES] [--before BIN]
  */
@@ -16,6 +17,7 @@ import { tmpdir } from "node:os";
 import mri from "mri";
 import { join } from "pathe";
 import { median, spread } from "../src/stats/quantile.ts";
+import { buildMinimalTracer } from "./minimal-tracer.ts";
 
 const argv = mri(process.argv.slice(2), { string: ["before"] });
 const launches = Number(argv._[0] ?? 40);
@@ -41,7 +43,8 @@ function launchMs(command: string[]): number {
 
 const dir = mkdtempSync(join(tmpdir(), "xbench-startup-"));
 try {
-  const arms: Record<string, string[]> = { hello: [buildHello(dir)] };
+  const supervisor = join(import.meta.dir, "..", "dist", "helpers", "linux-x64", "xbench-supervisor");
+  const arms: Record<string, string[]> = { hello: [buildHello(dir)], "minimal tracer": [buildMinimalTracer(dir, supervisor)] };
   const builds: Array<[string, string]> = argv.before
     ? [
         ["before", argv.before],
@@ -60,7 +63,11 @@ try {
   for (const name of names) {
     const ratio = spread(times[name]!.map((t, i) => t / times.hello![i]!));
     const versus = name === "hello" ? "" : `  ×hello ${ratio.median.toFixed(2)} [${ratio.q1.toFixed(2)} .. ${ratio.q3.toFixed(2)}]`;
-    console.log(`${name.padEnd(30)} median ${median(times[name]!).toFixed(1).padStart(6)} ms${versus}`);
+    const floor = spread(times[name]!.map((t, i) => t / times["minimal tracer"]![i]!));
+    const traced = name.endsWith("trace -- true")
+      ? `  ×floor ${floor.median.toFixed(2)} [${floor.q1.toFixed(2)} .. ${floor.q3.toFixed(2)}]`
+      : "";
+    console.log(`${name.padEnd(30)} median ${median(times[name]!).toFixed(1).padStart(6)} ms${versus}${traced}`);
   }
   if (argv.before) {
     for (const command of COMMANDS) {

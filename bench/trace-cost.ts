@@ -22,6 +22,7 @@ import { join, resolve } from "pathe";
 import mri from "mri";
 import { readAccessLog } from "../src/tracer/index.ts";
 import { HEADER_SIZE, LOG_MAGIC, LOG_VERSION, REC_SIZE, scanLogFile } from "../src/tracer/log.ts";
+import { buildMinimalTracer } from "./minimal-tracer.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const XBENCH = join(ROOT, "dist", "xbench");
@@ -75,28 +76,7 @@ function interleave(arms: Record<string, () => number>, rounds: number): Record<
 const hello = join(work, "hello");
 writeFileSync(join(work, "hello.ts"), 'console.log("hi");\n');
 sh([process.execPath, "build", "--compile", "--outfile", hello, join(work, "hello.ts")]);
-// The least a Bun program can do to trace `true`: load node:fs, spawn the supervisor with
-// Bun.spawn, read the whole log back, remove it, write one line. What xbench adds past this is
-// its own code; what this adds past hello + supervisor is the runtime's.
-const minimal = join(work, "minimal");
-writeFileSync(
-  join(work, "minimal.ts"),
-  `import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
-const dir = mkdtempSync("/dev/shm/xbench-minimal-");
-const child = Bun.spawn([${JSON.stringify(SUPERVISOR)}, "--log", dir + "/t.log", "--", "true"], { stdio: ["inherit", "inherit", "inherit"] });
-await child.exited;
-const fd = openSync(dir + "/t.log", "r");
-const head = Buffer.allocUnsafe(4096);
-readSync(fd, head, 0, 4096, 0);
-const tail = Number(head.readBigUInt64LE(24));
-const body = Buffer.allocUnsafe(Math.max(1, tail - 4096));
-readSync(fd, body, 0, body.length, 4096);
-closeSync(fd);
-rmSync(dir, { recursive: true, force: true });
-writeSync(2, "read " + tail + " bytes\\n");
-`,
-);
-sh([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", minimal, join(work, "minimal.ts")]);
+const minimal = buildMinimalTracer(work, SUPERVISOR);
 const log = join("/dev/shm", `xbench-trace-cost-${process.pid}.log`);
 sh([XBENCH, "trace", "--", "true"]); // extract the helpers once
 const startArms: Record<string, string[]> = {

@@ -133,6 +133,11 @@ export interface Toolchain {
 }
 
 const GLIBC_SHARED: KindLink = { flags: ["-shared", "-fPIC", "-fvisibility=hidden"], libs: ["-ldl", "-lpthread"] };
+/**
+ * x86-64's thread-locals through TLS descriptors (arm64's default): the shim then loads where
+ * no static TLS is left for it (LD_AUDIT), at the cost docs/tracer-overhead.md measures.
+ */
+const GLIBC_SHARED_X64: KindLink = { ...GLIBC_SHARED, flags: [...GLIBC_SHARED.flags, "-mtls-dialect=gnu2"] };
 
 /**
  * The toolchain of each helper platform (the key the helpers are extracted under). darwin's
@@ -146,7 +151,7 @@ export const TOOLCHAINS = {
     flags: [],
     kinds: {
       static: { cc: "musl-gcc", flags: ["-static"], libs: [] },
-      shared: GLIBC_SHARED,
+      shared: GLIBC_SHARED_X64,
       executable: { flags: [], libs: ["-lpthread"] },
     },
   },

@@ -58,7 +58,13 @@
 #define XB_FLAG_CHROOT_UNTRACED 0x80000u /* preload mode: a program changed its root (chroot) */
 #define XB_FLAG_HANDLE_UNNAMED 0x100000u /* a file opened by handle (open_by_handle_at) could not be named */
 #define XB_FLAG_FIFO_UNTOLD 0x200000u /* a FIFO opened O_WRONLY|O_NONBLOCK: ENXIO or not, untold */
-#define XB_FLAGS_INCOMPLETE 0x3efff0u
+/* preload mode: code ran in a link-map namespace of its own (an LD_AUDIT or DT_AUDIT audit module,
+ * dlmopen), whose own C library the shim does not interpose */
+#define XB_FLAG_NAMESPACE_UNTRACED 0x400000u
+/* a program changed its root in a mount namespace of its own (pivot_root): the host cannot name
+ * what it names */
+#define XB_FLAG_ROOT_UNNAMED 0x800000u
+#define XB_FLAGS_INCOMPLETE 0xfefff0u
 /* Header flags that say the command ran differently from an untraced run (what ran was traced). */
 #define XB_FLAG_CHANGED_IO_URING 0x10000u /* the filter refused io_uring_setup (ENOSYS) */
 
@@ -96,8 +102,14 @@ enum xb_op {
   XB_OP_LINK = 15, /* new name of link/symlink */
   XB_OP_READDIR = 16, /* getdents on an fd, a stream's first readdir: path = the fd's directory (absolute) */
   XB_OP_MKNOD = 17, /* a new node: mknod, mkfifo, bind of an AF_UNIX path socket */
-  XB_OP_SETATTR = 18, /* a metadata change: chmod, chown, utime families (arg: AT_SYMLINK_NOFOLLOW) */
+  /* a metadata change: chmod, chown, utime and setxattr families (arg: AT_SYMLINK_NOFOLLOW, and
+   * XB_SETATTR_MODE for a change of mode, which a symlink cannot take) */
+  XB_OP_SETATTR = 18,
 };
+#define XB_SETATTR_MODE 0x1u
+/* for seccomp's look (the reader takes no mode from it): a user.* extended attribute set or
+ * removed, which only a regular file or a folder can hold (EPERM on a symlink, a device, a FIFO) */
+#define XB_SETATTR_USER_XATTR 0x2u
 
 enum xb_src { XB_SRC_PRELOAD = 1, XB_SRC_SECCOMP = 2, XB_SRC_DLL = 3 };
 
@@ -225,29 +237,46 @@ static inline int32_t *xb_log_append(struct xb_log *log, const struct xb_rec *re
 }
 
 /*
- * Like xb_log_append, from the calling thread's chunk `cur` (reserving a new one when full),
- * inline, touching only the chunk's page in the common case.
+ * 1 if the calling thread's chunk `cur` has `size` bytes free (at most XB_CHUNK), reserving a new
+ * chunk when it has not; 0 if the log is full or closed.
  */
+static inline __attribute__((always_inline)) int xb_log_room_local(struct xb_log *log, struct xb_cursor *cur,
+                                                                   uint64_t size) {
+  if (cur->pos + size <= cur->end) return 1;
+  if (__atomic_load_n(&log->hdr->flags, __ATOMIC_RELAXED) & XB_FLAG_DETACHED) return 0;
+  uint64_t off = __atomic_fetch_add(&log->hdr->tail, XB_CHUNK, __ATOMIC_RELAXED);
+  if (off + XB_CHUNK > log->capacity) {
+    __atomic_fetch_add(&log->hdr->dropped, 1, __ATOMIC_RELAXED);
+    cur->pos = cur->end = 0;
+    return 0;
+  }
+  cur->pos = off;
+  cur->end = off + XB_CHUNK;
+  return 1;
+}
+
+/*
+ * A frame of `size` bytes (8-aligned, at most XB_CHUNK / 4) from the calling thread's chunk
+ * `cur` (see xb_log_room_local): its address, or NULL if the log is full or closed. Inline,
+ * touching only the chunk's page in the common case.
+ */
+static inline __attribute__((always_inline)) char *xb_log_reserve_local(struct xb_log *log, struct xb_cursor *cur,
+                                                                        uint64_t size) {
+  if (!xb_log_room_local(log, cur, size)) return (char *)0;
+  uint64_t off = cur->pos;
+  cur->pos += size;
+  return log->base + off;
+}
+
+/* Like xb_log_append, from the calling thread's chunk `cur` (see xb_log_reserve_local). */
 static inline __attribute__((always_inline)) int32_t *xb_log_append_local(struct xb_log *log, struct xb_cursor *cur,
                                                                           const struct xb_rec *rec, const char *base,
                                                                           const char *path) {
   uint32_t len = (uint32_t)sizeof *rec + rec->base_len + rec->path_len;
   uint64_t size = (8u + (uint64_t)len + 7u) & ~7ull;
   if (size > XB_CHUNK / 4) return xb_log_append(log, rec, base, path);
-  if (cur->pos + size > cur->end) {
-    if (__atomic_load_n(&log->hdr->flags, __ATOMIC_RELAXED) & XB_FLAG_DETACHED) return (int32_t *)0;
-    uint64_t off = __atomic_fetch_add(&log->hdr->tail, XB_CHUNK, __ATOMIC_RELAXED);
-    if (off + XB_CHUNK > log->capacity) {
-      __atomic_fetch_add(&log->hdr->dropped, 1, __ATOMIC_RELAXED);
-      cur->pos = cur->end = 0;
-      return (int32_t *)0;
-    }
-    cur->pos = off;
-    cur->end = off + XB_CHUNK;
-  }
-  uint64_t off = cur->pos;
-  cur->pos += size;
-  return xb_frame_write(log->base + off, len, rec, base, path);
+  char *frame = xb_log_reserve_local(log, cur, size);
+  return frame ? xb_frame_write(frame, len, rec, base, path) : (int32_t *)0;
 }
 static inline void xb_log_set_result(int32_t *slot, int32_t result) {
   if (slot) __atomic_store_n(slot, result, __ATOMIC_RELEASE);

@@ -82,6 +82,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define EXIT_LAUNCHER 125
@@ -108,6 +109,20 @@ static uint64_t peak_rss_kb(void) {
   buf[n] = 0;
   const char *p = strstr(buf, "VmHWM:");
   return p ? strtoull(p + 6, NULL, 10) : 0;
+}
+
+/*
+ * 1 if the loader will run `path` securely for this process (setuid or setgid to another id, or
+ * file capabilities for a user other than root): it then leaves out a preload with a '/' in it,
+ * without a word. The shim's exec wrappers tell so of what the command runs (shim-exec.c); this
+ * is the command itself.
+ */
+static int runs_securely(const char *path) {
+  struct stat st;
+  if (stat(path, &st) != 0) return 0;
+  int caps = getxattr(path, "security.capability", NULL, 0) > 0;
+  return ((st.st_mode & S_ISUID) && st.st_uid != geteuid()) || ((st.st_mode & S_ISGID) && st.st_gid != getegid()) ||
+         (caps && geteuid() != 0);
 }
 
 /* Resolves CMD like execvp; returns a malloc'd path or NULL with errno set. */
@@ -254,6 +269,7 @@ static struct {
   char **cmd_argv;
 } g_opt;
 static int g_top_exec_errno; /* set by CMD if its exec fails, read by S once vfork returns */
+static int g_top_secure; /* CMD runs securely (runs_securely): the shim cannot be in it */
 
 /* The options, in the order of the switch below. */
 enum { OPT_VERSION, OPT_BACKEND, OPT_PRELOAD, OPT_IGNORE_SIGNALS, OPT_DIE_WITH_PARENT, OPT_DETACH_OK, OPT_LOG };
@@ -400,8 +416,9 @@ static struct envs make_envs(const char *log_abs, const char *shim) {
   traced[1] = env_pair(XB_ENV_MODE, backend == BACKEND_AUTO ? XB_MODE_HYBRID : XB_MODE_PRELOAD);
   char *fallback[3] = {traced[0], env_pair(XB_ENV_MODE, XB_MODE_PRELOAD), NULL};
   struct envs e;
-  e.env = backend == BACKEND_SECCOMP ? make_env(traced, NULL) : make_env(traced, shim);
-  e.fallback = backend == BACKEND_PRELOAD ? e.env : make_env(fallback, shim[0] ? shim : NULL);
+  const char *preload = shim[0] ? shim : NULL;
+  e.env = backend == BACKEND_SECCOMP ? make_env(traced, NULL) : make_env(traced, preload);
+  e.fallback = backend == BACKEND_PRELOAD ? e.env : make_env(fallback, preload);
   return e;
 }
 
@@ -421,6 +438,7 @@ static __attribute__((noreturn)) void exec_command(const char *path, char **env,
       xb_log_flag(&g_log, XB_FLAG_SECCOMP_REFUSED);
       __atomic_store_n(&g_log.hdr->seccomp_errno, e, __ATOMIC_RELAXED);
       env = env_fallback; /* use what works */
+      if (g_top_secure) xb_log_flag(&g_log, XB_FLAG_SHIM_DROPPED);
     }
   }
   xb_signals_restore();
@@ -506,6 +524,17 @@ int main(int argc, char **argv) {
   find_shim(shim);
   open_log(log_abs);
   char *path = command_path();
+  /* ld.so listing libraries (ldd's, `ld.so --list`) would list the shim among them: as the shim
+   * does at an exec (progkind.h), it is left out, as that process runs nothing it could trace. */
+  if (xb_lists_objects(path, g_opt.cmd_argv, environ)) shim[0] = 0;
+  /* Without a filter's no_new_privs (preload, or auto where seccomp is refused), a program run
+   * securely drops the shim: the trace says so, and under preload the shim is left out, as the
+   * shim does at an exec it cannot follow. */
+  g_top_secure = runs_securely(path);
+  if (g_top_secure && g_opt.backend == BACKEND_PRELOAD) {
+    xb_log_flag(&g_log, XB_FLAG_SHIM_DROPPED);
+    shim[0] = 0;
+  }
   int sv[2] = {-1, -1};
   start_server(sv);
   struct envs envs = make_envs(log_abs, shim);

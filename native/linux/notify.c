@@ -72,6 +72,7 @@ struct path_read {
   int base_gone; /* the base is a folder removed since (the caller's cwd or dirfd): see place */
   mode_t seen; /* what existence() found there (its type bits), 0 if nothing */
   int seen_full; /* a folder found there holds entries (looked at for a rename's new name only) */
+  int by_fd; /* named by an fd the caller holds (read_fd_path): a change made through it needs no look */
 };
 
 /*
@@ -124,6 +125,27 @@ static size_t read_proc_link(const char *link, char *buf) {
 static int g_rooted;
 
 /*
+ * Set once a process of the tree mounted or unmounted something, or entered a mount namespace:
+ * its paths may then lead elsewhere than from S (`unshare -m` and a bind mount), so a look is made
+ * through the caller's own root (/proc/PID/root) when its mount namespace is not S's.
+ */
+static int g_mounts;
+
+/* 1 if `pid`'s mount namespace is not S's (only looked at once g_mounts is set). */
+static int other_mounts(pid_t pid) {
+  if (!__atomic_load_n(&g_mounts, __ATOMIC_RELAXED)) return 0;
+  static ino_t own; /* serving threads may race here: each finds the same */
+  struct stat st;
+  if (!__atomic_load_n(&own, __ATOMIC_RELAXED)) {
+    if (stat("/proc/self/ns/mnt", &st) != 0) return 0;
+    __atomic_store_n(&own, st.st_ino, __ATOMIC_RELAXED);
+  }
+  char ns[64];
+  snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", (int)pid);
+  return stat(ns, &st) == 0 && st.st_ino != __atomic_load_n(&own, __ATOMIC_RELAXED);
+}
+
+/*
  * A process that changed its root (chroot) names absolute paths from there: the host's name for
  * that root, read from outside it, becomes the base, and the path is taken relative to it.
  */
@@ -173,12 +195,49 @@ static void place(pid_t pid, int dirfd, struct path_read *out) {
   if (out->base_gone) out->base[out->base_len -= (uint32_t)XB_REMOVED_MARK_LEN] = 0;
 }
 
-static void read_path(pid_t pid, int dirfd, uint64_t addr, struct path_read *out) {
+/*
+ * A path through a process's magic /proc link (sys.h: /proc/PID/cwd/..., /proc/self/fd/N, /dev/fd/N)
+ * named as the file it reaches, which the link, read from outside, names: the caller's own links
+ * (self, thread-self, /dev/fd) as the caller's, a link alone only where the call follows it
+ * (`follow_last`). A link to no file by name (a pipe, a socket, a file removed or made with
+ * O_TMPFILE) keeps the name given.
+ */
+static void through_link(pid_t pid, int follow_last, struct path_read *out) {
+  size_t link = xb_magic_link(out->path);
+  if (!link || (out->path[link] != '/' && !follow_last)) return;
+  char name[64], target[PATH_MAX];
+  const char *p = out->path, *fd;
+  int n;
+  if (!strncmp(p, "/dev/std", 8))
+    n = snprintf(name, sizeof name, "/proc/%d/fd/%d", (int)pid, p[8] == 'i' ? 0 : p[8] == 'o' ? 1 : 2);
+  else if ((fd = !strncmp(p, "/dev/fd/", 8) ? p + 8 : NULL))
+    n = snprintf(name, sizeof name, "/proc/%d/fd/%.*s", (int)pid, (int)(link - 8), fd);
+  else if (!strncmp(p, "/proc/self/", 11) || !strncmp(p, "/proc/thread-self/", 18))
+    n = snprintf(name, sizeof name, "/proc/%d/%.*s", (int)pid, (int)(p + link - strchr(p + 6, '/') - 1),
+                 strchr(p + 6, '/') + 1);
+  else
+    n = snprintf(name, sizeof name, "%.*s", (int)link, p);
+  if (n <= 0 || n >= (int)sizeof name) return;
+  ssize_t k = readlink(name, target, sizeof target - 1);
+  if (k <= 0 || k >= (ssize_t)sizeof target - 1 || target[0] != '/') return;
+  target[k] = 0;
+  struct stat st;
+  if (xb_marked_removed(target, (size_t)k) && lstat(target, &st) != 0) return; /* removed: no name to give */
+  size_t rest = out->path_len - link;
+  if ((size_t)k + rest >= PATH_MAX) return;
+  memmove(out->path + k, out->path + link, rest + 1);
+  memcpy(out->path, target, (size_t)k);
+  out->path_len = (uint32_t)((size_t)k + rest);
+}
+
+static void read_path(pid_t pid, int dirfd, uint64_t addr, int follow_last, struct path_read *out) {
   out->dirfd = dirfd;
   out->rflags = 0;
   out->base_len = 0;
   out->base_gone = 0;
+  out->by_fd = 0;
   out->present = read_remote(pid, addr, out) == 0;
+  if (out->present && out->path[0] == '/' && !(out->rflags & XB_RF_TRUNCATED)) through_link(pid, follow_last, out);
   if (out->present) place(pid, dirfd, out);
 }
 
@@ -275,19 +334,52 @@ static int binfmt_misc_handlers(void) {
   return k;
 }
 
+/* How many interpreters deep the kernel follows #! (fs/exec.c: more fail with ELOOP). */
+#define XB_INTERP_DEPTH 4
+
+static int32_t exec_refusal(pid_t pid, int at, const char *q, const struct stat *st, int depth);
+
+/*
+ * The error an exec fails with because of the interpreter a #! line names (`line`, the first
+ * `n` bytes of the script, which start with "#!"), or 0: ENOEXEC when it names none, ENOENT when
+ * it is missing (the script itself is then missing to the caller, as the kernel says), else what
+ * an exec of the interpreter itself would fail with. A relative name is the caller's cwd's.
+ */
+static int32_t interpreter_refusal(pid_t pid, char *line, size_t n, int depth) {
+  line[n] = 0;
+  char *s = line + 2, *e;
+  while (*s == ' ' || *s == '\t') s++;
+  for (e = s; *e && *e != ' ' && *e != '\t' && *e != '\n'; e++) continue;
+  if (e == s) return ENOEXEC;
+  *e = 0;
+  if (depth >= XB_INTERP_DEPTH) return ELOOP;
+  char rel[PATH_MAX];
+  const char *name = s;
+  if (s[0] != '/') {
+    if (snprintf(rel, sizeof rel, "/proc/%d/cwd/%s", (int)pid, s) >= (int)sizeof rel) return 0;
+    name = rel;
+  }
+  struct stat st;
+  if (stat(name, &st) != 0) return errno == ENOENT || errno == ENOTDIR ? ENOENT : 0;
+  if (!S_ISREG(st.st_mode)) return EACCES;
+  return exec_refusal(pid, AT_FDCWD, name, &st, depth + 1);
+}
+
 /*
  * The error an exec of the regular file `q` fails with, or 0: EACCES with no execute bit at all;
  * ENOEXEC when it starts with neither "#!" nor an ELF header and no binfmt_misc handler could
- * take it (a script without #!, which the C library's execvp then hands to /bin/sh).
+ * take it (a script without #!, which the C library's execvp then hands to /bin/sh); for a
+ * script, what its interpreter makes of it (interpreter_refusal).
  */
-static int32_t exec_refusal(int at, const char *q, const struct stat *st) {
+static int32_t exec_refusal(pid_t pid, int at, const char *q, const struct stat *st, int depth) {
   if (!(st->st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) return EACCES;
   int fd = openat(at, q, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return 0;
-  char head[4];
-  ssize_t n = read(fd, head, sizeof head);
+  char head[257]; /* the kernel reads a #! line from the first 256 bytes */
+  ssize_t n = read(fd, head, sizeof head - 1);
   if (close(fd) != 0 || n < 0) return 0;
-  if ((n >= 2 && head[0] == '#' && head[1] == '!') || (n == 4 && memcmp(head, "\177ELF", 4) == 0)) return 0;
+  if (n >= 2 && head[0] == '#' && head[1] == '!') return interpreter_refusal(pid, head, (size_t)n, depth);
+  if (n >= 4 && memcmp(head, "\177ELF", 4) == 0) return 0;
   return binfmt_misc_handlers() ? 0 : ENOEXEC;
 }
 
@@ -319,7 +411,9 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
   if (fstatat(at, q, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0) {
     p->seen = st.st_mode & S_IFMT;
     if (exclusive) return EEXIST;
-    /* O_NOFOLLOW on a symlink fails with ELOOP (unless O_PATH). */
+    /* O_NOFOLLOW on a symlink fails with ENOTDIR when it wants a folder, else with ELOOP (unless
+     * O_PATH). */
+    if (op == XB_OP_OPEN && S_ISLNK(st.st_mode) && (arg & O_DIRECTORY) && !(arg & O_CREAT)) return ENOTDIR;
     if (op == XB_OP_OPEN && S_ISLNK(st.st_mode) && !(arg & O_PATH)) return ELOOP;
     if (op == XB_OP_OPEN && S_ISCHR(st.st_mode) && no_controlling_tty(pid, q)) return ENXIO;
     /* ENXIO when no process has it open for reading: only opening it would tell, and that would
@@ -331,9 +425,14 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
     if (op == XB_OP_EXEC && !S_ISREG(st.st_mode)) return EACCES;
     if (op == XB_OP_EXEC) {
       note_privileged_exec(pid, at, q, &st);
-      return exec_refusal(at, q, &st);
+      return exec_refusal(pid, at, q, &st, 0);
     }
     if (op == XB_OP_UNLINK && S_ISDIR(st.st_mode)) return EISDIR; /* Go's RemoveAll tries this first */
+    /* A symlink's mode cannot be changed (fchmodat2's AT_SYMLINK_NOFOLLOW on a link), nor can a
+     * user attribute be set on anything but a file or a folder (lsetxattr on a link). */
+    if (op == XB_OP_SETATTR && (arg & XB_SETATTR_MODE) && nofollow && S_ISLNK(st.st_mode)) return EOPNOTSUPP;
+    if (op == XB_OP_SETATTR && (arg & XB_SETATTR_USER_XATTR) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+      return EPERM;
     /* rmdir -p and git stash try folders that may hold entries. */
     if (op == XB_OP_RMDIR) return !S_ISDIR(st.st_mode) ? ENOTDIR : has_entries(at, q) ? ENOTEMPTY : 0;
     if (op == XB_OP_RENAME_TO && S_ISDIR(st.st_mode)) p->seen_full = has_entries(at, q); /* see two_names_outcome */
@@ -371,7 +470,7 @@ static int32_t look(pid_t pid, int at, char *q, int op, uint32_t arg, int exclus
 static int32_t existence(pid_t pid, int op, uint32_t arg, struct path_read *p) {
   p->seen = 0;
   p->seen_full = 0;
-  if (op == XB_OP_READDIR) return 0; /* an open fd */
+  if (op == XB_OP_READDIR || (p->by_fd && op == XB_OP_SETATTR)) return 0; /* an open fd */
   int open_creates = op == XB_OP_OPEN && (arg & O_CREAT);
   int exclusive = op == XB_OP_MKDIR || op == XB_OP_LINK || op == XB_OP_MKNOD || (open_creates && (arg & O_EXCL));
   int creates = exclusive || open_creates || op == XB_OP_RENAME_TO;
@@ -383,6 +482,8 @@ static int32_t existence(pid_t pid, int op, uint32_t arg, struct path_read *p) {
   char full[2 * PATH_MAX + 2];
   char *q = full;
   int at = AT_FDCWD;
+  /* An absolute name of the caller's own (not one chroot's look already made the host's). */
+  int own_name = p->path[0] != '/' || !__atomic_load_n(&g_rooted, __ATOMIC_RELAXED);
   if (p->path[0] != '/') {
     if (!p->base_len) return XB_RESULT_UNKNOWN;
     if (p->base_len + 1 + p->path_len >= PATH_MAX || p->base_gone) {
@@ -400,6 +501,7 @@ static int32_t existence(pid_t pid, int op, uint32_t arg, struct path_read *p) {
       memcpy(full, p->base, p->base_len);
       full[p->base_len] = '/';
       memcpy(full + p->base_len + 1, p->path, p->path_len + 1);
+      own_name = 2;
     }
   } else if (self_proc(p->path)) {
     /* The caller's own /proc entry, not S's (glibc's fchmodat(AT_SYMLINK_NOFOLLOW) chmods
@@ -408,6 +510,15 @@ static int32_t existence(pid_t pid, int op, uint32_t arg, struct path_read *p) {
     snprintf(full, sizeof full, "/proc/%d%s", (int)pid, rest ? rest : "");
   } else if (!self_fd(pid, p->path, full, sizeof full)) {
     memcpy(full, p->path, p->path_len + 1);
+    own_name = own_name ? 2 : 0;
+  }
+  if (own_name == 2 && other_mounts(pid)) { /* looked up from the caller's root, in its namespace */
+    char root[64];
+    snprintf(root, sizeof root, "/proc/%d/root", (int)pid);
+    at = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (at < 0) return XB_RESULT_UNKNOWN;
+    q += strspn(q, "/");
+    if (!*q) memcpy(q = full, ".", 2); /* the root itself */
   }
   int32_t r = look(pid, at, q, op, arg, exclusive, creates, p);
   if (at != AT_FDCWD && close(at) != 0) xb_log_flag(&g_log, XB_FLAG_LAUNCHER_ERROR);
@@ -420,6 +531,7 @@ static void read_fd_path(pid_t pid, int fd, struct path_read *out) {
   out->rflags = 0;
   out->base_len = 0;
   out->base_gone = 0;
+  out->by_fd = 1;
   out->present = 1;
   out->path_len = 0;
   char link[64];
@@ -445,6 +557,7 @@ static void read_sockaddr_path(pid_t pid, uint64_t addr, uint64_t len, struct pa
   out->rflags = 0;
   out->base_len = 0;
   out->base_gone = 0;
+  out->by_fd = 0;
   out->dirfd = AT_FDCWD;
   out->present = 1;
   place(pid, AT_FDCWD, out);
@@ -506,6 +619,9 @@ enum arg_kind {
 #define ARG(i) .arg = A_FROM, .arg_at = i
 #define NOFOLLOW_IN(i) .arg = A_NOFOLLOW, .arg_at = i
 #define VALUE(v) .arg = A_VALUE, .value = v
+#define EMPTY_IN(i) .empty_at = (i) + 1
+#define XATTR(i) .xattr_at = (i) + 1
+#define MODE XB_SETATTR_MODE
 
 /* One decoded call: its record(s), its path(s), its arg. op2 records the second path. */
 struct decoding {
@@ -513,10 +629,18 @@ struct decoding {
   struct path_arg a, b;
   uint8_t arg, arg_at;
   uint32_t value;
+  /* A change of metadata through an fd: argument empty_at - 1 holds the flags whose AT_EMPTY_PATH
+   * with the name "" makes the call act on the dirfd's own file (and for utimensat, a NULL name,
+   * futimens); 0 for none. */
+  uint8_t empty_at;
+  /* Argument xattr_at - 1 names the extended attribute a call sets or removes; 0 for none. */
+  uint8_t xattr_at;
 };
+#define FD(i)                                                                                                          \
+  { P_FD, i, 0 }
 
 /* The calls the filter reports (filter.c), by number; op 0: not a file call. */
-static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
+static const struct decoding DECODE[__NR_file_setattr + 1] = {
     [__NR_openat] = {XB_OP_OPEN, 0, AT(0, 1), {0}, ARG(2)},
     [__NR_openat2] = {XB_OP_OPEN, 0, AT(0, 1), {0}, .arg = A_OPEN_HOW, .arg_at = 2},
     [__NR_newfstatat] = {XB_OP_STAT, 0, AT(0, 1), {0}, ARG(3)},
@@ -542,10 +666,32 @@ static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
     [__NR_getdents64] = {XB_OP_READDIR, 0, {P_FD, 0, 0}, {0}},
     [__NR_mknodat] = {XB_OP_MKNOD, 0, AT(0, 1), {0}, ARG(2)},
     [__NR_bind] = {XB_OP_MKNOD, 0, {P_SOCKADDR, -1, 1}, {0}, VALUE(S_IFSOCK)},
-    [__NR_fchmodat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}},
-    [__NR_fchmodat2] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(3)},
-    [__NR_fchownat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(4)},
-    [__NR_utimensat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(3)}, /* NULL: futimens */
+    [__NR_fchmodat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, VALUE(MODE)},
+    [__NR_fchmodat2] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(3), .value = MODE, EMPTY_IN(3)},
+    [__NR_fchownat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(4), EMPTY_IN(4)},
+    [__NR_utimensat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(3), EMPTY_IN(3)}, /* NULL: futimens */
+    [__NR_fchmod] = {XB_OP_SETATTR, 0, FD(0), {0}, VALUE(MODE)},
+    [__NR_fchown] = {XB_OP_SETATTR, 0, FD(0), {0}},
+    /* Extended attributes: setting or removing one writes the path, getting or listing looks it up. */
+    [__NR_setxattr] = {XB_OP_SETATTR, 0, CWD(0), {0}, XATTR(1)},
+    [__NR_lsetxattr] = {XB_OP_SETATTR, 0, CWD(0), {0}, VALUE(AT_SYMLINK_NOFOLLOW), XATTR(1)},
+    [__NR_fsetxattr] = {XB_OP_SETATTR, 0, FD(0), {0}},
+    [__NR_removexattr] = {XB_OP_SETATTR, 0, CWD(0), {0}, XATTR(1)},
+    [__NR_lremovexattr] = {XB_OP_SETATTR, 0, CWD(0), {0}, VALUE(AT_SYMLINK_NOFOLLOW), XATTR(1)},
+    [__NR_fremovexattr] = {XB_OP_SETATTR, 0, FD(0), {0}},
+    [__NR_getxattr] = {XB_OP_STAT, 0, CWD(0), {0}},
+    [__NR_lgetxattr] = {XB_OP_STAT, 0, CWD(0), {0}, VALUE(AT_SYMLINK_NOFOLLOW)},
+    [__NR_listxattr] = {XB_OP_STAT, 0, CWD(0), {0}},
+    [__NR_llistxattr] = {XB_OP_STAT, 0, CWD(0), {0}, VALUE(AT_SYMLINK_NOFOLLOW)},
+    [__NR_setxattrat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(2), EMPTY_IN(2), XATTR(3)},
+    [__NR_removexattrat] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(2), EMPTY_IN(2), XATTR(3)},
+    [__NR_getxattrat] = {XB_OP_STAT, 0, AT(0, 1), {0}, NOFOLLOW_IN(2)},
+    [__NR_listxattrat] = {XB_OP_STAT, 0, AT(0, 1), {0}, NOFOLLOW_IN(2)},
+    /* A mount tree looked up (and, with OPEN_TREE_CLONE, copied): the path is not read. */
+    [__NR_open_tree] = {XB_OP_STAT, 0, AT(0, 1), {0}, NOFOLLOW_IN(2)},
+    [__NR_open_tree_attr] = {XB_OP_STAT, 0, AT(0, 1), {0}, NOFOLLOW_IN(2)},
+    [__NR_file_getattr] = {XB_OP_STAT, 0, AT(0, 1), {0}, NOFOLLOW_IN(4)},
+    [__NR_file_setattr] = {XB_OP_SETATTR, 0, AT(0, 1), {0}, NOFOLLOW_IN(4), EMPTY_IN(4)},
     /* A watch looks its path up; fanotify_mark with a NULL path marks the dirfd's own file. */
     [__NR_inotify_add_watch] = {XB_OP_STAT, 0, CWD(1), {0}},
     [__NR_fanotify_mark] = {XB_OP_STAT, 0, AT(3, 4), {0}},
@@ -564,7 +710,7 @@ static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
     [__NR_symlink] = {XB_OP_LINK, 0, CWD(1), {0}},
     [__NR_getdents] = {XB_OP_READDIR, 0, {P_FD, 0, 0}, {0}},
     [__NR_mknod] = {XB_OP_MKNOD, 0, CWD(0), {0}, ARG(1)},
-    [__NR_chmod] = {XB_OP_SETATTR, 0, CWD(0), {0}},
+    [__NR_chmod] = {XB_OP_SETATTR, 0, CWD(0), {0}, VALUE(MODE)},
     [__NR_chown] = {XB_OP_SETATTR, 0, CWD(0), {0}},
     [__NR_utime] = {XB_OP_SETATTR, 0, CWD(0), {0}},
     [__NR_utimes] = {XB_OP_SETATTR, 0, CWD(0), {0}},
@@ -577,6 +723,18 @@ static const struct decoding DECODE[__NR_fchmodat2 + 1] = {
 #undef ARG
 #undef NOFOLLOW_IN
 #undef VALUE
+#undef EMPTY_IN
+#undef XATTR
+#undef MODE
+#undef FD
+
+/* 1 if the extended attribute named at `addr` in `pid` is a user one ("user."). */
+static int user_xattr(pid_t pid, uint64_t addr) {
+  char name[5];
+  struct iovec l = {.iov_base = name, .iov_len = sizeof name};
+  struct iovec r = {.iov_base = (void *)(uintptr_t)addr, .iov_len = sizeof name};
+  return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)sizeof name && memcmp(name, "user.", 5) == 0;
+}
 
 /* The flags of the struct open_how at `addr` in `pid`; 0 if unreadable. */
 static uint32_t open_how_flags(pid_t pid, uint64_t addr) {
@@ -592,7 +750,7 @@ static uint32_t decode_arg(pid_t pid, const struct decoding *k, const __u64 *x) 
   case A_FROM:
     return (uint32_t)x[k->arg_at];
   case A_NOFOLLOW:
-    return (uint32_t)x[k->arg_at] & AT_SYMLINK_NOFOLLOW;
+    return ((uint32_t)x[k->arg_at] & AT_SYMLINK_NOFOLLOW) | k->value;
   case A_FOLLOW_FLAG:
     return (x[k->arg_at] & AT_SYMLINK_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
   case A_OPEN_HOW:
@@ -605,11 +763,11 @@ static uint32_t decode_arg(pid_t pid, const struct decoding *k, const __u64 *x) 
 }
 
 /* Reads the path `p` names into out (out->present 0: nothing to record). */
-static void read_path_arg(pid_t pid, const struct path_arg *p, const __u64 *x, struct path_read *out) {
+static void read_path_arg(pid_t pid, const struct path_arg *p, const __u64 *x, int follow_last, struct path_read *out) {
   int dirfd = p->dirfd < 0 ? AT_FDCWD : (int)(int32_t)x[p->dirfd];
   switch (p->kind) {
   case P_PATH:
-    read_path(pid, dirfd, x[p->at], out);
+    read_path(pid, dirfd, x[p->at], follow_last, out);
     break;
   case P_FD:
     read_fd_path(pid, dirfd, out);
@@ -662,6 +820,7 @@ static int read_handle(pid_t pid, const __u64 *x, struct call *c) {
   a->rflags = 0;
   a->base_len = 0;
   a->base_gone = 0;
+  a->by_fd = 0;
   a->path_len = (uint32_t)read_proc_link(link, a->path);
   a->path[a->path_len] = 0;
   a->present = a->path_len > 0;
@@ -773,21 +932,37 @@ static int read_call(const struct seccomp_notif *req, struct call *c) {
     return CALL_REFUSE;
   }
   if (d->nr == __NR_chroot) __atomic_store_n(&g_rooted, 1, __ATOMIC_RELAXED); /* before it can succeed */
+  if (d->nr == __NR_mount || d->nr == __NR_umount2 || d->nr == __NR_move_mount || d->nr == __NR_mount_setattr ||
+      d->nr == __NR_pivot_root || d->nr == __NR_setns) {
+    __atomic_store_n(&g_mounts, 1, __ATOMIC_RELAXED);
+    if (d->nr == __NR_pivot_root) xb_log_flag(&g_log, XB_FLAG_ROOT_UNNAMED); /* cannot know it will fail */
+    return 0;
+  }
   if (d->nr == __NR_open_by_handle_at) return read_handle(pid, d->args, c);
   if (d->nr < 0 || (size_t)d->nr >= sizeof DECODE / sizeof DECODE[0] || !DECODE[d->nr].op) return 0;
   const struct decoding *k = &DECODE[d->nr];
   const __u64 *x = d->args;
   /* A NULL first name: the kernel fails the call (EFAULT) before any lookup, or runs it on the
-   * fd (futimens; statx and fstatat with AT_EMPTY_PATH). Rust's statx probe passes one. */
-  if (k->a.kind == P_PATH && !x[k->a.at]) return 0;
+   * fd (futimens; statx and fstatat with AT_EMPTY_PATH). Rust's statx probe passes one. A change
+   * of metadata so made (futimens) writes the fd's file; a lookup so made names nothing. */
+  int null_fd = d->nr == __NR_utimensat && !x[k->a.at];
+  if (k->a.kind == P_PATH && !x[k->a.at] && !null_fd) return 0;
   int op = k->op;
   if (d->nr == __NR_unlinkat && (x[2] & AT_REMOVEDIR)) op = XB_OP_RMDIR;
   uint32_t arg = decode_arg(pid, k, x);
-  read_path_arg(pid, &k->a, x, a);
+  if (k->xattr_at && user_xattr(pid, x[k->xattr_at - 1])) arg |= XB_SETATTR_USER_XATTR;
+  if (null_fd)
+    read_fd_path(pid, (int)(int32_t)x[0], a);
+  else
+    read_path_arg(pid, &k->a, x, xb_follows_last(op, arg), a);
   if (!a->present) return 0; /* bind: not an AF_UNIX path */
+  /* "" with AT_EMPTY_PATH: a change of metadata of the dirfd's own file (an O_PATH fd of a link
+   * names the link itself), which the fd's /proc link names. */
+  if (k->empty_at && a->path_len == 0 && !(a->rflags & XB_RF_UNREADABLE) && (x[k->empty_at - 1] & AT_EMPTY_PATH))
+    read_fd_path(pid, (int)(int32_t)x[0], a);
   if (d->nr == __NR_execveat && a->path_len == 0 && !(a->rflags & XB_RF_UNREADABLE) && (x[4] & AT_EMPTY_PATH))
     read_fd_path(pid, (int)(int32_t)x[0], a); /* fexecve: the program open as the fd */
-  read_path_arg(pid, &k->b, x, b);
+  read_path_arg(pid, &k->b, x, 0, b);
   if (k->b.kind == P_PATH && !b->present) return 0; /* a second name in unmapped memory: EFAULT */
   c->pid = pid;
   c->op = op;

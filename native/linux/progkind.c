@@ -20,6 +20,11 @@
 #endif
 #define NOTE_GO_BUILDID 4
 
+static long raw_open(const char *path) {
+  return xb_sys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0);
+}
+long (*xb_progkind_open)(const char *path) = raw_open;
+
 /* Raw system calls (sys.h), not syscall(3), which in the preload shim is the shim's own export:
  * this file is then called from its exec wrappers and must not call back into them. */
 static long rd(int fd, void *buf, size_t len, long off) {
@@ -49,7 +54,7 @@ static int go_note(int fd, const Elf64_Phdr *ph) {
 }
 
 static int check(const char *path, int depth) {
-  int fd = (int)xb_sys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0);
+  int fd = (int)xb_progkind_open(path);
   if (fd < 0) return 0;
   int result = 0;
   Elf64_Ehdr eh;
@@ -84,4 +89,28 @@ static int check(const char *path, int depth) {
 
 int xb_needs_seccomp(const char *path) {
   return check(path, 0);
+}
+
+static int starts(const char *s, const char *prefix) {
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* ld.so's options that take a value (elf/rtld.c), which the scan for --list steps over. */
+static int takes_value(const char *opt) {
+  static const char *const with[] = {"--library-path",         "--inhibit-rpath",    "--audit", "--preload", "--argv0",
+                                     "--glibc-hwcaps-prepend", "--glibc-hwcaps-mask"};
+  for (size_t i = 0; i < sizeof with / sizeof with[0]; i++)
+    if (strcmp(opt, with[i]) == 0) return 1;
+  return 0;
+}
+
+int xb_lists_objects(const char *path, char *const argv[], char *const envp[]) {
+  for (size_t i = 0; envp && envp[i]; i++)
+    if (starts(envp[i], "LD_TRACE_LOADED_OBJECTS=")) return 1;
+  int list = 0;
+  for (size_t i = 1; argv && argv[0] && argv[i] && starts(argv[i], "--"); i++) {
+    if (strcmp(argv[i], "--list") == 0) list = 1;
+    if (takes_value(argv[i]) && !argv[++i]) break;
+  }
+  return list && path && check(path, 1);
 }

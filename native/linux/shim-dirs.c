@@ -8,7 +8,7 @@
 
 /* An open to list, not a listing: the folder is looked up (stat) until its entries are read. */
 EXPORT DIR *opendir(const char *path) {
-  int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, O_RDONLY | O_DIRECTORY);
+  struct xb_call slot = record(XB_OP_OPEN, AT_FDCWD, path, O_RDONLY | O_DIRECTORY);
   if (!RESOLVE(opendir) || !RESOLVE(fdopendir)) {
     errno = ENOSYS;
     return NULL;
@@ -25,7 +25,7 @@ EXPORT DIR *opendir(const char *path) {
   } else {
     d = real_opendir(path);
   }
-  done(slot, d == NULL);
+  done(slot, d == NULL, XB_OP_OPEN, AT_FDCWD, path, O_RDONLY | O_DIRECTORY);
   return d;
 }
 
@@ -237,7 +237,7 @@ DEF_GLOB(glob64, glob64_t, glob_readdir64, struct stat64, stat64, lstat64)
 EXPORT ssize_t getdents64(int fd, void *buf, size_t n) {
   int32_t *slot = record_fd(XB_OP_READDIR, fd);
   RAW_OR_REAL(ssize_t, r, getdents64, (fd, buf, n), T(SYS_getdents64, fd, buf, n, 0))
-  done(slot, r < 0);
+  finish(slot, r < 0);
   return r;
 }
 

@@ -156,13 +156,15 @@ XB_HIDDEN int shim_cannot_follow(const char *path) {
   struct stat st;
   if (!path || XSYS(SYS_newfstatat, AT_FDCWD, path, &st, 0, 0) != 0) return cannot;
   int caps = XSYS(SYS_getxattr, path, "security.capability", NULL, 0, 0) > 0;
-  if (xb_sys(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
-    return cannot || (st.st_mode & (S_ISUID | S_ISGID)) || caps;
+  /* The kernel runs an image securely when it changes the caller's ids or, for a user other
+   * than root, raises its capabilities: root running a setuid-root program (mount, su) keeps the
+   * shim. */
+  int raises = ((st.st_mode & S_ISUID) && st.st_uid != euid) || ((st.st_mode & S_ISGID) && st.st_gid != egid) ||
+               (caps && euid != 0);
+  if (xb_sys(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1) return cannot || raises;
   /* no_new_privs (the seccomp filter's, in hybrid mode): the program runs without the privileges
    * it would take, and the trace says so (the exec is made from the trampoline: S does not see it). */
-  if (((st.st_mode & S_ISUID) && st.st_uid != euid) || ((st.st_mode & S_ISGID) && st.st_gid != egid) ||
-      (caps && euid != 0))
-    xb_log_flag(&g_log, XB_FLAG_SETUID_UNPRIVILEGED);
+  if (raises) xb_log_flag(&g_log, XB_FLAG_SETUID_UNPRIVILEGED);
   return cannot;
 }
 
@@ -173,7 +175,7 @@ XB_HIDDEN void note_secure(void) {
 
 /* In preload mode, a static program runs untraced: say so. */
 XB_HIDDEN void note_static(const char *path) {
-  if (g_filtered || t_busy) return;
+  if (g_filtered || t_self.busy) return;
   /* Its look at the ELF header makes raw system calls (sys.h): nothing is recorded. */
   if (xb_needs_seccomp(path)) xb_log_flag(&g_log, XB_FLAG_STATIC_UNTRACED);
 }
@@ -186,14 +188,15 @@ static int exec_traced(int dirfd, const char *file, const char *resolved, int fl
                        char *const envp[], struct exec_buf *b) {
   const char *shown = resolved ? resolved : file;
   int32_t *slot = shown && unmappable(shown) ? NULL /* EFAULT */
-                  : shown && shown[0]        ? record(XB_OP_EXEC, dirfd, shown, 0)
+                  : shown && shown[0]        ? record_call(XB_OP_EXEC, dirfd, shown, 0, 0)
                                              : record_fd(XB_OP_EXEC, dirfd);
   int secure = shim_cannot_follow(dirfd == AT_FDCWD ? resolved : NULL);
   if (secure)
     note_secure();
   else if (resolved && dirfd == AT_FDCWD)
     note_static(resolved);
-  char **env = traced_env(envp, b, secure);
+  /* ld.so listing libraries would list the shim among them (ldd): left out, as it runs nothing. */
+  char **env = traced_env(envp, b, secure || xb_lists_objects(dirfd == AT_FDCWD ? resolved : NULL, argv, envp));
   int r;
   if (g_tramp)
     r = (int)set_errno(g_tramp(SYS_execveat, dirfd, (long)file, (long)argv, (long)env, flags, 0));
@@ -201,7 +204,7 @@ static int exec_traced(int dirfd, const char *file, const char *resolved, int fl
     r = real_execve(file, argv, env);
   else
     r = (int)set_errno(xb_sys6(SYS_execveat, dirfd, (long)file, (long)argv, (long)env, flags, 0));
-  done(slot, 1);
+  finish(slot, 1);
   return r;
 }
 

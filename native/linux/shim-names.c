@@ -1,7 +1,8 @@
 /*
  * The preload shim's changes to names and metadata (shim.h lists its files): unlink, mkdir,
- * rmdir, rename, link, symlink, mknod, bind, truncate, the chmod, chown and utime families;
- * chdir and chroot; and syscall(2), through which programs make calls glibc has no wrapper for.
+ * rmdir, rename, link, symlink, mknod, bind, truncate, the chmod, chown, utime and xattr families
+ * (by path and through an fd); chdir and chroot; and syscall(2), through which programs make calls
+ * glibc has no wrapper for.
  */
 #include "shim.h"
 
@@ -24,10 +25,10 @@ DEF_PATHCALL(int, chdir, XB_OP_CHDIR, (const char *p), (p), p, AT_FDCWD, 0, T(SY
  * trampoline: the filter must see the call to know roots may differ.
  */
 EXPORT int chroot(const char *p) {
-  int32_t *slot = record(XB_OP_CHDIR, AT_FDCWD, p, 0);
+  struct xb_call slot = record(XB_OP_CHDIR, AT_FDCWD, p, 0);
   if (!RESOLVE(chroot)) return missing_real();
   int r = real_chroot(p);
-  done(slot, r < 0);
+  done(slot, r < 0, XB_OP_CHDIR, AT_FDCWD, p, 0);
   if (r == 0 && g_log.hdr) {
     if (!g_filtered) xb_log_flag(&g_log, XB_FLAG_CHROOT_UNTRACED);
     __atomic_store_n(&g_chrooted, 1, __ATOMIC_RELAXED);
@@ -43,11 +44,14 @@ DEF_PATHCALL(int, truncate64, XB_OP_TRUNCATE, (const char *p, off64_t l), (p, l)
 #define DEF_TWO_PATHS(name, params, args, op1, fd1, arg1, op2, fd2, arg2, raw)                                         \
   EXPORT int name params {                                                                                             \
     int named = !unmappable(from) && !unmappable(to); /* else EFAULT before either is looked up */                     \
-    int32_t *a = named ? record(op1, fd1, from, arg1) : NULL;                                                          \
-    int32_t *b = named ? record(op2, fd2, to, arg2) : NULL;                                                            \
+    struct xb_call a = {NULL, 0}, b = {NULL, 0};                                                                       \
+    if (named) {                                                                                                       \
+      a = record(op1, fd1, from, arg1);                                                                                \
+      b = record(op2, fd2, to, arg2);                                                                                  \
+    }                                                                                                                  \
     RAW_OR_REAL(int, r, name, args, raw)                                                                               \
-    done(a, r < 0);                                                                                                    \
-    done(b, r < 0);                                                                                                    \
+    done(a, r < 0, op1, fd1, from, arg1);                                                                              \
+    done(b, r < 0, op2, fd2, to, arg2);                                                                                \
     return r;                                                                                                          \
   }
 /* Links: the new name is written; the old one is looked up (a hard link's source, not followed
@@ -78,7 +82,7 @@ DEF_PATHCALL(int, mkfifoat, XB_OP_MKNOD, (int d, const char *p, mode_t m), (d, p
 EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len) {
   char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
   const size_t at = offsetof(struct sockaddr_un, sun_path);
-  int32_t *slot = NULL;
+  struct xb_call slot = {NULL, 0};
   if (addr && len > at + 1 && addr->sa_family == AF_UNIX) {
     size_t n = len - at < sizeof path - 1 ? len - at : sizeof path - 1;
     memcpy(path, (const char *)addr + at, n);
@@ -86,7 +90,7 @@ EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len) {
     slot = record(XB_OP_MKNOD, AT_FDCWD, path, S_IFSOCK);
   }
   RAW_OR_REAL(int, r, bind, (fd, addr, len), T(SYS_bind, fd, addr, len, 0))
-  done(slot, r < 0);
+  done(slot, r < 0, XB_OP_MKNOD, AT_FDCWD, path, S_IFSOCK);
   return r;
 }
 
@@ -95,24 +99,76 @@ EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len) {
 static long fchmodat_flags(int d, const char *p, mode_t m, int f) {
   return real_fchmodat(d, p, m, f) == 0 ? 0 : -errno;
 }
-DEF_PATHCALL(int, chmod, XB_OP_SETATTR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, 0,
+DEF_PATHCALL(int, chmod, XB_OP_SETATTR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, XB_SETATTR_MODE,
              T(SYS_fchmodat, AT_FDCWD, p, m, 0))
-DEF_LIBCALL(int, lchmod, XB_OP_SETATTR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, NOFOLLOW)
-DEF_PATHCALL(int, fchmodat, XB_OP_SETATTR, (int d, const char *p, mode_t m, int f), (d, p, m, f), p, d, f &NOFOLLOW,
-             f ? fchmodat_flags(d, p, m, f) : T(SYS_fchmodat, d, p, m, 0))
+DEF_LIBCALL(int, lchmod, XB_OP_SETATTR, (const char *p, mode_t m), (p, m), p, AT_FDCWD, NOFOLLOW | XB_SETATTR_MODE)
 DEF_PATHCALL(int, chown, XB_OP_SETATTR, (const char *p, uid_t u, gid_t g), (p, u, g), p, AT_FDCWD, 0,
              T(SYS_fchownat, AT_FDCWD, p, u, g))
 DEF_PATHCALL(int, lchown, XB_OP_SETATTR, (const char *p, uid_t u, gid_t g), (p, u, g), p, AT_FDCWD, NOFOLLOW,
              g_tramp(SYS_fchownat, AT_FDCWD, (long)p, u, g, NOFOLLOW, 0))
-DEF_PATHCALL(int, fchownat, XB_OP_SETATTR, (int d, const char *p, uid_t u, gid_t g, int f), (d, p, u, g, f), p, d,
-             f &NOFOLLOW, g_tramp(SYS_fchownat, d, (long)p, u, g, f, 0))
 DEF_LIBCALL(int, utime, XB_OP_SETATTR, (const char *p, const struct utimbuf *t), (p, t), p, AT_FDCWD, 0)
 DEF_LIBCALL(int, utimes, XB_OP_SETATTR, (const char *p, const struct timeval t[2]), (p, t), p, AT_FDCWD, 0)
 DEF_LIBCALL(int, lutimes, XB_OP_SETATTR, (const char *p, const struct timeval t[2]), (p, t), p, AT_FDCWD, NOFOLLOW)
 DEF_LIBCALL(int, futimesat, XB_OP_SETATTR, (int d, const char *p, const struct timeval t[2]), (d, p, t), p, d, 0)
-/* A NULL path is futimens (an fd): record() skips it. */
-DEF_PATHCALL(int, utimensat, XB_OP_SETATTR, (int d, const char *p, const struct timespec t[2], int f), (d, p, t, f), p,
-             d, f &NOFOLLOW, T(SYS_utimensat, d, p, t, f))
+
+/*
+ * A metadata change through an fd writes the fd's own file, named by its /proc link (an O_PATH fd
+ * of a symlink names the link): fchmod, fchown, futimens, fsetxattr, fremovexattr, and the *at
+ * calls given "" with AT_EMPTY_PATH, or utimensat a NULL name (futimens).
+ */
+static struct xb_call record_change(int d, const char *p, int f, uint32_t arg, int null_is_fd) {
+  if (p ? !unmappable(p) && !p[0] && (f & AT_EMPTY_PATH) : null_is_fd)
+    return (struct xb_call){record_fd_arg(XB_OP_SETATTR, d, arg), 0};
+  return record(XB_OP_SETATTR, d, p, arg);
+}
+/* A wrapper of such a call on `d` and `p` with flags `f` (see DEF_PATHCALL); `null_fd`: a NULL name
+ * is the fd's file (else EFAULT, and nothing is recorded). */
+#define DEF_CHANGE(name, params, args, d, p, f, arg_expr, null_fd, raw)                                                \
+  EXPORT int name params {                                                                                             \
+    uint32_t arg = (uint32_t)(arg_expr);                                                                               \
+    struct xb_call slot = record_change(d, p, f, arg, null_fd);                                                        \
+    RAW_OR_REAL(int, r, name, args, raw)                                                                               \
+    done(slot, r < 0, XB_OP_SETATTR, d, p, arg);                                                                       \
+    return r;                                                                                                          \
+  }
+DEF_CHANGE(fchmodat, (int d, const char *p, mode_t m, int f), (d, p, m, f), d, p, f, (f & NOFOLLOW) | XB_SETATTR_MODE,
+           0, f ? fchmodat_flags(d, p, m, f) : T(SYS_fchmodat, d, p, m, 0))
+DEF_CHANGE(fchownat, (int d, const char *p, uid_t u, gid_t g, int f), (d, p, u, g, f), d, p, f, f &NOFOLLOW, 0,
+           g_tramp(SYS_fchownat, d, (long)p, u, g, f, 0))
+DEF_CHANGE(utimensat, (int d, const char *p, const struct timespec t[2], int f), (d, p, t, f), d, p, f, f &NOFOLLOW, 1,
+           T(SYS_utimensat, d, p, t, f))
+DEF_CHANGE(futimens, (int fd, const struct timespec t[2]), (fd, t), fd, NULL, 0, 0, 1, T(SYS_utimensat, fd, NULL, t, 0))
+DEF_CHANGE(fchmod, (int fd, mode_t m), (fd, m), fd, NULL, 0, XB_SETATTR_MODE, 1, T(SYS_fchmod, fd, m, 0, 0))
+DEF_CHANGE(fchown, (int fd, uid_t u, gid_t g), (fd, u, g), fd, NULL, 0, 0, 1, T(SYS_fchown, fd, u, g, 0))
+DEF_CHANGE(fsetxattr, (int fd, const char *n, const void *v, size_t s, int fl), (fd, n, v, s, fl), fd, NULL, 0, 0, 1,
+           g_tramp(SYS_fsetxattr, fd, (long)n, (long)v, (long)s, fl, 0))
+DEF_CHANGE(fremovexattr, (int fd, const char *n), (fd, n), fd, NULL, 0, 0, 1, T(SYS_fremovexattr, fd, n, 0, 0))
+/* glibc's futimes converts its times and makes the call itself: in hybrid mode the filter sees it too. */
+EXPORT int futimes(int fd, const struct timeval t[2]) {
+  int32_t *slot = record_fd_arg(XB_OP_SETATTR, fd, 0);
+  if (!RESOLVE(futimes)) return missing_real();
+  int r = real_futimes(fd, t);
+  finish(slot, r < 0);
+  return r;
+}
+
+/* Extended attributes of a path: setting or removing one writes it, getting or listing looks it up. */
+DEF_PATHCALL(int, setxattr, XB_OP_SETATTR, (const char *p, const char *n, const void *v, size_t s, int fl),
+             (p, n, v, s, fl), p, AT_FDCWD, 0, g_tramp(SYS_setxattr, (long)p, (long)n, (long)v, (long)s, fl, 0))
+DEF_PATHCALL(int, lsetxattr, XB_OP_SETATTR, (const char *p, const char *n, const void *v, size_t s, int fl),
+             (p, n, v, s, fl), p, AT_FDCWD, NOFOLLOW, g_tramp(SYS_lsetxattr, (long)p, (long)n, (long)v, (long)s, fl, 0))
+DEF_PATHCALL(int, removexattr, XB_OP_SETATTR, (const char *p, const char *n), (p, n), p, AT_FDCWD, 0,
+             T(SYS_removexattr, p, n, 0, 0))
+DEF_PATHCALL(int, lremovexattr, XB_OP_SETATTR, (const char *p, const char *n), (p, n), p, AT_FDCWD, NOFOLLOW,
+             T(SYS_lremovexattr, p, n, 0, 0))
+DEF_PATHCALL(ssize_t, getxattr, XB_OP_STAT, (const char *p, const char *n, void *v, size_t s), (p, n, v, s), p,
+             AT_FDCWD, 0, T(SYS_getxattr, p, n, v, s))
+DEF_PATHCALL(ssize_t, lgetxattr, XB_OP_STAT, (const char *p, const char *n, void *v, size_t s), (p, n, v, s), p,
+             AT_FDCWD, NOFOLLOW, T(SYS_lgetxattr, p, n, v, s))
+DEF_PATHCALL(ssize_t, listxattr, XB_OP_STAT, (const char *p, char *l, size_t s), (p, l, s), p, AT_FDCWD, 0,
+             T(SYS_listxattr, p, l, s, 0))
+DEF_PATHCALL(ssize_t, llistxattr, XB_OP_STAT, (const char *p, char *l, size_t s), (p, l, s), p, AT_FDCWD, NOFOLLOW,
+             T(SYS_llistxattr, p, l, s, 0))
 
 /* Both names of a rename are written. */
 #define DEF_RENAME(name, params, args, fd1, fd2, flags, raw)                                                           \
@@ -151,10 +207,6 @@ static int undecoded_file_call(long nr) {
   case SYS_symlinkat:
   case SYS_statfs:
   case SYS_mknodat:
-  case SYS_fchmodat:
-  case SYS_fchmodat2:
-  case SYS_fchownat:
-  case SYS_utimensat:
 #ifdef SYS_open /* x86-64's pre-*at calls */
   case SYS_creat:
   case SYS_stat:
@@ -194,31 +246,58 @@ EXPORT long syscall(long nr, ...) {
   long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
   long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
   va_end(ap);
-  int32_t *slot = NULL;
+  struct xb_call slot = {NULL, 0};
+  int op = 0, at = (int)a;
+  const char *path = NULL;
+  uint32_t arg = 0;
   if (nr == SYS_openat2) {
     uint64_t how[3] = {0, 0, 0}; /* struct open_how: flags, mode, resolve */
     if (c) memcpy(how, (const void *)c, (size_t)d < sizeof how ? (size_t)d : sizeof how);
-    slot = record(XB_OP_OPEN, (int)a, in_root_path((const char *)b, how[2]), (uint32_t)how[0]);
+    op = XB_OP_OPEN, path = in_root_path((const char *)b, how[2]), arg = (uint32_t)how[0];
   } else if (nr == SYS_getdents64 || XB_IS_GETDENTS(nr)) {
-    slot = record_fd(XB_OP_READDIR, (int)a);
+    slot.slot = record_fd(XB_OP_READDIR, (int)a);
   } else if (nr == SYS_statx) { /* libuv's stat (node's fs.statSync) */
-    slot = record(XB_OP_STAT, (int)a, (const char *)b, (uint32_t)c);
+    op = XB_OP_STAT, path = (const char *)b, arg = (uint32_t)c;
   } else if (nr == SYS_newfstatat) {
-    slot = record(XB_OP_STAT, (int)a, (const char *)b, (uint32_t)d);
+    op = XB_OP_STAT, path = (const char *)b, arg = (uint32_t)d;
   } else if (nr == SYS_openat) {
-    slot = record(XB_OP_OPEN, (int)a, (const char *)b, (uint32_t)c);
+    op = XB_OP_OPEN, path = (const char *)b, arg = (uint32_t)c;
 #ifdef SYS_open
   } else if (nr == SYS_open) { /* jemalloc's reads of /proc and /sys (rustc's allocator, redis's) */
-    slot = record(XB_OP_OPEN, AT_FDCWD, (const char *)a, (uint32_t)b);
+    op = XB_OP_OPEN, at = AT_FDCWD, path = (const char *)a, arg = (uint32_t)b;
 #endif
+  } else if (nr == SYS_fchmod || nr == SYS_fchown || nr == SYS_fsetxattr || nr == SYS_fremovexattr) {
+    slot = record_change((int)a, NULL, 0, nr == SYS_fchmod ? XB_SETATTR_MODE : 0, 1);
+  } else if (nr == SYS_utimensat) {
+    slot = record_change((int)a, (const char *)b, (int)d, (uint32_t)d & NOFOLLOW, 1);
+  } else if (nr == SYS_fchownat || nr == __NR_file_setattr) {
+    slot = record_change((int)a, (const char *)b, (int)e, (uint32_t)e & NOFOLLOW, 0);
+  } else if (nr == SYS_fchmodat || nr == SYS_fchmodat2) {
+    int fl = nr == SYS_fchmodat2 ? (int)d : 0;
+    slot = record_change((int)a, (const char *)b, fl, ((uint32_t)fl & NOFOLLOW) | XB_SETATTR_MODE, 0);
+  } else if (nr == __NR_setxattrat || nr == __NR_removexattrat) {
+    slot = record_change((int)a, (const char *)b, (int)c, (uint32_t)c & NOFOLLOW, 0);
+  } else if (nr == SYS_setxattr || nr == SYS_removexattr || nr == SYS_lsetxattr || nr == SYS_lremovexattr) {
+    op = XB_OP_SETATTR, at = AT_FDCWD, path = (const char *)a;
+    arg = nr == SYS_lsetxattr || nr == SYS_lremovexattr ? NOFOLLOW : 0;
+  } else if (nr == SYS_getxattr || nr == SYS_listxattr || nr == SYS_lgetxattr || nr == SYS_llistxattr) {
+    op = XB_OP_STAT, at = AT_FDCWD, path = (const char *)a;
+    arg = nr == SYS_lgetxattr || nr == SYS_llistxattr ? NOFOLLOW : 0;
+  } else if (nr == __NR_getxattrat || nr == __NR_listxattrat || nr == SYS_open_tree || nr == __NR_open_tree_attr) {
+    op = XB_OP_STAT, path = (const char *)b, arg = (uint32_t)c & NOFOLLOW;
+  } else if (nr == __NR_file_getattr) {
+    op = XB_OP_STAT, path = (const char *)b, arg = (uint32_t)e & NOFOLLOW;
+  } else if (nr == SYS_pivot_root && !g_filtered) {
+    xb_log_flag(&g_log, XB_FLAG_ROOT_UNNAMED); /* the host cannot name what it names from there */
   } else if (nr == SYS_io_uring_setup && !g_filtered) {
     xb_log_flag(&g_log, XB_FLAG_IO_URING_UNTRACED); /* its ring's file operations: no shim sees them */
   } else if (!g_filtered && undecoded_file_call(nr)) {
     xb_log_flag(&g_log, XB_FLAG_RAW_UNTRACED); /* in hybrid mode the filter sees it */
   }
+  if (op) slot = record(op, at, path, arg);
   /* Only a call recorded here may bypass the filter; any other goes to it as from libc. */
-  long r = set_errno(slot && g_tramp ? g_tramp(nr, a, b, c, d, e, f) : xb_sys6(nr, a, b, c, d, e, f));
-  done(slot, r < 0);
+  long r = set_errno(slot.slot && g_tramp ? g_tramp(nr, a, b, c, d, e, f) : xb_sys6(nr, a, b, c, d, e, f));
+  done(slot, r < 0, op, at, path, arg);
   return r;
 }
 

@@ -30,9 +30,9 @@ static uint32_t fopen_flags(const char *mode) {
   EXPORT int name params {                                                                                             \
     int mode = 0;                                                                                                      \
     OPEN_MODE(flags, mode);                                                                                            \
-    int32_t *slot = record(XB_OP_OPEN, dirfd_expr, path, (uint32_t)flags);                                             \
+    struct xb_call slot = record(XB_OP_OPEN, dirfd_expr, path, (uint32_t)flags);                                       \
     RAW_OR_REAL(int, fd, name, args, T(SYS_openat, dirfd_expr, path, flags, mode))                                     \
-    done(slot, fd < 0);                                                                                                \
+    done(slot, fd < 0, XB_OP_OPEN, dirfd_expr, path, (uint32_t)flags);                                                 \
     return fd;                                                                                                         \
   }
 DEF_OPEN_VARIADIC(open, (const char *path, int flags, ...), (path, flags, mode), AT_FDCWD)
@@ -57,13 +57,13 @@ DEF_PATHCALL(int, creat64, XB_OP_OPEN, (const char *p, mode_t m), (p, m), p, AT_
 /* stdio opens: NULL is the failure. */
 #define DEF_FOPEN(name, params, args)                                                                                  \
   EXPORT FILE *name params {                                                                                           \
-    int32_t *slot = record(XB_OP_OPEN, AT_FDCWD, path, fopen_flags(mode));                                             \
+    struct xb_call slot = record(XB_OP_OPEN, AT_FDCWD, path, fopen_flags(mode));                                       \
     if (!RESOLVE(name)) {                                                                                              \
       errno = ENOSYS;                                                                                                  \
       return NULL;                                                                                                     \
     }                                                                                                                  \
     FILE *f = real_##name args;                                                                                        \
-    done(slot, f == NULL);                                                                                             \
+    done(slot, f == NULL, XB_OP_OPEN, AT_FDCWD, path, fopen_flags(mode));                                              \
     return f;                                                                                                          \
   }
 DEF_FOPEN(fopen, (const char *path, const char *mode), (path, mode))
@@ -107,19 +107,23 @@ static void record_tmpfile(FILE *f) {
   int e = errno;
   char link[40];
   fmt_fd_link(link, fileno(f));
-  t_busy = 1; /* held until the records are written: t_base holds the name meanwhile */
-  long n = read_removed(link, t_base);
-  char *slash = n > 0 ? strrchr(t_base, '/') : NULL;
+  struct xb_thread *t = &t_self;
+  if (t->busy) return;
+  t->busy = 1;
+  char *name = base_get(current_pid());
+  long n = name ? read_removed(link, name) : -ENOMEM;
+  char *slash = n > 0 ? strrchr(name, '/') : NULL;
   if (slash && slash[1] == '#') {
-    slash[slash == t_base] = 0; /* the folder ("/" for a file in the root) */
-    xb_log_set_result(record_held(XB_OP_OPEN, AT_FDCWD, t_base, O_RDWR | O_TMPFILE | O_EXCL, 0), 0);
+    slash[slash == name] = 0; /* the folder ("/" for a file in the root) */
+    xb_log_set_result(record_held(t, XB_OP_OPEN, AT_FDCWD, name, O_RDWR | O_TMPFILE | O_EXCL), 0);
   } else if (slash) {
-    xb_log_set_result(record_held(XB_OP_OPEN, AT_FDCWD, t_base, TEMP_FLAGS, 0), 0);
-    xb_log_set_result(record_held(XB_OP_UNLINK, AT_FDCWD, t_base, 0, 0), 0);
+    xb_log_set_result(record_held(t, XB_OP_OPEN, AT_FDCWD, name, TEMP_FLAGS), 0);
+    xb_log_set_result(record_held(t, XB_OP_UNLINK, AT_FDCWD, name, 0), 0);
   } else if (n == -ENAMETOOLONG) {
     xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED); /* see record_held */
   }
-  t_busy = 0;
+  base_put(name);
+  t->busy = 0;
   errno = e;
 }
 #define DEF_TMPFILE(name)                                                                                              \

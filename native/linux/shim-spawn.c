@@ -119,14 +119,16 @@ static int32_t *record_based(int op, const char *base, const char *path, uint32_
     xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED);
     return NULL;
   }
-  t_busy = 1;
+  struct xb_thread *t = &t_self;
+  if (t->busy) return NULL;
+  t->busy = 1;
   const size_t max = XB_REC_MAX - XB_SPAWN_CWD_MAX - sizeof(struct xb_rec);
   uint64_t h;
-  struct xb_rec r = new_rec(op, pid, arg, scan_path(path, max, &h), max);
+  struct xb_what w = {op, pid, arg, 0};
+  struct xb_rec r = rec_of(w, path[0] != '/' ? strlen(base) : 0, scan_path(path, max, &h), max);
   r.result = result;
-  if (path[0] != '/') r.base_len = (uint16_t)strlen(base);
-  int32_t *slot = xb_log_append_local(&g_log, &t_cur, &r, base, path);
-  t_busy = 0;
+  int32_t *slot = xb_log_append_local(&g_log, &t->cur, &r, base, path);
+  t->busy = 0;
   return slot;
 }
 
@@ -206,7 +208,7 @@ static void spawn_exec(const char *target, const char *dir, int r, pid_t child, 
   if (relative)
     record_based(XB_OP_EXEC, dir[0] ? dir : NULL, target, 0, child, r);
   else
-    xb_log_set_result(record(XB_OP_EXEC, AT_FDCWD, target, 0), r);
+    xb_log_set_result(record_call(XB_OP_EXEC, AT_FDCWD, target, 0, 0), r);
 }
 
 static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_file_actions_t *fa,
@@ -224,13 +226,13 @@ static int do_spawn(pid_t *pid, const char *path, int search, const posix_spawn_
   int moved = readable && spawn_actions(fa, &b, 0, 0, 0);
   const char *target = path;
   if (search && path && !strchr(path, '/')) target = search_path(path, b.found, PATH_MAX) ? b.found : NULL;
-  int32_t *slot = target && !actions ? record(XB_OP_EXEC, AT_FDCWD, target, 0) : NULL;
+  int32_t *slot = target && !actions ? record_call(XB_OP_EXEC, AT_FDCWD, target, 0, 0) : NULL;
   int secure = shim_cannot_follow(target);
   if (secure)
     note_secure();
   else if (target)
     note_static(target);
-  char **env = traced_env(envp, &b, secure);
+  char **env = traced_env(envp, &b, secure || xb_lists_objects(target, argv, envp)); /* see exec_traced */
   int r = (search ? real_posix_spawnp : real_posix_spawn)(pid, path, fa, attr, argv, env);
   if (slot) xb_log_set_result(slot, r);
   if (actions && !g_filtered) {

@@ -41,12 +41,8 @@ XB_HIDDEN const char *g_env_log = "";
 XB_HIDDEN const char *g_env_mode = "";
 XB_HIDDEN long g_euid = -1, g_egid = -1;
 XB_HIDDEN const char *g_logpath = "";
-__thread int t_busy XB_TLS;
-__thread struct xb_cursor t_cur XB_TLS;
-__thread char t_base[PATH_MAX] XB_TLS;
-__thread struct xb_seen t_seen[XB_SEEN] XB_TLS;
-__thread struct xb_skip t_skip XB_TLS;
-__thread struct xb_seen *t_pending XB_TLS;
+__thread struct xb_thread t_self XB_TLS;
+XB_HIDDEN uint64_t g_seen[XB_SEEN];
 XB_HIDDEN int32_t g_skipped;
 
 /* ---------------------------------------------------------------- system calls */
@@ -128,8 +124,8 @@ XB_HIDDEN int g_chrooted;
  * _Fork (which skip pthread_atfork) reads 0 there, and its first record then takes a chunk of its
  * own instead of writing into its parent's.
  */
-XB_HIDDEN volatile pid_t *g_pid_page;
-XB_HIDDEN pid_t g_pid_fallback;
+XB_HIDDEN pid_t g_pid_fallback; /* kept by pthread_atfork where the page could not be set up */
+XB_HIDDEN volatile pid_t *g_pid_page = &g_pid_fallback;
 
 /* ---------------------------------------------------------------- recording */
 
@@ -149,13 +145,180 @@ XB_HIDDEN size_t fmt_fd_link(char *out, int fd) {
   return len;
 }
 
-__attribute__((hot, noinline)) XB_HIDDEN int32_t *record_call(int op, int dirfd, const char *path, uint32_t arg,
-                                                              int may_skip) {
-  if (!may_record() || unmappable(path) || !path[0]) return NULL;
-  t_busy = 1;
-  int32_t *slot = record_held(op, dirfd, path, arg, may_skip);
-  t_busy = 0;
+/*
+ * The folder a relative path is relative to (the cwd, or the dirfd's) into buf (cap bytes, at
+ * most PATH_MAX): its length, or -ERANGE when it needs more room than cap, -ENAMETOOLONG when
+ * it is too long to name at all, another -errno when it cannot be had (the path is then recorded
+ * without it). A removed folder's name is looked for only in a PATH_MAX buffer.
+ */
+static inline __attribute__((always_inline)) long folder_name(int dirfd, char *buf, size_t cap, uint32_t *rflags) {
+  long k;
+  if (dirfd == AT_FDCWD) {
+    k = XSYS(SYS_getcwd, buf, cap, 0, 0, 0);
+    if (__builtin_expect(k == -ENOENT, 0)) k = cap < PATH_MAX ? -ERANGE : removed_cwd(buf);
+    return k > 0 ? k - 1 : k; /* the kernel counts the NUL */
+  }
+  char link[40];
+  fmt_fd_link(link, dirfd);
+  *rflags |= XB_RF_BASE_DIRFD;
+  k = XSYS(SYS_readlinkat, AT_FDCWD, link, buf, cap, 0);
+  if (k >= (long)cap) return cap < PATH_MAX ? -ERANGE : -ENAMETOOLONG; /* cut short */
+  if (k <= 0 || buf[0] != '/') return k < 0 ? k : -ENOENT;
+  if (buf[k - 1] != ')') return k;
+  return cap < PATH_MAX ? -ERANGE : unmark_removed(buf, k);
+}
+
+/* The room a relative path's record leaves for its folder's name in a thread's chunk, which
+ * takes a new chunk when it has less. */
+#define XB_FOLDER_ROOM 256u
+
+/*
+ * A relative path's record, with the folder it is relative to, whose name is read straight into
+ * the record; a folder with a longer name (or one removed) is named into a base buffer, then
+ * copied.
+ */
+static inline __attribute__((always_inline)) int32_t *relative_record(struct xb_thread *t, struct xb_what w, int dirfd,
+                                                                      const char *path, size_t n) {
+  const uint64_t head = 8 + sizeof(struct xb_rec);
+  if (head + n + XB_FOLDER_ROOM <= XB_CHUNK && xb_log_room_local(&g_log, &t->cur, head + n + XB_FOLDER_ROOM)) {
+    uint64_t room = t->cur.end - t->cur.pos;
+    char *frame = g_log.base + t->cur.pos;
+    size_t cap = room - head - n < PATH_MAX ? room - head - n : PATH_MAX;
+    long k = folder_name(dirfd, frame + head, cap, &w.rflags);
+    if (k > 0) {
+      uint32_t len = (uint32_t)(sizeof(struct xb_rec) + (size_t)k + n);
+      t->cur.pos += (8u + (uint64_t)len + 7u) & ~7ull;
+      __atomic_store_n((uint32_t *)(frame + 4), len, __ATOMIC_RELAXED);
+      struct xb_rec *out = (struct xb_rec *)(frame + 8);
+      *out = rec_of(w, (size_t)k, n, XB_PATH_KEPT);
+      xb_copy(frame + head + k, path, n);
+      __atomic_store_n((uint32_t *)frame, XB_FRAME_COMMIT, __ATOMIC_RELEASE);
+      return &out->result;
+    }
+    if (k == -ENAMETOOLONG) goto unnamed;
+    w.rflags &= ~(uint32_t)XB_RF_BASE_DIRFD; /* set again below */
+  }
+  char *base = base_get(w.pid);
+  long k = base ? folder_name(dirfd, base, PATH_MAX, &w.rflags) : -ENOMEM;
+  if (__builtin_expect(k == -ENAMETOOLONG, 0)) {
+    base_put(base);
+    goto unnamed;
+  }
+  int32_t *slot = put_record(t, w, base ? base : path, k > 0 ? (size_t)k : 0, path, n);
+  base_put(base);
   return slot;
+unnamed: /* a folder too long to name: say so, no bare name */
+  xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED);
+  return NULL;
+}
+
+XB_HIDDEN int32_t *record_relative(struct xb_thread *t, struct xb_what w, int dirfd, const char *path, size_t n) {
+  return relative_record(t, w, dirfd, path, n);
+}
+
+/*
+ * A path through a process's magic /proc link (sys.h: /proc/PID/cwd/..., /proc/self/fd/N, /dev/fd/N)
+ * is recorded as the file it reaches, which the link names (a link alone only where the call
+ * follows it); a link to no file by name (a pipe, a socket, a file removed) keeps the name given. Returns
+ * the record's slot, or &g_not_linked when the path is not so recorded; never skipped as a repeat
+ * (an fd number names another file once reused).
+ */
+static int32_t g_not_linked;
+__attribute__((cold, noinline)) static int32_t *record_through_link(int op, const char *path, uint32_t arg) {
+  size_t link = xb_magic_link(path);
+  if (!link || (path[link] != '/' && !xb_follows_last(op, arg))) return &g_not_linked;
+  struct xb_thread *t = &t_self;
+  if (t->busy) return &g_not_linked;
+  t->busy = 1;
+  char name[XB_MAGIC_MAX + 1];
+  memcpy(name, path, link);
+  name[link] = 0;
+  char *target = base_get(current_pid());
+  long k = target ? XSYS(SYS_readlinkat, AT_FDCWD, name, target, PATH_MAX - 1, 0) : -ENOMEM;
+  size_t rest = strlen(path + link);
+  int named = k > 0 && k < PATH_MAX - 1 && target[0] == '/';
+  /* A file removed, or made with O_TMPFILE, has no name to give: the link's own stays. */
+  if (named && target[k - 1] == ')') named = unmark_removed(target, k) == k;
+  named = named && (size_t)k + rest < PATH_MAX;
+  int32_t *slot = &g_not_linked;
+  if (named) {
+    memcpy(target + k, path + link, rest + 1);
+    slot = record_held(t, op, AT_FDCWD, target, arg);
+  }
+  base_put(target);
+  t->busy = 0;
+  return slot;
+}
+
+__attribute__((hot, noinline)) XB_HIDDEN struct xb_call record_access(int op, int dirfd, const char *path, uint32_t arg,
+                                                                      int may_skip) {
+  struct xb_call c = {NULL, 0};
+  if (!may_record() || unmappable(path) || !path[0]) return c;
+  pid_t pid = current_pid();
+  uint64_t h;
+  size_t n = scan_path_from(path, XB_PATH_KEPT, &h, path_seed(pid));
+  if (path[0] == '/') {
+    /* Before the repeats: an fd number names another file once reused. */
+    if (__builtin_expect(path[1] == 'p' || path[1] == 'd', 0)) {
+      int32_t *slot = record_through_link(op, path, arg);
+      if (slot != &g_not_linked) return (struct xb_call){slot, 0};
+    }
+    if (cacheable(op)) {
+      c.key = access_key(h, n, op, arg);
+      /* A skip writes nothing: it needs neither this thread's state nor its guard. */
+      if (may_skip && __atomic_load_n(&g_seen[c.key % XB_SEEN], __ATOMIC_RELAXED) == c.key) {
+        c.slot = &g_skipped;
+        return c;
+      }
+    }
+  }
+  struct xb_thread *t = &t_self;
+  __asm__("" : "+r"(t)); /* computed once: a TLS descriptor call is no cheaper to redo than to keep */
+  if (t->busy) return (struct xb_call){NULL, 0};
+  t->busy = 1;
+  struct xb_what w = {op, pid, arg, 0};
+  own_chunk(t, pid);
+  c.slot = path[0] == '/' ? put_record(t, w, path, 0, path, n) : relative_record(t, w, dirfd, path, n);
+  t->busy = 0;
+  return c;
+}
+
+__attribute__((cold, noinline)) XB_HIDDEN void record_failed_repeat(int op, int dirfd, const char *path, uint32_t arg) {
+  int e = errno;
+  xb_log_set_result(record_call(op, dirfd, path, arg, 0), e);
+  errno = e;
+}
+
+/* The base buffers (see XB_BASES) and the pid holding each, 0 when free. */
+static char g_bases[XB_BASES][PATH_MAX];
+static uint32_t g_base_owner[XB_BASES];
+
+/*
+ * A free base buffer, or NULL when every one stays held by another thread of this process
+ * (yielding to them between tries): the path is then recorded without its folder, which the
+ * reader leaves out and says so.
+ */
+XB_HIDDEN char *base_get(pid_t pid) {
+  for (int round = 0; round < 1000; round++) {
+    for (unsigned i = 0; i < XB_BASES; i++) {
+      uint32_t v = __atomic_load_n(&g_base_owner[i], __ATOMIC_RELAXED);
+      if (v == (uint32_t)pid) continue;
+      if (__atomic_compare_exchange_n(&g_base_owner[i], &v, (uint32_t)pid, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return g_bases[i];
+    }
+    xsys(SYS_sched_yield, 0, 0, 0, 0, 0);
+  }
+  return NULL;
+}
+
+XB_HIDDEN void base_put(char *base) {
+  if (base) __atomic_store_n(&g_base_owner[(base - g_bases[0]) / PATH_MAX], 0, __ATOMIC_RELEASE);
+}
+
+__attribute__((cold, noinline)) XB_HIDDEN int32_t *put_long_record(struct xb_what w, const char *base, size_t base_len,
+                                                                   const char *path, size_t n) {
+  struct xb_rec r = rec_of(w, base_len, n, XB_PATH_KEPT);
+  return xb_log_append(&g_log, &r, base, path);
 }
 
 #define XB_MARK_LEN ((long)XB_REMOVED_MARK_LEN)
@@ -199,16 +362,19 @@ __attribute__((cold, noinline)) XB_HIDDEN long removed_cwd(char *base) {
 /* Records `op` on the file the /proc symlink `link` names, with `arg`. */
 XB_HIDDEN int32_t *record_link(int op, const char *link, uint32_t arg) {
   if (!may_record()) return NULL;
-  t_busy = 1; /* held until the record is written: t_base holds the path meanwhile */
+  struct xb_thread *t = &t_self;
+  if (t->busy) return NULL;
+  t->busy = 1;
   int32_t *slot = NULL;
-  long k = XSYS(SYS_readlinkat, AT_FDCWD, link, t_base, PATH_MAX - 1, 0);
+  char *name = base_get(current_pid());
+  long k = name ? XSYS(SYS_readlinkat, AT_FDCWD, link, name, PATH_MAX - 1, 0) : -ENOMEM;
   if (k == -ENAMETOOLONG || k >= PATH_MAX - 1) xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED); /* see record_held */
-  if (k > 0 && k < PATH_MAX - 1 && t_base[0] == '/') {
-    t_base[k] = 0;
-    /* record_held writes from t_base only for relative paths; this one is absolute. */
-    slot = record_held(op, AT_FDCWD, t_base, arg, 0);
+  if (k > 0 && k < PATH_MAX - 1 && name[0] == '/') {
+    name[k] = 0;
+    slot = record_held(t, op, AT_FDCWD, name, arg);
   }
-  t_busy = 0;
+  base_put(name);
+  t->busy = 0;
   return slot;
 }
 
@@ -243,7 +409,7 @@ EXPORT void *dlopen(const char *file, int mode) {
   if (!RESOLVE(dlopen)) return NULL;
   void *h = real_dlopen(file, mode);
   if (slot) xb_log_set_result(slot, h ? 0 : ENOENT);
-  if (h && g_log.hdr && !t_busy) {
+  if (h && g_log.hdr && !t_self.busy) {
     unsigned long long adds = 0;
     dl_iterate_phdr(note_adds, &adds);
     if (adds != g_seen_adds) {
@@ -254,16 +420,41 @@ EXPORT void *dlopen(const char *file, int mode) {
   return h;
 }
 
+/*
+ * Code in a link-map namespace of its own (an audit module of LD_AUDIT or of the program's
+ * DT_AUDIT, which ld.so loads before the program; a library loaded with dlmopen) calls its own
+ * copy of the C library, which no preload reaches: without a filter to see those calls, the trace
+ * says so. glibc 2.35+ chains the namespaces' debug structures (r_version 2).
+ */
+struct xb_r_debug_ext {
+  struct r_debug base;
+  struct xb_r_debug_ext *next;
+};
+
+static void note_namespaces(void) {
+  if (g_filtered || _r_debug.r_version < 2) return;
+  const void *at = &_r_debug;
+  __asm__("" : "+r"(at)); /* declared as the older, shorter struct: this one is ld.so's object */
+  const struct xb_r_debug_ext *first = at;
+  if (first->next) xb_log_flag(&g_log, XB_FLAG_NAMESPACE_UNTRACED);
+}
+
+static __typeof__(dlmopen) *real_dlmopen; /* resolved with dlopen's */
+
+EXPORT void *dlmopen(Lmid_t lmid, const char *file, int mode) {
+  if (!RESOLVE(dlmopen)) return NULL;
+  void *h = real_dlmopen(lmid, file, mode);
+  if (h && lmid != LM_ID_BASE && !g_filtered) xb_log_flag(&g_log, XB_FLAG_NAMESPACE_UNTRACED);
+  return h;
+}
+
 /* ---------------------------------------------------------------- setup */
 
 XB_HIDDEN void after_fork(void) {
   pid_t pid = (pid_t)xb_sys(SYS_getpid, 0, 0, 0, 0, 0);
-  if (g_pid_page) *g_pid_page = pid;
+  *g_pid_page = pid;
   g_pid_fallback = pid;
-  t_cur.pos = t_cur.end = 0; /* the parent keeps writing its chunk */
-  memset(t_seen, 0, sizeof t_seen); /* this process records its own first accesses */
-  t_skip.path = NULL;
-  t_pending = NULL;
+  /* The forking thread's chunk and the repeats table need no reset: both go by pid (record_held). */
 }
 
 /* The wipe-on-fork page holding this process's pid (see g_pid_page). */
@@ -304,6 +495,11 @@ static int attach_log(const char *path) {
   return err;
 }
 
+/* progkind.c's look at an image, from the trampoline once there is one (see xb_progkind_open). */
+static long open_image(const char *path) {
+  return XSYS(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0, 0);
+}
+
 /* Set once the set-up below has run (or started), from its constructor or from init_early. */
 static int g_init_ran;
 
@@ -312,7 +508,7 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
   g_init_ran = 1;
   const char *logpath = getenv(XB_ENV_LOG);
   if (!logpath) return;
-  t_busy = 1;
+  t_self.busy = 1; /* first touch: where the TLS block is dynamic, it is allocated here, not in a record */
   Dl_info info;
   if (dladdr((void *)&xbench_preload_init, &info) && info.dli_fname && info.dli_fname[0] == '/')
     g_self = keep(info.dli_fname, "");
@@ -330,12 +526,16 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
   XB_INTERPOSED(XB_RESOLVE_NOW)
 #undef XB_RESOLVE_NOW
   RESOLVE(dlopen);
+  RESOLVE(dlmopen);
   g_filtered = hybrid;
   if (hybrid) g_tramp = map_trampoline();
-  if (attach_log(logpath) == 0 && !g_pid_page && pthread_atfork(NULL, NULL, after_fork) != 0) g_log.hdr = NULL;
-  t_busy = 0;
+  xb_progkind_open = open_image;
+  if (attach_log(logpath) == 0 && g_pid_page == &g_pid_fallback && pthread_atfork(NULL, NULL, after_fork) != 0)
+    g_log.hdr = NULL;
+  t_self.busy = 0;
   if (!g_log.hdr) return;
   xb_log_flag(&g_log, XB_FLAG_USED_PRELOAD);
+  note_namespaces();
   if (!g_filtered) {
     /* No filter sees the loader: record the objects it mapped, and its cache (an approximation:
      * a program whose libraries all sit in default paths or RPATHs skips it). */
@@ -357,7 +557,7 @@ __attribute__((constructor)) static void xbench_preload_init(void) {
  * first call recorded sets the shim up then, instead of letting those accesses go unseen.
  */
 XB_HIDDEN int init_early(void) {
-  if (g_init_ran || t_busy) return 0;
+  if (g_init_ran) return 0; /* a global, not t_self: no TLS is touched before the set-up */
   xbench_preload_init();
   return g_log.hdr != NULL;
 }

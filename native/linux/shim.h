@@ -13,8 +13,8 @@
  *   shim-exec.c    the exec family, and the environment and checks an exec or a spawn shares
  *   shim-spawn.c   posix_spawn and its file actions
  * The hot path (record, done and the helpers under them) is static inline here, so each wrapper
- * inlines it as it did in one file; its state is defined once, in shim.c, and its thread-locals
- * keep the initial-exec model.
+ * inlines it as it did in one file; its state is defined once, in shim.c. Its thread-local state
+ * is one small struct (t_self) reached through a TLS descriptor: see XB_TLS.
  */
 #ifndef XBENCH_SHIM_H
 #define XBENCH_SHIM_H
@@ -63,8 +63,17 @@
 #define EXPORT __attribute__((visibility("default"), hot))
 /* Shared between the role files, never exported (whatever -fvisibility the build passes). */
 #define XB_HIDDEN __attribute__((visibility("hidden")))
-/* Thread-locals of the hot path: one TLS block with the executable, no __tls_get_addr call. */
-#define XB_TLS __attribute__((tls_model("initial-exec"), visibility("hidden")))
+/*
+ * Thread-locals (built with TLS descriptors, -mtls-dialect=gnu2 on x86-64, arm64's default).
+ * Initial-exec TLS must sit in the static TLS block, and where an audit namespace (LD_AUDIT:
+ * sotruss, latrace, profilers) or the program's own libraries have taken its reserve, ld.so
+ * refuses the shim and the program does not start. A descriptor resolves to the same static
+ * offset wherever there is room (always for a preloaded object without LD_AUDIT; under
+ * LD_AUDIT, from ld.so's optional reserve, which the few bytes of t_self fit), and to glibc's
+ * dynamic TLS where there is none: then a thread's first access allocates its block
+ * (docs/tracer-overhead.md counts what each model costs an open).
+ */
+#define XB_TLS __attribute__((visibility("hidden")))
 
 extern char **environ;
 
@@ -77,11 +86,24 @@ extern XB_HIDDEN const char *g_env_mode;
 extern XB_HIDDEN long g_euid, g_egid;
 extern XB_HIDDEN const char *g_logpath;
 
-extern __thread int t_busy XB_TLS;
-extern __thread struct xb_cursor t_cur XB_TLS;
-/* The directory a relative path is relative to, per thread: a signal handler's interposed call
- * may run on a small sigaltstack, so no PATH_MAX buffer on the stack (t_busy keeps it unshared). */
-extern __thread char t_base[PATH_MAX] XB_TLS;
+/* A thread's own state: the reentrancy guard and the chunk of the log it writes into. */
+struct xb_thread {
+  int busy; /* a record is being made (a signal handler's call inside it records nothing) */
+  pid_t pid; /* the process whose chunk `cur` is: a forked child reserves its own */
+  struct xb_cursor cur;
+};
+extern __thread struct xb_thread t_self XB_TLS;
+
+/*
+ * Buffers for a path's folder (getcwd, a dirfd's or an fd's /proc link), PATH_MAX each: a
+ * signal handler's interposed call may run on a small sigaltstack, so none on the stack, and
+ * none per thread (that would put 4 KiB in the TLS block). A record takes one for its own
+ * duration, marked with its process's pid: held by a pid not this process's, it was held when
+ * the process forked, by a thread the child does not have, and is free.
+ */
+#define XB_BASES 64
+XB_HIDDEN char *base_get(pid_t pid);
+XB_HIDDEN void base_put(char *base);
 
 /* ---------------------------------------------------------------- system calls */
 
@@ -141,7 +163,9 @@ int __fxstatat64(int, int, const char *, struct stat64 *, int);
   X(mkdir) X(mkdirat) X(rmdir) X(chdir) X(chroot) X(truncate) X(truncate64) \
   X(mknod) X(mknodat) X(mkfifo) X(mkfifoat) X(bind) \
   X(chmod) X(lchmod) X(fchmodat) X(chown) X(lchown) X(fchownat) \
-  X(utime) X(utimes) X(lutimes) X(futimesat) X(utimensat) \
+  X(utime) X(utimes) X(lutimes) X(futimesat) X(utimensat) X(futimens) X(futimes) X(fchmod) X(fchown) \
+  X(setxattr) X(lsetxattr) X(fsetxattr) X(removexattr) X(lremovexattr) X(fremovexattr) \
+  X(getxattr) X(lgetxattr) X(listxattr) X(llistxattr) \
   X(mkstemp) X(mkstemp64) X(mkostemp) X(mkostemp64) X(mkstemps) X(mkstemps64) X(mkostemps) X(mkostemps64) \
   X(mkdtemp) X(remove) X(ftw) X(ftw64) X(nftw) X(nftw64) X(fts_open) X(fts64_open) X(fts_read) X(fts64_read) X(fts_set) X(fts64_set) \
   X(glob) X(glob64) X(inotify_add_watch) X(fanotify_mark) X(name_to_handle_at) X(open_by_handle_at) \
@@ -161,35 +185,32 @@ extern XB_HIDDEN struct xb_log g_log;
 /* Set once this process changed its root (chroot): its paths are no longer the host's, so the
  * shim records nothing more and leaves it to the filter, which names them from outside. */
 extern XB_HIDDEN int g_chrooted;
-/* This process's pid, in a page of its own marked MADV_WIPEONFORK (see shim.c). */
+/* This process's pid, in a page of its own marked MADV_WIPEONFORK (see shim.c); where the page
+ * could not be set up, at g_pid_fallback, kept by pthread_atfork only. */
 extern XB_HIDDEN volatile pid_t *g_pid_page;
-extern XB_HIDDEN pid_t g_pid_fallback; /* when the page could not be set up: kept by pthread_atfork only */
+extern XB_HIDDEN pid_t g_pid_fallback;
 
 /* "/proc/self/fd/N" for `fd` into out (room for 40 bytes); returns its length. */
 XB_HIDDEN size_t fmt_fd_link(char *out, int fd);
 
 /*
- * Repeats: a thread that opens or stats the same absolute path again (same kind of access)
+ * Repeats: a process that opens or stats the same absolute path again (same kind of access)
  * after a successful first time adds nothing to the deduplicated output, so it skips the
  * record: hashing the path is cheaper than writing a record, which on VMs costs a fresh page
  * every ~50 records. If the repeat then fails, done() records it after the fact (the first
- * record already told the world the path was touched).
+ * record already told the world the path was touched). One table per process, shared by its
+ * threads (one 8-byte word an entry: a key whose call succeeded, written once it did); the key
+ * holds the pid, so a forked child, which inherits the table, records its own first accesses.
  */
-#define XB_SEEN 64
-struct xb_seen {
-  uint64_t hash;
-  int32_t *slot; /* the first record's result */
-  int ok; /* that call succeeded (kept here: the log page would be one more TLB miss) */
-};
-extern __thread struct xb_seen t_seen[XB_SEEN] XB_TLS;
-struct xb_skip {
-  const char *path; /* non-NULL while a skipped call is in flight */
-  int op, dirfd;
-  uint32_t arg;
-};
-extern __thread struct xb_skip t_skip XB_TLS;
-extern __thread struct xb_seen *t_pending XB_TLS; /* entry of the call in flight */
+#define XB_SEEN 128
+extern XB_HIDDEN uint64_t g_seen[XB_SEEN];
 extern XB_HIDDEN int32_t g_skipped; /* the slot record() returns for a skipped repeat */
+
+/* A record's result slot and, for a call whose success a repeat may skip on, its key (else 0). */
+struct xb_call {
+  int32_t *slot;
+  uint64_t key;
+};
 
 static inline int cacheable(int op) {
   return op == XB_OP_OPEN || op == XB_OP_STAT || op == XB_OP_ACCESS || op == XB_OP_READLINK || op == XB_OP_OPENDIR;
@@ -206,9 +227,11 @@ static inline __attribute__((always_inline)) uint64_t mix(uint64_t h, uint64_t w
  * whole unless it would reach into the next page (which need not be mapped): then byte by byte.
  * Bytes past the end are zeroed, so the hash depends on the path alone, not on where it lies.
  */
-static inline __attribute__((always_inline)) size_t scan_path(const char *path, size_t max, uint64_t *hash) {
+/* The same, the hash begun from `seed`. */
+static inline __attribute__((always_inline)) size_t scan_path_from(const char *path, size_t max, uint64_t *hash,
+                                                                   uint64_t seed) {
   const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-  uint64_t h = 0xcbf29ce484222325ull;
+  uint64_t h = seed;
   size_t i = 0;
   for (;;) {
     uint64_t w = 0;
@@ -238,10 +261,16 @@ static inline __attribute__((always_inline)) size_t scan_path(const char *path, 
   }
 }
 
-/* The dedup key of an access: the path's hash, its length, the kind of access. */
+static inline __attribute__((always_inline)) size_t scan_path(const char *path, size_t max, uint64_t *hash) {
+  return scan_path_from(path, max, hash, 0xcbf29ce484222325ull);
+}
+
+/* The dedup key of an access: the path's hash (begun from the process's pid), its length, the
+ * kind of access (for an open its flags that change the modes; the other calls' arguments change
+ * none, and a key that tells more apart only skips less). Never 0 (an empty entry of g_seen). */
 static inline uint64_t access_key(uint64_t h, size_t n, int op, uint32_t arg) {
-  uint32_t kind = op == XB_OP_OPEN ? arg & (O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND | O_DIRECTORY | O_PATH) : 0;
-  return (h ^ ((uint64_t)op << 56) ^ ((uint64_t)kind * 0x9e3779b97f4a7c15ull)) ^ n;
+  uint32_t kind = arg & (O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND | O_DIRECTORY | O_PATH);
+  return (h ^ ((uint64_t)op << 56) ^ ((uint64_t)kind * 0x9e3779b97f4a7c15ull) ^ n) | 1;
 }
 
 /* A forked child's first call (see g_pid_page), and a call made before the shim's constructor ran. */
@@ -249,7 +278,6 @@ XB_HIDDEN void after_fork(void);
 XB_HIDDEN int init_early(void);
 
 static inline pid_t current_pid(void) {
-  if (!g_pid_page) return g_pid_fallback;
   pid_t pid = *g_pid_page;
   if (__builtin_expect(pid == 0, 0)) { /* a fork that skipped the atfork handler */
     after_fork();
@@ -264,80 +292,105 @@ XB_HIDDEN long removed_cwd(char *base);
 XB_HIDDEN long read_removed(const char *link, char *out);
 /* A dirfd's folder name without the kernel's mark of a removed folder: see shim.c. */
 XB_HIDDEN long unmark_removed(char *base, long n);
+/* What a record says of its call, before its outcome is known. */
+struct xb_what {
+  int op;
+  pid_t pid;
+  uint32_t arg, rflags;
+};
+/* Records a relative path with its folder (see record_held). */
+XB_HIDDEN int32_t *record_relative(struct xb_thread *t, struct xb_what w, int dirfd, const char *path, size_t n);
+/* A record too long for a thread's chunk (put_record). */
+XB_HIDDEN int32_t *put_long_record(struct xb_what w, const char *base, size_t base_len, const char *path, size_t n);
 
-/* A record of `op` on a path of `n` bytes (cut at `max`), its outcome pending. */
-static inline __attribute__((always_inline)) struct xb_rec new_rec(int op, pid_t pid, uint32_t arg, size_t n,
-                                                                   size_t max) {
-  struct xb_rec r = {.op = (uint8_t)op,
-                     .src = XB_SRC_PRELOAD,
-                     .pid = (uint32_t)pid,
-                     .arg = op == XB_OP_OPEN ? xb_rec_open_flags(arg) : arg,
-                     .result = XB_RESULT_PENDING,
-                     .path_len = (uint32_t)n,
-                     .tsc = xb_now()};
-  if (n == max) r.rflags |= XB_RF_TRUNCATED;
-  return r;
+/* The record `w` of a path of `n` bytes (cut at `max`) after base_len bytes of its folder, its
+ * outcome pending. */
+static inline __attribute__((always_inline)) struct xb_rec rec_of(struct xb_what w, size_t base_len, size_t n,
+                                                                  size_t max) {
+  return (struct xb_rec){.op = (uint8_t)w.op,
+                         .src = XB_SRC_PRELOAD,
+                         .base_len = (uint16_t)base_len,
+                         .pid = (uint32_t)w.pid,
+                         .arg = w.op == XB_OP_OPEN ? xb_rec_open_flags(w.arg) : w.arg,
+                         .result = XB_RESULT_PENDING,
+                         .path_len = (uint32_t)n,
+                         .rflags = w.rflags | (n == max ? XB_RF_TRUNCATED : 0),
+                         .tsc = xb_now()};
 }
 
-/* record_call's work, with t_busy already held by the caller (so t_base is its own). */
-static inline __attribute__((always_inline)) int32_t *record_held(int op, int dirfd, const char *path, uint32_t arg,
-                                                                  int may_skip) {
+/* The longest path a record holds whole (its folder may take up to PATH_MAX more). */
+#define XB_PATH_KEPT (XB_REC_MAX - PATH_MAX - sizeof(struct xb_rec))
+
+/*
+ * Appends the record `w` of `path` (n bytes, after base_len bytes of `base`), its outcome
+ * pending, into this thread's chunk: built where it goes, not on the stack and copied (a tenth
+ * of a record's instructions). Returns its result slot, NULL if the log is full or closed.
+ */
+static inline __attribute__((always_inline)) int32_t *
+put_record(struct xb_thread *t, struct xb_what w, const char *base, size_t base_len, const char *path, size_t n) {
+  uint32_t len = (uint32_t)(sizeof(struct xb_rec) + base_len + n);
+  uint64_t size = (8u + (uint64_t)len + 7u) & ~7ull;
+  if (__builtin_expect(size > XB_CHUNK / 4, 0)) return put_long_record(w, base, base_len, path, n);
+  char *frame = xb_log_reserve_local(&g_log, &t->cur, size);
+  if (!frame) return NULL;
+  xb_slow();
+  __atomic_store_n((uint32_t *)(frame + 4), len, __ATOMIC_RELAXED);
+  struct xb_rec *out = (struct xb_rec *)(frame + 8);
+  *out = rec_of(w, base_len, n, XB_PATH_KEPT);
+  char *data = frame + 8 + sizeof *out;
+  if (base_len) xb_copy(data, base, base_len);
+  xb_copy(data + base_len, path, n);
+  __atomic_store_n((uint32_t *)frame, XB_FRAME_COMMIT, __ATOMIC_RELEASE);
+  return &out->result;
+}
+
+/* This thread's chunk, checked against the process it writes for (a forked child's first record
+ * in a thread its parent had reserved one in starts its own). */
+static inline __attribute__((always_inline)) void own_chunk(struct xb_thread *t, pid_t pid) {
+  if (__builtin_expect(t->pid != pid, 0)) {
+    t->pid = pid;
+    t->cur.pos = t->cur.end = 0;
+  }
+}
+
+/* The hash seed of a process's paths: a forked child's keys (access_key) are not its parent's. */
+static inline uint64_t path_seed(pid_t pid) {
+  return 0xcbf29ce484222325ull ^ (uint64_t)(uint32_t)pid;
+}
+
+/* A record of `path` (n bytes, scanned) with its folder when relative; t->busy held. */
+static inline __attribute__((always_inline)) int32_t *put_path(struct xb_thread *t, struct xb_what w, int dirfd,
+                                                               const char *path, size_t n) {
+  own_chunk(t, w.pid);
+  return path[0] == '/' ? put_record(t, w, path, 0, path, n) : record_relative(t, w, dirfd, path, n);
+}
+
+/* A record of `op` on `path` (relative to dirfd), never skipped, with t->busy already held by the
+ * caller (whose buffer `path` may be). */
+static inline __attribute__((always_inline)) int32_t *record_held(struct xb_thread *t, int op, int dirfd,
+                                                                  const char *path, uint32_t arg) {
   pid_t pid = current_pid();
-  const size_t max = XB_REC_MAX - PATH_MAX - sizeof(struct xb_rec);
   uint64_t h;
-  size_t n = scan_path(path, max, &h);
-  struct xb_seen *seen = NULL;
-  if (path[0] == '/' && cacheable(op)) {
-    h = access_key(h, n, op, arg);
-    seen = &t_seen[h % XB_SEEN];
-    if (may_skip && seen->hash == h && seen->ok && !t_skip.path) {
-      t_skip.path = path;
-      t_skip.op = op;
-      t_skip.dirfd = dirfd;
-      t_skip.arg = arg;
-      return &g_skipped;
-    }
-  }
-  struct xb_rec r = new_rec(op, pid, arg, n, max);
-  char *base = t_base;
-  if (path[0] != '/') {
-    long k;
-    if (dirfd == AT_FDCWD) {
-      k = XSYS(SYS_getcwd, base, PATH_MAX, 0, 0, 0);
-      if (__builtin_expect(k == -ENOENT, 0)) k = removed_cwd(base);
-      if (k > 0) r.base_len = (uint16_t)(k - 1); /* the kernel counts the NUL */
-    } else {
-      char link[40];
-      fmt_fd_link(link, dirfd);
-      k = XSYS(SYS_readlinkat, AT_FDCWD, link, base, PATH_MAX, 0);
-      if (k >= PATH_MAX) k = -ENAMETOOLONG; /* cut short */
-      if (k > 0 && base[0] == '/') r.base_len = (uint16_t)(base[k - 1] == ')' ? unmark_removed(base, k) : k);
-      r.rflags |= XB_RF_BASE_DIRFD;
-    }
-    if (__builtin_expect(k == -ENAMETOOLONG, 0)) { /* a folder too long to name: say so, no bare name */
-      xb_log_flag(&g_log, XB_FLAG_PATH_UNRESOLVED);
-      return NULL;
-    }
-  }
-  int32_t *slot = xb_log_append_local(&g_log, &t_cur, &r, base, path);
-  if (seen) {
-    seen->hash = h;
-    seen->slot = slot;
-    seen->ok = 0;
-    t_pending = seen;
-  }
-  return slot;
+  size_t n = scan_path_from(path, XB_PATH_KEPT, &h, path_seed(pid));
+  struct xb_what w = {op, pid, arg, 0};
+  return put_path(t, w, dirfd, path, n);
 }
 
-/* Whether records may be made now: the log is open and this thread is not inside one already. */
+/* Whether records may be made now: the log is open and this process has not changed its root. */
 static inline int may_record(void) {
   if (__builtin_expect(!g_log.hdr, 0) && !init_early()) return 0;
-  return !t_busy && !g_chrooted;
+  return !g_chrooted;
 }
 
-/* Appends a record for `path` (relative to dirfd) and returns its result slot, NULL if not
- * recorded, or &g_skipped for a repeat (see above; only when `may_skip`). */
-XB_HIDDEN int32_t *record_call(int op, int dirfd, const char *path, uint32_t arg, int may_skip);
+/* Appends a record for `path` (relative to dirfd) unless this thread is inside one already, and
+ * returns its result slot (NULL if not recorded, or &g_skipped for a repeat: see above; only
+ * when `may_skip`) with its key. */
+XB_HIDDEN struct xb_call record_access(int op, int dirfd, const char *path, uint32_t arg, int may_skip);
+
+/* The same, for a record whose outcome is stored at once or by finish(): its slot. */
+static inline int32_t *record_call(int op, int dirfd, const char *path, uint32_t arg, int may_skip) {
+  return record_access(op, dirfd, path, arg, may_skip).slot;
+}
 
 /*
  * A name no process can have mapped: in the first page, or past the top of user space ((char *)-1,
@@ -353,24 +406,29 @@ static inline int unmappable(const char *path) {
   return a < 4096 || a >= ((uintptr_t)1 << 56);
 }
 
-static inline int32_t *record(int op, int dirfd, const char *path, uint32_t arg) {
-  return record_call(op, dirfd, path, arg, 1);
+static inline struct xb_call record(int op, int dirfd, const char *path, uint32_t arg) {
+  return record_access(op, dirfd, path, arg, 1);
 }
 
-/* Stores the outcome of the real call; errno is left untouched. */
-static inline void done(int32_t *slot, int failed) {
-  if (slot == &g_skipped) {
-    if (failed) {
-      int e = errno;
-      xb_log_set_result(record_call(t_skip.op, t_skip.dirfd, t_skip.path, t_skip.arg, 0), e);
-      errno = e;
-    }
-    t_skip.path = NULL;
+/* Records a skipped repeat that failed after all, with errno as its outcome (see record_held). */
+XB_HIDDEN void record_failed_repeat(int op, int dirfd, const char *path, uint32_t arg);
+
+/* Stores the outcome of the real call whose record() was `c` (of `op` on `path` from `dirfd`,
+ * with `arg`, as given to record); errno is left untouched. */
+static inline __attribute__((always_inline)) void done(struct xb_call c, int failed, int op, int dirfd,
+                                                       const char *path, uint32_t arg) {
+  if (__builtin_expect(c.slot == &g_skipped, 0)) {
+    if (failed) record_failed_repeat(op, dirfd, path, arg);
     return;
   }
-  if (!slot) return;
+  if (!c.slot) return;
+  xb_log_set_result(c.slot, failed ? errno : 0);
+  if (c.key && !failed) __atomic_store_n(&g_seen[c.key % XB_SEEN], c.key, __ATOMIC_RELAXED);
+}
+
+/* The same for a record that no repeat skips on (record_call, record_fd). */
+static inline void finish(int32_t *slot, int failed) {
   xb_log_set_result(slot, failed ? errno : 0);
-  if (t_pending && t_pending->slot == slot) t_pending->ok = !failed;
 }
 
 /* Records `op` on the file the /proc symlink `link` names, with `arg`. */
@@ -403,19 +461,19 @@ static inline int32_t *record_fd(int op, int fd) {
   }
 #define DEF_PATHCALL(ret, name, op, params, args, path_expr, dirfd_expr, arg_expr, raw)                                \
   EXPORT ret name params {                                                                                             \
-    int32_t *slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));                                           \
+    struct xb_call slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));                                     \
     RAW_OR_REAL(ret, r, name, args, raw)                                                                               \
-    done(slot, r < 0);                                                                                                 \
+    done(slot, r < 0, op, dirfd_expr, path_expr, (uint32_t)(arg_expr));                                                \
     return r;                                                                                                          \
   }
 /* The same for calls with no single system call behind them: always the real function (in
  * hybrid mode the supervisor also sees the calls it makes). */
 #define DEF_LIBCALL(ret, name, op, params, args, path_expr, dirfd_expr, arg_expr)                                      \
   EXPORT ret name params {                                                                                             \
-    int32_t *slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));                                           \
+    struct xb_call slot = record(op, dirfd_expr, path_expr, (uint32_t)(arg_expr));                                     \
     if (!RESOLVE(name)) return missing_real();                                                                         \
     ret r = real_##name args;                                                                                          \
-    done(slot, r < 0);                                                                                                 \
+    done(slot, r < 0, op, dirfd_expr, path_expr, (uint32_t)(arg_expr));                                                \
     return r;                                                                                                          \
   }
 #define T(nr, a, b, c, d) g_tramp(nr, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/syscall.h>
 
+#include "../common/log.h"
+
 /* fchmodat2 (Linux 6.6; one number on every architecture): older headers lack it. */
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
@@ -16,12 +18,108 @@
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 __NR_fchmodat2
 #endif
+/* Calls on paths newer than the C libraries' headers (one number on every architecture): the
+ * xattr calls with a dirfd and flags (Linux 6.13), open_tree with mount attributes (6.15), the
+ * file attributes of a path (6.17). */
+#ifndef __NR_setxattrat
+#define __NR_setxattrat 463
+#endif
+#ifndef __NR_getxattrat
+#define __NR_getxattrat 464
+#endif
+#ifndef __NR_listxattrat
+#define __NR_listxattrat 465
+#endif
+#ifndef __NR_removexattrat
+#define __NR_removexattrat 466
+#endif
+#ifndef __NR_open_tree_attr
+#define __NR_open_tree_attr 467
+#endif
+#ifndef __NR_file_getattr
+#define __NR_file_getattr 468
+#endif
+#ifndef __NR_file_setattr
+#define __NR_file_setattr 469
+#endif
+#ifndef __NR_open_tree
+#define __NR_open_tree 428
+#endif
 
 /* The kernel's mark after the /proc name of a folder or file removed since it was opened. */
 #define XB_REMOVED_MARK " (deleted)"
 #define XB_REMOVED_MARK_LEN (sizeof XB_REMOVED_MARK - 1)
 static inline int xb_marked_removed(const char *name, size_t n) {
   return n > XB_REMOVED_MARK_LEN && !memcmp(name + n - XB_REMOVED_MARK_LEN, XB_REMOVED_MARK, XB_REMOVED_MARK_LEN);
+}
+
+/*
+ * A path that reaches a file through a process's magic /proc link, which the kernel follows to
+ * the file itself, whatever its name: /proc/PID/cwd, root, exe and fd/N (PID a number, self or
+ * thread-self), /dev/fd/N and /dev/stdin, stdout and stderr (links to /proc/self/fd/N), alone or
+ * followed by '/' and more. Returns the length of the link part (at most XB_MAGIC_MAX), 0 for any
+ * other path.
+ */
+#define XB_MAGIC_MAX 48u
+static inline size_t xb_magic_link(const char *path) {
+  const char *p;
+  if (!strncmp(path, "/dev/", 5)) {
+    p = path + 5;
+    if (!strncmp(p, "stdin", 5) || !strncmp(p, "stdout", 6) || !strncmp(p, "stderr", 6)) {
+      p += p[3] == 'i' ? 5 : 6;
+    } else if (!strncmp(p, "fd/", 3) && p[3] >= '0' && p[3] <= '9') {
+      p += 3;
+      while (*p >= '0' && *p <= '9') p++;
+    } else {
+      return 0;
+    }
+  } else if (!strncmp(path, "/proc/", 6)) {
+    p = path + 6;
+    if (!strncmp(p, "self/", 5))
+      p += 5;
+    else if (!strncmp(p, "thread-self/", 12))
+      p += 12;
+    else if (*p >= '1' && *p <= '9') {
+      while (*p >= '0' && *p <= '9') p++;
+      if (*p++ != '/') return 0;
+    } else {
+      return 0;
+    }
+    if (!strncmp(p, "cwd", 3) || !strncmp(p, "exe", 3)) {
+      p += 3;
+    } else if (!strncmp(p, "root", 4)) {
+      p += 4;
+    } else if (!strncmp(p, "fd/", 3) && p[3] >= '0' && p[3] <= '9') {
+      p += 3;
+      while (*p >= '0' && *p <= '9') p++;
+    } else {
+      return 0;
+    }
+  } else {
+    return 0;
+  }
+  size_t n = (size_t)(p - path);
+  return (*p == 0 || *p == '/') && n <= XB_MAGIC_MAX ? n : 0;
+}
+
+/* 1 if a call `op` with `arg` (as recorded) follows a symlink its path ends in: through a magic
+ * link alone (no '/' after it) it reaches the file only then. */
+static inline int xb_follows_last(int op, uint32_t arg) {
+  switch (op) {
+  case XB_OP_OPEN:
+    return !(arg & O_NOFOLLOW);
+  case XB_OP_STAT:
+  case XB_OP_SETATTR:
+    return !(arg & AT_SYMLINK_NOFOLLOW);
+  case XB_OP_ACCESS:
+  case XB_OP_EXEC:
+  case XB_OP_CHDIR:
+  case XB_OP_OPENDIR:
+  case XB_OP_TRUNCATE:
+    return 1;
+  default:
+    return 0;
+  }
 }
 
 /* openat2's RESOLVE_IN_ROOT (linux/openat2.h; musl has none): an absolute path starts at the

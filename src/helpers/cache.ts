@@ -81,11 +81,17 @@ function extractOne(dir: string, name: string, file: EmbeddedFile): void {
  * By default an extracted file is trusted when its size is right: files arrive only by an
  * atomic rename of a verified copy into a folder named by their content, and hashing them all
  * on every start would cost more than tracing a short command. `verify` re-hashes each one and
- * re-extracts any that differ (`xbench helpers` does).
+ * re-extracts any that differ (`xbench helpers` does). `only`: these files alone are checked.
  */
-export function extractEmbedded(embedded: EmbeddedHelpers & { platform: string }, root = cacheRoot(), verify = false): string {
+export function extractEmbedded(
+  embedded: EmbeddedHelpers & { platform: string },
+  root = cacheRoot(),
+  verify = false,
+  only?: readonly string[],
+): string {
   const dir = extractedDir(embedded, root);
   for (const [name, file] of Object.entries(embedded.files)) {
+    if (only && !only.includes(name)) continue;
     const dest = join(dir, name);
     const ok = verify ? matches(dest, file.sha256) : statSync(dest, { throwIfNoEntry: false })?.size === file.size;
     if (ok) continue;

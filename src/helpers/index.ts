@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { dirname, join } from "pathe";
 import { XbenchError } from "../errors.ts";
 import { embeddedHelpers, extractEmbedded, findHelperDir } from "./cache.ts";
@@ -38,12 +37,22 @@ export function helperDir(verify = false): string {
   }
   const embedded = embeddedHelpers();
   if (embedded?.platform) return remember(extractEmbedded({ ...embedded, platform: embedded.platform }, undefined, verify));
-  const found = findHelperDir(dirname(fileURLToPath(import.meta.url)), platform);
+  // import.meta.dir: node:url's fileURLToPath is one more built-in to load at start-up.
+  const here = (import.meta as { dir?: string }).dir ?? dirname(decodeURIComponent(new URL(import.meta.url).pathname));
+  const found = findHelperDir(here, platform);
   if (!found) throw new XbenchError(`native helpers for ${platform} not found; run \`npm run build\``);
   return remember(found);
 }
 
+/**
+ * One helper's path. From the compiled binary, only that file is checked (and extracted where
+ * missing), not the whole folder: a trace needs two of its helpers, and each look costs start-up.
+ */
 export function helperPath(name: string): string {
+  const platform = hostPlatform();
+  const embedded = process.env.XBENCH_HELPER_DIR || resolved?.platform === platform ? undefined : embeddedHelpers();
+  if (embedded?.platform === platform && embedded.files[name])
+    return join(extractEmbedded({ ...embedded, platform: embedded.platform }, undefined, false, [name]), name);
   return join(helperDir(), name);
 }
 

@@ -70,7 +70,9 @@ export const FLAG = {
   CHROOT_UNTRACED: 0x80000,
   HANDLE_UNNAMED: 0x100000,
   FIFO_UNTOLD: 0x200000,
-  INCOMPLETE: 0x3efff0,
+  NAMESPACE_UNTRACED: 0x400000,
+  ROOT_UNNAMED: 0x800000,
+  INCOMPLETE: 0xfefff0,
   /** The command ran differently from an untraced run; what ran was traced (not INCOMPLETE). */
   CHANGED_IO_URING: 0x10000,
 } as const;

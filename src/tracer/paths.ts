@@ -98,14 +98,21 @@ function isNormal(p: Buffer): boolean {
   return true;
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
-const lossy = new TextDecoder("utf-8", { fatal: false });
+/** Made on first use: most paths are ASCII, and a TextDecoder costs start-up (`xbench trace -- true`). */
+let decoders: { strict: TextDecoder; lossy: TextDecoder } | undefined;
 
 /** The path as a string; `hex` holds the exact bytes when they are not valid UTF-8. */
 export function displayPath(bytes: Buffer): { path: string; hex?: string } {
+  if (isAscii(bytes)) return { path: bytes.toString("latin1") };
+  decoders ??= { strict: new TextDecoder("utf-8", { fatal: true }), lossy: new TextDecoder("utf-8", { fatal: false }) };
   try {
-    return { path: decoder.decode(bytes) };
+    return { path: decoders.strict.decode(bytes) };
   } catch {
-    return { path: lossy.decode(bytes), hex: bytes.toString("hex") };
+    return { path: decoders.lossy.decode(bytes), hex: bytes.toString("hex") };
   }
+}
+
+function isAscii(bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return false;
+  return true;
 }

@@ -53,6 +53,14 @@ const LATER_REASONS: Array<[number, string]> = [
     FLAG.CHROOT_UNTRACED,
     "a program changed its root (chroot), from where --backend preload cannot name paths as the host does; it and what it ran were not traced from then on (auto and seccomp name them)",
   ],
+  [
+    FLAG.NAMESPACE_UNTRACED,
+    "code ran in a link-map namespace of its own (an audit module of LD_AUDIT or DT_AUDIT, or a library loaded with dlmopen), whose C library --backend preload does not interpose (auto and seccomp see it)",
+  ],
+  [
+    FLAG.ROOT_UNNAMED,
+    "a program changed its root in a mount namespace of its own (pivot_root): the paths it names from there are not the host's",
+  ],
   [FLAG.HANDLE_UNNAMED, "a file opened by handle (open_by_handle_at) could not be named (the supervisor lacks CAP_DAC_READ_SEARCH)"],
   [
     FLAG.FIFO_UNTOLD,

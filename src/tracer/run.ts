@@ -79,11 +79,12 @@ export async function trace(command: string, args: string[], options: TraceOptio
     const onSpawn = forwarder ? (pid: number) => forwarder.attach(pid) : undefined;
     const running = launch({ launcher, argv, cwd: options.cwd, env: options.env, stdio: options.stdio, onSpawn });
     const reader = import("./read.ts");
+    // While the command runs: what the log's reading needs besides the log.
+    const exclude = new Set([log, ...[launcher, library].flatMap(realPaths)]);
     const status = await running;
     const { readAccessLog, hasLogHeader } = await reader;
     let parsed: AccessLog;
     try {
-      const exclude = new Set([log, ...[launcher, library].flatMap(realPaths)]);
       parsed = readAccessLog(log, { exclude, windows: process.platform === "win32" });
     } catch (error) {
       // No log, or no header in it: the launcher failed before tracing anything. A log that

@@ -53,6 +53,20 @@ export interface OracleCase {
    */
   varies?: RegExp[];
   known?: Known[];
+  /**
+   * The command must print on stdout under every backend what it prints untraced: both through
+   * this, which takes out what changes from run to run (load addresses). The tracer must never
+   * change what a program does (docs/tracer.md).
+   */
+  sameOutput?: (stdout: string) => string;
+  /**
+   * Accesses made through calls this strace does not know (newer than it: fchmodat2, the *xattrat
+   * calls, file_getattr), each "path" relative to the case's folder with its modes: required of
+   * the trace as if strace had shown them, and allowed.
+   */
+  beyondStrace?: Record<string, Mode[]>;
+  /** Paths the trace must not name (say, by the /proc link a file was reached through). */
+  never?: RegExp;
 }
 
 /**
@@ -93,7 +107,7 @@ const PRELOAD_BLIND: RegExp[] = [
   /^\/etc\/ld\.so\.(preload|cache) /,
   /\.so(\.[\d.]+)?(-[\w.-]+)? (read|missing)$/, // ld.so: libraries (libLLVM.so.22.1-rust-1.95.0-stable) and its search probes
   new RegExp(`/(${HWCAP_DIRS})(/| )`),
-  /\/locale\/|\/gconv\/|locale-archive|\/usr\/share\/i18n\//,
+  /\/locale\/|\/gconv\/|locale-archive|\/usr\/share\/i18n\/|\/LC_MESSAGES\/[^/]+\.mo /, // gettext's catalogs too
   /^\/etc\/(nsswitch\.conf|passwd|group|localtime|host\.conf|resolv\.conf|hosts|gai\.conf) /,
   /^\/(proc|sys|dev)\//,
   / stat$/, // realpath's readlinks, fstatat inside libc (qsort/getcwd helpers)
@@ -274,6 +288,17 @@ export function tree(root: string, n: number): void {
   }
 }
 
+/** The oracle with a case's accesses that strace cannot show added (OracleCase.beyondStrace). */
+function withBeyond(c: OracleCase, oracle: { must: StraceView; may: Modes }): { must: StraceView; may: Modes } {
+  if (!c.beyondStrace) return oracle;
+  const cwd = c.setup();
+  for (const [rel, modes] of Object.entries(c.beyondStrace)) {
+    const abs = join(cwd, rel);
+    for (const view of [oracle.must.modes, oracle.may]) view.set(abs, new Set([...(view.get(abs) ?? []), ...modes]));
+  }
+  return oracle;
+}
+
 /** One test per case and backend against `strace -f` (strace's own scratch files go in `scratch`). */
 export function oracleTests(title: string, cases: OracleCase[], scratch: string): void {
   describe.skipIf(!have("strace"))(title, () => {
@@ -286,7 +311,11 @@ export function oracleTests(title: string, cases: OracleCase[], scratch: string)
       // Two strace runs: a program's own run-to-run differences (node sometimes reads its own
       // binary) are no tracer's miss. Required: what both runs show; allowed: what either shows.
       let oracle: { must: StraceView; may: Modes } | undefined;
-      const expected = () => (oracle ??= agree(straceModes(c.cmd, c.setup(), env, scratch), straceModes(c.cmd, c.setup(), env, scratch)));
+      const expected = () =>
+        (oracle ??= withBeyond(c, agree(straceModes(c.cmd, c.setup(), env, scratch), straceModes(c.cmd, c.setup(), env, scratch))));
+      let untraced: string | undefined;
+      const printed = () =>
+        (untraced ??= spawnSync(c.cmd[0]!, c.cmd.slice(1), { cwd: c.setup(), env, encoding: "utf8", timeout: 120_000 }).stdout);
       for (const backend of BACKENDS) {
         if (backend === "preload" && c.inline) {
           skipBecause(`${c.name}: ${backend}`, "its calls are made inline, without libc: nothing goes through the shim");
@@ -295,7 +324,11 @@ export function oracleTests(title: string, cases: OracleCase[], scratch: string)
         test(
           `${c.name}: ${backend}`,
           () => {
-            if (!c.varies) return checkCase(c, backend, expected(), traceRun(c.cmd, ["--backend", backend], { cwd: c.setup(), env }));
+            if (!c.varies) {
+              const r = traceRun(c.cmd, ["--backend", backend], { cwd: c.setup(), env });
+              if (c.sameOutput) expect(c.sameOutput(r.stdout)).toBe(c.sameOutput(printed()));
+              return checkCase(c, backend, expected(), r);
+            }
             // What varies is held against a strace watching the very run traced.
             const cwd = c.setup();
             let seen: Modes = new Map();
@@ -318,6 +351,7 @@ function checkCase(c: OracleCase, backend: Backend, oracle: { must: StraceView; 
   const want = view.modes;
   expect(want.size).toBeGreaterThan(3);
   expect(r.code).toBe(0);
+  if (c.never) expect(r.trace.accesses.map((a) => a.path).filter((p) => c.never!.test(p))).toEqual([]);
   const traced = asBytes(r);
   const { missed } = compare(want, traced);
   const { wrong } = compare(may, traced);

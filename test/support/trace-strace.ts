@@ -23,6 +23,12 @@ const STAT_LIKE_CALLS = [
   "chdir",
   "chroot",
   "name_to_handle_at",
+  // An extended attribute read or listed, a mount tree looked up: the path's metadata, not its data.
+  "getxattr",
+  "lgetxattr",
+  "listxattr",
+  "llistxattr",
+  "open_tree",
 ];
 const STAT_LIKE = new Set(STAT_LIKE_CALLS);
 
@@ -39,7 +45,14 @@ const NODE_AND_METADATA_CALLS = [
   "utimes",
   "utimensat",
   "futimesat",
+  "setxattr",
+  "lsetxattr",
+  "removexattr",
+  "lremovexattr",
 ];
+
+/** Metadata changes through an fd: the fd's own file is written (docs/tracer.md). */
+const FD_METADATA_CALLS = ["fchmod", "fchown", "fsetxattr", "fremovexattr"];
 
 /** The calls xbench traces, as strace names them, and the ones decoded only to follow cwds. */
 const TRACED = [
@@ -66,6 +79,7 @@ const TRACED = [
   "symlinkat",
   "truncate",
   ...NODE_AND_METADATA_CALLS,
+  ...FD_METADATA_CALLS,
   "bind",
   "inotify_add_watch",
   "fanotify_mark",
@@ -76,27 +90,12 @@ const FOLLOWED = ["fchdir", "clone", "clone3", "fork", "vfork", "close", "unshar
 const TWO_NAMES: Record<string, readonly number[]> = { rename: [0, 1], link: [0, 1], renameat: [1, 3], renameat2: [1, 3], linkat: [1, 3] };
 
 /**
- * Calls strace shows under `trace=%file` that xbench does not trace, named here once: they
- * read or change extended attributes of a path the program has already opened or looked up
- * (*xattr), or are out of scope for a build tracer (mount, chroot).
+ * Calls strace shows under `trace=%file` that xbench does not trace, named here once: they are
+ * out of scope for a build tracer (mount, swap, accounting, quotas). Calls this strace does not
+ * know (Linux 6.6 and later: fchmodat2, the *xattrat calls, file_getattr) are named by the cases
+ * that make them (OracleCase.beyondStrace).
  */
-export const NOT_TRACED = [
-  "getxattr",
-  "lgetxattr",
-  "setxattr",
-  "lsetxattr",
-  "listxattr",
-  "llistxattr",
-  "removexattr",
-  "lremovexattr",
-  "mount",
-  "umount2",
-  "pivot_root",
-  "swapon",
-  "swapoff",
-  "acct",
-  "quotactl",
-];
+export const NOT_TRACED = ["mount", "umount2", "pivot_root", "swapon", "swapoff", "acct", "quotactl"];
 
 const WRITES = new Set(["unlink", "unlinkat", "rmdir", "mkdir", "mkdirat", "truncate", ...NODE_AND_METADATA_CALLS]);
 
@@ -133,20 +132,47 @@ export function splitArgs(s: string): string[] {
   return out;
 }
 
-function unquote(arg: string | undefined): string | undefined {
-  if (arg?.[0] !== '"') return undefined;
-  const body = arg.slice(1, arg.lastIndexOf('"'));
-  return body.replace(/\\(x[0-9a-f]{2}|[0-7]{1,3}|.)/g, (_, e: string) => {
+/** strace's escapes (\n, \377, \x41), each byte as one character. */
+function straceUnescape(text: string): string {
+  return text.replace(/\\(x[0-9a-f]{2}|[0-7]{1,3}|.)/g, (_, e: string) => {
     if (e[0] === "x") return String.fromCharCode(parseInt(e.slice(1), 16));
     if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
     return ({ n: "\n", t: "\t", r: "\r", v: "\v", f: "\f" } as Record<string, string>)[e] ?? e;
   });
 }
 
+function unquote(arg: string | undefined): string | undefined {
+  if (arg?.[0] !== '"') return undefined;
+  return straceUnescape(arg.slice(1, arg.lastIndexOf('"')));
+}
+
+/**
+ * A process's magic /proc links, which the kernel follows to the file itself (docs/tracer.md):
+ * /proc/PID/cwd, root, exe and fd/N, /dev/fd/N, /dev/stdin..., then what follows ("/..." or nothing).
+ */
+const MAGIC_LINK = /^(\/proc\/(?:self|thread-self|[1-9]\d*)\/(?:cwd|root|exe|fd\/\d+)|\/dev\/(?:fd\/\d+|stdin|stdout|stderr))(\/.*)?$/;
+
+/** Calls that act on the symlink a path ends in, not on what it leads to. */
+const NOT_FOLLOWING = new Set([
+  "lstat",
+  "readlink",
+  "readlinkat",
+  "lchown",
+  "unlink",
+  "unlinkat",
+  "rmdir",
+  "lgetxattr",
+  "llistxattr",
+  "lsetxattr",
+  "lremovexattr",
+]);
+
 /** The directory an fd argument names (`3</dir>`, `AT_FDCWD</cwd>`), if decoded. */
 function fdPath(arg: string | undefined): string | undefined {
-  const m = arg ? /<(.*)>(\(deleted\))?$/.exec(arg) : null;
-  if (!m) return undefined;
+  const found = arg ? /<(.*)>(\(deleted\))?$/.exec(arg) : null;
+  if (!found) return undefined;
+  // strace -y escapes a name's unprintable bytes (\377) as it does in strings.
+  const m = [found[0], straceUnescape(found[1]!), found[2]] as const;
   // A folder removed while open is named as it was: strace marks an fd's after its name
   // (`4</dir>(deleted)`), and a process's cwd carries the kernel's mark inside (`</dir (deleted)>`).
   if (m[2]) return m[1];
@@ -227,6 +253,8 @@ export function classify(log: string, topCwd: string): StraceView {
   const pending = new Map<string, string>();
   /** "pid fd" -> the open flags of a file opened by handle, named when it is closed. */
   const byHandle = new Map<string, string>();
+  /** "pid fd" -> the file an open returned it for (-y), which /proc/self/fd/N reaches. */
+  const fdFile = new Map<string, string>();
   const hostPath = (path: string, base: string | undefined) =>
     isAbsolute(path) && root
       ? kernelPath(`${root}${path}`).replace(/(.)\/+$/, "$1") // the root itself: its own name, no slash
@@ -259,6 +287,8 @@ export function classify(log: string, topCwd: string): StraceView {
     }
     const m = /^(\w+)\((.*)\)\s+= (-?\d+|\?)(?:<([^>]*)>)?(?: (E\w+))?/.exec(line);
     if (!m) continue;
+    if (m[4] && /^open/.test(m[1]!)) fdFile.set(`${pid} ${m[3]}`, straceUnescape(m[4]));
+    if (m[1] === "close") fdFile.delete(`${pid} ${/^\d+/.exec(m[2]!)?.[0]}`);
     const [, name, argText, retText, retPath, errno] = m as unknown as [
       string,
       string,
@@ -288,6 +318,14 @@ export function classify(log: string, topCwd: string): StraceView {
     }
     const failed = ret < 0;
     const outcome = (modes: Mode[]): Mode[] => (!failed ? modes : errno === "ENOENT" || errno === "ENOTDIR" ? ["missing"] : ["stat"]);
+    /** An open through a process's magic /proc link: the file it reached, which -y names; 1 if so. */
+    const opened = (path: string | undefined, flags: string): boolean => {
+      const link = path ? MAGIC_LINK.exec(path) : null;
+      const reached = retPath ? straceUnescape(retPath) : undefined;
+      if (!link || failed || !reached?.startsWith("/") || (!link[2] && flags.includes("O_NOFOLLOW"))) return false;
+      add(reached, undefined, openModes(flags), true);
+      return true;
+    };
     // Both names of a rename or link are read before any lookup: one the kernel could not read
     // (strace shows its address) fails the call with EFAULT, and it names nothing.
     if (failed && errno === "EFAULT" && TWO_NAMES[name]?.some((i) => unquote(args[i]) === undefined)) continue;
@@ -309,13 +347,13 @@ export function classify(log: string, topCwd: string): StraceView {
         else add(fdPath(args[0]), undefined, outcome(["exec"]), true);
         break;
       case "open":
-        add(unquote(args[0]), base, outcome(openModes(args[1] ?? "")));
+        if (!opened(unquote(args[0]), args[1] ?? "")) add(unquote(args[0]), base, outcome(openModes(args[1] ?? "")));
         break;
       case "creat":
         add(unquote(args[0]), base, outcome(["write"]));
         break;
       case "openat":
-        add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(openModes(args[2] ?? "")));
+        if (!opened(unquote(args[1]), args[2] ?? "")) add(unquote(args[1]), fdPath(args[0]) ?? base, outcome(openModes(args[2] ?? "")));
         break;
       case "openat2": {
         const flags = /flags=([\w|]+)/.exec(args[2] ?? "")?.[1] ?? "";
@@ -342,6 +380,12 @@ export function classify(log: string, topCwd: string): StraceView {
         break;
       case "fanotify_mark": // a NULL path marks the dirfd's own file
         add(unquote(args[4]), fdPath(args[3]) ?? base, outcome(["stat"]));
+        break;
+      case "fchmod":
+      case "fchown":
+      case "fsetxattr":
+      case "fremovexattr":
+        add(fdPath(args[0]), undefined, outcome(["write"]), true);
         break;
       case "getdents":
       case "getdents64":
@@ -374,8 +418,17 @@ export function classify(log: string, topCwd: string): StraceView {
         break;
       default: {
         const atForm = /^(AT_FDCWD|\d+)/.test(args[0] ?? "");
-        const path = unquote(atForm ? args[1] : args[0]);
+        // A process's own fd through /proc (glibc's fchmodat(AT_SYMLINK_NOFOLLOW) chmods
+        // /proc/self/fd/N): the file its open returned it for.
+        const given = unquote(atForm ? args[1] : args[0]);
+        const follows = !/AT_SYMLINK_NOFOLLOW/.test(argText) && !NOT_FOLLOWING.has(name);
+        const own = given && follows ? /^\/proc\/(self|\d+)\/fd\/(\d+)$/.exec(given) : null;
+        const path = own && (own[1] === "self" || own[1] === pid) ? (fdFile.get(`${pid} ${own[2]}`) ?? given) : given;
         const dir = atForm ? (fdPath(args[0]) ?? base) : base;
+        // A metadata change through an fd (futimens: a NULL name; "" with AT_EMPTY_PATH) writes
+        // the fd's own file; a lookup through one names nothing.
+        const onFd = (path === "" && /AT_EMPTY_PATH/.test(argText)) || (name === "utimensat" && args[1] === "NULL");
+        if (onFd && WRITES.has(name)) add(fdPath(args[0]), undefined, outcome(["write"]), true);
         if (path === "" || path === undefined) break; // AT_EMPTY_PATH: an fd operation
         if (STAT_LIKE.has(name)) {
           add(path, dir, outcome(["stat"]));
