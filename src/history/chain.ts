@@ -129,6 +129,13 @@ export function stepOf(sha: string, row: Row | undefined, result: CompareResult)
   return { sha, kind: "measured", log: Math.log1p(stats.delta), se, delta: stats.delta, ci: [lo, hi], level };
 }
 
+/** What a unit's values are, for a gap between steps of different units. */
+function unitWords(unit: Row["unit"]): string {
+  if (unit === "ns") return "timed";
+  if (unit === "instructions" || unit === "cycles") return `counted in ${unit}`;
+  return `measured in ${unit}`;
+}
+
 /** Whether a step's own interval lies wholly beyond ±minEffect: a confident change bigger than it. */
 export function moves(step: Step, minEffect: number): boolean {
   if (step.kind !== "measured" && step.kind !== "exact") return false;
@@ -243,6 +250,10 @@ export function buildHistory(input: HistoryInput): HistoryReport {
   // Rows in the order they first appear, each file's rows together as compare lists them.
   const known = new Map<string, Row>();
   for (const commit of path) for (const row of entries.get(commit.sha)?.result?.rows ?? []) if (!known.has(row.id)) known.set(row.id, row);
+  // A row is read in what its latest entry measured (time, or counts of --measure): a step
+  // measured in another unit cannot be chained to it.
+  const units = new Map<string, Row["unit"]>();
+  for (const commit of path) for (const row of entries.get(commit.sha)?.result?.rows ?? []) units.set(row.id, row.unit);
   const paths = shortestUniquePaths([...known.values()].map((row) => row.file));
   const rows: RowHistory[] = [];
   for (const row of known.values()) {
@@ -252,11 +263,10 @@ export function buildHistory(input: HistoryInput): HistoryReport {
       const result = entries.get(commit.sha)?.result;
       if (commit.status === "not recorded") return { sha: commit.sha, kind: "gap", gap: "not recorded" };
       if (!result) return { sha: commit.sha, kind: "gap", gap: `failed: ${commit.error}` };
-      return stepOf(
-        commit.sha,
-        result.rows.find((r) => r.id === row.id),
-        result,
-      );
+      const found = result.rows.find((r) => r.id === row.id);
+      const unit = units.get(row.id)!;
+      if (found && found.unit !== unit) return { sha: commit.sha, kind: "gap", gap: `${unitWords(found.unit)}, not ${unitWords(unit)}` };
+      return stepOf(commit.sha, found, result);
     });
     const { trend, cumulative } = chainSteps(start.sha, steps);
     const moved = steps.flatMap((step, i) =>

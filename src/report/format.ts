@@ -329,7 +329,7 @@ function uncountedText({ why, share }: Uncounted): string {
   const what =
     why === "waits"
       ? `its measured windows waited ${pct} of their wall time (timers, I/O)`
-      : `${pct} of its measured windows' CPU time was the kernel's (system calls)`;
+      : `about ${pct} of its time would natively be the kernel's (system calls, page faults)`;
   return `${UNCOUNTED_TEXT}: ${what}, which counts do not see; no verdict (measure it with --measure time)`;
 }
 

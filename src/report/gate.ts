@@ -62,9 +62,15 @@ export function gateHeadline(gate: Gate): string {
   return `gate passed (${rule}): no row ${failingWhat(gate.rule)}`;
 }
 
-/** The rows that decided the gate, each `[name, delta, interval, role]`; the caller escapes the name. */
-export function gateRows(gate: Gate): Array<{ id: string; text: string }> {
-  const line = (row: GateRow, role: string) => ({ id: row.id, text: `${formatPercent(row.delta)} ${formatInterval(row.ci)} ${role}` });
+/**
+ * The rows that decided the gate, each `[name, delta, interval, role]`, percentages with
+ * `digits` decimals (a counting run's two); the caller escapes the name.
+ */
+export function gateRows(gate: Gate, digits = 1): Array<{ id: string; text: string }> {
+  const line = (row: GateRow, role: string) => ({
+    id: row.id,
+    text: `${formatPercent(row.delta, digits)} ${formatInterval(row.ci, digits)} ${role}`,
+  });
   return [...gate.failing.map((r) => line(r, "failing")), ...gate.undecided.map((r) => line(r, "undecided"))];
 }
 

@@ -263,7 +263,9 @@ function loadTable(result: CompareResult): string {
 
 function gateSection(result: CompareResult): string {
   if (!result.gate) return "";
-  const rows = gateRows(result.gate).map((r) => `<li><span class="name">${escapeHtml(r.id)}</span>: ${escapeHtml(r.text)}</li>`);
+  const rows = gateRows(result.gate, result.measure ? 2 : 1).map(
+    (r) => `<li><span class="name">${escapeHtml(r.id)}</span>: ${escapeHtml(r.text)}</li>`,
+  );
   const list = rows.length > 0 ? `<ul>${rows.join("")}</ul>` : "";
   return `<div class="gate ${result.gate.outcome}"><strong>${escapeHtml(gateHeadline(result.gate))}</strong>${list}</div>`;
 }

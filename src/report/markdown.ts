@@ -108,7 +108,7 @@ export function renderMarkdown(analysis: Analysis): string {
   if (result.gate) {
     out.push(`**xbench ${gateHeadline(result.gate).replace(/^gate (\w+)/, "gate: $1**")}`, "");
     // The text is xbench's own numbers (as in the table's cells); only the name needs escaping.
-    const rows = gateRows(result.gate);
+    const rows = gateRows(result.gate, result.measure ? 2 : 1);
     for (const row of rows) out.push(`- ${escapeMarkdown(row.id)}: ${row.text}`);
     if (rows.length > 0) out.push("");
   }

@@ -55,7 +55,7 @@ export function renderTerminal(analysis: Analysis, options: { color: boolean; di
   // The gate leads: in a CI log, the first lines say whether the check failed and why.
   if (result.gate) {
     out.push(paint(result.gate.outcome === "fail" ? "1;31" : "1", gateHeadline(result.gate)));
-    for (const row of gateRows(result.gate)) out.push(`  ${visible(row.id)}  ${row.text}`);
+    for (const row of gateRows(result.gate, result.measure ? 2 : 1)) out.push(`  ${visible(row.id)}  ${row.text}`);
     out.push("");
   }
   out.push(paint("2", runLine(result, { markDirty: !options.dirtyStated })));

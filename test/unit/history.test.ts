@@ -99,6 +99,24 @@ describe("buildHistory", () => {
   });
 });
 
+describe("a history measured in time, then in counts", () => {
+  const counted = (id: string, delta: number): Row => ({ ...timed(id, delta, 0.0005), unit: "instructions" });
+  const path = [1, 2, 3].map(commit);
+  const entries = new Map<string, HistoryEntry>([
+    [sha(1), entry(1, [timed("a", 0.1, 0.01)])],
+    [sha(2), entry(2, [counted("a", 0.02)])],
+    [sha(3), entry(3, [counted("a", 0.01)])],
+  ]);
+  const a = buildHistory({ start: commit(0), path, entries, minEffect: 0.001 }).rows[0]!;
+
+  test("is read in the unit of its latest entry: a step in another unit is a gap, never chained", () => {
+    expect(a.steps.map((step) => step.kind)).toEqual(["gap", "measured", "measured"]);
+    expect(a.steps[0]!.gap).toBe("timed, not counted in instructions");
+    expect(a.cumulative!.steps).toBe(2);
+    expect(a.cumulative!.delta).toBeCloseTo(1.02 * 1.01 - 1, 10);
+  });
+});
+
 describe("chainSteps", () => {
   test("variances add: two steps of standard error s give a sum of standard error s√2", () => {
     const step = (n: number) => ({

@@ -125,7 +125,7 @@ export async function sampleCounts(subjects: Subject[], budget: CountBudget, cou
   };
   const ramps: Ramp[] = [];
   for (let s = 0; s < k; s++) ramps.push(await ramp((n) => window(s, n, `xbench ramp ${s}`), budget.windowEvents));
-  const n = Math.max(...ramps.map((r) => r.n));
+  let n = Math.max(...ramps.map((r) => r.n));
   const warmupNs = ramps.map((r) => r.wallNs);
   const calls = ramps.map((r) => Math.max(0, warmupCalls(budget, r.value) - r.calls));
   for (let i = 0; calls.some((c) => c > 0); i++) {
@@ -138,11 +138,22 @@ export async function sampleCounts(subjects: Subject[], budget: CountBudget, cou
     calls[s]! -= m;
   }
   const windows: Window[][] = subjects.map(() => []);
+  let resized = false;
   const enough = (w: Window[]) => w.length >= Math.max(budget.windows, 2);
   for (let i = 0; ; i++) {
     const s = abbaIndex(i, k);
     windows[s]!.push(await window(s, n, `xbench window ${s}`));
     if (i % 4 !== 3 && k > 1) continue;
+    // Warm code can cost a fraction of the ramp's cold windows: windows sized on them would hold
+    // too little. Once, the windows start again at the length the warm cost asks for.
+    const needed = Math.max(...windows.map((w) => windowIterations(w.at(-1)!.value, budget.windowEvents)));
+    if (needed >= 2 * n && !resized) {
+      n = needed;
+      resized = true;
+      for (const w of windows) w.length = 0;
+      i = -1;
+      continue;
+    }
     if (!windows.every(enough)) continue;
     if (windows.every((w) => windowsSettled(w.map((x) => x.value)))) break;
     if (windows.every((w) => w.length >= budget.settleWindows)) break;
