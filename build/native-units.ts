@@ -41,6 +41,14 @@ export function includeFlags(os: NativeOs, root: string): string[] {
   return [`-I${join(root, PLATFORM_DIR[os])}`];
 }
 
+/** The include path of one unit: its platform's folder, then the unit's own header folders. */
+export function unitIncludeFlags(unit: NativeUnit, root: string): string[] {
+  return [
+    ...includeFlags(unit.os, root),
+    ...(unit.includes ?? []).flatMap((dir) => (isAbsolute(dir) ? ["-idirafter", dir] : [`-I${join(root, dir)}`])),
+  ];
+}
+
 const common = (...files: string[]) => files.map((f) => `native/common/${f}`);
 const unix = (...files: string[]) => files.map((f) => `native/unix/${f}`);
 const linux = (...files: string[]) => files.map((f) => `${PLATFORM_DIR.linux}/${f}`);
@@ -215,8 +223,7 @@ export function compileCommand(
   const args = [
     ...C_FLAGS,
     ...(options.extra ?? []),
-    ...includeFlags(toolchain.os, options.root),
-    ...(unit.includes ?? []).flatMap((dir) => (isAbsolute(dir) ? ["-idirafter", dir] : [`-I${join(options.root, dir)}`])),
+    ...unitIncludeFlags(unit, options.root),
     ...toolchain.flags,
     ...link.flags,
     "-o",

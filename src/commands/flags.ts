@@ -74,7 +74,7 @@ export const RUN_FLAGS = {
     type: "enum",
     options: MEASURES,
     description:
-      "What each row measures: time (default), or instructions or cycles (estimated from a cache simulation) per iteration counted under valgrind, which load does not move (not production time)",
+      "What each row measures: time, or instructions or cycles (estimated from a cache simulation) per iteration counted under valgrind, which load does not move (not production time)",
     default: "time",
   },
   build: { type: "string", valueHint: "CMD", description: "Command run once per side before any timing" },

@@ -9,7 +9,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { join } from "pathe";
-import { C_FLAGS, includeFlags, NATIVE_UNITS, type NativeOs } from "../../build/native-units.ts";
+import { C_FLAGS, NATIVE_UNITS, type NativeOs, unitIncludeFlags } from "../../build/native-units.ts";
 import { addEdge, findCycle, nativeNode } from "../support/cycles.ts";
 import { ROOT, tempDir } from "../support/xbench.ts";
 
@@ -27,14 +27,24 @@ describe.each(TOOLS)("calls between the $os units", ({ os, cc, nm, flags }) => {
   test.skipIf(!have(cc) || !have(nm))(
     "form no cycle",
     () => {
-      const sources = [...new Set(NATIVE_UNITS.filter((u) => u.os === os).flatMap((u) => u.sources))];
+      // A source shared by several units is compiled once, with the first unit's include path.
+      const unitOf = new Map(
+        NATIVE_UNITS.filter((u) => u.os === os)
+          .flatMap((u) => u.sources.map((s) => [s, u] as const))
+          .reverse(),
+      );
+      const sources = [...unitOf.keys()];
       const defined = new Map<string, string>();
       const uses = new Map<string, string[]>();
       for (const source of sources) {
         const obj = join(tmp.dir, `${os}-${source.replaceAll("/", "_")}.o`);
-        const c = spawnSync(cc, [...C_FLAGS, ...includeFlags(os, ROOT), ...flags, "-c", "-o", obj, join(ROOT, source)], {
-          encoding: "utf8",
-        });
+        const c = spawnSync(
+          cc,
+          [...C_FLAGS, ...unitIncludeFlags(unitOf.get(source)!, ROOT), ...flags, "-c", "-o", obj, join(ROOT, source)],
+          {
+            encoding: "utf8",
+          },
+        );
         expect(c.stderr).toBe("");
         expect(c.status).toBe(0);
         const symbols = spawnSync(nm, ["-g", obj], { encoding: "utf8" }).stdout;
