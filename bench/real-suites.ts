@@ -8,8 +8,13 @@
  * `--mode change` (`--base HEAD~1`, the slowdown). Each run is read from compare's JSON.
  *
  *   bun bench/real-suites.ts --source es-toolkit=/path/to/es-toolkit.git [--source rou3=PATH]
- *       [--mode aa|change] [--runs 1] [--hogs 0] [--work /tmp/xbench-real-suites] [--bin PATH]
- *       [--json OUT] [-- EXTRA XBENCH FLAGS, e.g. --max-time 60 --jobs 2]
+ *       [--mode aa|change|small] [--measure time,instructions] [--runs 1] [--hogs 0]
+ *       [--work /tmp/xbench-real-suites] [--bin PATH] [--json OUT]
+ *       [-- EXTRA XBENCH FLAGS, e.g. --max-time 60 --jobs 2]
+ *
+ * `--mode small` compares the pinned commit with the branch `lab-small`, a change of about
+ * +0.5% in one function's instructions (projects with a `smallChange`). `--measure` lists the
+ * measures each run takes in turn, one compare each, so that they share the machine's state.
  *
  * The source is a git directory holding the pinned commit (docs/real-suites.md: how to fetch).
  * Repositories are built once under `--work` and reused.
@@ -29,10 +34,12 @@ const dashdash = process.argv.indexOf("--");
 const own = dashdash < 0 ? process.argv.slice(2) : process.argv.slice(2, dashdash);
 /** Flags after `--` go to every compare unchanged. */
 const passThrough = dashdash < 0 ? [] : process.argv.slice(dashdash + 1);
-const args = mri(own, { string: ["source", "mode", "runs", "hogs", "work", "bin", "json"] });
+const args = mri(own, { string: ["source", "mode", "measure", "runs", "hogs", "work", "bin", "json"] });
 
 const mode = String(args.mode ?? "aa");
-if (mode !== "aa" && mode !== "change") throw new Error(`--mode: aa or change, not ${mode}`);
+if (mode !== "aa" && mode !== "change" && mode !== "small") throw new Error(`--mode: aa, change or small, not ${mode}`);
+/** The measures of each run, one compare each (`--measure time,instructions`); none: compare's default. */
+const measures = args.measure === undefined ? [undefined] : String(args.measure).split(",");
 const runs = Number(args.runs ?? 1);
 const hogCount = Number(args.hogs ?? 0);
 const workDir = resolve(String(args.work ?? "/tmp/xbench-real-suites"));
@@ -87,10 +94,22 @@ function installDeps(project: Project, base: string, repoDir: string): void {
   renameSync(join(deps, "node_modules"), join(repoDir, "node_modules"));
 }
 
+/** The branch of `--mode small`, and the tag of the pinned commit it starts from. */
+const SMALL_BRANCH = "lab-small";
+const PINNED_TAG = "lab-pinned";
+
+/** What each mode compares: the code against itself, the calibrated slowdown, the small one. */
+function modeRefs(project: Project): string[] {
+  if (mode === "aa") return ["--base", "HEAD"];
+  if (mode === "change") return ["--base", "HEAD~1"];
+  if (!project.smallChange) throw new Error(`${project.name} has no small change for --mode small`);
+  return ["--base", PINNED_TAG, "--head", SMALL_BRANCH];
+}
+
 /** The repository of one project under `--work`: built on first use, then reused as it is. */
 export function ensureRepo(project: Project, gitDir: string): string {
   // The folder's name holds what the repository is built from, so an edited table never reuses a stale one.
-  const recipe = JSON.stringify([project.commit, project.deps, project.change, project.prepare?.toString()]);
+  const recipe = JSON.stringify([project.commit, project.deps, project.change, project.smallChange, project.prepare?.toString()]);
   const base = join(
     workDir,
     `${project.name}-${project.commit.slice(0, 12)}-${createHash("sha256").update(recipe).digest("hex").slice(0, 8)}`,
@@ -113,6 +132,14 @@ export function ensureRepo(project: Project, gitDir: string): string {
   project.prepare?.(dir);
   git(dir, "add", "-A");
   git(dir, "commit", "-qm", `pinned ${project.repo}@${project.commit}`);
+  const pinned = git(dir, "rev-parse", "HEAD");
+  if (project.smallChange) {
+    git(dir, "checkout", "-q", "-b", SMALL_BRANCH);
+    applyEdit(dir, project.smallChange, SINK);
+    git(dir, "commit", "-qam", `lab: a small slowdown in ${project.smallChange.file}`);
+    git(dir, "checkout", "-q", "-");
+  }
+  git(dir, "tag", PINNED_TAG, pinned);
   applyEdit(dir, project.change, SINK);
   git(dir, "commit", "-qam", `lab: calibrated slowdown in ${project.change.file}`);
   installDeps(project, base, dir);
@@ -173,6 +200,8 @@ function countBy<T>(items: T[], key: (item: T) => string): Record<string, number
 export interface RunSummary {
   project: string;
   mode: string;
+  /** What the rows measured: `time`, `instructions` or `cycles`. */
+  measure: string;
   exit: number | null;
   rows: number;
   statuses: Record<string, number>;
@@ -220,6 +249,7 @@ export function summarize(project: Project, result: CompareResult, exit: number 
   return {
     project: project.name,
     mode,
+    measure: result.measure?.quantity ?? "time",
     exit,
     rows: result.rows.length,
     statuses: countBy(result.rows, (r) => r.status),
@@ -240,13 +270,13 @@ export function summarize(project: Project, result: CompareResult, exit: number 
     load: { start: load[0], end: load[1] },
     failed: result.rows.filter((r) => r.status === "failed").map((r) => ({ id: r.id, message: r.error?.message ?? "" })),
     changedRows:
-      mode === "change"
+      mode !== "aa"
         ? timed.filter((r) => project.changed(r.file, r.label)).map((r) => ({ id: r.id, delta: r.stats!.delta, ci: r.stats!.ci }))
         : undefined,
   };
 }
 
-const signed = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+const signed = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(2)}%`;
 const pct = (x: number | undefined) => (x === undefined ? "-" : `±${(x * 100).toFixed(2)}%`);
 const counts = (c: Record<string, number>) =>
   Object.entries(c)
@@ -255,7 +285,7 @@ const counts = (c: Record<string, number>) =>
 
 export function printRun(s: RunSummary, index: number): void {
   const lines = [
-    `run ${index + 1}/${runs} ${s.project} ${s.mode}: exit ${s.exit}, ${s.rows} rows (${counts(s.statuses)}), ${s.timed} with an interval`,
+    `run ${index + 1}/${runs} ${s.project} ${s.mode} (${s.measure}): exit ${s.exit}, ${s.rows} rows (${counts(s.statuses)}), ${s.timed} with an interval`,
     `  half-width median ${pct(s.medianHalfWidth)}, widest ${pct(s.widestHalfWidth)}; ${s.missedTarget.length} wider than ${pct(s.target)}`,
     ...Object.entries(s.verdicts).map(([group, c]) => `  verdicts${s.mode === "aa" ? "" : ` (${group} code)`}: ${counts(c)}`),
     `  rounds per row ${s.roundsPerRow ? `${s.roundsPerRow.min}/${s.roundsPerRow.median}/${s.roundsPerRow.max} (min/median/max)` : "-"}, run ${s.roundsCompleted}, stopped by ${s.stoppedBy ?? "-"}`,
@@ -276,6 +306,7 @@ export function summaryOver(list: RunSummary[]) {
   const groups = [...new Set(list.flatMap((s) => Object.keys(s.verdicts)))];
   return {
     project: list[0]!.project,
+    measure: list[0]!.measure,
     runs: list.length,
     medianHalfWidth: median(list.map((s) => s.medianHalfWidth ?? Number.NaN)),
     widestHalfWidth: Math.max(...list.map((s) => s.widestHalfWidth ?? Number.NaN)),
@@ -325,41 +356,46 @@ async function main(): Promise<void> {
   try {
     for (const { project, dir } of repos) {
       const out = join(dir, ".git", "real-suites-result.json");
-      const argv = [
+      const argvOf = (measure: string | undefined) => [
         "compare",
-        "--base",
-        mode === "aa" ? "HEAD" : "HEAD~1",
+        ...modeRefs(project),
         "--json",
         out,
         ...project.bench.flatMap((f) => ["--bench", f]),
+        ...(measure ? ["--measure", measure] : []),
         ...passThrough,
       ];
-      console.log(`\n${project.name} (${project.api}, ${project.commit.slice(0, 12)}): cd ${dir} && ${BIN} ${argv.join(" ")}`);
+      for (const measure of measures)
+        console.log(`\n${project.name} (${project.api}, ${project.commit.slice(0, 12)}): cd ${dir} && ${BIN} ${argvOf(measure).join(" ")}`);
       for (let i = 0; i < runs && process.exitCode !== 130; i++) {
-        rmSync(out, { force: true });
-        const loadStart = loadavg()[0]!;
-        const start = performance.now();
-        const done = await compare(dir, argv);
-        const wallS = (performance.now() - start) / 1000;
-        if (!existsSync(out)) {
-          console.log(`run ${i + 1}: compare exited ${done.code} without a result:\n${done.stderr.slice(-3000)}`);
-          continue;
+        for (const measure of measures) {
+          if (process.exitCode === 130) break;
+          rmSync(out, { force: true });
+          const loadStart = loadavg()[0]!;
+          const start = performance.now();
+          const done = await compare(dir, argvOf(measure));
+          const wallS = (performance.now() - start) / 1000;
+          if (!existsSync(out)) {
+            console.log(`run ${i + 1} (${measure ?? "time"}): compare exited ${done.code} without a result:\n${done.stderr.slice(-3000)}`);
+            continue;
+          }
+          const result = JSON.parse(readFileSync(out, "utf8")) as CompareResult;
+          const summary = summarize(project, result, done.code, wallS, [loadStart, loadavg()[0]!]);
+          all.push(summary);
+          printRun(summary, i);
         }
-        const result = JSON.parse(readFileSync(out, "utf8")) as CompareResult;
-        const summary = summarize(project, result, done.code, wallS, [loadStart, loadavg()[0]!]);
-        all.push(summary);
-        printRun(summary, i);
       }
     }
   } finally {
     stopAll();
   }
   if (process.exitCode === 130) console.log("\ninterrupted: the summary covers the runs that finished");
-  const summaries = [...new Set(all.map((s) => s.project))].map((name) => summaryOver(all.filter((s) => s.project === name)));
+  const groups = [...new Set(all.map((s) => `${s.project}\0${s.measure}`))];
+  const summaries = groups.map((key) => summaryOver(all.filter((s) => `${s.project}\0${s.measure}` === key)));
   console.log("\nsummary");
   for (const s of summaries) {
     console.log(
-      `  ${s.project}: ${s.runs} run(s), half-width median ${pct(s.medianHalfWidth)}, widest ${pct(s.widestHalfWidth)}, ` +
+      `  ${s.project} (${s.measure}): ${s.runs} run(s), half-width median ${pct(s.medianHalfWidth)}, widest ${pct(s.widestHalfWidth)}, ` +
         `${s.missedTarget}/${s.timedRows} rows over target, verdicts ${Object.entries(s.verdicts)
           .map(([g, c]) => `${g}: ${counts(c)}`)
           .join("; ")}, measuring ${s.medianMeasuringS.toFixed(0)} s, wall ${s.medianWallS.toFixed(0)} s (medians)`,

@@ -30,6 +30,11 @@ export interface Project {
   prepare?: (dir: string) => void;
   /** The calibrated slowdown: the second commit. */
   change: Edit;
+  /**
+   * A slowdown a count can see and time cannot, on a branch of its own (`lab-small`, from the
+   * pinned commit): a few instructions more in one function's loop, about +0.5% of the calls'.
+   */
+  smallChange?: Edit;
   /** Whether a row's code calls the slowed function (repo-relative bench file, row label). */
   changed: (file: string, label: string) => boolean;
 }
@@ -77,6 +82,13 @@ export const PROJECTS: Project[] = [
       file: "src/array/chunk.ts",
       find: "  const result: T[][] = Array(chunkLength);\n",
       replace: `  const result: T[][] = Array(chunkLength);\n${spin("arr.length", 16, "i")}\n`,
+    },
+    // Two instructions or so in each pass of chunk's loop: about +0.5% of chunk/largeArray's
+    // 61 k instructions a call (100 passes), +1% of the six-element rows' 720.
+    smallChange: {
+      file: "src/array/chunk.ts",
+      find: "    const end = start + size;\n",
+      replace: "    const end = start + size;\n    labSink = (labSink + start) | 0;\n",
     },
     // chunk.ts is also what es-toolkit/compat's chunk calls.
     changed: (file, label) => file.endsWith("/chunk.bench.ts") && /es-toolkit\/(compat\/)?chunk$/.test(label),
