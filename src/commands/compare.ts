@@ -8,6 +8,7 @@ import { renderCompareEvents } from "../output/compare-events.ts";
 import { printError } from "../output/errors.ts";
 import { GATE_FLAGS, gateRule, RUN_FLAGS, runSettings, TIME_FLAGS } from "./flags.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput, type PullRequestTarget } from "../compare/github.ts";
+import { readyHelpers } from "../output/helper-cache.ts";
 import { createTicker } from "../output/progress.ts";
 import { withCleanup } from "../util/scope.ts";
 import { bisectInProgress } from "../git/git.ts";
@@ -191,6 +192,7 @@ async function compareBenchFiles(
   const targets = fileTargets(flags);
   checkOutputTargets(targets);
   const commentTarget = flags.comment ? pullRequestTarget() : undefined;
+  readyHelpers();
   if (flags.profile && !flags.resume) checkProfiler(flags.runtime);
   const counted = flags.resume ? undefined : countMeasure(flags.measure);
   if (counted && flags.profile)

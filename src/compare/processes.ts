@@ -8,6 +8,7 @@ import { embeddedHelpers } from "../helpers/cache.ts";
 import { COUNTER_HELPER, helperPath, optionalHelper } from "../helpers/index.ts";
 import { SIDES, type Side } from "../model/side.ts";
 import { CHILD_ENV, CHILD_PROTOCOL, CYCLE_WEIGHTS, type CountingJob, type Job, type JobSide } from "../runner/protocol.ts";
+import { codeEnv } from "../runner/env.ts";
 import { runtimeLaunch } from "../runner/runtimes.ts";
 import { type BenchOutcome, runBenchProcess } from "../runner/spawn.ts";
 import { callgrindArgv, countMeasure } from "../runner/valgrind.ts";
@@ -32,7 +33,8 @@ function execStatsPrefix(): string[] {
 /** Starts bench processes for one run, of one file or shared by several: the runtime, each side's root, the environment. */
 export function processRunner({ store, sides, bundles }: RunContext): { run: RunProcess; runShared: RunShared } {
   const { plan } = store;
-  const env: Record<string, string> = { ...(process.env as Record<string, string>) };
+  // The code under test gets no secret of xbench's (the PR comment's token among them).
+  const env = codeEnv();
   const execStats = execStatsPrefix();
   const codeDiffers = new Map<string, boolean>();
   const differs = (file: string) => {

@@ -119,7 +119,8 @@ const ROUNDS = "rounds.ndjson";
 
 /** The folder of a new run, taken by this process (lock.ts) before anything is written. */
 export function createStore(dir: string, plan: RunPlan): RunStore {
-  inRunFolder(dir, dir, () => mkdirSync(dir, { recursive: true }), false);
+  // Private whatever the umask: the plan names the commands a --resume runs (docs/reliability.md).
+  inRunFolder(dir, dir, () => mkdirSync(dir, { recursive: true, mode: 0o700 }), false);
   lockRunFolder(dir);
   const store = openStoreAt(dir, plan, []);
   store.savePlan();

@@ -9,11 +9,23 @@ export class GitError extends XbenchError {
 }
 
 /**
+ * What the repository's configuration may run that none of xbench's git calls need: hooks
+ * (post-checkout, reference-transaction…) and the fsmonitor. Each call turns them off
+ * (docs/reliability.md, "What is trusted input").
+ */
+const QUIET_CONFIG = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"];
+
+/** `args` of a git call with the repository's hooks and fsmonitor turned off. */
+export function gitArgs(args: string[]): string[] {
+  return [...QUIET_CONFIG, ...args];
+}
+
+/**
  * Runs git in `cwd` and returns trimmed stdout; a failure throws with git's own message.
  * `input` is written to its stdin (plumbing such as hash-object --stdin and mktree).
  */
 export function git(cwd: string, args: string[], options: { allowFail?: boolean; input?: string } = {}): string {
-  const result = spawnSync("git", args, { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, input: options.input });
+  const result = spawnSync("git", gitArgs(args), { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, input: options.input });
   if (result.error) throw new GitError(`git: ${result.error.message}`);
   if (result.status !== 0) {
     if (options.allowFail) return "";
@@ -122,7 +134,11 @@ export function untrackedFiles(root: string): string[] {
 
 /** A file's text at a commit, or undefined when the commit has no such file. */
 export function fileAtCommit(root: string, sha: string, path: string): string | undefined {
-  const result = spawnSync("git", ["cat-file", "blob", `${sha}:${path}`], { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync("git", gitArgs(["cat-file", "blob", `${sha}:${path}`]), {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return result.status === 0 ? result.stdout : undefined;
 }
 
@@ -143,8 +159,31 @@ export function listFiles(root: string): string[] {
   return out.split("\0").filter(Boolean);
 }
 
+/**
+ * `-c` settings that turn off every filter driver the configuration of `root` defines (LFS's
+ * smudge among them): a checkout for measuring writes the blobs as they are, running nothing
+ * of the repository's.
+ */
+export function noFilters(root: string): string[] {
+  const keys = git(root, ["config", "--name-only", "--get-regexp", "^filter\\..*\\.(smudge|process|required)$"], { allowFail: true });
+  const drivers = new Set(
+    keys
+      .split("\n")
+      .filter(Boolean)
+      .map((key) => key.slice("filter.".length, key.lastIndexOf("."))),
+  );
+  return [...drivers].flatMap((name) => [
+    "-c",
+    `filter.${name}.smudge=`,
+    "-c",
+    `filter.${name}.process=`,
+    "-c",
+    `filter.${name}.required=false`,
+  ]);
+}
+
 export function addWorktree(root: string, dir: string, sha: string): void {
-  git(root, ["worktree", "add", "--detach", "--force", dir, sha]);
+  git(root, [...noFilters(root), "worktree", "add", "--detach", "--force", dir, sha]);
 }
 
 /** Removes a worktree and its administrative entry; tolerant of a half-created one. */
@@ -173,7 +212,7 @@ export function firstParentPath(root: string, from: string, to: string): Array<{
 
 /** Whether `ancestor` is an ancestor of (or the same commit as) `descendant`. */
 export function isAncestor(root: string, ancestor: string, descendant: string): boolean {
-  return spawnSync("git", ["merge-base", "--is-ancestor", ancestor, descendant], { cwd: root }).status === 0;
+  return spawnSync("git", gitArgs(["merge-base", "--is-ancestor", ancestor, descendant]), { cwd: root }).status === 0;
 }
 
 /** A commit's subject line. */
