@@ -10,10 +10,12 @@ import { SIDES, type Side } from "../model/side.ts";
 import { CHILD_ENV, CHILD_PROTOCOL, CYCLE_WEIGHTS, type CountingJob, type Job, type JobSide } from "../runner/protocol.ts";
 import { codeEnv } from "../runner/env.ts";
 import { runtimeLaunch } from "../runner/runtimes.ts";
+import { retriedOnce } from "../runner/retry.ts";
 import { type BenchOutcome, runBenchProcess } from "../runner/spawn.ts";
 import { callgrindArgv, countMeasure } from "../runner/valgrind.ts";
 import type { RunContext } from "./context.ts";
 import { layoutDraw } from "./layout.ts";
+import { checkDriverWrite } from "./run-write.ts";
 import type { RowSelection, RunProcess, RunShared } from "./rounds.ts";
 import { sameSources } from "./unchanged.ts";
 import { readBundleSources } from "./unchanged-files.ts";
@@ -60,18 +62,24 @@ export function processRunner({ store, sides, bundles }: RunContext): { run: Run
     const counted = measure && job.kind !== "inventory" ? countedProcess(measure, join(store.dir, `counts-process-${id}`)) : undefined;
     const launch = runtimeLaunch(plan.runtime, root, bundles.driver, counted !== undefined);
     const counting: Partial<Job> = counted ? { counting: { ...counted.job, budget: plan.countBudget! } } : {};
-    return runBenchProcess({
-      argv: [...(counted?.prefix ?? []), ...launch.argv],
-      cwd: root,
-      env: {
-        ...env,
-        ...launch.env,
-        XBENCH_SIDE: order.length === 1 ? order[0]! : "both",
-        [CHILD_ENV.job]: JSON.stringify({ ...job, ...counting }),
-      },
-      resultFile,
-      timeoutMs,
-    }).finally(() => {
+    const once = () =>
+      runBenchProcess({
+        argv: [...(counted?.prefix ?? []), ...launch.argv],
+        cwd: root,
+        env: {
+          ...env,
+          ...launch.env,
+          XBENCH_SIDE: order.length === 1 ? order[0]! : "both",
+          [CHILD_ENV.job]: JSON.stringify({ ...job, ...counting }),
+        },
+        resultFile,
+        timeoutMs,
+      }).then((outcome) => {
+        // A full run folder is the disk's failure, not the benchmark's: one line, and nothing appended.
+        if (outcome.error) checkDriverWrite(store.dir, outcome.error);
+        return outcome;
+      });
+    return retriedOnce(once).finally(() => {
       rmSync(resultFile, { force: true });
       if (counted) rmSync(counted.dir, { recursive: true, force: true });
     });

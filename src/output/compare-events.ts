@@ -17,7 +17,7 @@ export function eventMessage(event: CompareEvent): { level: "info" | "warn"; tex
       return {
         level: "warn",
         text: event.runDir
-          ? `${event.signal}: stopped. Measured rounds are saved; continue with: xbench compare --resume ${event.runDir}`
+          ? `${event.signal}: stopped. Measured rounds are saved; continue with: ${event.resume ?? `xbench compare --resume ${event.runDir}`}`
           : `${event.signal}: stopped`,
       };
     case "reclaimed": {
