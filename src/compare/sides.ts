@@ -20,6 +20,15 @@ import {
   type WantedManager,
 } from "./install.ts";
 
+/**
+ * A side's own install or build failed: the commit's answer (history records it as a gap),
+ * unlike a failure of xbench's own (a driver it cannot compile, a full disk), which says nothing
+ * about the commit.
+ */
+export class SideSetupError extends XbenchError {
+  override name = "SideSetupError";
+}
+
 /** One side of a compare, ready to bundle and run. */
 export interface SideTree {
   side: Side;
@@ -192,13 +201,13 @@ export async function runSetupStep(
   if (result.error) {
     const missing = /: (command not found|.*\bENOENT\b.*)$/.test(result.error);
     const reason = missing ? (explain(undefined) ?? `${argv[0]}: command not found`) : result.error;
-    throw new XbenchError(`${failed}): ${reason}`);
+    throw new SideSetupError(`${failed}): ${reason}`);
   }
   if (result.code !== 0) {
     const output = `${result.stdout}\n${result.stderr}`;
     const reason = explain(output);
-    if (reason) throw new XbenchError(`${failed}): ${reason}`);
-    throw new XbenchError(`${failed}, exit ${result.code ?? result.signal}):\n${failureTail(output, 15)}`);
+    if (reason) throw new SideSetupError(`${failed}): ${reason}`);
+    throw new SideSetupError(`${failed}, exit ${result.code ?? result.signal}):\n${failureTail(output, 15)}`);
   }
 }
 

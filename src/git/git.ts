@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { XbenchError } from "../errors.ts";
 import { didYouMean } from "../util/suggest.ts";
 
@@ -36,8 +36,17 @@ export function git(cwd: string, args: string[], options: { allowFail?: boolean;
 }
 
 export function repoRoot(cwd: string): string {
-  const root = git(cwd, ["rev-parse", "--show-toplevel"], { allowFail: true });
+  const found = spawnSync("git", gitArgs(["rev-parse", "--show-toplevel"]), { cwd, encoding: "utf8" });
+  if (found.error) throw new GitError(`git: ${found.error.message}`);
+  const root = found.status === 0 ? found.stdout.trim() : "";
   if (root) return root;
+  // git refuses a repository another user owns (its safe.directory check): say that, not "no repository".
+  const dubious = /detected dubious ownership in repository at '([^']+)'/.exec(found.stderr ?? "");
+  if (dubious)
+    throw new GitError(
+      `git refuses the repository ${dubious[1]}: it is owned by another user (git's safe.directory check); if you trust it, git config --global --add safe.directory ${dubious[1]}`,
+      { kind: "usage" },
+    );
   // A bare repository is a repository, but has no files to build or bench.
   if (git(cwd, ["rev-parse", "--is-bare-repository"], { allowFail: true }) === "true") {
     throw new GitError(
@@ -62,6 +71,13 @@ function shallowHint(root: string): string {
   return " (this clone is shallow: its history stops where it was cloned with --depth; fetch more with git fetch --deepen=N, or all of it with git fetch --unshallow)";
 }
 
+/** Whether `commit` is where a shallow clone's history stops (its parents were not fetched). */
+export function isShallowEdge(root: string, commit: string): boolean {
+  const file = git(root, ["rev-parse", "--path-format=absolute", "--git-path", "shallow"], { allowFail: true });
+  if (!file || !existsSync(file)) return false;
+  return readFileSync(file, "utf8").split("\n").includes(commit);
+}
+
 /** The folder git keeps its own data in (shared by all worktrees). */
 export function gitCommonDir(root: string): string {
   return git(root, ["rev-parse", "--path-format=absolute", "--git-common-dir"]);
@@ -74,6 +90,8 @@ export function tryResolveCommit(root: string, ref: string): string | undefined 
 }
 
 export function resolveCommit(root: string, ref: string, what: string): string {
+  if (ref.startsWith("-"))
+    throw new GitError(`${what} ${ref}: a ref cannot start with "-" (git would read it as an option)`, { kind: "usage" });
   const sha = tryResolveCommit(root, ref);
   if (sha) return sha;
   const empty = noCommitsYet(root);
