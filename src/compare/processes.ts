@@ -16,6 +16,7 @@ import { callgrindArgv, countMeasure } from "../runner/valgrind.ts";
 import type { RunContext } from "./context.ts";
 import { layoutDraw } from "./layout.ts";
 import { checkDriverWrite } from "./run-write.ts";
+import { watched } from "./watch.ts";
 import type { RowSelection, RunProcess, RunShared } from "./rounds.ts";
 import { sameSources } from "./unchanged.ts";
 import { readBundleSources } from "./unchanged-files.ts";
@@ -33,7 +34,7 @@ function execStatsPrefix(): string[] {
 }
 
 /** Starts bench processes for one run, of one file or shared by several: the runtime, each side's root, the environment. */
-export function processRunner({ store, sides, bundles }: RunContext): { run: RunProcess; runShared: RunShared } {
+export function processRunner({ store, sides, bundles, onEvent }: RunContext): { run: RunProcess; runShared: RunShared } {
   const { plan } = store;
   // The code under test gets no secret of xbench's (the PR comment's token among them).
   const env = codeEnv();
@@ -53,7 +54,7 @@ export function processRunner({ store, sides, bundles }: RunContext): { run: Run
   const jobSides = (file: string, order: readonly Side[]): JobSide[] =>
     order.map((side) => ({ side, bundle: bundles.sides[side].get(file)!.path! }));
   const measure = countMeasure(plan.measure);
-  const start = (job: Job, order: readonly Side[], timeoutMs: number): Promise<BenchOutcome> => {
+  const start = (job: Job, order: readonly Side[], timeoutMs: number, file = ""): Promise<BenchOutcome> => {
     // A duet process runs in head's root: both sides' bundles import by absolute path.
     const root = sides[order.length === 1 ? order[0]! : "head"].root;
     const id = serial++;
@@ -79,7 +80,8 @@ export function processRunner({ store, sides, bundles }: RunContext): { run: Run
         if (outcome.error) checkDriverWrite(store.dir, outcome.error);
         return outcome;
       });
-    return retriedOnce(once).finally(() => {
+    const files = job.files?.map((f) => f.file) ?? [file];
+    return watched(retriedOnce(once), files, timeoutMs, onEvent).finally(() => {
       rmSync(resultFile, { force: true });
       if (counted) rmSync(counted.dir, { recursive: true, force: true });
     });
@@ -96,7 +98,7 @@ export function processRunner({ store, sides, bundles }: RunContext): { run: Run
       layout,
       ...rows,
     };
-    return start(job, order, plan.timeoutS * 1000);
+    return start(job, order, plan.timeoutS * 1000, file);
   };
   // Each file of a shared process may take what a process of its own may (--timeout).
   const runShared: RunShared = (files, order) => {

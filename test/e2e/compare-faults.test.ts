@@ -201,6 +201,29 @@ describe("compare under faults", () => {
     expect(runTemps(tmp)).toEqual([]);
   }, 300_000);
 
+  test("a bench process that hangs is named while it runs, before its timeout ends it", () => {
+    const { repo } = setup({
+      "h.bench.ts": [
+        'import { bench } from "mitata";',
+        "setInterval(() => {}, 1000);",
+        'bench("hang", () => new Promise(() => {}));',
+        "",
+      ].join("\n"),
+    });
+    const r = xbench(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20", "--timeout", "8"], {
+      cwd: repo.dir,
+      env: ENV,
+      timeout: 240_000,
+    });
+    expect(r.code).toBe(3);
+    const said = r.stderr.split("\n").filter((line) => line.includes("has run"));
+    expect(said.length).toBeGreaterThanOrEqual(1);
+    expect(said[0]).toContain(
+      "h.bench.ts: a bench process has run 3 s and not ended; it is stopped at 8 s (--timeout), and a benchmark that never returns may be stuck",
+    );
+    expect(r.stderr.indexOf("has run 3 s")).toBeLessThan(r.stderr.indexOf("timed out"));
+  }, 300_000);
+
   test("no empty node_modules/.cache/xbench (or .cache) is left; a .cache of the project's own stays", () => {
     const { repo } = setup({ ".gitignore": "node_modules/\n", "c.bench.ts": `import { bench } from "mitata";\n${SPIN}\n` });
     mkdirSync(join(repo.dir, "node_modules"));
