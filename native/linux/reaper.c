@@ -102,7 +102,8 @@ static void exit_like(int status, int sig) {
   if (!sig) sig = WTERMSIG(status);
   struct rlimit none = {0, 0};
   if (setrlimit(RLIMIT_CORE, &none) != 0) die("setrlimit", errno);
-  if (signal(sig, SIG_DFL) == SIG_ERR) die("signal", errno);
+  /* SIGKILL cannot be given a handler (signal() fails with EINVAL): it kills as it is. */
+  if (sig != SIGKILL && signal(sig, SIG_DFL) == SIG_ERR) die("signal", errno);
   sigset_t only;
   sigemptyset(&only);
   sigaddset(&only, sig);

@@ -2,6 +2,7 @@
  * Flag values as users type them: units, percent signs. Each check throws one usage line naming
  * the flag; the factories at the end are the `parse` of a flag table (`types.ts`).
  */
+import { availableParallelism } from "node:os";
 import { usageError } from "../errors.ts";
 
 /** A whole number of at least `min`; `expected` words the range where the flag has more to say. */
@@ -29,8 +30,8 @@ const SECONDS_PER: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
  * Units are accepted rather than refused: `--max-time 2m` reads as what it means.
  */
 export function parseDuration(flag: string, value: unknown, unit: "s" | "ms"): number {
-  const match = /^(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h)?$/.exec(String(value).trim());
-  const amount = match ? Number(match[1]) * (SECONDS_PER[match[2] ?? unit]! / SECONDS_PER[unit]!) : Number.NaN;
+  const match = /^((?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*(ms|s|m|h)?$/i.exec(String(value).trim());
+  const amount = match ? Number(match[1]) * (SECONDS_PER[(match[2] ?? unit).toLowerCase()]! / SECONDS_PER[unit]!) : Number.NaN;
   if (!(amount > 0) || !Number.isFinite(amount)) {
     const what = unit === "s" ? "seconds" : "milliseconds";
     throw usageError(`--${flag} must be a positive number of ${what}, or with a unit: 500ms, 90s, 2m, 1h (got ${String(value)})`);
@@ -45,6 +46,22 @@ export function parseMinEffect(flag: string, value: unknown): number {
   if (text === "" || !Number.isFinite(n) || n < 0) throw usageError(`--${flag} must be a percentage of at least 0 (got ${String(value)})`);
   return n / 100;
 }
+
+/**
+ * `--jobs`: at least 1 and at most the cores xbench may use. More bench processes at once than
+ * cores take turns on them, and each one's time then measures the others.
+ */
+export function parseJobs(flag: string, value: unknown): number {
+  const cores = availableParallelism();
+  const n = parsePositiveInt(flag, value, 1, `a whole number from 1 to ${cores}, the cores xbench may use here`);
+  if (n > cores)
+    throw usageError(
+      `--${flag} must be at most ${cores}, the cores xbench may use here (got ${n}): processes beyond them would time each other`,
+    );
+  return n;
+}
+
+export const jobs = (text: string, flag: string): number => parseJobs(flag, text);
 
 /** An integer of at least `min`. */
 export const positiveInt =

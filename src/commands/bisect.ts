@@ -11,6 +11,7 @@ import { checkOutputTargets, prettyJson, writeReport } from "../output/writer.ts
 import { RUNTIMES } from "../model/result.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { checkRuntime } from "../runner/runtimes.ts";
+import { readyHelpers } from "../output/helper-cache.ts";
 import { checkCounting, countMeasure } from "../runner/valgrind.ts";
 
 const DEFAULT_STEP_ROUNDS = 6;
@@ -83,6 +84,7 @@ export const bisectCommand = defineCommand({
   ],
   async run({ flags, positionals: [filter] }) {
     requireBundler();
+    readyHelpers();
     if (!flags.good) throw usageError("bisect needs --good REF: a commit that is not slower", true);
     if (flags.above !== undefined && flags.faster !== undefined) throw usageError("bisect takes --above or --faster, not both");
     if (flags.above === undefined && flags.faster === undefined)

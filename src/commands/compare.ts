@@ -8,6 +8,7 @@ import { renderCompareEvents } from "../output/compare-events.ts";
 import { printError } from "../output/errors.ts";
 import { GATE_FLAGS, gateRule, RUN_FLAGS, runSettings, TIME_FLAGS } from "./flags.ts";
 import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput, type PullRequestTarget } from "../compare/github.ts";
+import { readyHelpers } from "../output/helper-cache.ts";
 import { createTicker } from "../output/progress.ts";
 import { withCleanup } from "../util/scope.ts";
 import { bisectInProgress } from "../git/git.ts";
@@ -26,6 +27,7 @@ import { colorFor } from "../output/color.ts";
 import { checkOutputTargets, prettyJson, tableStream, writeReport } from "../output/writer.ts";
 import { runCompare } from "../compare/engine.ts";
 import { checkProfiler } from "../compare/profile-run.ts";
+import { treeChange, treeState } from "../compare/tree-state.ts";
 import { createStore, inRunFolder, openStore, type RunStore } from "../compare/store.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { analyzeResult } from "../report/analysis.ts";
@@ -191,6 +193,7 @@ async function compareBenchFiles(
   const targets = fileTargets(flags);
   checkOutputTargets(targets);
   const commentTarget = flags.comment ? pullRequestTarget() : undefined;
+  readyHelpers();
   if (flags.profile && !flags.resume) checkProfiler(flags.runtime);
   const counted = flags.resume ? undefined : countMeasure(flags.measure);
   if (counted && flags.profile)
@@ -203,6 +206,14 @@ async function compareBenchFiles(
     if (clash) throw usageError(`--resume continues a run with its own settings; drop ${clash}`);
     if (filter) throw usageError("--resume continues a run with its own bench files; drop the filter");
     store = openStore(resolve(flags.resume));
+    // New rounds must measure the tree the saved ones did: a mix would read as a change.
+    const moved = store.plan.head.tree && treeChange(store.plan.repo, store.plan.head.tree);
+    if (moved)
+      throw usageError(
+        `cannot resume ${store.dir}: the working tree changed since the run began (${moved}); its rounds measured the tree as it was. Put it back, or start a new compare`,
+      );
+    // The run folder is trusted input (docs/reliability.md): what it will run is said first.
+    if (store.plan.build) log.info(`--build ${JSON.stringify(store.plan.build)}, from the run folder's plan.json`);
     const resumed = countMeasure(store.plan.measure);
     if (resumed) checkCounting(resumed, store.plan.runtime);
     await checkRuntime(store.plan.runtime, store.plan.repo);
@@ -222,6 +233,7 @@ async function compareBenchFiles(
     });
     // --profile is the plan's too, so that --resume profiles what the interrupted run was to.
     const plan = flags.profile ? { ...made, profile: flags.profile } : made;
+    if (!plan.head.headRef) plan.head.tree = treeState(plan.repo);
     // A runtime that cannot start is one line now, not a failed row in every round.
     await checkRuntime(plan.runtime, plan.repo);
     store = createStore(newRunDir(plan.repo), plan);

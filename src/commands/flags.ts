@@ -1,5 +1,5 @@
 /** Flags more than one command declares alike, and what they mean together. */
-import { duration, percent, positiveInt } from "../args/values.ts";
+import { duration, jobs, percent, positiveInt } from "../args/values.ts";
 import type { Flags } from "../args/types.ts";
 import {
   DEFAULT_MAX_TIME_S,
@@ -57,7 +57,7 @@ export const RUN_FLAGS = {
     type: "string",
     valueHint: "N",
     description: `Bench processes run at once, each holding both sides (default: the cores xbench may use, at most ${MAX_DEFAULT_JOBS})`,
-    parse: positiveInt(1),
+    parse: jobs,
   },
   "files-per-process": {
     type: "string",

@@ -6,6 +6,7 @@ import { buildHistory, type PathCommit } from "../history/chain.ts";
 import { renderHistoryHtml } from "../history/html.ts";
 import { HISTORY_REF, readHistory } from "../history/store.ts";
 import { renderHistoryTerminal } from "../history/terminal.ts";
+import { log } from "../output/log.ts";
 import { checkOutputTargets, prettyJson, writeReport } from "../output/writer.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 import type { HistoryEntry } from "../history/entry.ts";
@@ -52,7 +53,7 @@ export const historyCommand = defineCommand({
     checkOutputTargets(targets);
     const root = repoRoot(process.cwd());
     const head = resolveCommit(root, "HEAD", "HEAD");
-    const entries = readHistory(root);
+    const entries = readHistory(root, HISTORY_REF, (why) => log.warn(why));
     const start = flags.since ? sinceCommit(root, flags.since, head) : oldestStart(root, head, entries);
     const path = firstParentPath(root, start.sha, head);
     const report = buildHistory({ start, path, entries, minEffect: flags["min-effect"] ?? DEFAULT_MIN_EFFECT, rows: flags.rows });

@@ -38,7 +38,7 @@ import { makeRunTemp } from "./reclaim.ts";
 import { CYCLE, measureRounds } from "./rounds.ts";
 import { collectRows } from "./rows.ts";
 import type { StopReason } from "./sampling.ts";
-import { recordKey, type RunPlan, type RunStore } from "./store.ts";
+import { recordKey, resumeHint, type RunPlan, type RunStore } from "./store.ts";
 
 /** Wall time of this invocation and the part of it spent inside bench processes. */
 export interface CompareTiming {
@@ -64,7 +64,7 @@ export async function runCompare(
   const started = performance.now();
   const onSignal = (signal: string) => {
     killRunningChildren();
-    onEvent({ type: "interrupted", signal, runDir: store.dir });
+    onEvent({ type: "interrupted", signal, runDir: store.dir, resume: resumeHint(store.dir) });
   };
   return withCleanup(onSignal, async (cleanup) => {
     noteStartLoad(store);

@@ -36,7 +36,9 @@ export type CompareEvent =
   /** The sampling rule stopped the run after `rounds` rounds. */
   | { type: "stopped"; by: StopReason; rounds: number }
   /** A signal stopped the run; `runDir`, when there is one, is where `--resume` continues. */
-  | { type: "interrupted"; signal: string; runDir?: string }
+  | { type: "interrupted"; signal: string; runDir?: string; resume?: string }
+  /** A bench process of `files` has run `seconds` without ending; it is stopped at `timeoutS` (`--timeout`). */
+  | { type: "running-long"; files: string[]; seconds: number; timeoutS: number }
   /** Temp folders and worktrees of dead runs (by their pids) were removed. */
   | { type: "reclaimed"; pids: number[]; worktrees: number }
   /** A submodule stays empty on a side: never checked out here, or its clone lacks the pinned commit. */

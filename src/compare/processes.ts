@@ -8,11 +8,15 @@ import { embeddedHelpers } from "../helpers/cache.ts";
 import { COUNTER_HELPER, helperPath, optionalHelper } from "../helpers/index.ts";
 import { SIDES, type Side } from "../model/side.ts";
 import { CHILD_ENV, CHILD_PROTOCOL, CYCLE_WEIGHTS, type CountingJob, type Job, type JobSide } from "../runner/protocol.ts";
+import { codeEnv } from "../runner/env.ts";
 import { runtimeLaunch } from "../runner/runtimes.ts";
+import { retriedOnce } from "../runner/retry.ts";
 import { type BenchOutcome, runBenchProcess } from "../runner/spawn.ts";
 import { callgrindArgv, countMeasure } from "../runner/valgrind.ts";
 import type { RunContext } from "./context.ts";
 import { layoutDraw } from "./layout.ts";
+import { checkDriverWrite } from "./run-write.ts";
+import { watched } from "./watch.ts";
 import type { RowSelection, RunProcess, RunShared } from "./rounds.ts";
 import { sameSources } from "./unchanged.ts";
 import { readBundleSources } from "./unchanged-files.ts";
@@ -30,9 +34,10 @@ function execStatsPrefix(): string[] {
 }
 
 /** Starts bench processes for one run, of one file or shared by several: the runtime, each side's root, the environment. */
-export function processRunner({ store, sides, bundles }: RunContext): { run: RunProcess; runShared: RunShared } {
+export function processRunner({ store, sides, bundles, onEvent }: RunContext): { run: RunProcess; runShared: RunShared } {
   const { plan } = store;
-  const env: Record<string, string> = { ...(process.env as Record<string, string>) };
+  // The code under test gets no secret of xbench's (the PR comment's token among them).
+  const env = codeEnv();
   const execStats = execStatsPrefix();
   const codeDiffers = new Map<string, boolean>();
   const differs = (file: string) => {
@@ -49,7 +54,7 @@ export function processRunner({ store, sides, bundles }: RunContext): { run: Run
   const jobSides = (file: string, order: readonly Side[]): JobSide[] =>
     order.map((side) => ({ side, bundle: bundles.sides[side].get(file)!.path! }));
   const measure = countMeasure(plan.measure);
-  const start = (job: Job, order: readonly Side[], timeoutMs: number): Promise<BenchOutcome> => {
+  const start = (job: Job, order: readonly Side[], timeoutMs: number, file = ""): Promise<BenchOutcome> => {
     // A duet process runs in head's root: both sides' bundles import by absolute path.
     const root = sides[order.length === 1 ? order[0]! : "head"].root;
     const id = serial++;
@@ -58,18 +63,25 @@ export function processRunner({ store, sides, bundles }: RunContext): { run: Run
     const counted = measure && job.kind !== "inventory" ? countedProcess(measure, join(store.dir, `counts-process-${id}`)) : undefined;
     const launch = runtimeLaunch(plan.runtime, root, bundles.driver, counted !== undefined);
     const counting: Partial<Job> = counted ? { counting: { ...counted.job, budget: plan.countBudget! } } : {};
-    return runBenchProcess({
-      argv: [...(counted?.prefix ?? []), ...launch.argv],
-      cwd: root,
-      env: {
-        ...env,
-        ...launch.env,
-        XBENCH_SIDE: order.length === 1 ? order[0]! : "both",
-        [CHILD_ENV.job]: JSON.stringify({ ...job, ...counting }),
-      },
-      resultFile,
-      timeoutMs,
-    }).finally(() => {
+    const once = () =>
+      runBenchProcess({
+        argv: [...(counted?.prefix ?? []), ...launch.argv],
+        cwd: root,
+        env: {
+          ...env,
+          ...launch.env,
+          XBENCH_SIDE: order.length === 1 ? order[0]! : "both",
+          [CHILD_ENV.job]: JSON.stringify({ ...job, ...counting }),
+        },
+        resultFile,
+        timeoutMs,
+      }).then((outcome) => {
+        // A full run folder is the disk's failure, not the benchmark's: one line, and nothing appended.
+        if (outcome.error) checkDriverWrite(store.dir, outcome.error);
+        return outcome;
+      });
+    const files = job.files?.map((f) => f.file) ?? [file];
+    return watched(retriedOnce(once), files, timeoutMs, onEvent).finally(() => {
       rmSync(resultFile, { force: true });
       if (counted) rmSync(counted.dir, { recursive: true, force: true });
     });
@@ -86,7 +98,7 @@ export function processRunner({ store, sides, bundles }: RunContext): { run: Run
       layout,
       ...rows,
     };
-    return start(job, order, plan.timeoutS * 1000);
+    return start(job, order, plan.timeoutS * 1000, file);
   };
   // Each file of a shared process may take what a process of its own may (--timeout).
   const runShared: RunShared = (files, order) => {

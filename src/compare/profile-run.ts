@@ -16,6 +16,7 @@ import { attributeProcess, type ProcessAttribution, type SideBundle } from "../p
 import { mergeProfiles, parseCpuProfile, type ProfilePart } from "../profile/cpuprofile.ts";
 import { decodeSourceMap } from "../profile/sourcemap.ts";
 import { CHILD_PROTOCOL, CHILD_ENV, type Job } from "../runner/protocol.ts";
+import { codeEnv } from "../runner/env.ts";
 import { runtimeLaunch } from "../runner/runtimes.ts";
 import { runBenchProcess } from "../runner/spawn.ts";
 import { isChange } from "../stats/equivalence.ts";
@@ -96,7 +97,7 @@ async function profileProcess(ctx: RunContext, row: Row, index: number, bundles:
   const outcome = await runBenchProcess({
     argv: [command!, ...PROFILER_FLAGS[plan.runtime]!(dir), ...rest],
     cwd: root,
-    env: { ...(process.env as Record<string, string>), ...launch.env, XBENCH_SIDE: "both", [CHILD_ENV.job]: JSON.stringify(job) },
+    env: { ...codeEnv(), ...launch.env, XBENCH_SIDE: "both", [CHILD_ENV.job]: JSON.stringify(job) },
     resultFile: join(ctx.store.dir, "profile-process.ndjson"),
     timeoutMs: plan.timeoutS * 1000,
   });

@@ -2,7 +2,8 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "
 import { dirname, join } from "pathe";
 import { XbenchError } from "../errors.ts";
 import { failureTail } from "../util/text.ts";
-import { addWorktree, git, removeWorktree, submoduleCommits } from "../git/git.ts";
+import { addWorktree, git, noFilters, removeWorktree, submoduleCommits } from "../git/git.ts";
+import { codeEnv } from "../runner/env.ts";
 import { runToEnd } from "../runner/spawn.ts";
 import type { Side } from "../model/result.ts";
 import type { Cleanup } from "../util/scope.ts";
@@ -18,6 +19,15 @@ import {
   wantedManager,
   type WantedManager,
 } from "./install.ts";
+
+/**
+ * A side's own install or build failed: the commit's answer (history records it as a gap),
+ * unlike a failure of xbench's own (a driver it cannot compile, a full disk), which says nothing
+ * about the commit.
+ */
+export class SideSetupError extends XbenchError {
+  override name = "SideSetupError";
+}
 
 /** One side of a compare, ready to bundle and run. */
 export interface SideTree {
@@ -67,8 +77,8 @@ export function initSubmodules(source: string, target: string, side: Side, onEve
       continue;
     }
     try {
-      git(target, ["clone", "--quiet", "--shared", "--no-checkout", from, to]);
-      git(to, ["checkout", "--quiet", "--detach", sha]);
+      git(target, [...noFilters(target), "clone", "--quiet", "--shared", "--no-checkout", from, to]);
+      git(to, [...noFilters(to), "checkout", "--quiet", "--detach", sha]);
     } catch {
       onEvent({ type: "submodule-empty", side, path: name, why: "commit-missing", sha });
       continue;
@@ -184,19 +194,20 @@ export async function runSetupStep(
   what: string,
   argv: string[],
   explain: (output: string | undefined) => string | undefined = () => undefined,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
-  const result = await runToEnd(argv, { cwd: side.root, env: { ...process.env, XBENCH_SIDE: side.side } });
+  const result = await runToEnd(argv, { cwd: side.root, env: { ...env, XBENCH_SIDE: side.side } });
   const failed = `${what} failed on ${side.side} (${side.sha.slice(0, 12)}`;
   if (result.error) {
     const missing = /: (command not found|.*\bENOENT\b.*)$/.test(result.error);
     const reason = missing ? (explain(undefined) ?? `${argv[0]}: command not found`) : result.error;
-    throw new XbenchError(`${failed}): ${reason}`);
+    throw new SideSetupError(`${failed}): ${reason}`);
   }
   if (result.code !== 0) {
     const output = `${result.stdout}\n${result.stderr}`;
     const reason = explain(output);
-    if (reason) throw new XbenchError(`${failed}): ${reason}`);
-    throw new XbenchError(`${failed}, exit ${result.code ?? result.signal}):\n${failureTail(output, 15)}`);
+    if (reason) throw new SideSetupError(`${failed}): ${reason}`);
+    throw new SideSetupError(`${failed}, exit ${result.code ?? result.signal}):\n${failureTail(output, 15)}`);
   }
 }
 
@@ -228,6 +239,7 @@ export async function installDependencies(side: SideTree, argv: string[]): Promi
   await runSetupStep(side, `install (${argv.join(" ")})`, argv, (output) => explainInstall(side.side, argv, wanted, output));
 }
 
+/** The build runs the side's own scripts: it gets the environment bench processes get, without secrets. */
 export function buildSide(side: SideTree, command: string): Promise<void> {
-  return runSetupStep(side, `build (${command})`, ["sh", "-c", command]);
+  return runSetupStep(side, `build (${command})`, ["sh", "-c", command], undefined, codeEnv());
 }

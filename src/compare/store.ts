@@ -1,14 +1,15 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "pathe";
 import { lockRunFolder, RunFolderError } from "./lock.ts";
-import { inRunFolder } from "./run-write.ts";
+import { inRunFolder, setResumeCommand } from "./run-write.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
 import type { LoadAvg, RevisionInfo, Runtime, Side } from "../model/result.ts";
 import type { ChildRow, CountBudget, SamplingBudget } from "../runner/protocol.ts";
 import type { CounterInfo, Measure } from "../runner/valgrind.ts";
+import type { TreeState } from "./tree-state.ts";
 
 export { RunFolderError } from "./lock.ts";
-export { inRunFolder } from "./run-write.ts";
+export { inRunFolder, resumeHint } from "./run-write.ts";
 
 /** When a run stops adding rounds (see compare/sampling.ts). */
 export interface SamplingRule {
@@ -71,14 +72,19 @@ export interface RunPlan extends RunSettings {
   /** Files the user named by plain path (not a glob, not the default search): never skipped as helpers. */
   exact?: string[];
   base: RevisionInfo;
-  /** `dirtyWith`: what made the working tree dirty, as stated at the start. */
-  head: RevisionInfo & { headRef?: string; dirtyWith?: string };
+  /**
+   * `dirtyWith`: what made the working tree dirty, as stated at the start. `tree`: with no
+   * `headRef` (head is the working tree), what it held, which `--resume` checks (tree-state.ts).
+   */
+  head: RevisionInfo & { headRef?: string; dirtyWith?: string; tree?: TreeState };
   /** Seeds the order of sides in each round (schedule/orderings.ts orderAt). */
   seed: number;
   startedAt: string;
   loadavgStart?: LoadAvg;
   /** `--profile` as the run was started: a resumed run profiles the same rows. */
   profile?: "verdict" | "all";
+  /** A `history record`'s run: it is continued, and its entry stored, by `history record --resume`. */
+  record?: true;
 }
 
 /** One bench process's outcome: appended as a line the moment it finishes. */
@@ -119,7 +125,8 @@ const ROUNDS = "rounds.ndjson";
 
 /** The folder of a new run, taken by this process (lock.ts) before anything is written. */
 export function createStore(dir: string, plan: RunPlan): RunStore {
-  inRunFolder(dir, dir, () => mkdirSync(dir, { recursive: true }), false);
+  // Private whatever the umask: the plan names the commands a --resume runs (docs/reliability.md).
+  inRunFolder(dir, dir, () => mkdirSync(dir, { recursive: true, mode: 0o700 }), false);
   lockRunFolder(dir);
   const store = openStoreAt(dir, plan, []);
   store.savePlan();
@@ -127,6 +134,7 @@ export function createStore(dir: string, plan: RunPlan): RunStore {
 }
 
 function openStoreAt(dir: string, plan: RunPlan, records: RoundRecord[]): RunStore {
+  setResumeCommand(dir, plan.record === true);
   return {
     dir,
     plan,

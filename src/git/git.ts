@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { XbenchError } from "../errors.ts";
 import { didYouMean } from "../util/suggest.ts";
 
@@ -9,11 +9,23 @@ export class GitError extends XbenchError {
 }
 
 /**
+ * What the repository's configuration may run that none of xbench's git calls need: hooks
+ * (post-checkout, reference-transaction…) and the fsmonitor. Each call turns them off
+ * (docs/reliability.md, "What is trusted input").
+ */
+const QUIET_CONFIG = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"];
+
+/** `args` of a git call with the repository's hooks and fsmonitor turned off. */
+export function gitArgs(args: string[]): string[] {
+  return [...QUIET_CONFIG, ...args];
+}
+
+/**
  * Runs git in `cwd` and returns trimmed stdout; a failure throws with git's own message.
  * `input` is written to its stdin (plumbing such as hash-object --stdin and mktree).
  */
 export function git(cwd: string, args: string[], options: { allowFail?: boolean; input?: string } = {}): string {
-  const result = spawnSync("git", args, { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, input: options.input });
+  const result = spawnSync("git", gitArgs(args), { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, input: options.input });
   if (result.error) throw new GitError(`git: ${result.error.message}`);
   if (result.status !== 0) {
     if (options.allowFail) return "";
@@ -24,8 +36,17 @@ export function git(cwd: string, args: string[], options: { allowFail?: boolean;
 }
 
 export function repoRoot(cwd: string): string {
-  const root = git(cwd, ["rev-parse", "--show-toplevel"], { allowFail: true });
+  const found = spawnSync("git", gitArgs(["rev-parse", "--show-toplevel"]), { cwd, encoding: "utf8" });
+  if (found.error) throw new GitError(`git: ${found.error.message}`);
+  const root = found.status === 0 ? found.stdout.trim() : "";
   if (root) return root;
+  // git refuses a repository another user owns (its safe.directory check): say that, not "no repository".
+  const dubious = /detected dubious ownership in repository at '([^']+)'/.exec(found.stderr ?? "");
+  if (dubious)
+    throw new GitError(
+      `git refuses the repository ${dubious[1]}: it is owned by another user (git's safe.directory check); if you trust it, git config --global --add safe.directory ${dubious[1]}`,
+      { kind: "usage" },
+    );
   // A bare repository is a repository, but has no files to build or bench.
   if (git(cwd, ["rev-parse", "--is-bare-repository"], { allowFail: true }) === "true") {
     throw new GitError(
@@ -50,6 +71,13 @@ function shallowHint(root: string): string {
   return " (this clone is shallow: its history stops where it was cloned with --depth; fetch more with git fetch --deepen=N, or all of it with git fetch --unshallow)";
 }
 
+/** Whether `commit` is where a shallow clone's history stops (its parents were not fetched). */
+export function isShallowEdge(root: string, commit: string): boolean {
+  const file = git(root, ["rev-parse", "--path-format=absolute", "--git-path", "shallow"], { allowFail: true });
+  if (!file || !existsSync(file)) return false;
+  return readFileSync(file, "utf8").split("\n").includes(commit);
+}
+
 /** The folder git keeps its own data in (shared by all worktrees). */
 export function gitCommonDir(root: string): string {
   return git(root, ["rev-parse", "--path-format=absolute", "--git-common-dir"]);
@@ -62,6 +90,8 @@ export function tryResolveCommit(root: string, ref: string): string | undefined 
 }
 
 export function resolveCommit(root: string, ref: string, what: string): string {
+  if (ref.startsWith("-"))
+    throw new GitError(`${what} ${ref}: a ref cannot start with "-" (git would read it as an option)`, { kind: "usage" });
   const sha = tryResolveCommit(root, ref);
   if (sha) return sha;
   const empty = noCommitsYet(root);
@@ -122,7 +152,11 @@ export function untrackedFiles(root: string): string[] {
 
 /** A file's text at a commit, or undefined when the commit has no such file. */
 export function fileAtCommit(root: string, sha: string, path: string): string | undefined {
-  const result = spawnSync("git", ["cat-file", "blob", `${sha}:${path}`], { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync("git", gitArgs(["cat-file", "blob", `${sha}:${path}`]), {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return result.status === 0 ? result.stdout : undefined;
 }
 
@@ -143,8 +177,31 @@ export function listFiles(root: string): string[] {
   return out.split("\0").filter(Boolean);
 }
 
+/**
+ * `-c` settings that turn off every filter driver the configuration of `root` defines (LFS's
+ * smudge among them): a checkout for measuring writes the blobs as they are, running nothing
+ * of the repository's.
+ */
+export function noFilters(root: string): string[] {
+  const keys = git(root, ["config", "--name-only", "--get-regexp", "^filter\\..*\\.(smudge|process|required)$"], { allowFail: true });
+  const drivers = new Set(
+    keys
+      .split("\n")
+      .filter(Boolean)
+      .map((key) => key.slice("filter.".length, key.lastIndexOf("."))),
+  );
+  return [...drivers].flatMap((name) => [
+    "-c",
+    `filter.${name}.smudge=`,
+    "-c",
+    `filter.${name}.process=`,
+    "-c",
+    `filter.${name}.required=false`,
+  ]);
+}
+
 export function addWorktree(root: string, dir: string, sha: string): void {
-  git(root, ["worktree", "add", "--detach", "--force", dir, sha]);
+  git(root, [...noFilters(root), "worktree", "add", "--detach", "--force", dir, sha]);
 }
 
 /** Removes a worktree and its administrative entry; tolerant of a half-created one. */
@@ -173,7 +230,7 @@ export function firstParentPath(root: string, from: string, to: string): Array<{
 
 /** Whether `ancestor` is an ancestor of (or the same commit as) `descendant`. */
 export function isAncestor(root: string, ancestor: string, descendant: string): boolean {
-  return spawnSync("git", ["merge-base", "--is-ancestor", ancestor, descendant], { cwd: root }).status === 0;
+  return spawnSync("git", gitArgs(["merge-base", "--is-ancestor", ancestor, descendant]), { cwd: root }).status === 0;
 }
 
 /** A commit's subject line. */

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "pathe";
 import { XbenchError } from "../errors.ts";
-import { embeddedHelpers, extractEmbedded, findHelperDir } from "./cache.ts";
+import { embeddedHelpers, extractEmbedded, findHelperDir, HelperCacheError } from "./cache.ts";
 
-export { cacheRoot, extractEmbedded } from "./cache.ts";
+export { cacheRoot, extractEmbedded, HelperCacheError, helperCacheNotice } from "./cache.ts";
 
 /** The Node-API module a counted bench process loads (native/linux/counter.c; docs/counting.md). */
 export const COUNTER_HELPER = "xbench-counter.node";
@@ -56,12 +56,17 @@ export function helperPath(name: string): string {
   return join(helperDir(), name);
 }
 
-/** A helper's path when this platform has helpers and that one is there; else undefined. */
+/**
+ * A helper's path when this platform has helpers and that one is there; else undefined. A
+ * cache xbench refuses is an error, never a helper quietly gone: without its reaper, compare
+ * would leave what bench processes start running.
+ */
 export function optionalHelper(name: string): string | undefined {
   try {
     const path = helperPath(name);
     return existsSync(path) ? path : undefined;
-  } catch {
+  } catch (error) {
+    if (error instanceof HelperCacheError || (error instanceof XbenchError && error.message.startsWith("cannot extract"))) throw error;
     return undefined;
   }
 }

@@ -6,7 +6,8 @@
  * rejected push fetches theirs, merges the two trees and tries again (docs/history.md).
  */
 import { spawnSync } from "node:child_process";
-import { git, GitError, isAncestor } from "../git/git.ts";
+import { XbenchError } from "../errors.ts";
+import { git, gitArgs, GitError, isAncestor } from "../git/git.ts";
 import { entryName, newerEntry, parseEntry, type HistoryEntry } from "./entry.ts";
 
 export const HISTORY_REF = "refs/xbench/history";
@@ -16,15 +17,44 @@ const ZERO = "0000000000000000000000000000000000000000";
 /** Tries of a compare-and-swap or a push before giving up: each lost race means another writer made progress. */
 const TRIES = 8;
 
+/**
+ * git's reason for a failure in one line: its first `fatal:` or `error:` line (the lines after
+ * it are advice, such as "Please make sure you have the correct access rights"), else its last.
+ */
+export function gitReason(stderr: string): string {
+  const lines = stderr
+    .trim()
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const first = lines.find((line) => /^(fatal|error):/.test(line));
+  return (first ?? lines.pop() ?? "").replace(/^(fatal|error):\s*/, "");
+}
+
+/** Checks that the history ref, where there is one, is a history (before a record measures anything). */
+export function checkHistoryRef(root: string): void {
+  refCommit(root, HISTORY_REF);
+}
+
 /** One line of `git ls-tree`: a blob's id under its file name. */
 export interface TreeFile {
   name: string;
   blob: string;
 }
 
-/** The commit a ref names, or undefined when it does not exist. */
+/**
+ * The commit a ref names, or undefined when it does not exist. A ref that names something
+ * else (a blob, a tree) is no history xbench wrote: one line saying so, not "nothing recorded".
+ */
 function refCommit(root: string, ref: string): string | undefined {
-  return git(root, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { allowFail: true }) || undefined;
+  const commit = git(root, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { allowFail: true });
+  if (commit) return commit;
+  const object = git(root, ["rev-parse", "--verify", "--quiet", ref], { allowFail: true });
+  if (!object) return undefined;
+  const type = git(root, ["cat-file", "-t", object], { allowFail: true }) || "object";
+  throw new GitError(
+    `${ref} names a ${type} (${object.slice(0, 12)}), not a commit: it is no history xbench wrote; move it aside with git update-ref -d ${ref}`,
+  );
 }
 
 function treeFiles(root: string, commit: string | undefined): TreeFile[] {
@@ -42,7 +72,11 @@ function treeFiles(root: string, commit: string | undefined): TreeFile[] {
 function readBlobs(root: string, blobs: string[]): Map<string, string> {
   const texts = new Map<string, string>();
   if (blobs.length === 0) return texts;
-  const out = spawnSync("git", ["cat-file", "--batch"], { cwd: root, input: `${blobs.join("\n")}\n`, maxBuffer: 1024 * 1024 * 1024 });
+  const out = spawnSync("git", gitArgs(["cat-file", "--batch"]), {
+    cwd: root,
+    input: `${blobs.join("\n")}\n`,
+    maxBuffer: 1024 * 1024 * 1024,
+  });
   if (out.status !== 0) throw new GitError(`git cat-file failed: ${String(out.stderr).trim()}`);
   const buffer = out.stdout as Buffer;
   let at = 0;
@@ -57,8 +91,12 @@ function readBlobs(root: string, blobs: string[]): Map<string, string> {
   return texts;
 }
 
-/** Every entry under `ref` (HISTORY_REF by default), by commit; empty when nothing was recorded. */
-export function readHistory(root: string, ref = HISTORY_REF): Map<string, HistoryEntry> {
+/**
+ * Every entry under `ref` (HISTORY_REF by default), by commit; empty when nothing was recorded.
+ * An entry that cannot be read (not JSON, not an entry) is left out, a gap in the history, and
+ * told to `onUnreadable`: one bad file does not hide the rest.
+ */
+export function readHistory(root: string, ref = HISTORY_REF, onUnreadable: (why: string) => void = () => {}): Map<string, HistoryEntry> {
   const files = treeFiles(root, refCommit(root, ref)).filter((file) => file.name.endsWith(".json"));
   const texts = readBlobs(
     root,
@@ -66,8 +104,13 @@ export function readHistory(root: string, ref = HISTORY_REF): Map<string, Histor
   );
   const entries = new Map<string, HistoryEntry>();
   for (const file of files) {
-    const entry = parseEntry(texts.get(file.blob)!, `${ref}:${file.name}`);
-    entries.set(entry.commit, entry);
+    try {
+      const entry = parseEntry(texts.get(file.blob)!, `${ref}:${file.name}`);
+      entries.set(entry.commit, entry);
+    } catch (error) {
+      if (!(error instanceof XbenchError)) throw error;
+      onUnreadable(`${error.message}: read as a gap`);
+    }
   }
   return entries;
 }
@@ -100,7 +143,7 @@ function commitFiles(root: string, files: TreeFile[], parents: string[], message
 
 /** Moves `ref` from `old` (undefined: it must not exist) to `commit`; false when another writer moved it first. */
 function swapRef(root: string, ref: string, commit: string, old: string | undefined): boolean {
-  const result = spawnSync("git", ["update-ref", ref, commit, old ?? ZERO], { cwd: root, encoding: "utf8" });
+  const result = spawnSync("git", gitArgs(["update-ref", ref, commit, old ?? ZERO]), { cwd: root, encoding: "utf8" });
   return result.status === 0;
 }
 
@@ -108,8 +151,15 @@ function swapRef(root: string, ref: string, commit: string, old: string | undefi
 function newerFile(root: string): (a: TreeFile, b: TreeFile) => TreeFile {
   return (a, b) => {
     const texts = readBlobs(root, [a.blob, b.blob]);
-    const entryA = parseEntry(texts.get(a.blob)!, a.name);
-    const entryB = parseEntry(texts.get(b.blob)!, b.name);
+    const read = (file: TreeFile) => {
+      try {
+        return parseEntry(texts.get(file.blob)!, file.name);
+      } catch {
+        return undefined; // an unreadable recording gives way to a readable one
+      }
+    };
+    const [entryA, entryB] = [read(a), read(b)];
+    if (!entryA || !entryB) return entryA || !entryB ? a : b;
     return newerEntry(entryA, entryB) === entryA ? a : b;
   };
 }
@@ -146,14 +196,14 @@ function mergeHistory(root: string, other: string): boolean {
 
 /** Fetches `remote`'s history and merges it into the local one; false when the remote has none. */
 export function fetchHistory(root: string, remote: string): boolean {
-  const fetched = spawnSync("git", ["fetch", "--quiet", "--no-tags", remote, `+${HISTORY_REF}:${FETCHED_REF}`], {
+  const fetched = spawnSync("git", gitArgs(["fetch", "--quiet", "--no-tags", remote, `+${HISTORY_REF}:${FETCHED_REF}`]), {
     cwd: root,
     encoding: "utf8",
   });
   if (fetched.status !== 0) {
     // A remote without the ref yet is the first recording; any other failure is the user's to see.
     if (/couldn't find remote ref|no such ref/i.test(fetched.stderr)) return false;
-    throw new GitError(`git fetch ${remote} failed: ${fetched.stderr.trim().split("\n").pop() ?? ""}`);
+    throw new GitError(`git fetch ${remote} failed: ${gitReason(fetched.stderr)}`);
   }
   const other = refCommit(root, FETCHED_REF)!;
   for (let attempt = 0; attempt < TRIES; attempt++) if (mergeHistory(root, other)) return true;
@@ -166,13 +216,16 @@ export function fetchHistory(root: string, remote: string): boolean {
  */
 export function pushHistory(root: string, remote: string): number {
   for (let attempt = 0; attempt < TRIES; attempt++) {
-    const pushed = spawnSync("git", ["push", "--quiet", "--no-verify", remote, `${HISTORY_REF}:${HISTORY_REF}`], {
+    const pushed = spawnSync("git", gitArgs(["push", "--quiet", "--no-verify", remote, `${HISTORY_REF}:${HISTORY_REF}`]), {
       cwd: root,
       encoding: "utf8",
     });
     if (pushed.status === 0) return attempt;
-    if (!/rejected|non-fast-forward|fetch first|failed to update ref|cannot lock ref/i.test(pushed.stderr)) {
-      throw new GitError(`git push ${remote} failed: ${pushed.stderr.trim().split("\n").pop() ?? ""}`);
+    // Only a lost race is retried: another recorder's push came first. A remote that refuses
+    // the push (a hook, a protected ref, no access) would refuse it every time.
+    const refused = /\[remote rejected\][^\n]*|remote: [^\n]*(declined|denied|protected)[^\n]*/i.exec(pushed.stderr);
+    if (refused || !/\[rejected\]|non-fast-forward|fetch first|failed to update ref|cannot lock ref/i.test(pushed.stderr)) {
+      throw new GitError(`git push ${remote} failed: ${refused ? refused[0].replace(/^\s*!\s*/, "").trim() : gitReason(pushed.stderr)}`);
     }
     fetchHistory(root, remote);
   }

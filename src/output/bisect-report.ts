@@ -78,9 +78,15 @@ export function conclusionLines(result: BisectResult): string[] {
     );
   } else {
     lines.push(`the ${first} is one of ${commitText(result, c.after + 1)} … ${commitText(result, c.upTo)}`);
-    lines.push(
-      `  ${c.skipped.length} commit(s) in between could not be decided within the rounds budget (skipped): ${c.skipped.map((i) => short(result.path[i]!.sha)).join(", ")}`,
-    );
+    // A step skipped for a reason of its own (a build, a full disk) says it; only the others ran out of rounds.
+    const why = (i: number) => result.steps.find((s) => s.index === i && s.notMeasured !== undefined)?.notMeasured;
+    const undecided = c.skipped.filter((i) => why(i) === undefined);
+    if (undecided.length > 0)
+      lines.push(
+        `  ${undecided.length} commit(s) in between could not be decided within the rounds budget (skipped): ${undecided.map((i) => short(result.path[i]!.sha)).join(", ")}`,
+      );
+    for (const i of c.skipped.filter((i) => why(i) !== undefined))
+      lines.push(`  ${short(result.path[i]!.sha)} in between was skipped, not measured: ${why(i)!.split("\n")[0]}`);
   }
   for (const r of c.reverted) lines.push(`  note: ${revertedLine(result, r)}`);
   return lines;

@@ -17,7 +17,7 @@ export function eventMessage(event: CompareEvent): { level: "info" | "warn"; tex
       return {
         level: "warn",
         text: event.runDir
-          ? `${event.signal}: stopped. Measured rounds are saved; continue with: xbench compare --resume ${event.runDir}`
+          ? `${event.signal}: stopped. Measured rounds are saved; continue with: ${event.resume ?? `xbench compare --resume ${event.runDir}`}`
           : `${event.signal}: stopped`,
       };
     case "reclaimed": {
@@ -51,6 +51,11 @@ export function eventMessage(event: CompareEvent): { level: "info" | "warn"; tex
       return {
         level: "info",
         text: `installed ${event.side}'s dependencies (${event.command.join(" ")}) in ${event.seconds.toFixed(1)} s`,
+      };
+    case "running-long":
+      return {
+        level: "warn",
+        text: `${event.files.join(", ")}: a bench process has run ${event.seconds} s and not ended; it is stopped at ${event.timeoutS} s (--timeout), and a benchmark that never returns may be stuck`,
       };
     case "building-helpers":
       return { level: "info", text: `building ${event.side}'s helpers (${event.sha.slice(0, 12)})` };

@@ -41,7 +41,9 @@ const isBound: Check = (v) => v === null || isNumber(v);
 /** Field name → check; a `?` suffix marks an optional field. */
 type Shape = Record<string, Check>;
 
-const REVISION: Shape = { ref: isString, sha: isString, dirty: isBoolean };
+/** A commit's id: hex, so a crafted result cannot put text where the report shows a sha. */
+const isSha: Check = (v) => typeof v === "string" && /^[0-9a-f]{4,64}$/.test(v);
+const REVISION: Shape = { ref: isString, sha: isSha, dirty: isBoolean };
 const STATS: Shape = {
   n: isNumber,
   delta: isNumber,
@@ -113,6 +115,17 @@ const RESULT: Shape = {
   "cores?": isNumber,
   "measure?": shaped({ quantity: oneOf("instructions", "cycles"), tool: isString, runtimeFlags: isString, "caches?": isObject }),
   "gate?": shaped({ rule: isGateRule, outcome: oneOf("pass", "fail", "undecided") }),
+  // Shown in the report's notes as numbers: a crafted shard file cannot put text there.
+  "shard?": shaped({ index: isNumber, count: isNumber }),
+  "shards?": arrayOf(
+    shaped({
+      index: isNumber,
+      count: isNumber,
+      rounds: isNumber,
+      rows: isNumber,
+      loadavg: shaped({ start: tuple(3, isNumber), end: tuple(3, isNumber) }),
+    }),
+  ),
   rows: Array.isArray,
 };
 

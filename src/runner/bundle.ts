@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { dirname, join } from "pathe";
 import { XbenchError } from "../errors.ts";
@@ -237,9 +237,12 @@ export function nearestTsconfig(dir: string): string | undefined {
 }
 
 async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<string> {
-  mkdirSync(request.outDir, { recursive: true });
+  // Bench processes execute what is in here: private to this user whatever the umask, so no
+  // one else can swap a bundle between its writing and its loading.
+  mkdirSync(request.outDir, { recursive: true, mode: 0o700 });
+  chmodSync(request.outDir, 0o700);
   const entry = join(request.outDir, "entry.mjs");
-  writeFileSync(entry, entrySource(request));
+  writeFileSync(entry, entrySource(request), { mode: 0o600 });
   const sources: Array<[string, string]> = [];
   // A compiled xbench's Bun.build reads no tsconfig.json by itself: the project's `paths` (a
   // package importing itself by name, from source) are passed as `bun build` would find them.
@@ -263,6 +266,10 @@ async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<stri
     const first = result.logs.map((l) => (typeof l === "string" ? l : (l.message ?? String(l)))).find(Boolean);
     throw new BundleError(`cannot compile ${describe(request)}: ${explainMissingExport(first) ?? first ?? "unknown error"}`);
   }
-  writeFileSync(join(request.outDir, BUNDLE_SOURCES), JSON.stringify(sources.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+  writeFileSync(join(request.outDir, BUNDLE_SOURCES), JSON.stringify(sources.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), {
+    mode: 0o600,
+  });
+  // The bundler creates its files by the umask: made private as the folder is.
+  for (const name of readdirSync(request.outDir)) chmodSync(join(request.outDir, name), 0o600);
   return join(request.outDir, `${request.kind}.js`);
 }

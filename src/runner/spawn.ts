@@ -59,11 +59,20 @@ function stopTree(pid: number, kind: TreeKind): void {
   else signalQuietly(-pid, "SIGKILL");
 }
 
+/** Set once xbench ends its children for good: a process that dies now was stopped by xbench. */
+let stopping = false;
+
+/** Whether xbench is ending its children (a signal): no process is started again after that. */
+export function stoppingChildren(): boolean {
+  return stopping;
+}
+
 /**
  * Ends every child's tree, and waits (up to 5 s) for the reapers to finish killing theirs: it
  * runs right before xbench exits on a signal, and nothing may be left running after that.
  */
 export function killRunningChildren(): void {
+  stopping = true;
   const reapers = [...running].filter(([, kind]) => kind === "reaper").map(([pid]) => pid);
   for (const [pid, kind] of running) stopTree(pid, kind);
   running.clear();
@@ -97,6 +106,9 @@ function spawnTracked(argv: string[], options: { cwd?: string; env: NodeJS.Proce
   }
   return { child, stop: () => pid && stopTree(pid, kind) };
 }
+
+/** The longest delay setTimeout keeps (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const REAPER_EXEC_FAILED = /^xbench-reaper: cannot start .*?: (.*)$/m;
 
@@ -172,11 +184,15 @@ export function runBenchProcess(job: BenchProcess): Promise<BenchOutcome> {
     child.stdout!.on("data", keep);
     child.stderr!.on("data", keep);
     let timedOut = false;
-    const timer = setTimeout(() => {
-      if (child.exitCode !== null || child.signalCode !== null) return; // exited; its pipes are closing
-      timedOut = true;
-      stop();
-    }, job.timeoutMs);
+    // A timer's delay is a 32-bit count of ms: a longer one would fire at once, not in weeks.
+    const timer = setTimeout(
+      () => {
+        if (child.exitCode !== null || child.signalCode !== null) return; // exited; its pipes are closing
+        timedOut = true;
+        stop();
+      },
+      Math.min(job.timeoutMs, MAX_TIMER_MS),
+    );
     const finish = (error: string | undefined) => {
       clearTimeout(timer);
       const wallMs = performance.now() - start;

@@ -141,6 +141,15 @@ describe("xbench bisect", () => {
     expect(leftovers()).toEqual([]);
   }, 600_000);
 
+  test("a skipped commit beside the first bad one is named with why it was skipped, not as out of rounds", () => {
+    const { repo, shas } = history((i) => i >= 11, { extra: (i): Record<string, string> => (i === 10 ? { BROKEN: "yes\n" } : {}) });
+    const r = bisect(repo, ["--good", shas[0]!, "--above", "10", "--build", "test ! -f BROKEN"]);
+    expect(r.code).toBe(0);
+    expect(r.result!.conclusion).toMatchObject({ kind: "range", upTo: 11 });
+    expect(r.stdout).toContain(`${shas[10]!.slice(0, 12)} in between was skipped, not measured: build (test ! -f BROKEN) failed on head`);
+    expect(r.stdout).not.toContain("rounds budget");
+  }, 600_000);
+
   test("nothing measured against --good (its bench code absent there): exit 2 with the reason, never 'nothing to bisect'", () => {
     const repo = createRepo();
     repos.push(repo);

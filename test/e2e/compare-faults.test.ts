@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { createRepo, type TestRepo } from "../support/repo.ts";
 import { alive, waitFor } from "../support/procs.ts";
@@ -75,21 +75,23 @@ function runTemps(tmp: string): string[] {
 
 const SPIN = 'bench("spin", () => { let s = 0; for (let i = 0; i < 2000; i++) s += Math.sqrt(i); return s; });';
 
+/** A bench file whose every load starts two sleeps in sessions of their own (one holding stdout and stderr), their pids noted. */
+const DETACHING = [
+  'import { bench } from "mitata";',
+  'import { spawn } from "node:child_process";',
+  'import { appendFileSync } from "node:fs";',
+  'const quiet = spawn("sleep", ["600"], { detached: true, stdio: "ignore" });',
+  'const holder = spawn("sleep", ["600"], { detached: true, stdio: ["ignore", "inherit", "inherit"] });',
+  "quiet.unref(); holder.unref();",
+  "appendFileSync(process.env.FAULT_DIR + '/pids', `${quiet.pid} ${holder.pid}\\n`);",
+  SPIN,
+  "",
+].join("\n");
+
 describe("compare under faults", () => {
   test("nothing a bench process starts outlives its round, own sessions and held pipes included", () => {
     const { repo, dir } = setup({
-      "grand.bench.ts": [
-        'import { bench } from "mitata";',
-        'import { spawn } from "node:child_process";',
-        'import { appendFileSync } from "node:fs";',
-        // One in its own session with nothing held, one in its own session holding stdout and stderr.
-        'const quiet = spawn("sleep", ["600"], { detached: true, stdio: "ignore" });',
-        'const holder = spawn("sleep", ["600"], { detached: true, stdio: ["ignore", "inherit", "inherit"] });',
-        "quiet.unref(); holder.unref();",
-        "appendFileSync(process.env.FAULT_DIR + '/pids', `${quiet.pid} ${holder.pid}\\n`);",
-        SPIN,
-        "",
-      ].join("\n"),
+      "grand.bench.ts": DETACHING,
     });
     killAtEnd(join(dir, "pids"));
     const r = xbench(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20"], {
@@ -104,6 +106,32 @@ describe("compare under faults", () => {
     expect(started.length).toBeGreaterThanOrEqual(4 * 7);
     expect(started.filter(alive)).toEqual([]);
     expect(repo.worktrees()).toHaveLength(1);
+  }, 300_000);
+
+  test("a helper cache that cannot be written (a file): said in one line, helpers from a private folder, nothing left running", () => {
+    const { repo, dir } = setup({
+      "grand.bench.ts": DETACHING,
+    });
+    killAtEnd(join(dir, "pids"));
+    const cache = join(dir, "not-a-folder");
+    writeFileSync(cache, "a file where the cache should be\n");
+    const r = xbench(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20"], {
+      cwd: repo.dir,
+      env: { ...ENV, FAULT_DIR: dir, XBENCH_CACHE_DIR: cache },
+      timeout: 240_000,
+    });
+    expect(r.code).toBe(0);
+    const said = r.stderr.split("\n").filter((line) => line.includes("the helper cache"));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(
+      new RegExp(`the helper cache ${cache} cannot be used \\(.*\\): helpers run from \\S+xbench-helpers-\\w+ for this run$`),
+    );
+    const started = pids(join(dir, "pids"));
+    expect(started.length).toBeGreaterThanOrEqual(7);
+    expect(started.filter(alive)).toEqual([]);
+    // The private folder goes with the run.
+    const folder = /helpers run from (\S+) for this run/.exec(said[0]!)![1]!;
+    expect(existsSync(folder)).toBe(false);
   }, 300_000);
 
   test("SIGKILL of xbench kills the bench process and its descendants; --resume reclaims the worktree and folders in one line", async () => {
@@ -171,6 +199,29 @@ describe("compare under faults", () => {
     expect(alive(builder)).toBe(false);
     expect(repo.worktrees()).toHaveLength(1);
     expect(runTemps(tmp)).toEqual([]);
+  }, 300_000);
+
+  test("a bench process that hangs is named while it runs, before its timeout ends it", () => {
+    const { repo } = setup({
+      "h.bench.ts": [
+        'import { bench } from "mitata";',
+        "setInterval(() => {}, 1000);",
+        'bench("hang", () => new Promise(() => {}));',
+        "",
+      ].join("\n"),
+    });
+    const r = xbench(["compare", "--base", "HEAD", "--rounds", "6", "--time", "20", "--timeout", "8"], {
+      cwd: repo.dir,
+      env: ENV,
+      timeout: 240_000,
+    });
+    expect(r.code).toBe(3);
+    const said = r.stderr.split("\n").filter((line) => line.includes("has run"));
+    expect(said.length).toBeGreaterThanOrEqual(1);
+    expect(said[0]).toContain(
+      "h.bench.ts: a bench process has run 3 s and not ended; it is stopped at 8 s (--timeout), and a benchmark that never returns may be stuck",
+    );
+    expect(r.stderr.indexOf("has run 3 s")).toBeLessThan(r.stderr.indexOf("timed out"));
   }, 300_000);
 
   test("no empty node_modules/.cache/xbench (or .cache) is left; a .cache of the project's own stays", () => {

@@ -5,7 +5,7 @@
  * The full disk is a tmpfs of 16 KiB (root only); without it those tests are skipped, and say so.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { COMPARE_ENV, repoPerTest } from "../support/compare.ts";
@@ -125,6 +125,67 @@ describe("a full TMPDIR", () => {
       );
       expect(repo.worktrees()).toHaveLength(1);
       expect(readdirSync(full).filter((name) => name.startsWith("xbench-"))).toEqual([]);
+    },
+    300_000,
+  );
+});
+
+describe("a full disk under the run folder while measuring", () => {
+  const repoWith = repoPerTest();
+
+  test.skipIf(!!noMount)(
+    "one line naming the file it could not write and how to resume, never a benchmark failure; freed, --resume measures what is missing",
+    async () => {
+      const repo = repoWith(workFiles("t.bench.ts", [{ label: "a", work: 2000 }]));
+      // The run folder on a small disk of its own, filled once the run has measured a few rounds.
+      const runs = join(repo.dir, ".git", "xbench");
+      mkdirSync(runs);
+      const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", runs], { encoding: "utf8" });
+      expect(mounted.status).toBe(0);
+      try {
+        const child = spawn(requireBinary(), ["compare", "--base", "HEAD", "--rounds", "12", "--time", "150"], {
+          cwd: repo.dir,
+          env: COMPARE_ENV,
+          stdio: ["ignore", "ignore", "pipe"],
+        });
+        let stderr = "";
+        child.stderr!.on("data", (d) => (stderr += d));
+        const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
+        const folder = () => /run folder (\S+)/.exec(stderr)?.[1];
+        const rounds = () =>
+          folder() && existsSync(join(folder()!, "rounds.ndjson")) ? readFileSync(join(folder()!, "rounds.ndjson"), "utf8") : "";
+        const deadline = Date.now() + 120_000;
+        while (rounds().split("\n").filter(Boolean).length < 3 && Date.now() < deadline) await Bun.sleep(20);
+        const filler = join(runs, "filler");
+        try {
+          writeFileSync(filler, Buffer.alloc(1024 * 1024));
+        } catch {
+          // full, as wanted
+        }
+        const code = await exited;
+        const runDir = folder()!;
+        expect(stderr).not.toContain("exited 1");
+        expect(stderr).not.toContain("failed");
+        const errors = stderr.split("\n").filter((line) => line.startsWith("xbench: "));
+        expect(errors).toHaveLength(1);
+        expect(errors[0]).toMatch(
+          new RegExp(
+            `^xbench: cannot write ${runDir}/\\S+: no space left on device \\(ENOSPC\\)\\. Measured rounds are saved; free some space, then continue with: xbench compare --resume ${runDir}$`,
+          ),
+        );
+        expect(code).toBe(1);
+        const saved = rounds();
+        expect(saved).not.toContain("ENOSPC");
+
+        rmSync(filler);
+        const resumed = xbench(["compare", "--resume", runDir, "--json", "-"], { cwd: repo.dir, env: COMPARE_ENV, timeout: 300_000 });
+        expect(resumed.code).toBe(0);
+        const result = JSON.parse(resumed.stdout) as { rounds: { completed: number }; rows: Array<{ status: string }> };
+        expect(result.rounds.completed).toBe(12);
+        expect(result.rows.map((row) => row.status)).toEqual(["ok"]);
+      } finally {
+        spawnSync("umount", ["-l", runs]);
+      }
     },
     300_000,
   );

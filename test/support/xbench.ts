@@ -48,3 +48,22 @@ export function tempDir(prefix = "xbench-test-"): { dir: string; cleanup: () => 
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** A dist/xbench started in its own process group (as a terminal's job): its stderr so far, its exit, and a kill for the end of the test. */
+export function startXbench(
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): { pid: number; stderr: () => string; exited: Promise<number | null>; kill: () => void } {
+  const child = spawn(requireBinary(), args, { ...options, stdio: ["ignore", "ignore", "pipe"], detached: true });
+  let stderr = "";
+  child.stderr!.on("data", (d) => (stderr += d));
+  const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
+  const kill = () => {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // gone
+    }
+  };
+  return { pid: child.pid!, stderr: () => stderr, exited, kill };
+}

@@ -17,7 +17,10 @@ describe("values with units", () => {
     expect(parseDuration("max-time", "500ms", "s")).toBe(0.5);
     expect(parseDuration("time", "200", "ms")).toBe(200);
     expect(parseDuration("time", "0.2s", "ms")).toBe(200);
-    for (const bad of ["0", "2x", "-1m", "m", "", "1e3"]) {
+    // Exponents as numbers are typed elsewhere: `--timeout 1e9` is a billion seconds.
+    expect(parseDuration("timeout", "1e9", "s")).toBe(1e9);
+    expect(parseDuration("time", "1.5e2ms", "ms")).toBe(150);
+    for (const bad of ["0", "2x", "-1m", "m", "", "e3", "1e"]) {
       expect(() => parseDuration("max-time", bad, "s")).toThrow(
         `--max-time must be a positive number of seconds, or with a unit: 500ms, 90s, 2m, 1h (got ${bad})`,
       );

@@ -1,13 +1,14 @@
 /**
  * The extracted-helper cache (src/helpers/cache.ts): one folder per content, so two builds of
- * one version never swap each other's helpers; a start trusts a file of the right size (files
- * arrive only by atomic rename), `verify` re-hashes, and a damaged file is replaced.
+ * one version never swap each other's helpers; every file is hashed before a process first
+ * uses it, `verify` hashes again, and a damaged file is replaced.
  */
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { extractEmbedded, sha256, type EmbeddedHelpers } from "../../src/helpers/cache.ts";
+import { VERSION } from "../../src/version.ts";
 
 const work = mkdtempSync(join(tmpdir(), "xbench-helper-cache-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -34,17 +35,19 @@ test("two contents of one version extract into two folders", () => {
   expect(readdirSync(a)).toEqual(["xbench-supervisor"]); // no temp file left behind
 });
 
-test("a file of the wrong size is re-extracted at start; one of the right size only by verify", () => {
+test("a same-size fake is replaced before its first use; within a process a checked file is hashed again only by verify", () => {
   const root = join(work, "damage");
   const set = embedded("cccccccccccc", { "xbench-supervisor": "the real one", "libxbench-preload.so": "shim" });
-  const dir = extractEmbedded(set, root);
+  // Planted before this process first looks: same size, other bytes.
+  const dir = join(root, VERSION, "linux-x64-cccccccccccc");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const victim = join(dir, "xbench-supervisor");
-  writeFileSync(victim, "short");
-  extractEmbedded(set, root);
+  writeFileSync(victim, "the fake one");
+  expect(extractEmbedded(set, root)).toBe(dir);
   expect(readFileSync(victim, "utf8")).toBe("the real one");
-  writeFileSync(victim, "the fake one"); // same size: a start does not hash
-  extractEmbedded(set, root);
-  expect(readFileSync(victim, "utf8")).toBe("the fake one");
+  writeFileSync(victim, "short");
+  extractEmbedded(set, root); // checked already in this process
+  expect(readFileSync(victim, "utf8")).toBe("short");
   extractEmbedded(set, root, true);
   expect(readFileSync(victim, "utf8")).toBe("the real one");
 });

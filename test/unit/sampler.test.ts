@@ -5,7 +5,16 @@
  * unless the two sides' values truly are identical. Seeded, so every run is the same.
  */
 import { describe, expect, test } from "bun:test";
-import { batchFloorNs, measureResolution, median, sample, slowValue, type Subject } from "../../src/runner/child/sampler.ts";
+import {
+  batchFloorNs,
+  calibrationCapNs,
+  MAX_RESOLUTION_NS,
+  measureResolution,
+  median,
+  sample,
+  slowValue,
+  type Subject,
+} from "../../src/runner/child/sampler.ts";
 import { samplingBudget } from "../../src/compare/plan.ts";
 import { pairedStats } from "../../src/stats/paired.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
@@ -62,6 +71,27 @@ describe("the clock and the batch floor", () => {
     expect(measureResolution(() => Math.floor((t += 300) / 1000) * 1000)).toBe(1000);
     let u = 0;
     expect(measureResolution(() => (u += 42))).toBe(42);
+  });
+
+  test("a probe cut short by a preemption is taken again: one lost timeslice does not set a floor of seconds", () => {
+    // The second reading comes 30 ms after the first (the process was descheduled), past the
+    // probe's 20 ms: that probe holds one step of 30 ms. The next probe sees the 42 ns steps.
+    let u = 0;
+    let calls = 0;
+    const preemptedOnce = () => {
+      calls++;
+      return (u += calls === 2 ? 30e6 : 42);
+    };
+    expect(measureResolution(preemptedOnce)).toBe(42);
+    expect(batchFloorNs(measureResolution(preemptedOnce))).toBe(1e6);
+    // A clock that only ever moves in 30 ms steps is read as at most 1 ms: a floor of 1 s, not 30.
+    let v = 0;
+    expect(measureResolution(() => (v += 30e6))).toBe(MAX_RESOLUTION_NS);
+  });
+
+  test("calibration has a wall-clock cap: 20 batches, at least 2 s", () => {
+    expect(calibrationCapNs(1e6)).toBe(2e9);
+    expect(calibrationCapNs(1e9)).toBe(2e10);
   });
 
   test("a batch lasts at least 1 ms, or 1000 ticks of a coarser clock", () => {

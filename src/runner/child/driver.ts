@@ -31,6 +31,8 @@ if (process.env.XBENCH_BE_BUN) {
   delete process.env.XBENCH_BE_BUN;
 }
 const resultFile = process.env.XBENCH_RESULT_FILE!;
+/** process.exit as the runtime has it: a benchmark's own calls go through the wrapper below. */
+const exit = process.exit.bind(process);
 
 /**
  * A counting process (docs/counting.md): the counter is opened before any bench file loads, so
@@ -60,7 +62,15 @@ let currentFile: string | undefined;
 
 function emit(line: ChildLine): void {
   const tagged = currentFile !== undefined && (line.t === "row" || line.t === "load-error") ? { ...line, file: currentFile } : line;
-  appendFileSync(resultFile, `${JSON.stringify(tagged)}\n`);
+  try {
+    appendFileSync(resultFile, `${JSON.stringify(tagged)}\n`);
+  } catch (error) {
+    // The run folder's disk, not the benchmark: said in a line xbench reads (spawn.ts), and the
+    // process ends at once, so that a full disk is never read as a failed benchmark.
+    const code = (error as { code?: string }).code ?? "EIO";
+    process.stderr.write(`\nxbench-driver: cannot write ${resultFile}: ${code}\n`);
+    exit(1);
+  }
 }
 
 /**
@@ -111,7 +121,7 @@ function onStrayError(error: unknown): void {
     return;
   }
   console.error(error);
-  process.exit(1);
+  exit(1); // the driver's own exit, not a benchmark's
 }
 
 /** Runs a row's work; an error thrown outside it while it runs fails it too. */
@@ -134,8 +144,19 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
  */
 let measuring: { label: string; sides: Side[] } | undefined;
 let ended = false;
+/** The status a benchmark passed to process.exit() while it ran: its own exit, not a promise left unsettled. */
+let exitCalled: number | string | undefined;
+process.exit = ((code?: number | string | null) => {
+  if (measuring && !ended) exitCalled = code ?? process.exitCode ?? 0;
+  return exit(code as number | undefined);
+}) as typeof process.exit;
 process.on("exit", (code) => {
   if (ended || !measuring) return;
+  if (exitCalled !== undefined) {
+    const message = `the benchmark called process.exit(${exitCalled}) while it ran: a benchmark must return, not end the process`;
+    for (const side of measuring.sides) emit({ t: "row", label: measuring.label, side, unit, error: message });
+    return;
+  }
   // The event loop ran dry while the benchmark awaited: node then exits by itself (0, or 13
   // for the top-level await it leaves unsettled); any other status is the benchmark's exit().
   const message =

@@ -66,10 +66,29 @@ export function measureRegion(next: Region = TIMED): void {
  * cost of a reading where ticks are finer than it: either way the resolution of a batch's time.
  */
 export function measureResolution(clock: () => number = now): number {
+  // A probe cut short by a preemption holds a few steps, one of them the whole timeslice lost:
+  // read as the clock's tick, it would set a batch floor of seconds. Such a probe is taken
+  // again, the smallest reading kept, and no reading counts for more than a coarse clock's tick.
+  let best = Number.POSITIVE_INFINITY;
+  for (let attempt = 0; attempt < RESOLUTION_PROBES; attempt++) {
+    const probe = probeResolution(clock);
+    best = Math.min(best, probe.median);
+    if (probe.steps >= RESOLUTION_STEPS) break;
+  }
+  return Math.min(best, MAX_RESOLUTION_NS);
+}
+
+/** Probes of the clock at most, and the steps a probe takes when nothing cuts it short. */
+const RESOLUTION_PROBES = 5;
+const RESOLUTION_STEPS = 200;
+/** The coarsest tick a clock is taken to have (1 ms): its batch floor is then 1 s. */
+export const MAX_RESOLUTION_NS = 1e6;
+
+function probeResolution(clock: () => number): { median: number; steps: number } {
   const steps: number[] = [];
   let last = clock();
   const end = last + 20e6;
-  while (steps.length < 200) {
+  while (steps.length < RESOLUTION_STEPS) {
     const t = clock();
     if (t !== last) {
       steps.push(t - last);
@@ -77,7 +96,7 @@ export function measureResolution(clock: () => number = now): number {
     }
     if (t >= end) break;
   }
-  return steps.length > 0 ? median(steps) : 20e6;
+  return { median: steps.length > 0 ? median(steps) : 20e6, steps: steps.length };
 }
 
 let resolution: number | undefined;
@@ -352,10 +371,13 @@ export async function prepare(benchmark: BenchmarkCase): Promise<Subject> {
 async function calibrate(subjects: Subject[], batchNs: number): Promise<{ n: number; shortest: number }> {
   let n = 1;
   let shortest = Infinity;
+  // A wall-clock cap: on a machine busy enough that every batch is cut short of its length in
+  // running time, the ramp would go on; past the cap, n is what it reached (warm-up grows it).
+  const deadline = now() + calibrationCapNs(batchNs);
   for (const subject of subjects) {
     for (;;) {
       const elapsed = await subject.batch(n);
-      if (elapsed >= batchNs || n >= MAX_ITERATIONS) {
+      if (elapsed >= batchNs || n >= MAX_ITERATIONS || now() > deadline) {
         shortest = Math.min(shortest, elapsed);
         break;
       }
@@ -363,6 +385,11 @@ async function calibrate(subjects: Subject[], batchNs: number): Promise<{ n: num
     }
   }
   return { n, shortest };
+}
+
+/** How long a calibration may take in wall time: 20 batches, and at least 2 s. */
+export function calibrationCapNs(batchNs: number): number {
+  return Math.max(2e9, 20 * batchNs);
 }
 
 const MAX_ITERATIONS = 1e9;
