@@ -13,7 +13,7 @@ import type { RunContext } from "./context.ts";
 import { emptyFileVerdict, scanBenchSource, type EmptyFileVerdict } from "./diagnose.ts";
 import { expectedLabels, planFile, type FilePlan, type InventoryOutcome } from "./jobs.ts";
 import type { MeasuredFile, RunProcess } from "./rounds.ts";
-import { runtimeMismatch } from "./runtime-fit.ts";
+import { runtimeMismatch, vitestGlobalMismatch } from "./runtime-fit.ts";
 import { assignShards } from "./shard.ts";
 import { recordKey, type RunPlan, type RunStore } from "./store.ts";
 import { unchangedFiles } from "./unchanged-files.ts";
@@ -120,7 +120,7 @@ export async function inventoryFiles(ctx: RunContext, run: RunProcess, done: Set
   for (const file of plan.files) {
     onEvent({ type: "working", what: `loading ${file}` });
     const outcome = await takeInventory(ctx, file, run);
-    const mismatch = runtimeMismatch(file, outcome, sides.head.root, plan.runtime);
+    const mismatch = vitestGlobalMismatch(file, outcome, sides.head.root) ?? runtimeMismatch(file, outcome, sides.head.root, plan.runtime);
     if (mismatch !== undefined) throw new XbenchError(mismatch, { kind: "usage" });
     const empty = emptyFile(file, outcome, sides.head.root, plan.exact ?? []);
     if (empty?.kind === "error") throw new XbenchError(empty.message, { kind: "usage" });

@@ -9,6 +9,7 @@ import { packageFile, readAsset, type ChildAsset } from "./assets.ts";
 import { findBun } from "./bun.ts";
 import { bundleTarget } from "./runtimes.ts";
 import { runToEnd } from "./spawn.ts";
+import { readByVitest, VITEST_GLOBALS, type VitestSetup, vitestSetup } from "./vitest-config.ts";
 
 /** A bench file or the driver could not be compiled (or no bun to compile with). */
 export class BundleError extends XbenchError {
@@ -37,7 +38,11 @@ const VIRTUAL: Record<string, ChildAsset> = {
   "xbench-internal:extras": "extras",
   "xbench-internal:registry": "registry",
   "xbench-internal:deno": "deno",
+  "xbench-internal:vitest": "vitest",
 };
+
+/** A module made here, not read from an asset: vitest's `globals: true`, from the side's own stand-in. */
+const VITEST_GLOBALS_MODULE = "xbench-internal:vitest-globals";
 
 const VIRTUAL_NAME = new RegExp(
   `^(${Object.keys(VIRTUAL)
@@ -71,11 +76,19 @@ const virtualModules: import("bun").BunPlugin = {
       path: VIRTUAL[args.path]!,
       namespace: "xbench",
     }));
+    build.onResolve({ filter: /^xbench-internal:vitest-globals$/ }, () => ({ path: VITEST_GLOBALS_MODULE, namespace: "xbench" }));
     // mitata's main imports its sibling lib by relative path.
     build.onResolve({ filter: /^\.\/lib\.mjs$/ }, (args) =>
       args.importer === "mitataMain" || args.importer.endsWith(":mitataMain") ? { path: "mitataLib", namespace: "xbench" } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "xbench" }, (args) => {
+      if (args.path === VITEST_GLOBALS_MODULE) {
+        const names = JSON.stringify(VITEST_GLOBALS);
+        return {
+          contents: `import * as api from "xbench-internal:vitest";\nfor (const name of ${names}) globalThis[name] = api[name];\n`,
+          loader: "js",
+        };
+      }
       const asset = args.path as ChildAsset;
       return { contents: readAsset(asset), loader: asset.startsWith("mitata") ? "js" : "ts" };
     });
@@ -127,6 +140,8 @@ export function pinFileLocation(source: string, file: string): string {
     .replace(/(?<![.\w$])__filename\b/g, path);
 }
 
+const hashText = (text: string) => createHash("sha256").update(text).digest("hex");
+
 /**
  * Pins each project source's location (see pinFileLocation), and notes every project file the
  * bundle is made of with a hash of its text: two sides whose bundles hold the same files with
@@ -140,7 +155,7 @@ function sourceLocations(entry: string, sources: Array<[string, string]>): impor
         if (args.path.includes("/node_modules/")) return undefined;
         const text = readFileSync(args.path, "utf8");
         // The generated entry names the side's own path: not project code.
-        if (args.path !== entry) sources.push([args.path, createHash("sha256").update(text).digest("hex")]);
+        if (args.path !== entry) sources.push([args.path, hashText(text)]);
         const ext = args.path.split(".").pop()!;
         return { contents: pinFileLocation(text, args.path), loader: LOADERS[ext] ?? "js" };
       });
@@ -194,13 +209,17 @@ function describe(request: BundleRequest): string {
  * The entry of a bundle. A side's bench file is imported for its side effects (its `bench()`
  * calls), which a project's `"sideEffects": false` would let the bundler drop: the build
  * ignores such annotations (ignoreDCEAnnotations) and the entry keeps the module's namespace.
+ * A vitest file gets what the project's vitest config does before it loads: the globals, then
+ * the setup files, in order (ES modules evaluate their imports in the order written).
  */
-function entrySource(request: BundleRequest): string {
+function entrySource(request: BundleRequest, vitest: VitestSetup | undefined): string {
   if (request.kind === "driver") return 'import "xbench-internal:driver";\n';
   // Deno.bench is a global, not an import: its stand-in is put in place before the file loads.
   const callsDenoBench = /\bDeno\s*\.\s*bench\b/.test(readFileSync(request.benchFile, "utf8"));
   return [
     ...(callsDenoBench ? ['import "xbench-internal:deno";'] : []),
+    ...(vitest?.globals ? [`import "${VITEST_GLOBALS_MODULE}";`] : []),
+    ...(vitest?.setupFiles ?? []).map((file) => `import ${JSON.stringify(file)};`),
     `import * as benchFile from ${JSON.stringify(request.benchFile)};`,
     'export { describeSide } from "xbench-internal:side";',
     "export const loaded = benchFile;",
@@ -234,11 +253,18 @@ export function nearestTsconfig(dir: string): string | undefined {
   }
 }
 
+/** The vitest config's part in a bench file vitest would run: one that uses no other benchmark API. */
+function vitestSetupFor(benchFile: string): VitestSetup | undefined {
+  return readByVitest(readFileSync(benchFile, "utf8")) ? vitestSetup(benchFile) : undefined;
+}
+
 async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<string> {
   mkdirSync(request.outDir, { recursive: true });
   const entry = join(request.outDir, "entry.mjs");
-  writeFileSync(entry, entrySource(request));
-  const sources: Array<[string, string]> = [];
+  const vitest = request.kind === "side" ? vitestSetupFor(request.benchFile) : undefined;
+  writeFileSync(entry, entrySource(request, vitest));
+  // The config decides what runs before the file, so it is part of what the bundle is made of.
+  const sources: Array<[string, string]> = vitest ? [[vitest.config, hashText(readFileSync(vitest.config, "utf8"))]] : [];
   // A compiled xbench's Bun.build reads no tsconfig.json by itself: the project's `paths` (a
   // package importing itself by name, from source) are passed as `bun build` would find them.
   const tsconfig = request.kind === "side" ? nearestTsconfig(dirname(request.benchFile)) : undefined;

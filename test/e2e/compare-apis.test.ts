@@ -286,6 +286,41 @@ describe("every row a suite declares, named as its own tool names it", () => {
   }, 300_000);
 });
 
+describe("a project's vitest config applies as vitest applies it", () => {
+  const LABELS = ["padStart › short", "padStart › wide", "truncate › long line", "wrap › paragraph at 40"];
+
+  test("globals: true and a setup file that puts bench and describe on globalThis, beside a deno.json (JSR): every row on node, bun and deno; a change is measured", () => {
+    const repo = fixtureRepo("vitest-globals", { vitest: "vitest" });
+    expect(runOwnTool(repo.dir, [join(MODULES, ".bin", "vitest"), "bench", "--run"])).toContain("paragraph at 40");
+    for (const runtime of ["node", "bun", "deno"]) {
+      const r = compareIn(repo, [...ROWS_RUN, "--runtime", runtime]);
+      expect(r.stderr).not.toContain("xbench:");
+      expect(r.code).toBe(0);
+      expectRows(r.result, LABELS);
+    }
+    // Every word is normalized and rebuilt: only wrapping pays.
+    const from = 'for (const word of text.split(" ")) {';
+    const source = readFileSync(join(repo.dir, "src/index.ts"), "utf8");
+    expect(source).toContain(from);
+    repo.write({
+      "src/index.ts": source.replace(from, 'for (const word of text.split(" ").map((w) => w.normalize("NFKD").split("").join(""))) {'),
+    });
+    const r = compareIn(repo, [...RUN, "--runtime", "node"]);
+    expect(r.code).toBe(0);
+    expectOnlySlower(r.result, "wrap › paragraph at 40", LABELS);
+  }, 300_000);
+
+  test("a file that calls describe without importing it, with a config that sets up no globals: one line naming the config, not another runtime", () => {
+    const repo = fixtureRepo("vitest-globals", { vitest: "vitest" });
+    repo.write({ "vitest.config.ts": 'import { defineConfig } from "vitest/config";\n\nexport default defineConfig({ test: {} });\n' });
+    repo.commit("no globals");
+    expectStoppedWith(
+      compareIn(repo, ROWS_RUN),
+      /^xbench: bench\/pad\.bench\.ts calls describe without importing it, and vitest\.config\.ts defines it nowhere before the file loads \(no globals: true, no setupFiles\): import \{ describe \} from "vitest" in the file, or put it on globalThis in a setup file$/m,
+    );
+  }, 300_000);
+});
+
 describe("a file written for another runtime", () => {
   test("a Deno workspace (deno.json, a member imported by name, URLPattern): one line naming --runtime deno before any round; with it, every row", () => {
     const repo = fixtureRepo("deno-router", {});
