@@ -1,6 +1,6 @@
 import { defineCommand } from "../args/define.ts";
 import { percent, positiveInt } from "../args/values.ts";
-import { TIME_FLAGS } from "./flags.ts";
+import { RUN_FLAGS, TIME_FLAGS } from "./flags.ts";
 import { usageError } from "../errors.ts";
 import { planBisect, runBisect } from "../compare/bisect.ts";
 import { MAX_ROUNDS, MIN_ROUNDS } from "../compare/plan.ts";
@@ -8,7 +8,6 @@ import { renderBisectMarkdown, renderBisectTerminal, stepLine } from "../output/
 import { renderCompareEvents } from "../output/compare-events.ts";
 import { log } from "../output/log.ts";
 import { checkOutputTargets, prettyJson, writeReport } from "../output/writer.ts";
-import { RUNTIMES } from "../model/result.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { checkRuntime } from "../runner/runtimes.ts";
 
@@ -59,7 +58,7 @@ export const bisectCommand = defineCommand({
       description: `An undecided step doubles its rounds up to N, then is skipped (default: ${DEFAULT_MAX_ROUNDS})`,
       parse: positiveInt(1),
     },
-    runtime: { type: "enum", options: RUNTIMES, description: "Runtime for the bench processes", default: "node" },
+    runtime: RUN_FLAGS.runtime,
     build: { type: "string", valueHint: "CMD", description: "Command run once per commit before any timing" },
     install: { type: "boolean", description: "Install dependencies per commit instead of linking the repository's node_modules" },
     isolate: { type: "boolean", description: "One side per bench process instead of both sides alternating in one" },

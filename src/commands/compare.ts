@@ -51,6 +51,11 @@ function describeSampling(rule: SamplingRule): string {
   return `${rule.minRounds}+ rounds until every interval is within ±${(rule.targetHalfWidth * 100).toFixed(1)}% or ${rule.maxTimeS} s`;
 }
 
+/** `benchmark.js ("bench": "node benchmark.js")`: each file a bench script runs, with the script. */
+function describeScripts(runs: NonNullable<RunStore["plan"]["fromScripts"]>): string {
+  return runs.map(({ script, command, file }) => `${file} (${JSON.stringify(script)}: ${JSON.stringify(command)})`).join(", ");
+}
+
 /** A flag of compare's table, as typed. */
 type CompareFlag = `--${keyof typeof COMPARE_FLAGS}`;
 
@@ -188,7 +193,7 @@ async function compareBenchFiles(
   const targets = fileTargets(flags);
   checkOutputTargets(targets);
   const commentTarget = flags.comment ? pullRequestTarget() : undefined;
-  if (flags.profile && !flags.resume) checkProfiler(flags.runtime);
+  if (flags.profile && !flags.resume && flags.runtime) checkProfiler(flags.runtime);
   let store: RunStore;
   if (flags.resume) {
     const clash = given.find((flag) => PLAN_FLAGS.includes(flag));
@@ -212,7 +217,7 @@ async function compareBenchFiles(
     // --profile is the plan's too, so that --resume profiles what the interrupted run was to.
     const plan = flags.profile ? { ...made, profile: flags.profile } : made;
     // A runtime that cannot start is one line now, not a failed row in every round.
-    await checkRuntime(plan.runtime, plan.repo);
+    await checkRuntime(plan.runtime, plan.repo, plan.runtimeFrom);
     store = createStore(newRunDir(plan.repo), plan);
   }
   const { plan } = store;
@@ -224,6 +229,9 @@ async function compareBenchFiles(
   log.info(
     `${plan.files.length} bench file(s) · ${describeSampling(plan.sampling)}${jobs} · runtime ${plan.runtime} · run folder ${store.dir}`,
   );
+  if (plan.fromScripts)
+    log.info(`bench files from package.json's scripts (no file has a default bench name): ${describeScripts(plan.fromScripts)}`);
+  if (plan.runtimeFrom) log.info(`runtime ${plan.runtime}: ${plan.runtimeFrom}`);
 
   const events = renderCompareEvents();
   if (profile) checkProfiler(plan.runtime);

@@ -68,7 +68,11 @@ export const RUN_FLAGS = {
     type: "boolean",
     description: "Measure bench files whose code is the same on both sides too (otherwise their rows read: unchanged code)",
   },
-  runtime: { type: "enum", options: RUNTIMES, description: "Runtime for the bench processes", default: "node" },
+  runtime: {
+    type: "enum",
+    options: RUNTIMES,
+    description: "Runtime for the bench processes (default: the one the project's own tool runs its bench files with, else node)",
+  },
   build: { type: "string", valueHint: "CMD", description: "Command run once per side before any timing" },
 } as const satisfies Flags;
 
@@ -105,7 +109,7 @@ interface RunFlags {
   "max-time"?: number;
   isolate: boolean;
   all: boolean;
-  runtime: Runtime;
+  runtime?: Runtime;
   build?: string;
   install: boolean;
   timeout: number;

@@ -84,7 +84,7 @@ export const historyRecordCommand = defineCommand({
       ...runSettings(flags),
       holm: false,
     });
-    await checkRuntime(plan.runtime, plan.repo);
+    await checkRuntime(plan.runtime, plan.repo, plan.runtimeFrom);
     log.info(`recording ${commit.slice(0, 12)} against its parent ${parent.slice(0, 12)} · ${plan.files.length} bench file(s)`);
     const entry = await measure(plan, commit, parent);
     storeEntry(root, entry);

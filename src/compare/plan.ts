@@ -27,13 +27,18 @@ import {
   selectBenchFiles,
   selectNamedFiles,
 } from "./discover.ts";
+import { chooseRuntime } from "./runtime-choice.ts";
 import { wholeCycles } from "./sampling.ts";
+import { benchScriptRuns, type ScriptRun } from "./scripts.ts";
 import { didYouMean } from "../util/suggest.ts";
 import { PLAN_VERSION, type RunPlan, type RunSettings, type SamplingRule } from "./store.ts";
 import { DEFAULT_FILES_PER_PROCESS } from "./shared.ts";
 
 /** What the user asked for on the command line, validated. */
-export interface CompareRequest extends Omit<RunSettings, "sampling" | "budget" | "budgetFixed" | "budgetFitted"> {
+export interface CompareRequest
+  extends Omit<RunSettings, "sampling" | "budget" | "budgetFixed" | "budgetFitted" | "runtime" | "runtimeFrom"> {
+  /** `--runtime`; without it, the runtime the project's own tool uses (runtime-choice.ts). */
+  runtime?: RunSettings["runtime"];
   cwd: string;
   base?: string;
   head?: string;
@@ -162,7 +167,7 @@ export function chooseBenchFiles(
   request: Pick<CompareRequest, "cwd" | "head" | "bench" | "filter">,
   repo: string,
   headSha: string,
-): { files: string[]; fromWorkingTree: string[]; exact: string[] } {
+): { files: string[]; fromWorkingTree: string[]; exact: string[]; scripts: ScriptRun[]; fromScripts?: ScriptRun[] } {
   const where = whereLabel(request.head);
   const onHead = request.head ? filesAtRef(repo, headSha) : listFiles(repo);
   const cwdInRepo = relative(repo, request.cwd);
@@ -172,13 +177,18 @@ export function chooseBenchFiles(
     flags.length === 0 ? packageBenchList(pkgText, request.head ? `package.json at ${request.head}` : "package.json") : undefined;
   const named = flags.length > 0 ? flags : fromPackage;
 
+  const scripts = benchScriptRuns(pkgText, onHead);
   if (!named) {
     const files = selectBenchFiles(onHead, request.filter);
-    if (files.length > 0) return { files, fromWorkingTree: [], exact: [] };
-    const all = onHead.filter(isBenchFile);
+    if (files.length > 0) return { files, fromWorkingTree: [], exact: [], scripts };
+    // No file by the default names: the files package.json's bench scripts run are the suite.
+    const run = filterFiles([...new Set(scripts.map((s) => s.file))], request.filter);
+    if (run.length > 0)
+      return { files: run, fromWorkingTree: [], exact: run, scripts, fromScripts: scripts.filter((s) => run.includes(s.file)) };
+    const all = [...onHead.filter(isBenchFile), ...scripts.map((s) => s.file)];
     throw new XbenchError(
       all.length === 0
-        ? `no bench files (${BENCH_FILE_NAMES}) ${where}; ${NAMING_HINT}`
+        ? `no bench files (${BENCH_FILE_NAMES}, or a file package.json's "bench" script runs) ${where}; ${NAMING_HINT}`
         : `no bench file matches "${request.filter}"; bench files ${where}: ${all.join(", ")}`,
       { kind: "usage" },
     );
@@ -208,7 +218,7 @@ export function chooseBenchFiles(
   // Only a `--head REF` side needs them copied: the working tree already is head.
   const fromWorkingTree = request.head ? files.filter((f) => !onHeadSet.has(f)) : [];
   const exact = files.filter((f) => named.includes(f));
-  return { files, fromWorkingTree, exact };
+  return { files, fromWorkingTree, exact, scripts };
 }
 
 function readIfExists(path: string): string | undefined {
@@ -229,7 +239,9 @@ function isFile(path: string): boolean {
  */
 export function makePlan(request: CompareRequest): RunPlan {
   const { repo, base, head } = resolveRevisions(request);
-  const { files, fromWorkingTree, exact } = chooseBenchFiles(request, repo, head.sha);
+  const { files, fromWorkingTree, exact, scripts, fromScripts } = chooseBenchFiles(request, repo, head.sha);
+  const headSource = (file: string) => (request.head ? fileAtCommit(repo, head.sha, file) : readIfExists(join(repo, file)));
+  const runtime = request.runtime ? { runtime: request.runtime } : chooseRuntime(files, headSource, scripts);
   return {
     version: PLAN_VERSION,
     repo,
@@ -237,7 +249,9 @@ export function makePlan(request: CompareRequest): RunPlan {
     files,
     ...(fromWorkingTree.length > 0 ? { fromWorkingTree } : {}),
     ...(exact.length > 0 ? { exact } : {}),
-    runtime: request.runtime,
+    runtime: runtime.runtime,
+    ...(runtime.because ? { runtimeFrom: runtime.because } : {}),
+    ...(fromScripts ? { fromScripts: fromScripts.map(({ script, command, file }) => ({ script, command, file })) } : {}),
     build: request.build,
     install: request.install,
     timeoutS: request.timeoutS,

@@ -27,6 +27,8 @@ export interface SamplingRule {
 export interface RunSettings {
   filter?: string;
   runtime: Runtime;
+  /** Why the run took `runtime` without `--runtime` (the project's own tool's), for the header. */
+  runtimeFrom?: string;
   build?: string;
   install: boolean;
   timeoutS: number;
@@ -61,6 +63,8 @@ export interface RunPlan extends RunSettings {
   files: string[];
   /** Bench files head (`--head REF`) lacks, taken from the working tree for both sides: uncommitted wrappers. */
   fromWorkingTree?: string[];
+  /** Bench files found through package.json's bench scripts (no file had a default name), with the script. */
+  fromScripts?: Array<{ script: string; command: string; file: string }>;
   /** Files the user named by plain path (not a glob, not the default search): never skipped as helpers. */
   exact?: string[];
   base: RevisionInfo;

@@ -92,9 +92,10 @@ export function runtimeLaunch(runtime: Runtime, root: string, bundle: string): R
 
 /**
  * Starts the runtime once (`--version`) so that one that is missing or broken is one line
- * before any round, not a failed row per process.
+ * before any round, not a failed row per process. `chosen`: why the run took this runtime
+ * without `--runtime` (the project's own tool's), said in that line.
  */
-export async function checkRuntime(runtime: Runtime, root: string): Promise<void> {
+export async function checkRuntime(runtime: Runtime, root: string, chosen?: string): Promise<void> {
   const { file, env } = runtimeCommand(runtime, root);
   const done = await runToEnd([file, "--version"], { cwd: root, env: { ...process.env, ...env } });
   if (done.code === 0 && !done.error) return;
@@ -104,7 +105,8 @@ export async function checkRuntime(runtime: Runtime, root: string): Promise<void
     : (done.error?.replace(/^cannot start [^:]*: /, "") ??
       (lastLines(done.stderr, 1) || `\`${file} --version\` exited ${done.code ?? done.signal}`));
   const hint = missing ? ` (install it in the project or put it on PATH, or set XBENCH_${runtime.toUpperCase()})` : "";
-  throw usageError(`--runtime ${runtime}: cannot start ${file}: ${why}${hint}`);
+  const flag = chosen ? `runtime ${runtime} (${chosen})` : `--runtime ${runtime}`;
+  throw usageError(`${flag}: cannot start ${file}: ${why}${hint}`);
 }
 
 /** Bun.build's target for the bundles of `runtime`. */

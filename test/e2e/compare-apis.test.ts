@@ -326,7 +326,7 @@ describe("a file written for another runtime", () => {
     const repo = fixtureRepo("deno-router", {});
     expect(runOwnTool(repo.dir, [join(MODULES, ".bin", "deno"), "bench", "--no-check"])).toContain("nested params");
     expectStoppedWith(
-      compareIn(repo, ROWS_RUN),
+      compareIn(repo, [...ROWS_RUN, "--runtime", "node"]),
       /^xbench: bench\/router_bench\.ts is written for Deno \(it resolves its imports through deno\.json\) and cannot load under node \(Cannot find package '@tiny\/router'\); run with --runtime deno$/m,
     );
     const deno = compareIn(repo, [...ROWS_RUN, "--runtime", "deno"]);
@@ -351,6 +351,32 @@ describe("a file written for another runtime", () => {
     expectRows(deno.result, ["reverse › splitReverseJoin", "reverse › reverse"]);
   }, 300_000);
 
+  test("a Deno-first repository (Deno.bench files, a deno.jsonc, no package.json): measured under deno, as deno bench runs it, and the header says why", () => {
+    const files = filesOf(join(FIXTURES, "deno-bytes"));
+    const { "deno.json": config, ...rest } = files;
+    const repo = repoWith({ ...rest, "deno.jsonc": `// published to JSR\n${config}` });
+    const r = compareIn(repo, ROWS_RUN);
+    expect(r.code).toBe(0);
+    expect(r.result!.runtime).toBe("deno");
+    expect(r.stderr).toMatch(/^ℹ .* · runtime deno · /m);
+    expect(r.stderr).toContain("runtime deno: bytes_bench.ts calls Deno.bench, which deno bench runs; --runtime node measures under node");
+    expectRows(r.result, ["search › indexOfNeedle", "compare › equals (4 KiB)", "concat 16 chunks"]);
+  }, 300_000);
+
+  test("Deno.bench files beside node ones: node, and the header names the files deno bench would run", () => {
+    const files = filesOf(join(FIXTURES, "deno-bytes"));
+    const repo = repoWith({
+      ...files,
+      "sum.bench.ts": 'import { bench } from "mitata";\nbench("sum", () => [1, 2, 3].reduce((a, b) => a + b, 0));\n',
+    });
+    const r = compareIn(repo, ROWS_RUN);
+    expect(r.code).toBe(0);
+    expect(r.result!.runtime).toBe("node");
+    expect(r.stderr).toContain(
+      "runtime node: the default; the project's own tool would run bytes_bench.ts under deno (it calls Deno.bench, which deno bench runs): --runtime deno measures it there",
+    );
+  }, 300_000);
+
   test("a file that imports bun:sqlite: one line naming --runtime bun; with it, every row", () => {
     const repo = repoWith({
       "bench/store.bench.ts": [
@@ -371,11 +397,14 @@ describe("a file written for another runtime", () => {
       ].join("\n"),
     });
     expectStoppedWith(
-      compareIn(repo, ROWS_RUN),
+      compareIn(repo, [...ROWS_RUN, "--runtime", "node"]),
       /^xbench: bench\/store\.bench\.ts is written for Bun \(it imports bun:sqlite\) and cannot load under node \(.+\); run with --runtime bun$/m,
     );
-    const bun = compareIn(repo, [...ROWS_RUN, "--runtime", "bun"]);
+    // Without --runtime, the file's own runtime, said in the header.
+    const bun = compareIn(repo, ROWS_RUN);
     expect(bun.code).toBe(0);
+    expect(bun.result!.runtime).toBe("bun");
+    expect(bun.stderr).toContain("runtime bun: bench/store.bench.ts imports bun:sqlite; --runtime node measures under node");
     expectRows(bun.result, ["get", "put"]);
   }, 300_000);
 });

@@ -149,7 +149,7 @@ describe("xbench compare on a real git repository", () => {
     const r = xbench(["compare", "--base", "HEAD"], { cwd: empty.dir, env: ENV });
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toStartWith(
-      "xbench: no bench files (*.bench.ts, *.benchmark.js, *_bench.ts, in any of .ts .mts .cts .js .mjs .cjs .tsx .jsx) in the working tree; name them with --bench",
+      'xbench: no bench files (*.bench.ts, *.benchmark.js, *_bench.ts, in any of .ts .mts .cts .js .mjs .cjs .tsx .jsx, or a file package.json\'s "bench" script runs) in the working tree; name them with --bench',
     );
   });
 
