@@ -38,7 +38,7 @@ export interface SourceSignals {
 }
 
 /** Bare module names a source imports or requires. */
-function importedModules(source: string): string[] {
+export function importedModules(source: string): string[] {
   const names = new Set<string>();
   const patterns = [/\bfrom\s*["']([^"']+)["']/g, /\bimport\s*\(?\s*["']([^"']+)["']/g, /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g];
   for (const pattern of patterns) for (const [, name] of source.matchAll(pattern)) names.add(name!);

@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { availableParallelism } from "node:os";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "pathe";
 import { XbenchError } from "../errors.ts";
 import {
@@ -30,9 +30,13 @@ import {
 import { chooseRuntime } from "./runtime-choice.ts";
 import { wholeCycles } from "./sampling.ts";
 import { benchScriptRuns, type ScriptRun } from "./scripts.ts";
+import { wantedManager } from "./install.ts";
+import { managerFacts } from "./sides.ts";
+import { gitIgnored, unbuiltMessage, unbuiltPackages } from "./workspace.ts";
 import { didYouMean } from "../util/suggest.ts";
 import { PLAN_VERSION, type RunPlan, type RunSettings, type SamplingRule } from "./store.ts";
 import { DEFAULT_FILES_PER_PROCESS } from "./shared.ts";
+import { isFile } from "../util/is-file.ts";
 
 /** What the user asked for on the command line, validated. */
 export interface CompareRequest
@@ -167,7 +171,7 @@ export function chooseBenchFiles(
   request: Pick<CompareRequest, "cwd" | "head" | "bench" | "filter">,
   repo: string,
   headSha: string,
-): { files: string[]; fromWorkingTree: string[]; exact: string[]; scripts: ScriptRun[]; fromScripts?: ScriptRun[] } {
+): { files: string[]; fromWorkingTree: string[]; exact: string[]; scripts: ScriptRun[]; fromScripts?: ScriptRun[]; tree: string[] } {
   const where = whereLabel(request.head);
   const onHead = request.head ? filesAtRef(repo, headSha) : listFiles(repo);
   const cwdInRepo = relative(repo, request.cwd);
@@ -180,11 +184,18 @@ export function chooseBenchFiles(
   const scripts = benchScriptRuns(pkgText, onHead);
   if (!named) {
     const files = selectBenchFiles(onHead, request.filter);
-    if (files.length > 0) return { files, fromWorkingTree: [], exact: [], scripts };
+    if (files.length > 0) return { files, fromWorkingTree: [], exact: [], scripts, tree: onHead };
     // No file by the default names: the files package.json's bench scripts run are the suite.
     const run = filterFiles([...new Set(scripts.map((s) => s.file))], request.filter);
     if (run.length > 0)
-      return { files: run, fromWorkingTree: [], exact: run, scripts, fromScripts: scripts.filter((s) => run.includes(s.file)) };
+      return {
+        files: run,
+        fromWorkingTree: [],
+        exact: run,
+        scripts,
+        fromScripts: scripts.filter((s) => run.includes(s.file)),
+        tree: onHead,
+      };
     const all = [...onHead.filter(isBenchFile), ...scripts.map((s) => s.file)];
     throw new XbenchError(
       all.length === 0
@@ -218,19 +229,11 @@ export function chooseBenchFiles(
   // Only a `--head REF` side needs them copied: the working tree already is head.
   const fromWorkingTree = request.head ? files.filter((f) => !onHeadSet.has(f)) : [];
   const exact = files.filter((f) => named.includes(f));
-  return { files, fromWorkingTree, exact, scripts };
+  return { files, fromWorkingTree, exact, scripts, tree: onHead };
 }
 
 function readIfExists(path: string): string | undefined {
   return existsSync(path) ? readFileSync(path, "utf8") : undefined;
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -239,9 +242,15 @@ function isFile(path: string): boolean {
  */
 export function makePlan(request: CompareRequest): RunPlan {
   const { repo, base, head } = resolveRevisions(request);
-  const { files, fromWorkingTree, exact, scripts, fromScripts } = chooseBenchFiles(request, repo, head.sha);
+  const { files, fromWorkingTree, exact, scripts, fromScripts, tree } = chooseBenchFiles(request, repo, head.sha);
   const headSource = (file: string) => (request.head ? fileAtCommit(repo, head.sha, file) : readIfExists(join(repo, file)));
   const runtime = request.runtime ? { runtime: request.runtime } : chooseRuntime(files, headSource, scripts);
+  if (!request.build) {
+    // Before any work: a bench file that reaches a workspace package's unbuilt output would measure no side's own source.
+    const unbuilt = unbuiltPackages(repo, files, tree, headSource, gitIgnored(repo));
+    if (unbuilt.length > 0)
+      throw new XbenchError(unbuiltMessage(wantedManager(managerFacts(repo))?.name ?? "npm", unbuilt), { kind: "usage" });
+  }
   return {
     version: PLAN_VERSION,
     repo,

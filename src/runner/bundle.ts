@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { dirname, join } from "pathe";
+import { dirname, isAbsolute, join, relative } from "pathe";
 import { XbenchError } from "../errors.ts";
 import type { Runtime } from "../model/result.ts";
 import { lastLines } from "../util/text.ts";
 import { packageFile, readAsset, type ChildAsset } from "./assets.ts";
 import { findBun } from "./bun.ts";
+import { packageDir, packageEntry, splitSpecifier } from "./package-entry.ts";
 import { bundleTarget } from "./runtimes.ts";
 import { runToEnd } from "./spawn.ts";
 import { readByVitest, VITEST_GLOBALS, type VitestSetup, vitestSetup } from "./vitest-config.ts";
@@ -114,6 +115,53 @@ const packageJsonFiles: import("bun").BunPlugin = {
   },
 };
 
+/** Whether `path` is `dir` or below it. */
+const inside = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+
+/**
+ * A package of the project's own (a workspace package, linked into node_modules by npm, pnpm,
+ * yarn or bun) is project code: bundled from this side's copy, never left external, so its
+ * files are part of what the side's bundle is made of (compare/unchanged.ts) and base never
+ * runs head's copy through the node_modules it links. A link resolves to the real folder:
+ * where that is in the repository whose node_modules a worktree links (`linkedFrom`), the same
+ * path in this side's checkout is taken. Dependencies (real paths under a node_modules) stay
+ * external; one a workspace package imports that the bench file's own folder cannot resolve
+ * (pnpm keeps each package's dependencies beside it) is left external by its absolute path.
+ */
+function workspacePackages(request: Extract<BundleRequest, { kind: "side" }>): import("bun").BunPlugin {
+  const root = request.root ?? dirname(request.benchFile);
+  const fromBench = dirname(request.benchFile);
+  const conditions = bundleTarget(request.runtime) === "bun" ? ["bun", "node", "import", "module"] : ["node", "import", "module"];
+  return {
+    name: "xbench-workspace-packages",
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.kind.startsWith("entry-point") || /^[a-z]+:/i.test(args.path) || !isAbsolute(args.importer)) return undefined;
+        if (args.importer.includes("/node_modules/")) return undefined;
+        const { name, subpath } = splitSpecifier(args.path);
+        const dir = packageDir(args.resolveDir, name);
+        if (!dir) return undefined;
+        if (dir.includes("/node_modules/")) {
+          if (packageDir(fromBench, name) === dir) return undefined;
+          const entry = packageEntry(dir, subpath, conditions);
+          return entry && existsSync(entry) ? { path: entry, external: true } : undefined;
+        }
+        const linked = request.linkedFrom && !inside(dir, root) && inside(dir, request.linkedFrom);
+        const own = linked ? join(root, relative(request.linkedFrom!, dir)) : dir;
+        if (!inside(own, root)) return undefined;
+        const file = packageEntry(own, subpath, conditions);
+        if (file === undefined) return undefined;
+        if (!existsSync(file)) {
+          throw new Error(
+            `${args.path}, a package of this repository, resolves to ${relative(root, file)}, which this side does not have: build output? --build CMD builds each side before bundling`,
+          );
+        }
+        return { path: file };
+      });
+    },
+  };
+}
+
 const LOADERS: Record<string, "ts" | "tsx" | "js" | "jsx"> = {
   ts: "ts",
   mts: "ts",
@@ -175,6 +223,10 @@ export type BundleRequest =
       /** Folder the bundle goes to; bare imports resolve from here upward, so keep it inside the side. */
       outDir: string;
       runtime: Runtime;
+      /** The side's checkout: a workspace package's files are bundled from here. */
+      root?: string;
+      /** The repository whose node_modules this side links (a worktree's), where its links resolve to. */
+      linkedFrom?: string;
     }
   | { kind: "driver"; outDir: string; runtime: Runtime };
 
@@ -277,7 +329,12 @@ async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<stri
     format: "esm",
     packages: "external",
     external: ["@mitata/counters", "bun:jsc"],
-    plugins: [virtualModules, packageJsonFiles, sourceLocations(entry, sources)],
+    plugins: [
+      virtualModules,
+      packageJsonFiles,
+      ...(request.kind === "side" ? [workspacePackages(request)] : []),
+      sourceLocations(entry, sources),
+    ],
     ignoreDCEAnnotations: true,
     // `side.js.map` beside the bundle: compare --profile maps functions back to their files.
     sourcemap: "external",

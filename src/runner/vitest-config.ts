@@ -5,8 +5,9 @@
  * literals of `setupFiles` (a path relative to the config's folder, also inside
  * `resolve(__dirname, …)` or `new URL(…, import.meta.url)`).
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "pathe";
+import { isFile } from "../util/is-file.ts";
 
 /** vitest's own search, in its order: `vitest.config.*`, then `vite.config.*`. */
 const CONFIG_NAMES = ["vitest.config", "vite.config"].flatMap((name) =>
@@ -89,14 +90,6 @@ function setupValue(source: string): string | undefined {
     else if (c === "]" && --depth === 0) return source.slice(start, i + 1);
   }
   return undefined;
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /**
