@@ -3,7 +3,7 @@
  * new runtime is its name in RUNTIMES (model/result.ts) and an entry here; the type checker
  * asks for the entry.
  */
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { join } from "pathe";
 import { usageError } from "../errors.ts";
 import type { Runtime } from "../model/result.ts";
@@ -56,8 +56,24 @@ function denoConfig(root: string): string | undefined {
   return ["deno.json", "deno.jsonc"].map((name) => join(root, name)).find((file) => existsSync(file));
 }
 
+/**
+ * Node from PATH, passing over the `node` that `bun --bun` (and `bunx --bun`) puts first on
+ * the PATH of what it runs: a link to bun itself, which is not node and takes none of its flags.
+ */
+function nodeCommand(): RuntimeCommand {
+  if (process.env.XBENCH_NODE) return { file: process.env.XBENCH_NODE, env: {} };
+  if (!process.versions.bun) return { file: "node", env: {} };
+  for (const folder of (process.env.PATH ?? "").split(":")) {
+    const file = join(folder, "node");
+    if (!folder || !existsSync(file)) continue;
+    if (/\/bun-node-[^/]*$/.test(folder) || /(^|\/)bunx?(\.exe)?$/.test(realpathSync(file))) continue;
+    return { file, env: {} };
+  }
+  return { file: "node", env: {} };
+}
+
 const LAUNCH: Record<Runtime, RuntimeEntry> = {
-  node: { command: () => ({ file: process.env.XBENCH_NODE || "node", env: {} }), args: () => [], bundleTarget: "node" },
+  node: { command: nodeCommand, args: () => [], bundleTarget: "node" },
   bun: { command: bunCommand, args: () => [], bundleTarget: "bun" },
   deno: {
     command: (local) => ({ file: process.env.XBENCH_DENO || local("deno") || "deno", env: {} }),
