@@ -115,7 +115,10 @@ const COMPARE_FLAGS = {
   ...TIME_FLAGS,
   ...FILE_FLAGS,
   comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
-  verbose: { type: "boolean", description: "A note for each row that missed the sampling target, not only one for all" },
+  verbose: {
+    type: "boolean",
+    description: "A note for each row that missed the sampling target, and each of no work measured, not only one for all",
+  },
   holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
   "min-effect": {
     type: "string",

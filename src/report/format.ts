@@ -114,6 +114,8 @@ export function runNotes(analysis: Analysis): string[] {
     const timed = result.rows.filter((row) => row.stats).length;
     notes.push(`intervals and verdicts Holm-adjusted across ${timed} rows with an interval (family-wise 95%)`);
   }
+  const noWork = noWorkNote(result.rows);
+  if (noWork) notes.push(noWork);
   const legend = verdictLegend(analysis);
   if (legend) notes.push(legend);
   const aa = aaNote(analysis);
@@ -251,7 +253,28 @@ export interface RowNote {
   text: string;
 }
 
-export function rowNotes(rows: readonly ShownRow[]): RowNote[] {
+/**
+ * The one note for every `no-work` row: how many, why they have no interval, where the list is.
+ * Under NO_WORK_NS per iteration a row is below what time resolves here, whatever the reason (a
+ * body that cheap, or one the JIT removed): nothing measured says which.
+ */
+export function noWorkNote(rows: readonly ShownRow[]): string | undefined {
+  const empty = rows.filter((row) => row.status === "no-work");
+  if (empty.length === 0) return undefined;
+  const which = empty.length === 1 ? `1 row reads ${NO_WORK_TEXT} (${empty[0]!.id})` : `${empty.length} rows read ${NO_WORK_TEXT}`;
+  const list = empty.length === 1 ? "" : ` (--verbose lists them; the JSON marks them "no-work")`;
+  return `${which}: under ${NO_WORK_NS} ns per iteration on both sides, below what time can resolve here (an empty loop costs about as much), so no interval and no verdict${list}; a body meant to cost more may have been optimized away: use its result (return it, or keep it in a variable the benchmark reads)`;
+}
+
+/** A `no-work` row's own note (`--verbose`): its times on each side. */
+function noWorkRowText(row: ShownRow): string {
+  const { base, head } = row.sideMedians;
+  const times = base !== undefined && head !== undefined ? `${formatTime(base)} (base) and ${formatTime(head)} (head)` : "both sides";
+  return `${NO_WORK_TEXT}: ${times} per iteration, under ${NO_WORK_NS} ns, below what time can resolve here`;
+}
+
+/** Notes about single rows; `noWork`: a note per `no-work` row too (the run's one note says it for all). */
+export function rowNotes(rows: readonly ShownRow[], options: { noWork?: boolean } = {}): RowNote[] {
   const notes: RowNote[] = [];
   for (const row of rows) {
     if (row.status === "failed" && row.error)
@@ -260,11 +283,7 @@ export function rowNotes(rows: readonly ShownRow[]): RowNote[] {
         text: `failed on ${row.error.side === "both" ? "both sides (base and head)" : row.error.side}: ${row.error.message}`,
       });
     if (row.exact?.varies) notes.push({ id: row.id, text: "values differed between rounds; medians compared" });
-    if (row.status === "no-work")
-      notes.push({
-        id: row.id,
-        text: `${NO_WORK_TEXT}: under ${NO_WORK_NS} ns per iteration on both sides, what an empty loop costs; the benchmark's body was probably optimized away (use its result: return it, or keep it in a variable the benchmark reads)`,
-      });
+    if (row.status === "no-work" && options.noWork) notes.push({ id: row.id, text: noWorkRowText(row) });
     if (row.ties) notes.push({ id: row.id, text: tiedText(row.ties) });
   }
   return notes;

@@ -143,11 +143,14 @@ bench("row", () => JSON.stringify({ list: [1, 2, 3] }));
 });
 
 describe("a row that measures nothing", () => {
-  test("a body the JIT removes reads 'no work measured', with no interval and no verdict", () => {
+  test("a body the JIT removes reads 'no work measured', with no interval and no verdict; one note line says it for all such rows", () => {
     const repo = repoWith({
       "t.bench.ts": `import { bench } from "mitata";
 bench("folded away", () => {
   const a = 1 + 2;
+});
+bench("folded too", () => {
+  const b = "x".length;
 });
 bench("real work", () => JSON.stringify({ a: [1, 2, 3], b: "text" }));
 `,
@@ -160,8 +163,15 @@ bench("real work", () => JSON.stringify({ a: [1, 2, 3], b: "text" }));
     expect(rowOf(r.result, "real work").status).toBe("ok");
     const line = r.stdout.split("\n").find((l) => l.includes("folded away") && !l.startsWith("note"))!;
     expect(line).toMatch(/ns\s+no work measured$/);
-    expect(r.stdout).toMatch(/no work measured: under 1\.5 ns per iteration on both sides/);
-    expect(r.stdout).toMatch(/1 no work measured \(2 rows\)/);
+    expect(rowOf(r.result, "folded too").status).toBe("no-work");
+    const notes = r.stdout.split("\n").filter((l) => l.startsWith("note:") && l.includes("no work measured"));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(
+      /^note: 2 rows read no work measured: under 1\.5 ns per iteration on both sides, below what time can resolve here/,
+    );
+    expect(r.stdout).toMatch(/2 no work measured \(3 rows\)/);
+    const verbose = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--verbose"]);
+    expect(verbose.stdout.split("\n").filter((l) => /^note: t\.bench\.ts › folded (away|too): no work measured: /.test(l))).toHaveLength(2);
   }, 300_000);
 });
 

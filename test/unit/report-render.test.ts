@@ -228,6 +228,32 @@ describe("columns agree with the delta", () => {
     expect(renderTerminal(analyzeResult(result), { color: false, verbose: true })).not.toContain("would reach it");
   });
 
+  test("rows of no work measured: one note for all of them, how many and where the list is; a note per row with --verbose", () => {
+    const result = aaResult();
+    const timed = result.rows.filter((r) => r.stats);
+    const empty = timed.slice(0, 3).map((row) => ({
+      ...row,
+      status: "no-work" as const,
+      stats: undefined,
+      base: row.base.map(() => 0.4),
+      head: row.head.map(() => 0.5),
+    }));
+    result.rows = [...empty, ...result.rows.slice(3)];
+    const text = renderTerminal(analyzeResult(result), { color: false });
+    const notes = text.split("\n").filter((line) => line.startsWith("note: ") && line.includes("no work measured"));
+    expect(notes).toEqual([
+      'note: 3 rows read no work measured: under 1.5 ns per iteration on both sides, below what time can resolve here (an empty loop costs about as much), so no interval and no verdict (--verbose lists them; the JSON marks them "no-work"); a body meant to cost more may have been optimized away: use its result (return it, or keep it in a variable the benchmark reads)',
+    ]);
+    expect(text).not.toContain("probably optimized away");
+    const verbose = renderTerminal(analyzeResult(result), { color: false, verbose: true });
+    const shown = withDisplayNames(result).rows;
+    for (const i of [0, 1, 2]) {
+      expect(verbose).toContain(
+        `note: ${shown[i]!.id}: no work measured: 0.40 ns (base) and 0.50 ns (head) per iteration, under 1.5 ns, below what time can resolve here`,
+      );
+    }
+  });
+
   test("the budget that would bring three quarters of the wide rows within the target", () => {
     const result = aaResult();
     result.rounds = { ...result.rounds, stoppedBy: "time", targetHalfWidth: 0.01, maxTimeS: 120, measuredS: 100 };
