@@ -236,7 +236,7 @@ async function compareBenchFiles(
     log.info(`bench files from package.json's scripts (no file has a default bench name): ${describeScripts(plan.fromScripts)}`);
   if (plan.runtimeFrom) log.info(`runtime ${plan.runtime}: ${plan.runtimeFrom}`);
 
-  const events = renderCompareEvents();
+  const events = renderCompareEvents(process.stderr, { budgetS: plan.sampling.maxTimeS });
   if (profile) checkProfiler(plan.runtime);
   const outcome = await runCompare(store, events.onEvent, { profile }).finally(events.done);
   const { timing } = outcome;

@@ -110,7 +110,7 @@ export const historyRecordCommand = defineCommand({
 /** The compare of the commit against its parent, as an entry; a compare that fails becomes an entry saying why. */
 async function measure(plan: ReturnType<typeof makePlan>, commit: string, parent: string): Promise<HistoryEntry> {
   const store = createStore(newRunDir(plan.repo), plan);
-  const events = renderCompareEvents();
+  const events = renderCompareEvents(process.stderr, { budgetS: plan.sampling.maxTimeS });
   const base = { schema: ENTRY_SCHEMA, schemaVersion: ENTRY_VERSION, commit, parent } as const;
   try {
     const { result } = await runCompare(store, events.onEvent).finally(events.done);

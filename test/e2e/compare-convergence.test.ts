@@ -142,6 +142,24 @@ bench("row", () => JSON.stringify({ list: [1, 2, 3] }));
   }, 300_000);
 });
 
+describe("progress in a log", () => {
+  test("without a terminal, a 60 s compare writes at most 20 progress lines, not one per round", () => {
+    const repo = repoWith({
+      "t.bench.ts":
+        'import { bench } from "mitata";\nbench("join", () => ["a", "b", "c"].join("-"));\nbench("parse", () => JSON.parse("[1,2,3]"));\n',
+    });
+    // A target no row reaches: the run measures until --max-time.
+    const r = compareIn(repo, ["--base", "HEAD", "--target", "0.01", "--max-time", "60"]);
+    expect(r.code).toBe(0);
+    expect(r.result!.rounds.stoppedBy).toBe("time");
+    // Far more rounds than lines: a line per round would have been over the limit.
+    expect(r.result!.rounds.completed).toBeGreaterThan(20);
+    const lines = r.stderr.split("\n").filter((l) => /^round \d+/.test(l));
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.length).toBeLessThanOrEqual(20);
+  }, 300_000);
+});
+
 describe("a row that measures nothing", () => {
   test("a body the JIT removes reads 'no work measured', with no interval and no verdict; one note line says it for all such rows", () => {
     const repo = repoWith({
