@@ -170,6 +170,7 @@ function compareResult(
     finishedAt: new Date().toISOString(),
     holm: plan.holm,
     level: analysisLevel(plan),
+    coverage: LEVEL,
     minEffect: plan.minEffect ?? DEFAULT_MIN_EFFECT,
     ...(plan.shard ? { shard: plan.shard } : {}),
     rows: run.rows,

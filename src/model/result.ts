@@ -177,6 +177,12 @@ export interface CompareResult {
    */
   level?: number;
   /**
+   * What the report's "95% CI" holds: the share of intervals that contain the true change,
+   * the procedure (rows stopping on their own width) included; 0.95. `level` is what each
+   * interval is built at to get it. Absent in files from before it.
+   */
+  coverage?: number;
+  /**
    * `--min-effect` as a fraction (0.005 = ±0.5%): a row whose interval lies within ±minEffect has
    * the verdict `same`. Absent in files before schema 3, whose verdicts never read `same`.
    */

@@ -34,9 +34,13 @@ export interface AASummary {
   /** Rows whose interval lies within ±min-effect. */
   same: number;
   medianAbsDelta: number;
-  /** The smallest change detectable after each row's rounds (about the CI half-width): median and largest. */
-  medianMdc: number;
-  largestMdc: number;
+  /**
+   * The half-width of the rows' intervals, as the table shows them (the smallest change a
+   * verdict can see after each row's rounds): median and widest. The same figure the sampling
+   * note's `widest` is, so one run never prints two of them.
+   */
+  medianHalfWidth: number;
+  widestHalfWidth: number;
   fewestRounds: number;
   mostRounds: number;
 }
@@ -183,15 +187,17 @@ export function budgetForMost(result: CompareResult, wide: readonly Row[], targe
 function summarizeAA(result: CompareResult): AASummary | undefined {
   const reading = readAA(result);
   if (!reading.sameCommit || reading.rows.length === 0) return undefined;
-  const mdcs = reading.rows.map((r) => r.mdc);
+  // The rows' intervals as the table shows them (at the run's level, Holm-adjusted where asked).
+  const shownWidth = new Map(result.rows.map((row) => [row.id, row.stats ? halfWidth(row) : undefined]));
+  const widths = reading.rows.map((r) => shownWidth.get(r.id) ?? r.halfWidth);
   const counts = reading.rows.map((r) => r.n);
   return {
     rows: reading.rows.length,
     falseVerdicts: reading.falseVerdicts,
     same: reading.rows.filter((r) => r.verdict === "same").length,
     medianAbsDelta: median(reading.rows.map((r) => r.absDelta)),
-    medianMdc: median(mdcs),
-    largestMdc: Math.max(...mdcs),
+    medianHalfWidth: median(widths),
+    widestHalfWidth: Math.max(...widths),
     fewestRounds: Math.min(...counts),
     mostRounds: Math.max(...counts),
   };

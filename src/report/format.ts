@@ -195,13 +195,24 @@ export function samplingNote(analysis: Analysis): string | undefined {
   const perRow = roundsPerRow(sampling.fewestRounds, sampling.mostRounds);
   const widest = formatWiderThan(sampling.widest, target);
   const spent = rounds.measuredS !== undefined ? `, ${Math.round(rounds.measuredS)} s measuring` : "";
-  if (wide.length === 0) return `sampled until every interval was within ${formatHalfWidth(target)}: ${perRow}${spent}; widest ${widest}`;
+  const level = levelNote(analysis.result.level);
+  if (wide.length === 0)
+    return `sampled until every interval was within ${formatHalfWidth(target)}: ${perRow}${spent}; widest ${widest}${level}`;
   const why =
     sampling.stoppedBy === "time"
       ? `the ${rounds.maxTimeS} s budget (--max-time) ran out`
       : `the most rounds a run may have (${rounds.completed}) were reached`;
   const more = budget ? `; about --max-time ${budget.maxTimeS} would bring ${budget.rows} of them within it` : "";
-  return `${wide.length} of ${sampling.timed} intervals wider than the ${formatHalfWidth(target)} target when ${why}: widest ${widest}, after ${perRow}${more} (--verbose lists them)`;
+  return `${wide.length} of ${sampling.timed} intervals wider than the ${formatHalfWidth(target)} target when ${why}: widest ${widest}, after ${perRow}${more} (--verbose lists them)${level}`;
+}
+
+/**
+ * Where each interval is built above 95% (rows that stop on their own width, stats/paired.ts
+ * SEQUENTIAL_LEVEL), what the two figures are: the JSON's `level` and `coverage`.
+ */
+function levelNote(level: number | undefined): string {
+  if (level === undefined || level <= 0.95) return "";
+  return `; each interval is built at ${Math.round(level * 100)}% (the JSON's level) so that, with rows stopping on their own width, the 95% CI column holds 95% (its coverage)`;
 }
 
 /** Per row still wider than the target when sampling stopped (--verbose, and the JSON's rows): how wide, and the rounds it would need. */
@@ -239,11 +250,14 @@ export function aaNote(analysis: Analysis): string | undefined {
   // Rows stop on their own width, so their rounds differ: the range, not the fewest alone.
   const rounds = aa.fewestRounds === aa.mostRounds ? `${aa.fewestRounds} rounds` : `${aa.fewestRounds} to ${aa.mostRounds} rounds`;
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  // Written as the sampling note writes its widest: the same figure reads the same.
+  const target = analysis.sampling?.target;
+  const width = (x: number) => (target === undefined ? formatHalfWidth(x) : formatWiderThan(x, target));
   // An interval within ±min-effect that excludes zero reads `same`, not a verdict: at most 5% expected.
   return (
     `A/A run: ${aa.falseVerdicts} of ${aa.rows} timed rows got a verdict by chance (at most about 5% expected), ` +
     `${aa.same} read same (within ${minEffectText(analysis)}); median |delta| ${pct(aa.medianAbsDelta)}; ` +
-    `smallest change detectable after ${rounds} (about the CI half-width): median ${pct(aa.medianMdc)}, largest ${pct(aa.largestMdc)}`
+    `after ${rounds}, intervals of median half-width ${width(aa.medianHalfWidth)}, widest ${width(aa.widestHalfWidth)} (the smallest change a verdict can see)`
   );
 }
 

@@ -107,6 +107,7 @@ const RESULT: Shape = {
   finishedAt: isString,
   holm: isBoolean,
   "level?": isNumber,
+  "coverage?": isNumber,
   "minEffect?": isNumber,
   "settings?": isObject,
   "cores?": isNumber,

@@ -228,6 +228,19 @@ describe("columns agree with the delta", () => {
     expect(renderTerminal(analyzeResult(result), { color: false, verbose: true })).not.toContain("would reach it");
   });
 
+  test("an A/A run sampled until narrow: one half-width figure for the widest interval, and what 97% and 95% each are", () => {
+    const result = { ...aaResult(), level: 0.97, coverage: 0.95 };
+    result.rounds = { ...result.rounds, stoppedBy: "time", targetHalfWidth: 0.01, maxTimeS: 120, measuredS: 118 };
+    const text = renderTerminal(analyzeResult(result), { color: false });
+    const widest = [...text.matchAll(/widest (±[\d.]+%)/g)].map((m) => m[1]);
+    expect(widest).toHaveLength(2); // the sampling note's and the A/A note's
+    expect(widest[0]).toBe(widest[1]);
+    expect(text).toContain(
+      "each interval is built at 97% (the JSON's level) so that, with rows stopping on their own width, the 95% CI column holds 95% (its coverage)",
+    );
+    expect(text).not.toContain("smallest change detectable");
+  });
+
   test("rows of no work measured: one note for all of them, how many and where the list is; a note per row with --verbose", () => {
     const result = aaResult();
     const timed = result.rows.filter((r) => r.stats);
