@@ -88,11 +88,20 @@ function ownShare<T extends { plan: FilePlan; outcome: InventoryOutcome; unchang
   return files.filter((f) => assigned.get(f.plan.file) === plan.shard!.index);
 }
 
-/** Records once that a file's rows were not measured because its code is the same on both sides. */
-function recordUnchanged(store: RunStore, file: string, outcome: InventoryOutcome, done: Set<string>): void {
-  if (done.has(recordKey(0, file, "unchanged"))) return;
-  store.append({ round: 0, file, job: "unchanged", sides: [], wallMs: 0, expected: allLabels(outcome) });
-  done.add(recordKey(0, file, "unchanged"));
+/**
+ * Records once rows of a file that are listed but not measured: `unchanged`, its code is the same
+ * on both sides; `skipped`, the file skips them (`bench.skip`).
+ */
+function recordListed(store: RunStore, file: string, job: "unchanged" | "skipped", labels: string[], done: Set<string>): void {
+  if (labels.length === 0 || done.has(recordKey(0, file, job))) return;
+  store.append({ round: 0, file, job, sides: [], wallMs: 0, expected: labels });
+  done.add(recordKey(0, file, job));
+}
+
+/** Labels either side skips that neither side measures. */
+function skippedLabels(outcome: InventoryOutcome): string[] {
+  const measured = new Set(allLabels(outcome));
+  return [...new Set(SIDES.flatMap((side) => outcome.inventories[side]?.skipped ?? []))].filter((label) => !measured.has(label));
 }
 
 /** Records a file that cannot be measured on a side once, so its rows show as failed. */
@@ -133,8 +142,9 @@ export async function inventoryFiles(ctx: RunContext, run: RunProcess, done: Set
   }
   for (const { plan: filePlan, outcome, unchanged: same } of ownShare(plan, inventoried)) {
     const file = filePlan.file;
+    recordListed(store, file, "skipped", skippedLabels(outcome), done);
     if (same) {
-      recordUnchanged(store, file, outcome, done);
+      recordListed(store, file, "unchanged", allLabels(outcome), done);
       continue;
     }
     recordFailedSides(store, filePlan, outcome, done);

@@ -84,9 +84,10 @@ export interface RoundRecord {
   file: string;
   /**
    * `duet` (both sides in one process) or the one side the process held; `unchanged`: no
-   * process, the file's code is the same on both sides and its rows (`expected`) were not measured.
+   * process, the file's code is the same on both sides and its rows (`expected`) were not measured;
+   * `skipped`: no process, the rows (`expected`) the file declares and skips (`bench.skip`).
    */
-  job: "duet" | Side | "unchanged";
+  job: "duet" | Side | "unchanged" | "skipped";
   /** Sides in the order the process loaded them. */
   sides: Side[];
   wallMs: number;

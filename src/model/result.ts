@@ -102,9 +102,11 @@ export interface ExactComparison {
  * `unchanged`: the bench file's code is the same on both sides (bundles and packages), so it was
  * not measured. `no-work`: both sides ran under NO_WORK_NS per iteration, the cost of an empty
  * loop: the benchmark's body was most likely optimized away, so it gets no interval and no
- * verdict (its rounds are kept). Schema 4 added `no-work`.
+ * verdict (its rounds are kept). `skipped`: the file declares the benchmark and its API skips it
+ * (`bench.skip`, `bench.skipIf(true)`, `todo`, left out by `.only`, Deno's `ignore`): listed as
+ * its tool lists it, never measured. Schema 4 added `no-work`; `skipped` came after it.
  */
-export type RowStatus = "ok" | "new" | "removed" | "failed" | "unchanged" | "no-work";
+export type RowStatus = "ok" | "new" | "removed" | "failed" | "unchanged" | "no-work" | "skipped";
 
 /**
  * Below this time per iteration on both sides a row measures an empty loop, not its code (ns).

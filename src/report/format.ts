@@ -374,7 +374,7 @@ export function summaryLine(rows: readonly Row[]): string {
   ];
   const exact = count((r) => r.exact !== undefined);
   if (exact > 0) parts.push(`${count((r) => r.exact !== undefined && r.exact.verdict !== "same")} of ${exact} exact changed`);
-  for (const status of ["new", "removed", "failed", "unchanged", "no-work"] as const) {
+  for (const status of ["new", "removed", "failed", "unchanged", "no-work", "skipped"] as const) {
     const n = count((r) => r.status === status);
     if (n > 0)
       parts.push(`${n} ${status === "unchanged" ? "unchanged code (not measured)" : status === "no-work" ? NO_WORK_TEXT : status}`);

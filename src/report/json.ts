@@ -74,7 +74,7 @@ const ROW: Shape = {
   file: isString,
   label: isString,
   unit: oneOf("ns", "count", "bytes"),
-  status: oneOf("ok", "new", "removed", "failed", "unchanged", "no-work"),
+  status: oneOf("ok", "new", "removed", "failed", "unchanged", "no-work", "skipped"),
   "error?": shaped({ side: oneOf("base", "head", "both"), message: isString }),
   "mode?": oneOf("duet", "isolated", "mixed"),
   base: isRounds,

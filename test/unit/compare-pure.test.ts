@@ -7,6 +7,7 @@ import { pullRequestTarget } from "../../src/compare/github.ts";
 import { benchBasename, rowId } from "../../src/compare/identity.ts";
 import { clock, createProgress, progressLine } from "../../src/output/progress.ts";
 import { collectRows, WHOLE_FILE } from "../../src/compare/rows.ts";
+import { analyzeRows } from "../../src/report/analyze.ts";
 import { createStore, openStore, type RoundRecord, type RunPlan } from "../../src/compare/store.ts";
 import type { ChildRow } from "../../src/runner/protocol.ts";
 import { pinFileLocation } from "../../src/runner/bundle.ts";
@@ -93,6 +94,18 @@ describe("collecting rows from round records", () => {
     expect(rows[0]!.presentOn).toEqual({ base: true, head: true });
     expect(rows[0]!.mode).toBe("isolated");
   });
+  test("rows a file skips are listed after its measured ones and read skipped, never failed", () => {
+    const skipped: RoundRecord = { round: 0, file: "f.bench.ts", job: "skipped", sides: [], wallMs: 0, expected: ["huge", "t"] };
+    const failed: RoundRecord = { round: 1, file: "f.bench.ts", job: "duet", sides: ["base", "head"], wallMs: 1, error: "killed" };
+    const rows = collectRows(["f.bench.ts"], 2, [skipped, duet(0, [10, 11]), failed]);
+    expect(rows.map((row) => [row.label, row.skipped ?? false])).toEqual([
+      ["t", false],
+      ["huge", true],
+    ]);
+    const analyzed = analyzeRows(rows, { holm: false });
+    expect(analyzed.map((row) => row.status)).toEqual(["failed", "skipped"]);
+  });
+
   test("a duet process gives both sides of a round; the mode says how each row was measured", () => {
     const rows = collectRows(["f.bench.ts"], 2, [duet(0, [10, 11]), duet(1, [9, 12])]);
     expect(rows[0]!.base).toEqual([10, 9]);
