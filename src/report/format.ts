@@ -6,7 +6,7 @@
  */
 import { formatLoad } from "../util/load.ts";
 import { type CompareResult, NO_WORK_NS, type Row, type Unit } from "../model/result.ts";
-import type { Analysis, ShownRow } from "./analysis.ts";
+import type { Analysis, OutlierRound, ShownRow } from "./analysis.ts";
 
 export const NONE = "—";
 
@@ -116,6 +116,8 @@ export function runNotes(analysis: Analysis): string[] {
   }
   const noWork = noWorkNote(result.rows);
   if (noWork) notes.push(noWork);
+  const outliers = outlierNote(analysis);
+  if (outliers) notes.push(outliers);
   const legend = verdictLegend(analysis);
   if (legend) notes.push(legend);
   const aa = aaNote(analysis);
@@ -278,6 +280,38 @@ export function noWorkNote(rows: readonly ShownRow[]): string | undefined {
   const which = empty.length === 1 ? `1 row reads ${NO_WORK_TEXT} (${empty[0]!.id})` : `${empty.length} rows read ${NO_WORK_TEXT}`;
   const list = empty.length === 1 ? "" : ` (--verbose lists them; the JSON marks them "no-work")`;
   return `${which}: under ${NO_WORK_NS} ns per iteration on both sides, below what time can resolve here (an empty loop costs about as much), so no interval and no verdict${list}; a body meant to cost more may have been optimized away: use its result (return it, or keep it in a variable the benchmark reads)`;
+}
+
+/** Why a round is far off its row's others, in words (analysis.ts outlierRound). */
+function outlierText(outlier: OutlierRound): string {
+  const where = `round ${outlier.round} reads ${formatPercent(outlier.change)} where its other rounds read ${formatPercent(outlier.others[0])} to ${formatPercent(outlier.others[1])}`;
+  if (outlier.cause === "one-side") {
+    const { name, factor } = outlier.side!;
+    const other = name === "head" ? "base's" : "head's";
+    const how = `${Math.abs((factor - 1) * 100).toFixed(0)}% ${factor > 1 ? "slower" : "faster"}`;
+    return `${where}: ${name}'s batches there ran ${how} than in its other rounds and ${other} did not, a pause inside that process (preempted, or a collection during them)`;
+  }
+  if (outlier.cause === "whole-process") {
+    return `${where}: both sides ran far from their other rounds, the process as a whole was slowed (load, frequency) and one side more than the pairing cancels`;
+  }
+  return `${where}: neither side is far from its other rounds, only their ratio, so that process compiled the two copies of the code differently`;
+}
+
+/**
+ * The one note for rows with a round far off their others: how many, the widest of them with
+ * its round and why it is suspect; each of them under `--verbose` (outlierNotes).
+ */
+export function outlierNote(analysis: Analysis): string | undefined {
+  const [first, ...more] = analysis.outliers;
+  if (!first) return undefined;
+  const which = more.length === 0 ? "1 row has" : `${more.length + 1} rows have`;
+  const list = more.length === 0 ? "" : "; --verbose names each";
+  return `${which} a round far off its others, which widens its interval: ${first.row.id}, ${outlierText(first.outlier)}${list}`;
+}
+
+/** Per row with a round far off its others (`--verbose`). */
+export function outlierNotes(analysis: Analysis): RowNote[] {
+  return analysis.outliers.map(({ row, outlier }) => ({ id: row.id, text: outlierText(outlier) }));
 }
 
 /** A `no-work` row's own note (`--verbose`): its times on each side. */

@@ -4,7 +4,7 @@
  * right-aligned, then notes. Colour (ANSI) only when asked: the caller decides (output/color.ts).
  */
 import { gateHeadline, gateRows } from "./gate.ts";
-import { loadLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
+import { loadLine, outlierNotes, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
 import type { Row } from "../model/result.ts";
 import type { Analysis } from "./analysis.ts";
 import { profileTerminalLines } from "./profile.ts";
@@ -69,7 +69,10 @@ export function renderTerminal(analysis: Analysis, options: { color: boolean; di
   });
   out.push("", summaryLine(result.rows));
   for (const note of runNotes(analysis)) out.push(`note: ${note}`);
-  const perRow = [...(options.verbose ? wideRowNotes(analysis) : []), ...rowNotes(result.rows, { noWork: options.verbose })];
+  const perRow = [
+    ...(options.verbose ? [...wideRowNotes(analysis), ...outlierNotes(analysis)] : []),
+    ...rowNotes(result.rows, { noWork: options.verbose }),
+  ];
   for (const note of perRow) out.push(`note: ${visible(note.id)}: ${visible(note.text)}`);
   out.push(...profileTerminalLines(result, visible));
   return `${out.join("\n")}\n`;

@@ -160,6 +160,43 @@ describe("progress in a log", () => {
   }, 300_000);
 });
 
+describe("a round far off the others", () => {
+  test("the report names the round and why it is suspect: head's batches ran slower in that one process", () => {
+    // Head's copy of the code counts the processes that load it (a file outside the repository);
+    // in the fourth (the inventory is the first, so round 3) its work triples.
+    const counter = join(mkdtempSync(join(tmpdir(), "xbench-far-round-")), "loads");
+    const lib = (head: boolean) =>
+      [
+        'import { appendFileSync, existsSync, readFileSync } from "node:fs";',
+        ...(head
+          ? [
+              "const path = process.env.FAR_ROUND_COUNTER;",
+              'const loads = (existsSync(path) ? readFileSync(path, "utf8").length : 0) + 1;',
+              'if (process.env.XBENCH_SIDE === "head") appendFileSync(path, ".");',
+              "const n = loads === 4 ? 6000 : 2000;",
+            ]
+          : ["const n = 2000;"]),
+        "export function work() {",
+        "  let s = 0;",
+        "  for (let i = 0; i < n; i++) s += i % 7;",
+        "  return s;",
+        "}",
+        "",
+      ].join("\n");
+    const repo = repoWith({
+      "lib.js": lib(false),
+      "t.bench.js": 'import { bench } from "mitata";\nimport { work } from "./lib.js";\nbench("work", () => work());\n',
+    });
+    repo.write({ "lib.js": lib(true) });
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "10", "--jobs", "1"], { env: { ...COMPARE_ENV, FAR_ROUND_COUNTER: counter } });
+    expect(r.code).toBe(0);
+    expect(rowOf(r.result, "work").head[2]! / rowOf(r.result, "work").base[2]!).toBeGreaterThan(2);
+    expect(r.stdout).toMatch(
+      /^note: 1 row has a round far off its others, which widens its interval: t\.bench\.js › work, round 3 reads \+\d+\.\d% where its other rounds read [-+]\d+\.\d% to [-+]\d+\.\d%: head's batches there ran \d+% slower than in its other rounds and base's did not, a pause inside that process \(preempted, or a collection during them\)$/m,
+    );
+  }, 300_000);
+});
+
 describe("a row that measures nothing", () => {
   test("a body the JIT removes reads 'no work measured', with no interval and no verdict; one note line says it for all such rows", () => {
     const repo = repoWith({

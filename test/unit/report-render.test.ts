@@ -241,6 +241,41 @@ describe("columns agree with the delta", () => {
     expect(text).not.toContain("smallest change detectable");
   });
 
+  test("a round far off its row's others is named, with what the two sides say of why; one note, each row with --verbose", () => {
+    const result = aaResult();
+    const [first, second, third] = result.rows.filter((r) => r.stats && r.base.length >= 8);
+    const base = first!.base.map((_, i) => 1000 + (i % 3));
+    // Round 3: head alone ran 3x slower (a pause inside that process).
+    const oneSide = { ...first!, base, head: base.map((b, i) => (i === 2 ? b * 3 : b * (1 + (i % 2) * 0.002))) };
+    // Round 5: both sides slower, head more.
+    const whole = { ...second!, base: base.map((b, i) => (i === 4 ? b * 2 : b)), head: base.map((b, i) => (i === 4 ? b * 5 : b * 1.001)) };
+    // Round 2: each side within its own rounds, only their ratio off.
+    const ratioOnly = {
+      ...third!,
+      base: base.map((b, i) => (i === 1 ? b * 0.8 : b * (1 + (0.3 * ((i % 4) - 1.5)) / 1.5))),
+      head: base.map((b, i) => (i === 1 ? b * 1.25 : b * (1 + (0.3 * ((i % 4) - 1.5)) / 1.5) * 1.001)),
+    };
+    result.rows = result.rows.map((row) => (row === first ? oneSide : row === second ? whole : row === third ? ratioOnly : row));
+    const analysis = analyzeResult(result);
+    const byRound = Object.fromEntries(analysis.outliers.map(({ outlier }) => [outlier.round, outlier]));
+    expect(byRound[3]).toMatchObject({ round: 3, cause: "one-side", side: { name: "head" } });
+    expect(byRound[3]!.change).toBeCloseTo(2, 1);
+    expect(byRound[5]).toMatchObject({ round: 5, cause: "whole-process" });
+    expect(byRound[2]).toMatchObject({ round: 2, cause: "ratio-only" });
+    const text = renderTerminal(analysis, { color: false });
+    const notes = text.split("\n").filter((line) => line.includes("far off"));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/^note: \d+ rows have a round far off its others, which widens its interval: .*; --verbose names each$/);
+    const verbose = renderTerminal(analysis, { color: false, verbose: true });
+    expect(verbose).toMatch(
+      /: round 3 reads \+\d+\.\d% where its other rounds read [-+]\d+\.\d% to [-+]\d+\.\d%: head's batches there ran \d+% slower than in its other rounds and base's did not, a pause inside that process \(preempted, or a collection during them\)$/m,
+    );
+    expect(verbose).toContain("both sides ran far from their other rounds, the process as a whole was slowed");
+    expect(verbose).toContain("neither side is far from its other rounds, only their ratio");
+    // A spread-out row whose farthest round is the edge of its spread names none.
+    expect(analyzeResult(aaResult()).outliers).toEqual([]);
+  });
+
   test("rows of no work measured: one note for all of them, how many and where the list is; a note per row with --verbose", () => {
     const result = aaResult();
     const timed = result.rows.filter((r) => r.stats);
