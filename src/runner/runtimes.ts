@@ -63,11 +63,16 @@ function denoConfig(root: string): string | undefined {
 function nodeCommand(): RuntimeCommand {
   if (process.env.XBENCH_NODE) return { file: process.env.XBENCH_NODE, env: {} };
   if (!process.versions.bun) return { file: "node", env: {} };
+  let passedOver = false;
   for (const folder of (process.env.PATH ?? "").split(":")) {
     const file = join(folder, "node");
     if (!folder || !existsSync(file)) continue;
-    if (/\/bun-node-[^/]*$/.test(folder) || /(^|\/)bunx?(\.exe)?$/.test(realpathSync(file))) continue;
-    return { file, env: {} };
+    if (/\/bun-node-[^/]*$/.test(folder) || /(^|\/)bunx?(\.exe)?$/.test(realpathSync(file))) {
+      passedOver = true;
+      continue;
+    }
+    // Named as typed where PATH finds it first anyway, so that messages read `node`.
+    return { file: passedOver ? file : "node", env: {} };
   }
   return { file: "node", env: {} };
 }
