@@ -8,7 +8,6 @@ import { renderBisectMarkdown, renderBisectTerminal, stepLine } from "../output/
 import { renderCompareEvents } from "../output/compare-events.ts";
 import { log } from "../output/log.ts";
 import { checkOutputTargets, prettyJson, writeReport } from "../output/writer.ts";
-import { RUNTIMES } from "../model/result.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { checkRuntime } from "../runner/runtimes.ts";
 import { readyHelpers } from "../output/helper-cache.ts";
@@ -61,7 +60,7 @@ export const bisectCommand = defineCommand({
       description: `An undecided step doubles its rounds up to N, then is skipped (default: ${DEFAULT_MAX_ROUNDS})`,
       parse: positiveInt(1),
     },
-    runtime: { type: "enum", options: RUNTIMES, description: "Runtime for the bench processes", default: "node" },
+    runtime: RUN_FLAGS.runtime,
     measure: RUN_FLAGS.measure,
     build: { type: "string", valueHint: "CMD", description: "Command run once per commit before any timing" },
     install: { type: "boolean", description: "Install dependencies per commit instead of linking the repository's node_modules" },
@@ -92,7 +91,7 @@ export const bisectCommand = defineCommand({
     const targets = { json: flags.json || undefined, markdown: flags.markdown || undefined };
     checkOutputTargets(targets);
     const counted = countMeasure(flags.measure);
-    const counter = counted ? checkCounting(counted, flags.runtime) : undefined;
+    const valgrind = counted ? checkCounting(counted) : undefined;
     const { rounds } = flags;
     const maxRounds = flags["max-rounds"] ?? Math.max(DEFAULT_MAX_ROUNDS, rounds);
     if (maxRounds < rounds) throw usageError(`--max-rounds must be an integer of at least ${rounds} (got ${maxRounds})`);
@@ -109,7 +108,7 @@ export const bisectCommand = defineCommand({
       maxRounds,
       runtime: flags.runtime,
       measure: flags.measure,
-      ...(counter ? { counter } : {}),
+      ...(valgrind ? { valgrind } : {}),
       build: flags.build || undefined,
       install: flags.install,
       isolate: flags.isolate,

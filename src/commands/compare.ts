@@ -54,6 +54,11 @@ function describeSampling(rule: SamplingRule): string {
   return `${rule.minRounds}+ rounds until every interval is within ±${(rule.targetHalfWidth * 100).toFixed(1)}% or ${rule.maxTimeS} s`;
 }
 
+/** `benchmark.js ("bench": "node benchmark.js")`: each file a bench script runs, with the script. */
+function describeScripts(runs: NonNullable<RunStore["plan"]["fromScripts"]>): string {
+  return runs.map(({ script, command, file }) => `${file} (${JSON.stringify(script)}: ${JSON.stringify(command)})`).join(", ");
+}
+
 /** A flag of compare's table, as typed. */
 type CompareFlag = `--${keyof typeof COMPARE_FLAGS}`;
 
@@ -115,7 +120,10 @@ const COMPARE_FLAGS = {
   ...TIME_FLAGS,
   ...FILE_FLAGS,
   comment: { type: "boolean", description: "On GitHub Actions, create or update one sticky PR comment" },
-  verbose: { type: "boolean", description: "A note for each row that missed the sampling target, not only one for all" },
+  verbose: {
+    type: "boolean",
+    description: "A note for each row that missed the sampling target, and each of no work measured, not only one for all",
+  },
   holm: { type: "boolean", description: "Holm-correct the intervals across rows" },
   "min-effect": {
     type: "string",
@@ -194,12 +202,12 @@ async function compareBenchFiles(
   checkOutputTargets(targets);
   const commentTarget = flags.comment ? pullRequestTarget() : undefined;
   readyHelpers();
-  if (flags.profile && !flags.resume) checkProfiler(flags.runtime);
+  if (flags.profile && !flags.resume && flags.runtime) checkProfiler(flags.runtime);
   const counted = flags.resume ? undefined : countMeasure(flags.measure);
   if (counted && flags.profile)
     throw usageError(`--profile times functions under the CPU profiler; it does not combine with --measure ${counted}`);
   // Valgrind and the counter module, before any work (a resumed run checks its own measure below).
-  const counter = counted ? checkCounting(counted, flags.runtime) : undefined;
+  const valgrind = counted ? checkCounting(counted) : undefined;
   let store: RunStore;
   if (flags.resume) {
     const clash = given.find((flag) => PLAN_FLAGS.includes(flag));
@@ -215,7 +223,7 @@ async function compareBenchFiles(
     // The run folder is trusted input (docs/reliability.md): what it will run is said first.
     if (store.plan.build) log.info(`--build ${JSON.stringify(store.plan.build)}, from the run folder's plan.json`);
     const resumed = countMeasure(store.plan.measure);
-    if (resumed) checkCounting(resumed, store.plan.runtime);
+    if (resumed) checkCounting(resumed);
     await checkRuntime(store.plan.runtime, store.plan.repo);
     log.info(`resuming ${store.dir}: ${store.records.length} bench processes already measured`);
   } else {
@@ -229,13 +237,13 @@ async function compareBenchFiles(
       ...(flags.shard !== undefined ? { shard: flags.shard } : {}),
       ...runSettings(flags),
       holm: flags.holm,
-      ...(counter ? { counter } : {}),
+      ...(valgrind ? { valgrind } : {}),
     });
     // --profile is the plan's too, so that --resume profiles what the interrupted run was to.
     const plan = flags.profile ? { ...made, profile: flags.profile } : made;
     if (!plan.head.headRef) plan.head.tree = treeState(plan.repo);
     // A runtime that cannot start is one line now, not a failed row in every round.
-    await checkRuntime(plan.runtime, plan.repo);
+    await checkRuntime(plan.runtime, plan.repo, plan.runtimeFrom);
     store = createStore(newRunDir(plan.repo), plan);
   }
   const { plan } = store;
@@ -247,8 +255,11 @@ async function compareBenchFiles(
   log.info(
     `${plan.files.length} bench file(s) · ${describeSampling(plan.sampling)}${jobs} · runtime ${plan.runtime} · run folder ${store.dir}`,
   );
+  if (plan.fromScripts)
+    log.info(`bench files from package.json's scripts (no file has a default bench name): ${describeScripts(plan.fromScripts)}`);
+  if (plan.runtimeFrom) log.info(`runtime ${plan.runtime}: ${plan.runtimeFrom}`);
 
-  const events = renderCompareEvents();
+  const events = renderCompareEvents(process.stderr, { budgetS: plan.sampling.maxTimeS });
   if (profile) checkProfiler(plan.runtime);
   const outcome = await runCompare(store, events.onEvent, { profile }).finally(events.done);
   const { timing } = outcome;

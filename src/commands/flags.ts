@@ -69,7 +69,11 @@ export const RUN_FLAGS = {
     type: "boolean",
     description: "Measure bench files whose code is the same on both sides too (otherwise their rows read: unchanged code)",
   },
-  runtime: { type: "enum", options: RUNTIMES, description: "Runtime for the bench processes", default: "node" },
+  runtime: {
+    type: "enum",
+    options: RUNTIMES,
+    description: "Runtime for the bench processes (default: the one the project's own tool runs its bench files with, else node)",
+  },
   measure: {
     type: "enum",
     options: MEASURES,
@@ -113,7 +117,7 @@ interface RunFlags {
   "max-time"?: number;
   isolate: boolean;
   all: boolean;
-  runtime: Runtime;
+  runtime?: Runtime;
   measure?: Measure;
   build?: string;
   install: boolean;

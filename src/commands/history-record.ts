@@ -128,7 +128,7 @@ async function newRecord(root: string, flags: RecordFlags, filter: string | unde
   if (flags.rounds !== undefined && flags.rounds > MAX_ROUNDS)
     throw usageError(`--rounds must be at most ${MAX_ROUNDS} (got ${flags.rounds})`);
   const counted = countMeasure(flags.measure);
-  const counter = counted ? checkCounting(counted, flags.runtime) : undefined;
+  const valgrind = counted ? checkCounting(counted) : undefined;
   const commit = resolveCommit(root, flags.commit ?? "HEAD", "--commit");
   const parent = tryResolveCommit(root, `${commit}^1`);
   if (!parent) throw noParent(root, commit);
@@ -142,11 +142,11 @@ async function newRecord(root: string, flags: RecordFlags, filter: string | unde
       rounds: flags.rounds,
       ...runSettings(flags),
       holm: false,
-      ...(counter ? { counter } : {}),
+      ...(valgrind ? { valgrind } : {}),
     }),
     record: true,
   };
-  await checkRuntime(plan.runtime, plan.repo);
+  await checkRuntime(plan.runtime, plan.repo, plan.runtimeFrom);
   return createStore(newRunDir(plan.repo), plan);
 }
 
@@ -161,7 +161,7 @@ async function reopenRecord(dir: string, filter: string | undefined, given: read
       `${store.dir} is a compare's run folder, not a history record's: continue it with xbench compare --resume ${store.dir}`,
     );
   const counted = countMeasure(store.plan.measure);
-  if (counted) checkCounting(counted, store.plan.runtime);
+  if (counted) checkCounting(counted);
   await checkRuntime(store.plan.runtime, store.plan.repo);
   log.info(`resuming ${store.dir}: ${store.records.length} bench processes already measured`);
   return store;
@@ -220,7 +220,7 @@ function storeOrSay(root: string, entry: HistoryEntry, runDir: string): void {
  */
 async function measure(store: RunStore, commit: string, parent: string): Promise<HistoryEntry> {
   const { plan } = store;
-  const events = renderCompareEvents();
+  const events = renderCompareEvents(process.stderr, { budgetS: plan.sampling.maxTimeS });
   const base = { schema: ENTRY_SCHEMA, schemaVersion: ENTRY_VERSION, commit, parent } as const;
   try {
     const { result } = await runCompare(store, events.onEvent).finally(events.done);

@@ -200,7 +200,7 @@ export async function runBisect(
   };
   return withCleanup(onSignal, async (cleanup: Cleanup) => {
     const tmp = makeRunTemp("xbench-compare-", compare.repo, cleanup, onEvent);
-    const target = (tag: string) => ({ runtime: compare.runtime, tag, tmp, cleanup });
+    const target = (tag: string) => ({ runtime: compare.runtime, repo: compare.repo, tag, tmp, cleanup });
     const driver = await bundleDriver(compare.repo, target(`bisect-${process.pid}`));
     const prepared = new Map<string, Prepared>();
     const bundled: string[] = [];

@@ -38,7 +38,7 @@ export interface SourceSignals {
 }
 
 /** Bare module names a source imports or requires. */
-function importedModules(source: string): string[] {
+export function importedModules(source: string): string[] {
   const names = new Set<string>();
   const patterns = [/\bfrom\s*["']([^"']+)["']/g, /\bimport\s*\(?\s*["']([^"']+)["']/g, /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g];
   for (const pattern of patterns) for (const [, name] of source.matchAll(pattern)) names.add(name!);
@@ -108,8 +108,11 @@ export interface RuntimeSignal {
   weak?: boolean;
 }
 
-/** A load error from resolving a module or a global, not from the code itself. */
-const UNRESOLVED = /Cannot find (package|module)|Could not resolve|is not defined|ERR_UNSUPPORTED_ESM_URL_SCHEME|Only URLs with a scheme/i;
+/**
+ * A load error from resolving a module, not from the code itself: what a deno.json import map
+ * beside a file would explain. A global that is not defined is not one (deno.json defines none).
+ */
+const UNRESOLVED = /Cannot find (package|module)|Could not resolve|ERR_UNSUPPORTED_ESM_URL_SCHEME|Only URLs with a scheme/i;
 
 /** A deno.json that resolves bare imports: an import map, inline or in a file, or a workspace of members. */
 export const DENO_RESOLVES = /"(imports|importMap|workspace)"\s*:/;
@@ -148,7 +151,9 @@ export function runtimeSignals(source: string, denoConfig?: { name: string; text
  * that says which and names the flag, instead of the runtime's own error in every round.
  */
 export function wrongRuntime(file: string, runtime: string, signals: RuntimeSignal[], loadError: string): string | undefined {
-  const other = signals.filter((s) => s.runtime !== runtime && (!s.weak || UNRESOLVED.test(loadError)));
+  // A weak signal counts where the error is a module that did not resolve, or beside a strong one.
+  const strong = new Set(signals.filter((s) => !s.weak).map((s) => s.runtime));
+  const other = signals.filter((s) => s.runtime !== runtime && (!s.weak || strong.has(s.runtime) || UNRESOLVED.test(loadError)));
   if (other.length === 0) return undefined;
   const target = other[0]!.runtime;
   const reasons = other.filter((s) => s.runtime === target).map((s) => s.why);
@@ -161,4 +166,43 @@ export function wrongRuntime(file: string, runtime: string, signals: RuntimeSign
     .trim();
   const shown = error.length > 120 ? `${error.slice(0, 117)}…` : error;
   return `${file} is written for ${name} (it ${reasons.join(", ")}) and cannot load under ${runtime} (${shown}); run with --runtime ${target}`;
+}
+
+/** The name in `X is not defined`, the load error of a global that does not exist. */
+export function undefinedGlobal(loadError: string): string | undefined {
+  return /(?:^|\s)([A-Za-z_$][\w$]*) is not defined\b/.exec(loadError)?.[1];
+}
+
+/** What the project's vitest config did before a file loaded, as vitest-config.ts read it. */
+export interface VitestSetupSeen {
+  /** The config, relative to the checkout's root. */
+  config: string;
+  globals: boolean;
+  setupFiles: string[];
+}
+
+/**
+ * A vitest file that calls one of vitest's names (`describe`, `bench`) without importing it and
+ * found it undefined: the project's vitest config, not the runtime, is what decides that. One
+ * line naming the config and what it set up, undefined for any other load error.
+ */
+export function missingVitestGlobal(
+  file: string,
+  loadError: string,
+  vitestNames: readonly string[],
+  setup?: VitestSetupSeen,
+): string | undefined {
+  const name = undefinedGlobal(loadError);
+  if (!name || !vitestNames.includes(name)) return undefined;
+  const fix = `import { ${name} } from "vitest" in the file`;
+  if (!setup) {
+    return `${file} calls ${name} without importing it, and no vitest.config.* or vite.config.* from its folder up to the repository's root sets up vitest's globals (globals: true, setupFiles): ${fix}, or add that config`;
+  }
+  const did = [
+    setup.globals
+      ? `globals: true (${name === "bench" ? "vitest's globals do not include bench" : "yet it is not defined"})`
+      : "no globals: true",
+    setup.setupFiles.length > 0 ? `setup files ${setup.setupFiles.join(", ")}, which do not define ${name}` : "no setupFiles",
+  ].join(", ");
+  return `${file} calls ${name} without importing it, and ${setup.config} defines it nowhere before the file loads (${did}): ${fix}, or put it on globalThis in a setup file`;
 }

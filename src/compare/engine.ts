@@ -178,6 +178,7 @@ function compareResult(
     finishedAt: new Date().toISOString(),
     holm: plan.holm,
     level: analysisLevel(plan),
+    coverage: LEVEL,
     minEffect: plan.minEffect ?? DEFAULT_MIN_EFFECT,
     ...(plan.shard ? { shard: plan.shard } : {}),
     ...(plan.measure && plan.measure !== "time" ? { measure: countedMeasure(plan.measure, plan.counter) } : {}),

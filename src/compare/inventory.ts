@@ -13,7 +13,7 @@ import type { RunContext } from "./context.ts";
 import { emptyFileVerdict, scanBenchSource, type EmptyFileVerdict } from "./diagnose.ts";
 import { expectedLabels, planFile, type FilePlan, type InventoryOutcome } from "./jobs.ts";
 import type { MeasuredFile, RunProcess } from "./rounds.ts";
-import { runtimeMismatch } from "./runtime-fit.ts";
+import { runtimeMismatch, vitestGlobalMismatch } from "./runtime-fit.ts";
 import { assignShards } from "./shard.ts";
 import { recordKey, type RunPlan, type RunStore } from "./store.ts";
 import { unchangedFiles } from "./unchanged-files.ts";
@@ -88,11 +88,20 @@ function ownShare<T extends { plan: FilePlan; outcome: InventoryOutcome; unchang
   return files.filter((f) => assigned.get(f.plan.file) === plan.shard!.index);
 }
 
-/** Records once that a file's rows were not measured because its code is the same on both sides. */
-function recordUnchanged(store: RunStore, file: string, outcome: InventoryOutcome, done: Set<string>): void {
-  if (done.has(recordKey(0, file, "unchanged"))) return;
-  store.append({ round: 0, file, job: "unchanged", sides: [], wallMs: 0, expected: allLabels(outcome) });
-  done.add(recordKey(0, file, "unchanged"));
+/**
+ * Records once rows of a file that are listed but not measured: `unchanged`, its code is the same
+ * on both sides; `skipped`, the file skips them (`bench.skip`).
+ */
+function recordListed(store: RunStore, file: string, job: "unchanged" | "skipped", labels: string[], done: Set<string>): void {
+  if (labels.length === 0 || done.has(recordKey(0, file, job))) return;
+  store.append({ round: 0, file, job, sides: [], wallMs: 0, expected: labels });
+  done.add(recordKey(0, file, job));
+}
+
+/** Labels either side skips that neither side measures. */
+function skippedLabels(outcome: InventoryOutcome): string[] {
+  const measured = new Set(allLabels(outcome));
+  return [...new Set(SIDES.flatMap((side) => outcome.inventories[side]?.skipped ?? []))].filter((label) => !measured.has(label));
 }
 
 /** Records a file that cannot be measured on a side once, so its rows show as failed. */
@@ -120,7 +129,7 @@ export async function inventoryFiles(ctx: RunContext, run: RunProcess, done: Set
   for (const file of plan.files) {
     onEvent({ type: "working", what: `loading ${file}` });
     const outcome = await takeInventory(ctx, file, run);
-    const mismatch = runtimeMismatch(file, outcome, sides.head.root, plan.runtime);
+    const mismatch = vitestGlobalMismatch(file, outcome, sides.head.root) ?? runtimeMismatch(file, outcome, sides.head.root, plan.runtime);
     if (mismatch !== undefined) throw new XbenchError(mismatch, { kind: "usage" });
     const empty = emptyFile(file, outcome, sides.head.root, plan.exact ?? []);
     if (empty?.kind === "error") throw new XbenchError(empty.message, { kind: "usage" });
@@ -133,8 +142,9 @@ export async function inventoryFiles(ctx: RunContext, run: RunProcess, done: Set
   }
   for (const { plan: filePlan, outcome, unchanged: same } of ownShare(plan, inventoried)) {
     const file = filePlan.file;
+    recordListed(store, file, "skipped", skippedLabels(outcome), done);
     if (same) {
-      recordUnchanged(store, file, outcome, done);
+      recordListed(store, file, "unchanged", allLabels(outcome), done);
       continue;
     }
     recordFailedSides(store, filePlan, outcome, done);

@@ -4,18 +4,9 @@
  * whose files are the same.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "pathe";
-
-/** The folder of package `name` that code in `dir` resolves to (node's lookup upwards), if any. */
-export function packageDir(dir: string, name: string): string | undefined {
-  const pkg = name.startsWith("@") ? name.split("/").slice(0, 2).join("/") : name.split("/")[0]!;
-  for (let at = dir; ; at = join(at, "..")) {
-    const candidate = join(at, "node_modules", pkg);
-    if (existsSync(join(candidate, "package.json"))) return realpathSync(candidate);
-    if (at === "/" || at === join(at, "..")) return undefined;
-  }
-}
+import { packageDir } from "../runner/package-entry.ts";
 
 /** A hash of every file in a package's folder (its own node_modules left out), memoized per folder. */
 const packageHashes = new Map<string, string>();

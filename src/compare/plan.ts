@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { availableParallelism } from "node:os";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "pathe";
 import { XbenchError } from "../errors.ts";
 import {
@@ -16,6 +16,7 @@ import {
   type DirtyPaths,
 } from "../git/git.ts";
 import type { CountBudget, SamplingBudget } from "../runner/protocol.ts";
+import { countingFlags } from "../runner/runtimes.ts";
 import { countMeasure } from "../runner/valgrind.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 import {
@@ -28,13 +29,24 @@ import {
   selectBenchFiles,
   selectNamedFiles,
 } from "./discover.ts";
+import { chooseRuntime } from "./runtime-choice.ts";
 import { wholeCycles } from "./sampling.ts";
+import { benchScriptRuns, type ScriptRun } from "./scripts.ts";
+import { wantedManager } from "./install.ts";
+import { managerFacts } from "./sides.ts";
+import { gitIgnored, unbuiltMessage, unbuiltPackages } from "./workspace.ts";
 import { didYouMean } from "../util/suggest.ts";
 import { PLAN_VERSION, type RunPlan, type RunSettings, type SamplingRule } from "./store.ts";
 import { DEFAULT_FILES_PER_PROCESS } from "./shared.ts";
+import { isFile } from "../util/is-file.ts";
 
 /** What the user asked for on the command line, validated. */
-export interface CompareRequest extends Omit<RunSettings, "sampling" | "budget" | "budgetFixed" | "budgetFitted"> {
+export interface CompareRequest
+  extends Omit<RunSettings, "sampling" | "budget" | "budgetFixed" | "budgetFitted" | "runtime" | "runtimeFrom" | "counter"> {
+  /** `--runtime`; without it, the runtime the project's own tool uses (runtime-choice.ts). */
+  runtime?: RunSettings["runtime"];
+  /** A counting run: the valgrind checked before any work (`valgrind-3.19.0`). */
+  valgrind?: string;
   cwd: string;
   base?: string;
   head?: string;
@@ -183,7 +195,7 @@ export function chooseBenchFiles(
   request: Pick<CompareRequest, "cwd" | "head" | "bench" | "filter">,
   repo: string,
   headSha: string,
-): { files: string[]; fromWorkingTree: string[]; exact: string[] } {
+): { files: string[]; fromWorkingTree: string[]; exact: string[]; scripts: ScriptRun[]; fromScripts?: ScriptRun[]; tree: string[] } {
   const where = whereLabel(request.head);
   const onHead = request.head ? filesAtRef(repo, headSha) : listFiles(repo);
   const cwdInRepo = relative(repo, request.cwd);
@@ -193,13 +205,25 @@ export function chooseBenchFiles(
     flags.length === 0 ? packageBenchList(pkgText, request.head ? `package.json at ${request.head}` : "package.json") : undefined;
   const named = flags.length > 0 ? flags : fromPackage;
 
+  const scripts = benchScriptRuns(pkgText, onHead);
   if (!named) {
     const files = selectBenchFiles(onHead, request.filter);
-    if (files.length > 0) return { files, fromWorkingTree: [], exact: [] };
-    const all = onHead.filter(isBenchFile);
+    if (files.length > 0) return { files, fromWorkingTree: [], exact: [], scripts, tree: onHead };
+    // No file by the default names: the files package.json's bench scripts run are the suite.
+    const run = filterFiles([...new Set(scripts.map((s) => s.file))], request.filter);
+    if (run.length > 0)
+      return {
+        files: run,
+        fromWorkingTree: [],
+        exact: run,
+        scripts,
+        fromScripts: scripts.filter((s) => run.includes(s.file)),
+        tree: onHead,
+      };
+    const all = [...onHead.filter(isBenchFile), ...scripts.map((s) => s.file)];
     throw new XbenchError(
       all.length === 0
-        ? `no bench files (${BENCH_FILE_NAMES}) ${where}; ${NAMING_HINT}`
+        ? `no bench files (${BENCH_FILE_NAMES}, or a file package.json's "bench" script runs) ${where}; ${NAMING_HINT}`
         : `no bench file matches "${request.filter}"; bench files ${where}: ${all.join(", ")}`,
       { kind: "usage" },
     );
@@ -229,19 +253,11 @@ export function chooseBenchFiles(
   // Only a `--head REF` side needs them copied: the working tree already is head.
   const fromWorkingTree = request.head ? files.filter((f) => !onHeadSet.has(f)) : [];
   const exact = files.filter((f) => named.includes(f));
-  return { files, fromWorkingTree, exact };
+  return { files, fromWorkingTree, exact, scripts, tree: onHead };
 }
 
 function readIfExists(path: string): string | undefined {
   return existsSync(path) ? readFileSync(path, "utf8") : undefined;
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -250,7 +266,15 @@ function isFile(path: string): boolean {
  */
 export function makePlan(request: CompareRequest): RunPlan {
   const { repo, base, head } = resolveRevisions(request);
-  const { files, fromWorkingTree, exact } = chooseBenchFiles(request, repo, head.sha);
+  const { files, fromWorkingTree, exact, scripts, fromScripts, tree } = chooseBenchFiles(request, repo, head.sha);
+  const headSource = (file: string) => (request.head ? fileAtCommit(repo, head.sha, file) : readIfExists(join(repo, file)));
+  const runtime = request.runtime ? { runtime: request.runtime } : chooseRuntime(files, headSource, scripts);
+  if (!request.build) {
+    // Before any work: a bench file that reaches a workspace package's unbuilt output would measure no side's own source.
+    const unbuilt = unbuiltPackages(repo, files, tree, headSource, gitIgnored(repo));
+    if (unbuilt.length > 0)
+      throw new XbenchError(unbuiltMessage(wantedManager(managerFacts(repo))?.name ?? "npm", unbuilt), { kind: "usage" });
+  }
   return {
     version: PLAN_VERSION,
     repo,
@@ -258,7 +282,9 @@ export function makePlan(request: CompareRequest): RunPlan {
     files,
     ...(fromWorkingTree.length > 0 ? { fromWorkingTree } : {}),
     ...(exact.length > 0 ? { exact } : {}),
-    runtime: request.runtime,
+    runtime: runtime.runtime,
+    ...(runtime.because ? { runtimeFrom: runtime.because } : {}),
+    ...(fromScripts ? { fromScripts: fromScripts.map(({ script, command, file }) => ({ script, command, file })) } : {}),
     build: request.build,
     install: request.install,
     timeoutS: request.timeoutS,
@@ -272,7 +298,13 @@ export function makePlan(request: CompareRequest): RunPlan {
     ...(request.sideTimeMs !== undefined ? { budgetFixed: true } : {}),
     jobs: request.jobs ?? 1,
     filesPerProcess: request.filesPerProcess ?? DEFAULT_FILES_PER_PROCESS,
-    ...(countMeasure(request.measure) ? { measure: request.measure, countBudget: countBudget(), counter: request.counter } : {}),
+    ...(countMeasure(request.measure)
+      ? {
+          measure: request.measure,
+          countBudget: countBudget(),
+          counter: { valgrind: request.valgrind ?? "valgrind", runtimeFlags: countingFlags(runtime.runtime) },
+        }
+      : {}),
     // A new order of sides for every run, kept in the plan so that a resumed run continues it.
     seed: randomInt(2 ** 31),
     base: { ref: base.ref, sha: base.sha, dirty: false },

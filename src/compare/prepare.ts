@@ -4,6 +4,7 @@
  * build run, then every bench file bundled once per side with the driver every bench process
  * runs. Bisect uses the pieces per commit.
  */
+import { existsSync } from "node:fs";
 import { join } from "pathe";
 import type { Runtime, Side } from "../model/result.ts";
 import { bundle } from "../runner/bundle.ts";
@@ -14,6 +15,7 @@ import { ownPath } from "./reclaim.ts";
 import {
   buildSide,
   checkoutHead,
+  explainBuild,
   checkoutSide,
   copyBenchFiles,
   installCommand,
@@ -40,7 +42,12 @@ export async function setUpSide(plan: RunPlan, side: SideTree, onEvent: OnCompar
   }
   if (plan.build) {
     onEvent({ type: "working", what: `building ${side.side} (${plan.build})` });
-    await buildSide(side, plan.build);
+    const setting = {
+      install: plan.install,
+      workingTree: side.root === plan.repo,
+      headHasModules: existsSync(join(plan.repo, "node_modules")),
+    };
+    await buildSide(side, plan.build, (output) => explainBuild(side.side, setting, output));
   }
 }
 
@@ -66,6 +73,8 @@ export async function prepareSides({ store, tmp, cleanup, onEvent }: PrepareScop
 /** What a bundle is built for and where it goes. */
 export interface BundleTarget {
   runtime: Runtime;
+  /** The repository whose node_modules a worktree side links (runner/bundle.ts maps its workspace links back to the side). */
+  repo?: string;
   /** Keeps each side's (each commit's) folders apart. */
   tag: string;
   /** The run's temp folder: a bundle with no node_modules to go into goes there. */
@@ -94,7 +103,7 @@ export async function bundleDriver(root: string, { runtime, tag, tmp, cleanup }:
 export async function bundleSide(
   tree: SideTree,
   files: readonly string[],
-  { runtime, tag, tmp, cleanup }: BundleTarget,
+  { runtime, repo, tag, tmp, cleanup }: BundleTarget,
 ): Promise<SideBundles> {
   const bundles: SideBundles = new Map();
   for (const [i, file] of files.entries()) {
@@ -102,7 +111,9 @@ export async function bundleSide(
     const outDir = modules ? join(modules, ".cache", "xbench", `${tag}-${i}`) : join(tmp, "bundles", tag, String(i));
     ownPath(tmp, outDir, cleanup);
     try {
-      bundles.set(file, { path: await bundle({ kind: "side", benchFile: join(tree.root, file), outDir, runtime }) });
+      const linkedFrom = repo !== undefined && repo !== tree.root ? { linkedFrom: repo } : {};
+      const request = { kind: "side", benchFile: join(tree.root, file), outDir, runtime, root: tree.root, ...linkedFrom } as const;
+      bundles.set(file, { path: await bundle(request) });
     } catch (error) {
       bundles.set(file, { error: (error as Error).message });
     }
@@ -114,7 +125,7 @@ export async function bundleSide(
 export async function bundleAll({ store, tmp, cleanup }: PrepareScope, sides: Record<Side, SideTree>): Promise<Bundles> {
   const runId = store.dir.split("/").pop()!;
   const { files, runtime } = store.plan;
-  const target = (tag: string): BundleTarget => ({ runtime, tag, tmp, cleanup });
+  const target = (tag: string): BundleTarget => ({ runtime, repo: store.plan.repo, tag, tmp, cleanup });
   return {
     driver: await bundleDriver(sides.head.root, target(runId)),
     sides: {

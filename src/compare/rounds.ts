@@ -175,7 +175,7 @@ function openRows(ctx: RoundsContext, round: number, rows: Row[], elapsedS: numb
     return withinReach(ctx, round, open, Math.max(0, closed), elapsedS) ?? new Set(open.map((row) => row.id));
   }
   const failed = new Set(collectRows(plan.files, round, records, measuredUnit(plan.measure)).flatMap((raw) => (raw.error ? [raw.id] : [])));
-  return new Set(rows.filter((row) => row.status !== "unchanged" && !failed.has(row.id)).map((row) => row.id));
+  return new Set(rows.filter((row) => row.status !== "unchanged" && row.status !== "skipped" && !failed.has(row.id)).map((row) => row.id));
 }
 
 /**
@@ -219,7 +219,8 @@ function cycleWork(ctx: RoundsContext, round: number, rows: Row[], open: Set<str
   const past = round >= plan.sampling.minRounds;
   const work: Work[] = [];
   for (const file of files) {
-    const mine = rows.filter((row) => row.file === file.plan.file);
+    // Rows the file skips are listed from the inventory on and never measured: they say nothing of the rounds.
+    const mine = rows.filter((row) => row.file === file.plan.file && row.status !== "skipped");
     // Before its first round a file's rows are not known yet: its processes measure everything.
     // After that only the open ones: rows that failed (a timeout, a throw) never run again.
     const known = mine.length > 0;

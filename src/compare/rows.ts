@@ -21,7 +21,7 @@ function addCounted(target: RawRow, time: CountedTime, windows: number, n: numbe
 
 /** Whom a failed process's error is charged to: its one side, or both for a duet process. */
 function blamed(record: RoundRecord): Side | "both" {
-  return record.job === "duet" || record.job === "unchanged" ? "both" : record.job;
+  return record.job === "duet" || record.job === "unchanged" || record.job === "skipped" ? "both" : record.job;
 }
 
 /**
@@ -65,6 +65,7 @@ export function collectRows(files: string[], rounds: number, records: RoundRecor
       return found;
     };
     const modes = new Map<string, Set<MeasureMode>>();
+    const skipped: string[] = [];
     const failures: Array<{ error: { side: Side | "both"; message: string }; measured: Set<string>; expected?: string[] }> = [];
     for (const record of mine) {
       if (record.job === "unchanged") {
@@ -73,6 +74,10 @@ export function collectRows(files: string[], rounds: number, records: RoundRecor
           target.presentOn = { base: true, head: true };
           target.unchanged = true;
         }
+        continue;
+      }
+      if (record.job === "skipped") {
+        skipped.push(...(record.expected ?? []));
         continue;
       }
       if (record.error !== undefined) {
@@ -109,6 +114,13 @@ export function collectRows(files: string[], rounds: number, records: RoundRecor
         else target.presentOn[error.side] = true;
         charge(target, error);
       }
+    }
+    // Skipped rows after the file's measured ones: listed, never failed by a process that did not run them.
+    for (const label of skipped) {
+      if (byLabel.has(label)) continue;
+      const target = row(label, "ns");
+      target.presentOn = { base: true, head: true };
+      target.skipped = true;
     }
     rows.push(...byLabel.values());
   }

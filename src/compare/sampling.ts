@@ -23,11 +23,11 @@ export const TIME_SLACK = 1.05;
 
 /**
  * Whether a row is measured in the next cycle, after `rounds` rounds. Rows without an interval
- * (exact counts, new or removed benchmarks) need only the minimum; failed and unchanged rows
- * none.
+ * (exact counts, new or removed benchmarks) need only the minimum; failed, unchanged and
+ * skipped rows none.
  */
 export function rowOpen(rule: SamplingRule, rounds: number, row: Row): boolean {
-  if (row.status === "failed" || row.status === "unchanged") return false;
+  if (row.status === "failed" || row.status === "unchanged" || row.status === "skipped") return false;
   if (rounds < rule.minRounds) return true;
   if (rounds >= rule.maxRounds) return false;
   if (rule.targetHalfWidth === undefined) return true;

@@ -113,14 +113,23 @@ export function ancestors(file: string): string[] {
   return parts.map((_, i) => parts.slice(0, parts.length - i).join("/")).concat("");
 }
 
+/** Folders of the side's workspace packages: every folder of a package.json git tracks there. */
+function packageFolders(root: string): string[] {
+  const manifests = git(root, ["ls-files", "-z", "--", "package.json", "**/package.json"], { allowFail: true }).split("\0");
+  return manifests
+    .filter((path) => path.endsWith("package.json") && !path.includes("node_modules/"))
+    .map((path) => dirname(path).replace(/^\.$/, ""));
+}
+
 /**
- * A worktree has no node_modules of its own: link head's, at the root and in every folder
- * between a bench file and the root (workspace packages), unless `--install` asked for a
- * real install.
+ * A worktree has no node_modules of its own: link head's, at the root, in every folder
+ * between a bench file and the root, and in every workspace package (so that a package's
+ * build on this side finds its tools, and its code its dependencies), unless `--install`
+ * asked for a real install.
  */
 export function linkDependencies(headRoot: string, side: SideTree, files: string[] = []): void {
   if (side.root === headRoot) return;
-  const folders = new Set(["", ...files.flatMap(ancestors)]);
+  const folders = new Set(["", ...files.flatMap(ancestors), ...packageFolders(side.root)]);
   for (const folder of folders) {
     const source = join(headRoot, folder, "node_modules");
     const target = join(side.root, folder, "node_modules");
@@ -239,7 +248,38 @@ export async function installDependencies(side: SideTree, argv: string[]): Promi
   await runSetupStep(side, `install (${argv.join(" ")})`, argv, (output) => explainInstall(side.side, argv, wanted, output));
 }
 
+/** `sh: 1: shx: not found` (dash), `sh: shx: command not found` (bash): a shell that found no such program. */
+export function programNotFound(output: string): string | undefined {
+  return /^(?:\S*sh: (?:line )?(?:\d+: )?)?[^\s:]+: (?:command )?not found$/m.exec(output)?.[0].trim();
+}
+
+/** What a side's build had of dependencies: `--install`, whether it is the working tree, whether head has a node_modules. */
+export interface BuildSetting {
+  install: boolean;
+  workingTree: boolean;
+  headHasModules: boolean;
+}
+
+/**
+ * The one line for a build that failed because a program it runs is not there: a worktree runs
+ * with head's node_modules linked unless `--install`, and the working tree is as it is.
+ */
+export function explainBuild(side: Side, setting: BuildSetting, output: string | undefined): string | undefined {
+  const notFound = programNotFound(output ?? "");
+  if (!notFound) return undefined;
+  if (setting.workingTree) {
+    return setting.headHasModules
+      ? `${notFound}: the program is neither in the working tree's node_modules nor on PATH`
+      : `${notFound}: the working tree has no node_modules: install its dependencies first`;
+  }
+  if (!setting.install) {
+    const linked = setting.headHasModules ? "head's node_modules, linked, which lack it" : "head's node_modules, and head has none";
+    return `${notFound}: ${side} runs with ${linked}; add --install so that each side installs its own dependencies before the build`;
+  }
+  return `${notFound}: the program is neither in ${side}'s installed dependencies nor on PATH`;
+}
+
 /** The build runs the side's own scripts: it gets the environment bench processes get, without secrets. */
-export function buildSide(side: SideTree, command: string): Promise<void> {
-  return runSetupStep(side, `build (${command})`, ["sh", "-c", command], undefined, codeEnv());
+export function buildSide(side: SideTree, command: string, explain?: (output: string | undefined) => string | undefined): Promise<void> {
+  return runSetupStep(side, `build (${command})`, ["sh", "-c", command], explain, codeEnv());
 }

@@ -29,6 +29,8 @@ export interface SamplingRule {
 export interface RunSettings {
   filter?: string;
   runtime: Runtime;
+  /** Why the run took `runtime` without `--runtime` (the project's own tool's), for the header. */
+  runtimeFrom?: string;
   build?: string;
   install: boolean;
   timeoutS: number;
@@ -69,6 +71,8 @@ export interface RunPlan extends RunSettings {
   files: string[];
   /** Bench files head (`--head REF`) lacks, taken from the working tree for both sides: uncommitted wrappers. */
   fromWorkingTree?: string[];
+  /** Bench files found through package.json's bench scripts (no file had a default name), with the script. */
+  fromScripts?: Array<{ script: string; command: string; file: string }>;
   /** Files the user named by plain path (not a glob, not the default search): never skipped as helpers. */
   exact?: string[];
   base: RevisionInfo;
@@ -93,9 +97,10 @@ export interface RoundRecord {
   file: string;
   /**
    * `duet` (both sides in one process) or the one side the process held; `unchanged`: no
-   * process, the file's code is the same on both sides and its rows (`expected`) were not measured.
+   * process, the file's code is the same on both sides and its rows (`expected`) were not measured;
+   * `skipped`: no process, the rows (`expected`) the file declares and skips (`bench.skip`).
    */
-  job: "duet" | Side | "unchanged";
+  job: "duet" | Side | "unchanged" | "skipped";
   /** Sides in the order the process loaded them. */
   sides: Side[];
   wallMs: number;

@@ -1,6 +1,8 @@
 /**
  * The result model: what `compare` measures and every renderer reads. Saved as JSON with
- * `--json`; `xbench report` re-renders it. Bump SCHEMA_VERSION on any breaking change.
+ * `--json`; `xbench report` re-renders it. Bump SCHEMA_VERSION on any breaking change: schema 5
+ * added counted rows (units `instructions` and `cycles`, status `uncounted`, the result's
+ * `measure`), rows a file skips (status `skipped`) and the intervals' `coverage`.
  */
 import type { ProfileSummary, RowProfile } from "./profile.ts";
 import type { Side } from "./side.ts";
@@ -8,7 +10,7 @@ import type { Side } from "./side.ts";
 export type { Side } from "./side.ts";
 
 export const SCHEMA_ID = "xbench/compare";
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Runtimes a compare can run bench processes under (runner/runtimes.ts says how). */
 export const RUNTIMES = ["node", "bun", "deno"] as const;
@@ -114,9 +116,11 @@ export interface ExactComparison {
  * `unchanged`: the bench file's code is the same on both sides (bundles and packages), so it was
  * not measured. `no-work`: both sides ran under NO_WORK_NS per iteration, the cost of an empty
  * loop: the benchmark's body was most likely optimized away, so it gets no interval and no
- * verdict (its rounds are kept). Schema 4 added `no-work`.
+ * verdict (its rounds are kept). `skipped`: the file declares the benchmark and its API skips it
+ * (`bench.skip`, `bench.skipIf(true)`, `todo`, left out by `.only`, Deno's `ignore`): listed as
+ * its tool lists it, never measured. Schema 4 added `no-work`; `skipped` came after it.
  */
-export type RowStatus = "ok" | "new" | "removed" | "failed" | "unchanged" | "no-work" | "uncounted";
+export type RowStatus = "ok" | "new" | "removed" | "failed" | "unchanged" | "no-work" | "uncounted" | "skipped";
 
 /**
  * A counted row (`--measure instructions|cycles`) whose measured windows were mostly not its own
@@ -202,6 +206,12 @@ export interface CompareResult {
    * the procedure as a whole holds 95%. Absent in files before schema 4: 0.95.
    */
   level?: number;
+  /**
+   * What the report's "95% CI" holds: the share of intervals that contain the true change,
+   * the procedure (rows stopping on their own width) included; 0.95. `level` is what each
+   * interval is built at to get it. Absent in files from before it.
+   */
+  coverage?: number;
   /**
    * `--min-effect` as a fraction (0.005 = ±0.5%): a row whose interval lies within ±minEffect has
    * the verdict `same`. Absent in files before schema 3, whose verdicts never read `same`.

@@ -65,11 +65,12 @@ export function eventMessage(event: CompareEvent): { level: "info" | "warn"; tex
 }
 
 /**
- * Renders a compare's events on stderr: a progress line per round, one line for each notice.
- * `done` clears the progress line; call it however the run ends.
+ * Renders a compare's events on stderr: the progress line (per round on a terminal; in a log,
+ * on each tenth of `budgetS`, the run's `--max-time`), one line for each notice. `done` clears
+ * the progress line; call it however the run ends.
  */
-export function renderCompareEvents(stream: NodeJS.WriteStream = process.stderr) {
-  const progress = createProgress(stream);
+export function renderCompareEvents(stream: NodeJS.WriteStream = process.stderr, options: { budgetS?: number } = {}) {
+  const progress = createProgress(stream, options);
   const ticker = createTicker(stream);
   return {
     onEvent(event: CompareEvent): void {

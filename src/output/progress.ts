@@ -30,27 +30,48 @@ export function progressLine(state: ProgressState): string {
   return parts.join(" · ");
 }
 
+/** Without a budget or a fixed number of rounds, a log gets a progress line this often. */
+const LOG_ROUND_EVERY_S = 10;
+
 /**
- * Progress on stderr: one line redrawn in place on a TTY, a plain line per round elsewhere
- * (CI logs keep every line, so redraws would only add noise there).
+ * Progress on stderr: one line redrawn in place on a TTY. A log (not a TTY) keeps every line,
+ * so it gets one on the first round, then one on each tenth of the run: of its rounds when
+ * they are fixed, else of `budgetS` (`--max-time`), else every 10 s; and the last state when
+ * the run ends, if that was not its line already. A 60 s run writes about a dozen lines, not
+ * one per round.
  */
-export function createProgress(stream: NodeJS.WriteStream = process.stderr) {
+export function createProgress(stream: NodeJS.WriteStream = process.stderr, options: { budgetS?: number } = {}) {
   const tty = !!stream.isTTY;
   let lastRound = 0;
   let drawn = false;
+  let logged: ProgressState | undefined;
+  let pending: ProgressState | undefined;
+  const step = options.budgetS !== undefined && options.budgetS > 0 ? options.budgetS / 10 : LOG_ROUND_EVERY_S;
+  const due = (state: Omit<ProgressState, "load">): boolean => {
+    if (!logged) return true;
+    if (state.rounds) return Math.floor((10 * state.round) / state.rounds) > Math.floor((10 * logged.round) / state.rounds);
+    return Math.floor(state.elapsedS / step) > Math.floor(logged.elapsedS / step);
+  };
+  const log = (state: ProgressState) => {
+    stream.write(`${progressLine(state)}\n`);
+    logged = state;
+    pending = undefined;
+  };
   return {
     update(state: Omit<ProgressState, "load">) {
-      const line = progressLine({ ...state, load: loadavg() });
+      const full = { ...state, load: loadavg() };
       if (tty) {
-        stream.write(`\r\u001b[2K${line}`);
+        stream.write(`\r\u001b[2K${progressLine(full)}`);
         drawn = true;
       } else if (state.round !== lastRound) {
-        stream.write(`${line}\n`);
+        if (due(state)) log(full);
+        else pending = full;
       }
       lastRound = state.round;
     },
     done() {
       if (tty && drawn) stream.write("\r\u001b[2K");
+      if (!tty && pending) log(pending);
       drawn = false;
     },
   };

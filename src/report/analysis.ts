@@ -5,7 +5,7 @@
  * names a person reads. Renderers take an `Analysis` and format it; they never compute
  * statistics themselves (test/unit/architecture.test.ts keeps them off `stats/`).
  */
-import type { CompareResult, Row } from "../model/result.ts";
+import { type CompareResult, perIteration, type Row } from "../model/result.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 import { readAA } from "../stats/noise.ts";
 import { median } from "../stats/quantile.ts";
@@ -34,9 +34,13 @@ export interface AASummary {
   /** Rows whose interval lies within ±min-effect. */
   same: number;
   medianAbsDelta: number;
-  /** The smallest change detectable after each row's rounds (about the CI half-width): median and largest. */
-  medianMdc: number;
-  largestMdc: number;
+  /**
+   * The half-width of the rows' intervals, as the table shows them (the smallest change a
+   * verdict can see after each row's rounds): median and widest. The same figure the sampling
+   * note's `widest` is, so one run never prints two of them.
+   */
+  medianHalfWidth: number;
+  widestHalfWidth: number;
   fewestRounds: number;
   mostRounds: number;
 }
@@ -73,6 +77,8 @@ export interface Analysis {
   minEffect: number;
   sampling?: SamplingReading;
   aa?: AASummary;
+  /** Rows with a round far off their others, the farthest first by how wide the row reads. */
+  outliers: Array<{ row: ShownRow; outlier: OutlierRound }>;
 }
 
 /** Reads a result once for every renderer. */
@@ -81,7 +87,21 @@ export function analyzeResult(result: CompareResult): Analysis {
   const shown: ShownResult = { ...named, rows: named.rows.map(showRow) };
   const sampling = readSampling(result, shown);
   const aa = summarizeAA(result);
-  return { result, shown, minEffect: result.minEffect ?? DEFAULT_MIN_EFFECT, ...(sampling ? { sampling } : {}), ...(aa ? { aa } : {}) };
+  const outliers = result.rows
+    .flatMap((row, i) => {
+      const outlier = outlierRound(row);
+      return outlier ? [{ row: shown.rows[i]!, outlier, width: halfWidth(row) }] : [];
+    })
+    .sort((a, b) => b.width - a.width)
+    .map(({ row, outlier }) => ({ row, outlier }));
+  return {
+    result,
+    shown,
+    minEffect: result.minEffect ?? DEFAULT_MIN_EFFECT,
+    ...(sampling ? { sampling } : {}),
+    ...(aa ? { aa } : {}),
+    outliers,
+  };
 }
 
 function medianOf(rounds: Row["base"]): number | undefined {
@@ -184,16 +204,99 @@ export function budgetForMost(result: CompareResult, wide: readonly Row[], targe
 function summarizeAA(result: CompareResult): AASummary | undefined {
   const reading = readAA(result);
   if (!reading.sameCommit || reading.rows.length === 0) return undefined;
-  const mdcs = reading.rows.map((r) => r.mdc);
+  // The rows' intervals as the table shows them (at the run's level, Holm-adjusted where asked).
+  const shownWidth = new Map(result.rows.map((row) => [row.id, row.stats ? halfWidth(row) : undefined]));
+  const widths = reading.rows.map((r) => shownWidth.get(r.id) ?? r.halfWidth);
   const counts = reading.rows.map((r) => r.n);
   return {
     rows: reading.rows.length,
     falseVerdicts: reading.falseVerdicts,
     same: reading.rows.filter((r) => r.verdict === "same").length,
     medianAbsDelta: median(reading.rows.map((r) => r.absDelta)),
-    medianMdc: median(mdcs),
-    largestMdc: Math.max(...mdcs),
+    medianHalfWidth: median(widths),
+    widestHalfWidth: Math.max(...widths),
     fewestRounds: Math.min(...counts),
     mostRounds: Math.max(...counts),
   };
+}
+
+/**
+ * A round far off a row's others: the one process whose head/base ratio lies many spreads from
+ * the rest, which is what turns a row's interval to ±100% and more on a busy machine. Read from
+ * the row's own rounds (docs/report.md, "A round far off the others"): which round, how far, and
+ * what the two sides say of why. Only one side far from its own other rounds: that side's
+ * batches were slowed inside the process (preempted, or a collection ran during them). Both
+ * far: the process as a whole ran slower (load, frequency), one side more than the pairing
+ * cancels. Neither far, only their ratio: the process compiled the two copies of the code
+ * differently.
+ */
+/** How a round's ratio got far off, from each side's value against its own other rounds. */
+export type OutlierCause = "one-side" | "whole-process" | "ratio-only";
+
+export interface OutlierRound {
+  /** 1-based, as a person counts rounds. */
+  round: number;
+  /** head/base − 1 of that round. */
+  change: number;
+  /** head/base − 1 of the other rounds: lowest and highest. */
+  others: [number, number];
+  cause: OutlierCause;
+  /** With `one-side`: the side, and how much slower or faster it ran than its other rounds (a factor). */
+  side?: { name: "base" | "head"; factor: number };
+}
+
+/** Spreads (median absolute deviations, scaled to a normal's σ) a round must lie off to be named. */
+const FAR = 6;
+/** And at least this far in log ratio (±5%): a quiet row's tiny spread makes no round suspect. */
+const FAR_AT_LEAST = 0.05;
+/** And this many times farther from the middle than any other round. */
+const BEYOND = 3;
+/** Fewest paired rounds that say what "the others" are. */
+const MIN_ROUNDS = 6;
+
+/** MAD of `values` around `center`, scaled to σ under normal noise. */
+function spreadAround(values: readonly number[], center: number): number {
+  return 1.4826 * median(values.map((v) => Math.abs(v - center)));
+}
+
+/** Whether `value` lies FAR spreads (and FAR_AT_LEAST) off the median of `others`. */
+function far(value: number, others: readonly number[]): boolean {
+  const center = median(others);
+  return Math.abs(value - center) > Math.max(FAR * spreadAround(others, center), FAR_AT_LEAST);
+}
+
+/** The round of a timed or counted row that lies farthest off the others, when it lies far enough to name. */
+export function outlierRound(row: Row): OutlierRound | undefined {
+  if (row.status !== "ok" || !perIteration(row.unit) || !row.stats) return undefined;
+  const pairs = row.base.flatMap((b, i) => {
+    const h = row.head[i];
+    return b !== null && h !== null && h !== undefined && b > 0 && h > 0 ? [{ i, b: Math.log(b), h: Math.log(h), d: Math.log(h / b) }] : [];
+  });
+  if (pairs.length < MIN_ROUNDS) return undefined;
+  const center = median(pairs.map((p) => p.d));
+  const worst = pairs.reduce((a, p) => (Math.abs(p.d - center) > Math.abs(a.d - center) ? p : a));
+  const rest = pairs.filter((p) => p !== worst);
+  const logsOf = (side: "b" | "h" | "d") => rest.map((p) => p[side]);
+  // Far by the spread, and far beyond the range of the others: not the edge of a wide spread.
+  const reach = Math.max(...rest.map((p) => Math.abs(p.d - center)));
+  if (!far(worst.d, logsOf("d")) || Math.abs(worst.d - center) < BEYOND * reach) return undefined;
+  // Each side's move in that round against its own other rounds, and the ratio's.
+  const moved = (side: "b" | "h") => worst[side] - median(logsOf(side));
+  const [byBase, byHead] = [moved("b"), moved("h")];
+  const ratioMove = Math.abs(worst.d - center);
+  const [more, less] = Math.abs(byHead) >= Math.abs(byBase) ? (["head", "base"] as const) : (["base", "head"] as const);
+  const moveOf = (side: "base" | "head") => Math.abs(side === "head" ? byHead : byBase);
+  const farOf = (side: "base" | "head") => (side === "head" ? far(worst.h, logsOf("h")) : far(worst.b, logsOf("b")));
+  // One side carries the ratio's move (the other moved less than a third of it): a pause in its batches.
+  const cause: OutlierCause =
+    farOf(more) && moveOf(less) < ratioMove / 3 ? "one-side" : farOf(more) && farOf(less) ? "whole-process" : "ratio-only";
+  const ratios = rest.map((p) => Math.expm1(p.d));
+  const found: OutlierRound = {
+    round: worst.i + 1,
+    change: Math.expm1(worst.d),
+    others: [Math.min(...ratios), Math.max(...ratios)],
+    cause,
+  };
+  if (cause === "one-side") found.side = { name: more, factor: Math.exp(more === "head" ? byHead : byBase) };
+  return found;
 }

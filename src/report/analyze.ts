@@ -45,6 +45,8 @@ export interface RawRow {
   counted?: CountedTotals;
   /** A counted row: the most an empty benchmark counted per iteration in its processes. */
   floor?: number;
+  /** The file declares the benchmark and skips it (`bench.skip`, `skipIf`): listed, never measured. */
+  skipped?: true;
 }
 
 /** A counted row's measured windows, summed: their wall time, CPU time, the kernel's part, voluntary waits. */
@@ -116,6 +118,7 @@ interface Analyzed {
 }
 
 function analyzeOne(raw: RawRow, level: number): Analyzed {
+  if (raw.skipped) return { row: statusRow(raw, "skipped") };
   if (raw.unchanged) return { row: statusRow(raw, "unchanged") };
   if (raw.error) return { row: statusRow(raw, "failed", raw.error) };
   if (raw.presentOn.head && !raw.presentOn.base) return { row: statusRow(raw, "new") };
@@ -206,11 +209,12 @@ export function intervalRows(rows: readonly Row[]): Row[] {
 export function nothingCompared(rows: readonly Row[]): string | undefined {
   // A row that measured an empty loop was measured: `no work measured` is its answer.
   if (rows.some((row) => row.stats || row.exact || row.status === "no-work" || row.status === "uncounted")) return undefined;
-  // Code the same on both sides (a change to docs only) is an answer, not a failure.
-  if (rows.length > 0 && rows.every((row) => row.status === "unchanged")) return undefined;
+  // Code the same on both sides (a change to docs only) is an answer, not a failure; skipped rows add none.
+  if (rows.some((row) => row.status === "unchanged") && rows.every((row) => row.status === "unchanged" || row.status === "skipped"))
+    return undefined;
   if (rows.length === 0) return "no benchmark was measured: the bench files reported no rows";
   const count = (status: Row["status"]) => rows.filter((row) => row.status === status).length;
-  const parts = (["new", "removed", "failed", "unchanged", "no-work", "uncounted"] as const)
+  const parts = (["new", "removed", "failed", "unchanged", "no-work", "uncounted", "skipped"] as const)
     .filter((s) => count(s) > 0)
     .map((s) => `${count(s)} ${s}`);
   return `no benchmark was measured on both sides (${parts.join(", ")})`;

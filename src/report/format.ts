@@ -6,7 +6,7 @@
  */
 import { formatLoad } from "../util/load.ts";
 import { type CompareResult, NO_WORK_NS, type Row, type Uncounted, type Unit } from "../model/result.ts";
-import type { Analysis, ShownRow } from "./analysis.ts";
+import type { Analysis, OutlierRound, ShownRow } from "./analysis.ts";
 
 export const NONE = "—";
 
@@ -161,6 +161,10 @@ export function runNotes(analysis: Analysis): string[] {
     const timed = result.rows.filter((row) => row.stats).length;
     notes.push(`intervals and verdicts Holm-adjusted across ${timed} rows with an interval (family-wise 95%)`);
   }
+  const noWork = noWorkNote(result.rows);
+  if (noWork) notes.push(noWork);
+  const outliers = outlierNote(analysis);
+  if (outliers) notes.push(outliers);
   const legend = verdictLegend(analysis);
   if (legend) notes.push(legend);
   const aa = aaNote(analysis);
@@ -240,13 +244,24 @@ export function samplingNote(analysis: Analysis): string | undefined {
   const perRow = roundsPerRow(sampling.fewestRounds, sampling.mostRounds);
   const widest = formatWiderThan(sampling.widest, target);
   const spent = rounds.measuredS !== undefined ? `, ${Math.round(rounds.measuredS)} s measuring` : "";
-  if (wide.length === 0) return `sampled until every interval was within ${formatHalfWidth(target)}: ${perRow}${spent}; widest ${widest}`;
+  const level = levelNote(analysis.result.level);
+  if (wide.length === 0)
+    return `sampled until every interval was within ${formatHalfWidth(target)}: ${perRow}${spent}; widest ${widest}${level}`;
   const why =
     sampling.stoppedBy === "time"
       ? `the ${rounds.maxTimeS} s budget (--max-time) ran out`
       : `the most rounds a run may have (${rounds.completed}) were reached`;
   const more = budget ? `; about --max-time ${budget.maxTimeS} would bring ${budget.rows} of them within it` : "";
-  return `${wide.length} of ${sampling.timed} intervals wider than the ${formatHalfWidth(target)} target when ${why}: widest ${widest}, after ${perRow}${more} (--verbose lists them)`;
+  return `${wide.length} of ${sampling.timed} intervals wider than the ${formatHalfWidth(target)} target when ${why}: widest ${widest}, after ${perRow}${more} (--verbose lists them)${level}`;
+}
+
+/**
+ * Where each interval is built above 95% (rows that stop on their own width, stats/paired.ts
+ * SEQUENTIAL_LEVEL), what the two figures are: the JSON's `level` and `coverage`.
+ */
+function levelNote(level: number | undefined): string {
+  if (level === undefined || level <= 0.95) return "";
+  return `; each interval is built at ${Math.round(level * 100)}% (the JSON's level) so that, with rows stopping on their own width, the 95% CI column holds 95% (its coverage)`;
 }
 
 /** Per row still wider than the target when sampling stopped (--verbose, and the JSON's rows): how wide, and the rounds it would need. */
@@ -284,11 +299,14 @@ export function aaNote(analysis: Analysis): string | undefined {
   // Rows stop on their own width, so their rounds differ: the range, not the fewest alone.
   const rounds = aa.fewestRounds === aa.mostRounds ? `${aa.fewestRounds} rounds` : `${aa.fewestRounds} to ${aa.mostRounds} rounds`;
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  // Written as the sampling note writes its widest: the same figure reads the same.
+  const target = analysis.sampling?.target;
+  const width = (x: number) => (target === undefined ? formatHalfWidth(x) : formatWiderThan(x, target));
   // An interval within ±min-effect that excludes zero reads `same`, not a verdict: at most 5% expected.
   return (
     `A/A run: ${aa.falseVerdicts} of ${aa.rows} timed rows got a verdict by chance (at most about 5% expected), ` +
     `${aa.same} read same (within ${minEffectText(analysis)}); median |delta| ${pct(aa.medianAbsDelta)}; ` +
-    `smallest change detectable after ${rounds} (about the CI half-width): median ${pct(aa.medianMdc)}, largest ${pct(aa.largestMdc)}`
+    `after ${rounds}, intervals of median half-width ${width(aa.medianHalfWidth)}, widest ${width(aa.widestHalfWidth)} (the smallest change a verdict can see)`
   );
 }
 
@@ -298,7 +316,76 @@ export interface RowNote {
   text: string;
 }
 
-export function rowNotes(rows: readonly ShownRow[]): RowNote[] {
+/**
+ * The one note for every `no-work` row: how many, why they have no interval, where the list is.
+ * Under NO_WORK_NS per iteration a row is below what time resolves here, whatever the reason (a
+ * body that cheap, or one the JIT removed): nothing measured says which.
+ */
+export function noWorkNote(rows: readonly ShownRow[]): string | undefined {
+  const empty = rows.filter((row) => row.status === "no-work");
+  if (empty.length === 0) return undefined;
+  const which = empty.length === 1 ? `1 row reads ${NO_WORK_TEXT} (${empty[0]!.id})` : `${empty.length} rows read ${NO_WORK_TEXT}`;
+  const list = empty.length === 1 ? "" : ` (--verbose lists them; the JSON marks them "no-work")`;
+  if (isCounted(empty[0]!.unit))
+    return `${which}: both sides counted no more than an empty benchmark's loop in the same processes, so the body was optimized away${list}: use its result (return it, or keep it in a variable the benchmark reads)`;
+  return `${which}: under ${NO_WORK_NS} ns per iteration on both sides, below what time can resolve here (an empty loop costs about as much), so no interval and no verdict${list}; a body meant to cost more may have been optimized away: use its result (return it, or keep it in a variable the benchmark reads)`;
+}
+
+/** Why a round is far off its row's others, in words (analysis.ts outlierRound). */
+function outlierText(outlier: OutlierRound, unit: Unit): string {
+  const digits = percentDigits(unit);
+  const where = `round ${outlier.round} reads ${formatPercent(outlier.change, digits)} where its other rounds read ${formatPercent(outlier.others[0], digits)} to ${formatPercent(outlier.others[1], digits)}`;
+  // A count has no pause or load in it: a process far off its others ran other code (a JIT tier, a deoptimization).
+  if (isCounted(unit)) {
+    const which =
+      outlier.cause === "one-side" ? `${outlier.side!.name}'s copy` : outlier.cause === "whole-process" ? "both copies" : "the two copies";
+    return `${where}: that process compiled ${which} differently from the others (another JIT tier, or a deoptimization), which counts cannot average away`;
+  }
+  if (outlier.cause === "one-side") {
+    const { name, factor } = outlier.side!;
+    const other = name === "head" ? "base's" : "head's";
+    const how = `${Math.abs((factor - 1) * 100).toFixed(0)}% ${factor > 1 ? "slower" : "faster"}`;
+    return `${where}: ${name}'s batches there ran ${how} than in its other rounds and ${other} did not, a pause inside that process (preempted, or a collection during them)`;
+  }
+  if (outlier.cause === "whole-process") {
+    return `${where}: both sides ran far from their other rounds, the process as a whole was slowed (load, frequency) and one side more than the pairing cancels`;
+  }
+  return `${where}: neither side is far from its other rounds, only their ratio, so that process compiled the two copies of the code differently`;
+}
+
+/**
+ * The one note for rows with a round far off their others: how many, the widest of them with
+ * its round and why it is suspect; each of them under `--verbose` (outlierNotes).
+ */
+export function outlierNote(analysis: Analysis): string | undefined {
+  const [first, ...more] = analysis.outliers;
+  if (!first) return undefined;
+  const which = more.length === 0 ? "1 row has" : `${more.length + 1} rows have`;
+  const list = more.length === 0 ? "" : "; --verbose names each";
+  return `${which} a round far off its others, which widens its interval: ${first.row.id}, ${outlierText(first.outlier, first.row.unit)}${list}`;
+}
+
+/** Per row with a round far off its others (`--verbose`). */
+export function outlierNotes(analysis: Analysis): RowNote[] {
+  return analysis.outliers.map(({ row, outlier }) => ({ id: row.id, text: outlierText(outlier, row.unit) }));
+}
+
+/** A `no-work` row's own note (`--verbose`): its times on each side. */
+function noWorkRowText(row: ShownRow): string {
+  const { base, head } = row.sideMedians;
+  if (isCounted(row.unit)) {
+    const counts =
+      base !== undefined && head !== undefined
+        ? `${formatValue(base, row.unit)} (base) and ${formatValue(head, row.unit)} (head)`
+        : "both sides";
+    return `${NO_WORK_TEXT}: ${counts} per iteration, no more than an empty benchmark's loop counts in the same processes`;
+  }
+  const times = base !== undefined && head !== undefined ? `${formatTime(base)} (base) and ${formatTime(head)} (head)` : "both sides";
+  return `${NO_WORK_TEXT}: ${times} per iteration, under ${NO_WORK_NS} ns, below what time can resolve here`;
+}
+
+/** Notes about single rows; `noWork`: a note per `no-work` row too (the run's one note says it for all). */
+export function rowNotes(rows: readonly ShownRow[], options: { noWork?: boolean } = {}): RowNote[] {
   const notes: RowNote[] = [];
   for (const row of rows) {
     if (row.status === "failed" && row.error)
@@ -307,13 +394,7 @@ export function rowNotes(rows: readonly ShownRow[]): RowNote[] {
         text: `failed on ${row.error.side === "both" ? "both sides (base and head)" : row.error.side}: ${row.error.message}`,
       });
     if (row.exact?.varies) notes.push({ id: row.id, text: "values differed between rounds; medians compared" });
-    if (row.status === "no-work")
-      notes.push({
-        id: row.id,
-        text: isCounted(row.unit)
-          ? `${NO_WORK_TEXT}: both sides counted what an empty benchmark's loop counts in the same processes; the body was optimized away (use its result: return it, or keep it in a variable the benchmark reads)`
-          : `${NO_WORK_TEXT}: under ${NO_WORK_NS} ns per iteration on both sides, what an empty loop costs; the benchmark's body was probably optimized away (use its result: return it, or keep it in a variable the benchmark reads)`,
-      });
+    if (row.status === "no-work" && options.noWork) notes.push({ id: row.id, text: noWorkRowText(row) });
     if (row.status === "uncounted" && row.uncounted) notes.push({ id: row.id, text: uncountedText(row.uncounted) });
     if (row.ties) notes.push({ id: row.id, text: tiedText(row.ties) });
   }
@@ -412,7 +493,7 @@ export function summaryLine(rows: readonly Row[]): string {
   ];
   const exact = count((r) => r.exact !== undefined);
   if (exact > 0) parts.push(`${count((r) => r.exact !== undefined && r.exact.verdict !== "same")} of ${exact} exact changed`);
-  for (const status of ["new", "removed", "failed", "unchanged", "no-work", "uncounted"] as const) {
+  for (const status of ["new", "removed", "failed", "unchanged", "no-work", "uncounted", "skipped"] as const) {
     const n = count((r) => r.status === status);
     if (n > 0) parts.push(`${n} ${status === "unchanged" ? "unchanged code (not measured)" : statusText(status)}`);
   }

@@ -4,7 +4,18 @@
  * right-aligned, then notes. Colour (ANSI) only when asked: the caller decides (output/color.ts).
  */
 import { gateHeadline, gateRows } from "./gate.ts";
-import { loadLine, measureLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
+import {
+  loadLine,
+  measureLine,
+  outlierNotes,
+  rowCells,
+  rowNotes,
+  runLine,
+  runNotes,
+  summaryLine,
+  visible,
+  wideRowNotes,
+} from "./format.ts";
 import type { Row } from "../model/result.ts";
 import type { Analysis } from "./analysis.ts";
 import { profileTerminalLines } from "./profile.ts";
@@ -38,7 +49,8 @@ function verdictColor(row: Row): string | undefined {
 
 /**
  * `dirtyStated`: the run's first line already said the head is dirty and why; the table does not
- * repeat it. `verbose`: a note per row that missed the sampling target, not only the one for all.
+ * repeat it. `verbose`: a note per row that missed the sampling target, and per row of no work
+ * measured, not only the one for all.
  */
 export function renderTerminal(analysis: Analysis, options: { color: boolean; dirtyStated?: boolean; verbose?: boolean }): string {
   const result = analysis.shown;
@@ -71,7 +83,10 @@ export function renderTerminal(analysis: Analysis, options: { color: boolean; di
   });
   out.push("", summaryLine(result.rows));
   for (const note of runNotes(analysis)) out.push(`note: ${note}`);
-  const perRow = [...(options.verbose ? wideRowNotes(analysis) : []), ...rowNotes(result.rows)];
+  const perRow = [
+    ...(options.verbose ? [...wideRowNotes(analysis), ...outlierNotes(analysis)] : []),
+    ...rowNotes(result.rows, { noWork: options.verbose }),
+  ];
   for (const note of perRow) out.push(`note: ${visible(note.id)}: ${visible(note.text)}`);
   out.push(...profileTerminalLines(result, visible));
   return `${out.join("\n")}\n`;

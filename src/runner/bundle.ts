@@ -1,14 +1,16 @@
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { dirname, join } from "pathe";
+import { dirname, isAbsolute, join, relative } from "pathe";
 import { XbenchError } from "../errors.ts";
 import type { Runtime } from "../model/result.ts";
 import { lastLines } from "../util/text.ts";
 import { packageFile, readAsset, type ChildAsset } from "./assets.ts";
 import { findBun } from "./bun.ts";
+import { packageDir, packageEntry, splitSpecifier } from "./package-entry.ts";
 import { bundleTarget } from "./runtimes.ts";
 import { runToEnd } from "./spawn.ts";
+import { readByVitest, VITEST_GLOBALS, type VitestSetup, vitestSetup } from "./vitest-config.ts";
 
 /** A bench file or the driver could not be compiled (or no bun to compile with). */
 export class BundleError extends XbenchError {
@@ -39,7 +41,11 @@ const VIRTUAL: Record<string, ChildAsset> = {
   "xbench-internal:extras": "extras",
   "xbench-internal:registry": "registry",
   "xbench-internal:deno": "deno",
+  "xbench-internal:vitest": "vitest",
 };
+
+/** A module made here, not read from an asset: vitest's `globals: true`, from the side's own stand-in. */
+const VITEST_GLOBALS_MODULE = "xbench-internal:vitest-globals";
 
 const VIRTUAL_NAME = new RegExp(
   `^(${Object.keys(VIRTUAL)
@@ -73,11 +79,19 @@ const virtualModules: import("bun").BunPlugin = {
       path: VIRTUAL[args.path]!,
       namespace: "xbench",
     }));
+    build.onResolve({ filter: /^xbench-internal:vitest-globals$/ }, () => ({ path: VITEST_GLOBALS_MODULE, namespace: "xbench" }));
     // mitata's main imports its sibling lib by relative path.
     build.onResolve({ filter: /^\.\/lib\.mjs$/ }, (args) =>
       args.importer === "mitataMain" || args.importer.endsWith(":mitataMain") ? { path: "mitataLib", namespace: "xbench" } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "xbench" }, (args) => {
+      if (args.path === VITEST_GLOBALS_MODULE) {
+        const names = JSON.stringify(VITEST_GLOBALS);
+        return {
+          contents: `import * as api from "xbench-internal:vitest";\nfor (const name of ${names}) globalThis[name] = api[name];\n`,
+          loader: "js",
+        };
+      }
       const asset = args.path as ChildAsset;
       return { contents: readAsset(asset), loader: asset.startsWith("mitata") ? "js" : "ts" };
     });
@@ -102,6 +116,53 @@ const packageJsonFiles: import("bun").BunPlugin = {
     });
   },
 };
+
+/** Whether `path` is `dir` or below it. */
+const inside = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+
+/**
+ * A package of the project's own (a workspace package, linked into node_modules by npm, pnpm,
+ * yarn or bun) is project code: bundled from this side's copy, never left external, so its
+ * files are part of what the side's bundle is made of (compare/unchanged.ts) and base never
+ * runs head's copy through the node_modules it links. A link resolves to the real folder:
+ * where that is in the repository whose node_modules a worktree links (`linkedFrom`), the same
+ * path in this side's checkout is taken. Dependencies (real paths under a node_modules) stay
+ * external; one a workspace package imports that the bench file's own folder cannot resolve
+ * (pnpm keeps each package's dependencies beside it) is left external by its absolute path.
+ */
+function workspacePackages(request: Extract<BundleRequest, { kind: "side" }>): import("bun").BunPlugin {
+  const root = request.root ?? dirname(request.benchFile);
+  const fromBench = dirname(request.benchFile);
+  const conditions = bundleTarget(request.runtime) === "bun" ? ["bun", "node", "import", "module"] : ["node", "import", "module"];
+  return {
+    name: "xbench-workspace-packages",
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.kind.startsWith("entry-point") || /^[a-z]+:/i.test(args.path) || !isAbsolute(args.importer)) return undefined;
+        if (args.importer.includes("/node_modules/")) return undefined;
+        const { name, subpath } = splitSpecifier(args.path);
+        const dir = packageDir(args.resolveDir, name);
+        if (!dir) return undefined;
+        if (dir.includes("/node_modules/")) {
+          if (packageDir(fromBench, name) === dir) return undefined;
+          const entry = packageEntry(dir, subpath, conditions);
+          return entry && existsSync(entry) ? { path: entry, external: true } : undefined;
+        }
+        const linked = request.linkedFrom && !inside(dir, root) && inside(dir, request.linkedFrom);
+        const own = linked ? join(root, relative(request.linkedFrom!, dir)) : dir;
+        if (!inside(own, root)) return undefined;
+        const file = packageEntry(own, subpath, conditions);
+        if (file === undefined) return undefined;
+        if (!existsSync(file)) {
+          throw new Error(
+            `${args.path}, a package of this repository, resolves to ${relative(root, file)}, which this side does not have: build output? --build CMD builds each side before bundling`,
+          );
+        }
+        return { path: file };
+      });
+    },
+  };
+}
 
 const LOADERS: Record<string, "ts" | "tsx" | "js" | "jsx"> = {
   ts: "ts",
@@ -129,6 +190,8 @@ export function pinFileLocation(source: string, file: string): string {
     .replace(/(?<![.\w$])__filename\b/g, path);
 }
 
+const hashText = (text: string) => createHash("sha256").update(text).digest("hex");
+
 /**
  * Pins each project source's location (see pinFileLocation), and notes every project file the
  * bundle is made of with a hash of its text: two sides whose bundles hold the same files with
@@ -142,7 +205,7 @@ function sourceLocations(entry: string, sources: Array<[string, string]>): impor
         if (args.path.includes("/node_modules/")) return undefined;
         const text = readFileSync(args.path, "utf8");
         // The generated entry names the side's own path: not project code.
-        if (args.path !== entry) sources.push([args.path, createHash("sha256").update(text).digest("hex")]);
+        if (args.path !== entry) sources.push([args.path, hashText(text)]);
         const ext = args.path.split(".").pop()!;
         return { contents: pinFileLocation(text, args.path), loader: LOADERS[ext] ?? "js" };
       });
@@ -162,6 +225,10 @@ export type BundleRequest =
       /** Folder the bundle goes to; bare imports resolve from here upward, so keep it inside the side. */
       outDir: string;
       runtime: Runtime;
+      /** The side's checkout: a workspace package's files are bundled from here. */
+      root?: string;
+      /** The repository whose node_modules this side links (a worktree's), where its links resolve to. */
+      linkedFrom?: string;
     }
   | { kind: "driver"; outDir: string; runtime: Runtime };
 
@@ -196,13 +263,17 @@ function describe(request: BundleRequest): string {
  * The entry of a bundle. A side's bench file is imported for its side effects (its `bench()`
  * calls), which a project's `"sideEffects": false` would let the bundler drop: the build
  * ignores such annotations (ignoreDCEAnnotations) and the entry keeps the module's namespace.
+ * A vitest file gets what the project's vitest config does before it loads: the globals, then
+ * the setup files, in order (ES modules evaluate their imports in the order written).
  */
-function entrySource(request: BundleRequest): string {
+function entrySource(request: BundleRequest, vitest: VitestSetup | undefined): string {
   if (request.kind === "driver") return 'import "xbench-internal:driver";\n';
   // Deno.bench is a global, not an import: its stand-in is put in place before the file loads.
   const callsDenoBench = /\bDeno\s*\.\s*bench\b/.test(readFileSync(request.benchFile, "utf8"));
   return [
     ...(callsDenoBench ? ['import "xbench-internal:deno";'] : []),
+    ...(vitest?.globals ? [`import "${VITEST_GLOBALS_MODULE}";`] : []),
+    ...(vitest?.setupFiles ?? []).map((file) => `import ${JSON.stringify(file)};`),
     `import * as benchFile from ${JSON.stringify(request.benchFile)};`,
     'export { describeSide } from "xbench-internal:side";',
     "export const loaded = benchFile;",
@@ -236,14 +307,21 @@ export function nearestTsconfig(dir: string): string | undefined {
   }
 }
 
+/** The vitest config's part in a bench file vitest would run: one that uses no other benchmark API. */
+function vitestSetupFor(benchFile: string): VitestSetup | undefined {
+  return readByVitest(readFileSync(benchFile, "utf8")) ? vitestSetup(benchFile) : undefined;
+}
+
 async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<string> {
   // Bench processes execute what is in here: private to this user whatever the umask, so no
   // one else can swap a bundle between its writing and its loading.
   mkdirSync(request.outDir, { recursive: true, mode: 0o700 });
   chmodSync(request.outDir, 0o700);
   const entry = join(request.outDir, "entry.mjs");
-  writeFileSync(entry, entrySource(request), { mode: 0o600 });
-  const sources: Array<[string, string]> = [];
+  const vitest = request.kind === "side" ? vitestSetupFor(request.benchFile) : undefined;
+  writeFileSync(entry, entrySource(request, vitest), { mode: 0o600 });
+  // The config decides what runs before the file, so it is part of what the bundle is made of.
+  const sources: Array<[string, string]> = vitest ? [[vitest.config, hashText(readFileSync(vitest.config, "utf8"))]] : [];
   // A compiled xbench's Bun.build reads no tsconfig.json by itself: the project's `paths` (a
   // package importing itself by name, from source) are passed as `bun build` would find them.
   const tsconfig = request.kind === "side" ? nearestTsconfig(dirname(request.benchFile)) : undefined;
@@ -256,7 +334,12 @@ async function bundleWith(bun: BunRuntime, request: BundleRequest): Promise<stri
     format: "esm",
     packages: "external",
     external: ["@mitata/counters", "bun:jsc"],
-    plugins: [virtualModules, packageJsonFiles, sourceLocations(entry, sources)],
+    plugins: [
+      virtualModules,
+      packageJsonFiles,
+      ...(request.kind === "side" ? [workspacePackages(request)] : []),
+      sourceLocations(entry, sources),
+    ],
     ignoreDCEAnnotations: true,
     // `side.js.map` beside the bundle: compare --profile maps functions back to their files.
     sourcemap: "external",

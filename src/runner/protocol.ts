@@ -126,6 +126,8 @@ export interface SideInventory {
   metrics: Array<{ label: string; unit: Unit }>;
   commands: string[];
   isolate: boolean;
+  /** Benchmarks the file declares and skips (`bench.skip`, `skipIf`, `.only` elsewhere, Deno's `ignore`). */
+  skipped?: string[];
 }
 
 /** One row of one side measured in this process, or the error it threw. */

@@ -3,7 +3,7 @@
  * new runtime is its name in RUNTIMES (model/result.ts) and an entry here; the type checker
  * asks for the entry.
  */
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { join } from "pathe";
 import { usageError } from "../errors.ts";
 import type { Runtime } from "../model/result.ts";
@@ -62,13 +62,29 @@ function denoConfig(root: string): string | undefined {
   return ["deno.json", "deno.jsonc"].map((name) => join(root, name)).find((file) => existsSync(file));
 }
 
+/**
+ * Node from PATH, passing over the `node` that `bun --bun` (and `bunx --bun`) puts first on
+ * the PATH of what it runs: a link to bun itself, which is not node and takes none of its flags.
+ */
+function nodeCommand(): RuntimeCommand {
+  if (process.env.XBENCH_NODE) return { file: process.env.XBENCH_NODE, env: {} };
+  if (!process.versions.bun) return { file: "node", env: {} };
+  let passedOver = false;
+  for (const folder of (process.env.PATH ?? "").split(":")) {
+    const file = join(folder, "node");
+    if (!folder || !existsSync(file)) continue;
+    if (/\/bun-node-[^/]*$/.test(folder) || /(^|\/)bunx?(\.exe)?$/.test(realpathSync(file))) {
+      passedOver = true;
+      continue;
+    }
+    // Named as typed where PATH finds it first anyway, so that messages read `node`.
+    return { file: passedOver ? file : "node", env: {} };
+  }
+  return { file: "node", env: {} };
+}
+
 const LAUNCH: Record<Runtime, RuntimeEntry> = {
-  node: {
-    command: () => ({ file: process.env.XBENCH_NODE || "node", env: {} }),
-    args: () => [],
-    bundleTarget: "node",
-    counting: { args: ["--single-threaded", "--expose-gc"], env: {} },
-  },
+  node: { command: nodeCommand, args: () => [], bundleTarget: "node", counting: { args: ["--single-threaded", "--expose-gc"], env: {} } },
   // Bun.gc(true) needs no flag.
   bun: { command: bunCommand, args: () => [], bundleTarget: "bun", counting: { args: [], env: {} } },
   deno: {
@@ -112,9 +128,10 @@ export function countingFlags(runtime: Runtime): string {
 
 /**
  * Starts the runtime once (`--version`) so that one that is missing or broken is one line
- * before any round, not a failed row per process.
+ * before any round, not a failed row per process. `chosen`: why the run took this runtime
+ * without `--runtime` (the project's own tool's), said in that line.
  */
-export async function checkRuntime(runtime: Runtime, root: string): Promise<void> {
+export async function checkRuntime(runtime: Runtime, root: string, chosen?: string): Promise<void> {
   const { file, env } = runtimeCommand(runtime, root);
   const done = await runToEnd([file, "--version"], { cwd: root, env: { ...process.env, ...env } });
   if (done.code === 0 && !done.error) return;
@@ -124,7 +141,8 @@ export async function checkRuntime(runtime: Runtime, root: string): Promise<void
     : (done.error?.replace(/^cannot start [^:]*: /, "") ??
       (lastLines(done.stderr, 1) || `\`${file} --version\` exited ${done.code ?? done.signal}`));
   const hint = missing ? ` (install it in the project or put it on PATH, or set XBENCH_${runtime.toUpperCase()})` : "";
-  throw usageError(`--runtime ${runtime}: cannot start ${file}: ${why}${hint}`);
+  const flag = chosen ? `runtime ${runtime} (${chosen})` : `--runtime ${runtime}`;
+  throw usageError(`${flag}: cannot start ${file}: ${why}${hint}`);
 }
 
 /** Bun.build's target for the bundles of `runtime`. */

@@ -5,9 +5,8 @@
 import { spawnSync } from "node:child_process";
 import { usageError } from "../errors.ts";
 import { COUNTER_HELPER, optionalHelper } from "../helpers/index.ts";
-import type { CountedMeasure, Runtime } from "../model/result.ts";
+import type { CountedMeasure } from "../model/result.ts";
 import { CYCLE_WEIGHTS, type CountMeasure } from "./protocol.ts";
-import { countingFlags } from "./runtimes.ts";
 
 /** What `--measure` takes: time (the default), or a count of the work done. */
 export const MEASURES = ["time", "instructions", "cycles"] as const;
@@ -87,14 +86,14 @@ export interface CounterInfo {
 }
 
 /**
- * Everything a counting run needs, checked before any work: valgrind, the counter module of
- * this build, a runtime whose counts repeat. One line and exit 2 otherwise.
+ * What a counting run needs of this machine and build, checked before any work: valgrind and
+ * the counter module. One line and exit 2 otherwise; valgrind's version when both are there.
  */
-export function checkCounting(measure: CountMeasure, runtime: Runtime): CounterInfo {
+export function checkCounting(measure: CountMeasure): string {
   const valgrind = checkValgrind(measure);
   if (!optionalHelper(COUNTER_HELPER))
     throw usageError(`--measure ${measure}: this xbench has no counter module (${COUNTER_HELPER}) for ${process.platform}-${process.arch}`);
-  return { valgrind, runtimeFlags: countingFlags(runtime) };
+  return valgrind;
 }
 
 /** What a counting plan's report states of its counting (model/result.ts CountedMeasure). */

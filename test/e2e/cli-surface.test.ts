@@ -83,7 +83,9 @@ describe("command line surface", () => {
     );
     expect(r.stdout).toMatch(/^ +--rounds=<N> +Run exactly N rounds/m);
     expect(r.stdout).toMatch(/^ +--bench=<PATH\|GLOB> +Bench file or glob, repeatable/m);
-    expect(r.stdout).toMatch(/^ +--runtime=<node\|bun\|deno> +Runtime for the bench processes \(default: node\)$/m);
+    expect(r.stdout).toMatch(
+      /^ +--runtime=<node\|bun\|deno> +Runtime for the bench processes \(default: the one the project's own tool runs its bench files with, else node\)$/m,
+    );
     expect(r.stdout).toMatch(/^ +--install +Install dependencies/m);
     expect(r.stdout).toMatch(/^ +--time=<MS> +Sampling time per benchmark and side in each bench process, in ms \(default: \d+\)$/m);
     expect(xbench(["--help"]).stdout).toMatch(/^ +-V, --version +Print version$/m);

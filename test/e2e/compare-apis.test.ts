@@ -42,11 +42,25 @@ function runOwnTool(dir: string, argv: string[]): string {
   return r.stdout;
 }
 
+/** The rows a file skips (`bench.skip`): listed as `skipped`, after the file's measured rows. */
+function expectSkipped(result: CompareResult | undefined, skipped: string[]): void {
+  expect(result!.rows.filter((row) => row.status === "skipped").map((row) => row.label)).toEqual(skipped);
+}
+
+/** The rows a run measured: every row but those the file skips. */
+const measured = (result: CompareResult | undefined) => result!.rows.filter((row) => row.status !== "skipped");
+
+/** The measured rows are these labels, each ok. */
+function measuredOk(result: CompareResult | undefined, labels: string[]): CompareResult["rows"] {
+  const rows = measured(result);
+  expect(rows.map((row) => row.label).sort()).toEqual([...labels].sort());
+  for (const row of rows) expect(row.status).toBe("ok");
+  return rows;
+}
+
 /** The changed row is slower by more than 10%; no other row moved that much either way. */
 function expectOnlySlower(result: CompareResult | undefined, slowed: string, labels: string[]): void {
-  expect(result!.rows.map((row) => row.label).sort()).toEqual([...labels].sort());
-  for (const row of result!.rows) {
-    expect(row.status).toBe("ok");
+  for (const row of measuredOk(result, labels)) {
     expect(row.base.every((v) => typeof v === "number" && v > 0)).toBe(true);
     expect(row.head.every((v) => typeof v === "number" && v > 0)).toBe(true);
   }
@@ -62,9 +76,7 @@ function expectOnlySlower(result: CompareResult | undefined, slowed: string, lab
 
 /** An A/A run: every row measured on both sides and none far from zero. */
 function expectNoChange(result: CompareResult | undefined, labels: string[]): void {
-  expect(result!.rows.map((row) => row.label).sort()).toEqual([...labels].sort());
-  for (const row of result!.rows) {
-    expect(row.status).toBe("ok");
+  for (const row of measuredOk(result, labels)) {
     expect(row.stats!.ci[0]).toBeLessThan(0.1);
     expect(row.stats!.ci[1]).toBeGreaterThan(-0.1);
   }
@@ -87,6 +99,8 @@ interface ApiCase {
   args?: string[];
   /** Also an A/A run of the fixture before the change. */
   aa: boolean;
+  /** Rows the fixture skips, which read `skipped`. */
+  skipped?: string[];
 }
 
 const CASES: ApiCase[] = [
@@ -104,6 +118,7 @@ const CASES: ApiCase[] = [
     },
     slowed: "camelCase › phrases",
     aa: true,
+    skipped: ["kebabCase › unicode"],
   },
   {
     title: "tinybench (current): named Bench, beforeAll hook, async task, table() after run()",
@@ -160,6 +175,7 @@ const CASES: ApiCase[] = [
       slowed: "compare › equals (4 KiB)",
       args: ["--runtime", runtime],
       aa: false,
+      skipped: ["legacy search"],
     }),
   ),
 ];
@@ -183,6 +199,7 @@ describe("compare runs the suite a project already has", () => {
       expect(r.stderr).not.toContain("failed");
       expect(r.code).toBe(0);
       expectOnlySlower(r.result, c.slowed, c.labels);
+      expectSkipped(r.result, c.skipped ?? []);
       expect(r.stdout).toMatch(new RegExp(` › ${c.slowed.replace(/[()]/g, "\\$&")} .* slower$`, "m"));
     }, 300_000);
   }
@@ -200,8 +217,9 @@ function expectStoppedWith(r: ReturnType<typeof compareIn>, line: RegExp): void 
 }
 
 /** Every row measured on both sides, in this order; none failed. */
-function expectRows(result: CompareResult | undefined, labels: string[]): void {
-  expect(result!.rows.map((row) => [row.label, row.status])).toEqual(labels.map((label) => [label, "ok"]));
+function expectRows(result: CompareResult | CompareResult["rows"] | undefined, labels: string[]): void {
+  const rows = Array.isArray(result) ? result : result!.rows;
+  expect(rows.map((row) => [row.label, row.status])).toEqual(labels.map((label) => [label, "ok"]));
 }
 
 describe("every row a suite declares, named as its own tool names it", () => {
@@ -227,9 +245,16 @@ describe("every row a suite declares, named as its own tool names it", () => {
       "sort 10 › compare, parsed once",
       "sort 200 › compare",
     ]);
+    // vitest lists the benchmarks skipIf and skip leave out (`↓ compare huge [skipped]`); a skipped describe's it does not.
+    const printed = runOwnTool(repo.dir, [join(MODULES, ".bin", "vitest"), "bench", "--run"]).replace(/\u001b\[[0-9;]*m/g, "");
+    const skipped = [...printed.matchAll(/↓ (.+) \[skipped\]/g)].map((m) => m[1]);
+    expect(skipped).toEqual(["compare, parsed once", "compare huge"]);
     const r = compareIn(repo, ROWS_RUN);
     expect(r.stderr).not.toContain("failed");
-    expectRows(r.result, labels);
+    expectRows(measured(r.result), labels);
+    expectSkipped(r.result, ["sort 200 › compare, parsed once", "compare huge"]);
+    expect(r.stdout).toMatch(/^semver\.bench\.ts › compare huge +— +— +skipped$/m);
+    expect(r.stdout).toMatch(/, 2 skipped \(11 rows\)$/m);
   }, 300_000);
 
   test("Benchmark.js: one name added three times, a deferred benchmark: every row Benchmark.js prints, repeats numbered", () => {
@@ -286,12 +311,47 @@ describe("every row a suite declares, named as its own tool names it", () => {
   }, 300_000);
 });
 
+describe("a project's vitest config applies as vitest applies it", () => {
+  const LABELS = ["padStart › short", "padStart › wide", "truncate › long line", "wrap › paragraph at 40"];
+
+  test("globals: true and a setup file that puts bench and describe on globalThis, beside a deno.json (JSR): every row on node, bun and deno; a change is measured", () => {
+    const repo = fixtureRepo("vitest-globals", { vitest: "vitest" });
+    expect(runOwnTool(repo.dir, [join(MODULES, ".bin", "vitest"), "bench", "--run"])).toContain("paragraph at 40");
+    for (const runtime of ["node", "bun", "deno"]) {
+      const r = compareIn(repo, [...ROWS_RUN, "--runtime", runtime]);
+      expect(r.stderr).not.toContain("xbench:");
+      expect(r.code).toBe(0);
+      expectRows(r.result, LABELS);
+    }
+    // Every word is normalized and rebuilt: only wrapping pays.
+    const from = 'for (const word of text.split(" ")) {';
+    const source = readFileSync(join(repo.dir, "src/index.ts"), "utf8");
+    expect(source).toContain(from);
+    repo.write({
+      "src/index.ts": source.replace(from, 'for (const word of text.split(" ").map((w) => w.normalize("NFKD").split("").join(""))) {'),
+    });
+    const r = compareIn(repo, [...RUN, "--runtime", "node"]);
+    expect(r.code).toBe(0);
+    expectOnlySlower(r.result, "wrap › paragraph at 40", LABELS);
+  }, 300_000);
+
+  test("a file that calls describe without importing it, with a config that sets up no globals: one line naming the config, not another runtime", () => {
+    const repo = fixtureRepo("vitest-globals", { vitest: "vitest" });
+    repo.write({ "vitest.config.ts": 'import { defineConfig } from "vitest/config";\n\nexport default defineConfig({ test: {} });\n' });
+    repo.commit("no globals");
+    expectStoppedWith(
+      compareIn(repo, ROWS_RUN),
+      /^xbench: bench\/pad\.bench\.ts calls describe without importing it, and vitest\.config\.ts defines it nowhere before the file loads \(no globals: true, no setupFiles\): import \{ describe \} from "vitest" in the file, or put it on globalThis in a setup file$/m,
+    );
+  }, 300_000);
+});
+
 describe("a file written for another runtime", () => {
   test("a Deno workspace (deno.json, a member imported by name, URLPattern): one line naming --runtime deno before any round; with it, every row", () => {
     const repo = fixtureRepo("deno-router", {});
     expect(runOwnTool(repo.dir, [join(MODULES, ".bin", "deno"), "bench", "--no-check"])).toContain("nested params");
     expectStoppedWith(
-      compareIn(repo, ROWS_RUN),
+      compareIn(repo, [...ROWS_RUN, "--runtime", "node"]),
       /^xbench: bench\/router_bench\.ts is written for Deno \(it resolves its imports through deno\.json\) and cannot load under node \(Cannot find package '@tiny\/router'\); run with --runtime deno$/m,
     );
     const deno = compareIn(repo, [...ROWS_RUN, "--runtime", "deno"]);
@@ -316,6 +376,33 @@ describe("a file written for another runtime", () => {
     expectRows(deno.result, ["reverse › splitReverseJoin", "reverse › reverse"]);
   }, 300_000);
 
+  test("a Deno-first repository (Deno.bench files, a deno.jsonc, no package.json): measured under deno, as deno bench runs it, and the header says why", () => {
+    const files = filesOf(join(FIXTURES, "deno-bytes"));
+    const { "deno.json": config, ...rest } = files;
+    const repo = repoWith({ ...rest, "deno.jsonc": `// published to JSR\n${config}` });
+    const r = compareIn(repo, ROWS_RUN);
+    expect(r.code).toBe(0);
+    expect(r.result!.runtime).toBe("deno");
+    expect(r.stderr).toMatch(/^ℹ .* · runtime deno · /m);
+    expect(r.stderr).toContain("runtime deno: bytes_bench.ts calls Deno.bench, which deno bench runs; --runtime node measures under node");
+    expectRows(measured(r.result), ["search › indexOfNeedle", "compare › equals (4 KiB)", "concat 16 chunks"]);
+    expectSkipped(r.result, ["legacy search"]);
+  }, 300_000);
+
+  test("Deno.bench files beside node ones: node, and the header names the files deno bench would run", () => {
+    const files = filesOf(join(FIXTURES, "deno-bytes"));
+    const repo = repoWith({
+      ...files,
+      "sum.bench.ts": 'import { bench } from "mitata";\nbench("sum", () => [1, 2, 3].reduce((a, b) => a + b, 0));\n',
+    });
+    const r = compareIn(repo, ROWS_RUN);
+    expect(r.code).toBe(0);
+    expect(r.result!.runtime).toBe("node");
+    expect(r.stderr).toContain(
+      "runtime node: the default; the project's own tool would run bytes_bench.ts under deno (it calls Deno.bench, which deno bench runs): --runtime deno measures it there",
+    );
+  }, 300_000);
+
   test("a file that imports bun:sqlite: one line naming --runtime bun; with it, every row", () => {
     const repo = repoWith({
       "bench/store.bench.ts": [
@@ -336,11 +423,14 @@ describe("a file written for another runtime", () => {
       ].join("\n"),
     });
     expectStoppedWith(
-      compareIn(repo, ROWS_RUN),
+      compareIn(repo, [...ROWS_RUN, "--runtime", "node"]),
       /^xbench: bench\/store\.bench\.ts is written for Bun \(it imports bun:sqlite\) and cannot load under node \(.+\); run with --runtime bun$/m,
     );
-    const bun = compareIn(repo, [...ROWS_RUN, "--runtime", "bun"]);
+    // Without --runtime, the file's own runtime, said in the header.
+    const bun = compareIn(repo, ROWS_RUN);
     expect(bun.code).toBe(0);
+    expect(bun.result!.runtime).toBe("bun");
+    expect(bun.stderr).toContain("runtime bun: bench/store.bench.ts imports bun:sqlite; --runtime node measures under node");
     expectRows(bun.result, ["get", "put"]);
   }, 300_000);
 });

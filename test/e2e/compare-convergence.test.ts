@@ -142,12 +142,71 @@ bench("row", () => JSON.stringify({ list: [1, 2, 3] }));
   }, 300_000);
 });
 
+describe("progress in a log", () => {
+  test("without a terminal, a 60 s compare writes at most 20 progress lines, not one per round", () => {
+    const repo = repoWith({
+      "t.bench.ts":
+        'import { bench } from "mitata";\nbench("join", () => ["a", "b", "c"].join("-"));\nbench("parse", () => JSON.parse("[1,2,3]"));\n',
+    });
+    // A target no row reaches: the run measures until --max-time.
+    const r = compareIn(repo, ["--base", "HEAD", "--target", "0.01", "--max-time", "60"]);
+    expect(r.code).toBe(0);
+    expect(r.result!.rounds.stoppedBy).toBe("time");
+    // Far more rounds than lines: a line per round would have been over the limit.
+    expect(r.result!.rounds.completed).toBeGreaterThan(20);
+    const lines = r.stderr.split("\n").filter((l) => /^round \d+/.test(l));
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.length).toBeLessThanOrEqual(20);
+  }, 300_000);
+});
+
+describe("a round far off the others", () => {
+  test("the report names the round and why it is suspect: head's batches ran slower in that one process", () => {
+    // Head's copy of the code counts the processes that load it (a file outside the repository);
+    // in the fourth (the inventory is the first, so round 3) its work grows 20-fold: far beyond
+    // what a whole process slowed by load (1.5x to 2x, for both sides) could make of the ratio.
+    const counter = join(mkdtempSync(join(tmpdir(), "xbench-far-round-")), "loads");
+    const lib = (head: boolean) =>
+      [
+        'import { appendFileSync, existsSync, readFileSync } from "node:fs";',
+        ...(head
+          ? [
+              "const path = process.env.FAR_ROUND_COUNTER;",
+              'const loads = (existsSync(path) ? readFileSync(path, "utf8").length : 0) + 1;',
+              'if (process.env.XBENCH_SIDE === "head") appendFileSync(path, ".");',
+              "const n = loads === 4 ? 40000 : 2000;",
+            ]
+          : ["const n = 2000;"]),
+        "export function work() {",
+        "  let s = 0;",
+        "  for (let i = 0; i < n; i++) s += i % 7;",
+        "  return s;",
+        "}",
+        "",
+      ].join("\n");
+    const repo = repoWith({
+      "lib.js": lib(false),
+      "t.bench.js": 'import { bench } from "mitata";\nimport { work } from "./lib.js";\nbench("work", () => work());\n',
+    });
+    repo.write({ "lib.js": lib(true) });
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "10", "--jobs", "1"], { env: { ...COMPARE_ENV, FAR_ROUND_COUNTER: counter } });
+    expect(r.code).toBe(0);
+    expect(rowOf(r.result, "work").head[2]! / rowOf(r.result, "work").base[2]!).toBeGreaterThan(10);
+    expect(r.stdout).toMatch(
+      /^note: 1 row has a round far off its others, which widens its interval: t\.bench\.js › work, round 3 reads \+\d+\.\d% where its other rounds read [-+]\d+\.\d% to [-+]\d+\.\d%: head's batches there ran \d+% slower than in its other rounds and base's did not, a pause inside that process \(preempted, or a collection during them\)$/m,
+    );
+  }, 300_000);
+});
+
 describe("a row that measures nothing", () => {
-  test("a body the JIT removes reads 'no work measured', with no interval and no verdict", () => {
+  test("a body the JIT removes reads 'no work measured', with no interval and no verdict; one note line says it for all such rows", () => {
     const repo = repoWith({
       "t.bench.ts": `import { bench } from "mitata";
 bench("folded away", () => {
   const a = 1 + 2;
+});
+bench("folded too", () => {
+  const b = "x".length;
 });
 bench("real work", () => JSON.stringify({ a: [1, 2, 3], b: "text" }));
 `,
@@ -160,8 +219,15 @@ bench("real work", () => JSON.stringify({ a: [1, 2, 3], b: "text" }));
     expect(rowOf(r.result, "real work").status).toBe("ok");
     const line = r.stdout.split("\n").find((l) => l.includes("folded away") && !l.startsWith("note"))!;
     expect(line).toMatch(/ns\s+no work measured$/);
-    expect(r.stdout).toMatch(/no work measured: under 1\.5 ns per iteration on both sides/);
-    expect(r.stdout).toMatch(/1 no work measured \(2 rows\)/);
+    expect(rowOf(r.result, "folded too").status).toBe("no-work");
+    const notes = r.stdout.split("\n").filter((l) => l.startsWith("note:") && l.includes("no work measured"));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(
+      /^note: 2 rows read no work measured: under 1\.5 ns per iteration on both sides, below what time can resolve here/,
+    );
+    expect(r.stdout).toMatch(/2 no work measured \(3 rows\)/);
+    const verbose = compareIn(repo, ["--base", "HEAD", "--rounds", "6", "--verbose"]);
+    expect(verbose.stdout.split("\n").filter((l) => /^note: t\.bench\.ts › folded (away|too): no work measured: /.test(l))).toHaveLength(2);
   }, 300_000);
 });
 

@@ -3,9 +3,11 @@
  * wrapper the user has not committed, submodules, empty results, a failing install.
  */
 import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "pathe";
 import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
-import { xbench } from "../support/xbench.ts";
+import { ROOT, xbench } from "../support/xbench.ts";
 
 const repoWith = repoPerTest();
 
@@ -67,7 +69,7 @@ describe("naming the bench files", () => {
     const none = xbench(["compare", "--base", "HEAD"], { cwd: bare.dir, env: COMPARE_ENV });
     expect(none.code).toBe(2);
     expect(none.stderr.trim()).toBe(
-      'xbench: no bench files (*.bench.ts, *.benchmark.js, *_bench.ts, in any of .ts .mts .cts .js .mjs .cjs .tsx .jsx) in the working tree; name them with --bench PATH|GLOB or in package.json as "xbench": { "bench": [...] }',
+      'xbench: no bench files (*.bench.ts, *.benchmark.js, *_bench.ts, in any of .ts .mts .cts .js .mjs .cjs .tsx .jsx, or a file package.json\'s "bench" script runs) in the working tree; name them with --bench PATH|GLOB or in package.json as "xbench": { "bench": [...] }',
     );
 
     const pkg = { ...JSON.parse(QS["package.json"]), xbench: { bench: ["test/bench/index.ts"] } };
@@ -75,6 +77,47 @@ describe("naming the bench files", () => {
     const r = compareIn(named, ["--base", "HEAD", "--rounds", "6"]);
     expect(r.code).toBe(0);
     expect(labels(r)).toEqual(["parse", "stringify"]);
+  });
+
+  test("a root benchmark.js that package.json's bench script runs (Benchmark.js) is found through the script, and named", () => {
+    const repo = repoWith({
+      ".gitignore": "node_modules\n",
+      "package.json": JSON.stringify(
+        { name: "html-esc", version: "1.4.0", main: "index.js", scripts: { test: "node test.js", bench: "node benchmark.js" } },
+        null,
+        2,
+      ),
+      "index.js": [
+        "const MAP = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\"': '&quot;' };",
+        'exports.escape = (s) => s.replace(/[&<>"]/g, (c) => MAP[c]);',
+        "",
+      ].join("\n"),
+      "test.js": 'require("assert").strictEqual(require("./index.js").escape("<a>"), "&lt;a&gt;");\n',
+      "benchmark.js": [
+        'const Benchmark = require("benchmark");',
+        'const { escape } = require("./index.js");',
+        "",
+        'new Benchmark.Suite("escape")',
+        '  .add("plain", () => escape("nothing to escape in this sentence"))',
+        '  .add("markup", () => escape("<p class=\\"x\\">a & b</p>"))',
+        '  .on("cycle", (e) => console.log(String(e.target)))',
+        "  .run();",
+        "",
+      ].join("\n"),
+    });
+    mkdirSync(join(repo.dir, "node_modules"));
+    symlinkSync(join(ROOT, "node_modules", "benchmark"), join(repo.dir, "node_modules", "benchmark"));
+    const own = spawnSync("node", ["-e", "require('benchmark').options.maxTime = 0.05; require('./benchmark.js')"], {
+      cwd: repo.dir,
+      encoding: "utf8",
+    });
+    expect(own.stdout).toMatch(/^plain x [\d,.]+ ops\/sec/m);
+    const r = compareIn(repo, ["--base", "HEAD", "--rounds", "6"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      `bench files from package.json's scripts (no file has a default bench name): benchmark.js ("bench": "node benchmark.js")`,
+    );
+    expect(labels(r)).toEqual(["escape › markup", "escape › plain"]);
   });
 
   test("a named file that matches nothing is one line, exit 2", () => {

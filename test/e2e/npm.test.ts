@@ -61,12 +61,31 @@ function freshProject(name: string, tarball: string, npmFlags: string[], env: Re
   return project;
 }
 
-function expectCompareRuns(project: string, env: Record<string, string>): void {
-  const compare = run("npx", ["xbench", "compare", "--base", "HEAD", "--rounds", "6", "--time", "20"], { cwd: project, env });
+/** `xbench compare` of the project with itself, as `launch` starts xbench: it runs the bench file under `runtime`. */
+function expectCompareRuns(project: string, env: Record<string, string>, launch = ["npx", "xbench"], runtime = "node"): void {
+  const compare = run(launch[0]!, [...launch.slice(1), "compare", "--base", "HEAD", "--rounds", "6", "--time", "20"], {
+    cwd: project,
+    env,
+  });
   expect(compare.stderr).not.toContain("found no bun");
   expect(compare.code).toBe(0);
-  expect(compare.stdout).toContain("runtime node | rounds 6");
+  expect(compare.stdout).toContain(`runtime ${runtime} | rounds 6`);
   expect(compare.stdout).toMatch(/sum\.bench\.ts › sum 1000 /);
+}
+
+/** `--version --verbose`, a compare and a trace, as `launch` starts xbench on `runtime`. */
+function expectCliRuns(project: string, env: Record<string, string>, launch: string[], runtime: string): void {
+  const [cmd, ...pre] = launch as [string, ...string[]];
+  const version = run(cmd, [...pre, "--version", "--verbose"], { cwd: project, env });
+  expect(version.code).toBe(0);
+  expect(version.stdout).toContain(`xbench ${pkg.version}`);
+  expect(version.stdout).toMatch(/^target {3}npm$/m);
+  expect(version.stdout).toMatch(new RegExp(`^runtime {2}${runtime} `, "m"));
+  // The bench file is mitata's: its bench processes run under node, whatever runs xbench.
+  expectCompareRuns(project, env, launch);
+  const trace = run(cmd, [...pre, "trace", "--", "cat", "package.json"], { cwd: project, env });
+  expect(trace.code).toBe(0);
+  expect(trace.stderr).toMatch(/^traced \d+ paths .*; complete$/m);
 }
 
 describe("the npm package on node", () => {
@@ -97,5 +116,41 @@ describe("the npm package on node", () => {
     const project = freshProject("no-scripts", tarball, ["--ignore-scripts"], env);
     expect(run("/bin/sh", ["-c", "head -c 2 node_modules/.bin/bun"], { cwd: project, env }).stdout).not.toBe("\u007fE");
     expectCompareRuns(project, env);
+  }, 300_000);
+});
+
+describe("the npm package on Bun and Deno", () => {
+  // bun and deno from this checkout's node_modules.
+  const online = { ...process.env, PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH}` } as Record<string, string>;
+  delete online.XBENCH_BUN;
+  // Once installed, a registry that cannot answer and an empty Deno cache: nothing is fetched.
+  const env = {
+    ...online,
+    NPM_CONFIG_REGISTRY: "http://127.0.0.1:9/",
+    BUN_CONFIG_REGISTRY: "http://127.0.0.1:9/",
+    DENO_DIR: join(work, "deno-dir"),
+  };
+  let project = "";
+
+  test("installed from the packed tarball into a fresh project", () => {
+    project = freshProject("bun-deno", pack(online), [], online);
+  }, 300_000);
+
+  test("bunx --bun xbench: --version says bun; compare and trace run, offline", () => {
+    expectCliRuns(project, env, ["bunx", "--bun", "xbench"], "bun");
+  }, 300_000);
+
+  test("deno run -A npm:xbench: --version says deno; compare and trace run, offline", () => {
+    expectCliRuns(project, env, ["deno", "run", "-A", "npm:xbench"], "deno");
+  }, 300_000);
+
+  test("deno.json's task runs the CLI from this checkout's source under Deno", () => {
+    const version = run("deno", ["task", "xbench", "--version", "--verbose"], { cwd: ROOT, env });
+    expect(version.code).toBe(0);
+    expect(version.stdout).toMatch(/^target {3}source$/m);
+    expect(version.stdout).toMatch(/^runtime {2}deno /m);
+    const trace = run("deno", ["task", "xbench", "trace", "--", "cat", "package.json"], { cwd: ROOT, env });
+    expect(trace.code).toBe(0);
+    expect(trace.stderr).toMatch(/^traced \d+ paths .*; complete$/m);
   }, 300_000);
 });

@@ -4,7 +4,18 @@
  * library xbench does not read, or uses a supported API and declared nothing is an error.
  */
 import { describe, expect, test } from "bun:test";
-import { emptyFileVerdict, runtimeSignals, scanBenchSource, SUPPORTED_APIS, wrongRuntime } from "../../src/compare/diagnose.ts";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import {
+  emptyFileVerdict,
+  missingVitestGlobal,
+  runtimeSignals,
+  scanBenchSource,
+  SUPPORTED_APIS,
+  wrongRuntime,
+} from "../../src/compare/diagnose.ts";
+import { readByVitest, VITEST_GLOBALS, vitestSetup } from "../../src/runner/vitest-config.ts";
 import { BENCH_FILE_NAMES, isBenchFile } from "../../src/compare/discover.ts";
 
 describe("default bench files", () => {
@@ -104,5 +115,77 @@ describe("a bench file written for another runtime", () => {
     expect(wrongRuntime("a.bench.ts", "node", config, 'Cannot find package "@app/x"')).toMatch(
       /^a\.bench\.ts is written for Deno \(it resolves its imports through deno\.json\) and cannot load under node/,
     );
+  });
+
+  test("a global that is not defined is no import map's to explain: a deno.json alone does not make the file Deno's", () => {
+    const config = runtimeSignals("describe('x', () => {});", {
+      name: "deno.json",
+      text: '{ "imports": { "@std/assert": "jsr:@std/assert@1" } }',
+    });
+    expect(wrongRuntime("a.bench.ts", "node", config, "describe is not defined")).toBeUndefined();
+    // Beside a strong sign of Deno, the config is one more reason.
+    const both = runtimeSignals("new URLPattern({})", { name: "deno.json", text: '{ "imports": {} }' });
+    expect(wrongRuntime("u_bench.ts", "node", both, "URLPattern is not defined")).toContain(
+      "(it uses URLPattern, resolves its imports through deno.json)",
+    );
+  });
+});
+
+describe("a project's vitest config", () => {
+  const names = [...VITEST_GLOBALS, "bench"];
+
+  test("a vitest name that is not defined is the config's to explain, with what it set up; any other error is not", () => {
+    expect(missingVitestGlobal("b/x.bench.ts", "describe is not defined", names)).toBe(
+      "b/x.bench.ts calls describe without importing it, and no vitest.config.* or vite.config.* from its folder up to the repository's root sets up vitest's globals (globals: true, setupFiles): import { describe } from \"vitest\" in the file, or add that config",
+    );
+    expect(
+      missingVitestGlobal("b/x.bench.ts", "ReferenceError: bench is not defined", names, {
+        config: "vitest.config.ts",
+        globals: true,
+        setupFiles: [],
+      }),
+    ).toBe(
+      'b/x.bench.ts calls bench without importing it, and vitest.config.ts defines it nowhere before the file loads (globals: true (vitest\'s globals do not include bench), no setupFiles): import { bench } from "vitest" in the file, or put it on globalThis in a setup file',
+    );
+    expect(missingVitestGlobal("b/x.bench.ts", "URLPattern is not defined", names)).toBeUndefined();
+    expect(missingVitestGlobal("b/x.bench.ts", "Cannot find package 'x'", names)).toBeUndefined();
+  });
+
+  test("globals and setup files read from the nearest config, as vitest resolves them; vitest's files only", () => {
+    const dir = join(tmpdir(), `xbench-vitest-config-${process.pid}`);
+    mkdirSync(join(dir, "pkg", "bench"), { recursive: true });
+    mkdirSync(join(dir, "pkg", "test"), { recursive: true });
+    mkdirSync(join(dir, ".git"), { recursive: true });
+    writeFileSync(join(dir, "pkg", "test", "setup.ts"), "");
+    writeFileSync(join(dir, "pkg", "test", "more.ts"), "");
+    writeFileSync(
+      join(dir, "pkg", "vitest.config.mts"),
+      [
+        'import { resolve } from "node:path";',
+        "export default defineConfig({",
+        "  test: {",
+        "    // globals: false would be the default",
+        "    globals: true,",
+        '    setupFiles: ["./test/setup.ts", resolve(__dirname, "test/more.ts"), "@testing-library/jest-dom/vitest"],',
+        "  },",
+        "});",
+      ].join("\n"),
+    );
+    try {
+      expect(vitestSetup(join(dir, "pkg", "bench", "a.bench.ts"))).toEqual({
+        config: join(dir, "pkg", "vitest.config.mts"),
+        globals: true,
+        setupFiles: [join(dir, "pkg", "test", "setup.ts"), join(dir, "pkg", "test", "more.ts")],
+      });
+      // Above the checkout's root nothing is looked for.
+      expect(vitestSetup(join(dir, "a.bench.ts"))).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(readByVitest('describe("x", () => { bench("y", () => {}); });')).toBe(true);
+    expect(readByVitest('import { bench } from "vitest";')).toBe(true);
+    expect(readByVitest('import { bench } from "mitata";\nbench("y", () => {});')).toBe(false);
+    expect(readByVitest('Deno.bench("y", () => {});')).toBe(false);
+    expect(readByVitest("export const WORDS = ['a'];")).toBe(false);
   });
 });

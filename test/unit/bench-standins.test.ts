@@ -76,6 +76,7 @@ group("vitest", () => {
   });
 
   test("skip, only, todo, skipIf and runIf on bench and describe, chained in any order", async () => {
+    const skippedBefore = registry.skippedBenchmarks().length;
     const rows = await rowsOf(() => {
       bench("kept", noop);
       bench.skip("skipped", noop);
@@ -92,6 +93,13 @@ group("vitest", () => {
       describe("by option", { skip: true }, () => bench("x", noop));
     });
     expect(rows).toEqual(["kept", "skipIf false", "on › inside on"]);
+    // What vitest bench lists as skipped (`↓ name [skipped]`): the benchmarks skipped themselves, not those of a skipped describe.
+    expect(
+      registry
+        .skippedBenchmarks()
+        .slice(skippedBefore)
+        .map((entry) => [...entry.groups, entry.name].join(" › ")),
+    ).toEqual(["skipped", "later", "skipIf true", "runIf false", "skipIf then skip", "runIf then todo"]);
     const only = await rowsOf(() => {
       bench("not picked", noop);
       bench.skipIf(false).only("picked", noop);

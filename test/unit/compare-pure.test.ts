@@ -5,8 +5,9 @@ import { join } from "pathe";
 import { globToRegExp, selectBenchFiles, selectNamedFiles } from "../../src/compare/discover.ts";
 import { pullRequestTarget } from "../../src/compare/github.ts";
 import { benchBasename, rowId } from "../../src/compare/identity.ts";
-import { clock, progressLine } from "../../src/output/progress.ts";
+import { clock, createProgress, progressLine } from "../../src/output/progress.ts";
 import { collectRows, WHOLE_FILE } from "../../src/compare/rows.ts";
+import { analyzeRows } from "../../src/report/analyze.ts";
 import { createStore, openStore, type RoundRecord, type RunPlan } from "../../src/compare/store.ts";
 import type { ChildRow } from "../../src/runner/protocol.ts";
 import { pinFileLocation } from "../../src/runner/bundle.ts";
@@ -93,6 +94,18 @@ describe("collecting rows from round records", () => {
     expect(rows[0]!.presentOn).toEqual({ base: true, head: true });
     expect(rows[0]!.mode).toBe("isolated");
   });
+  test("rows a file skips are listed after its measured ones and read skipped, never failed", () => {
+    const skipped: RoundRecord = { round: 0, file: "f.bench.ts", job: "skipped", sides: [], wallMs: 0, expected: ["huge", "t"] };
+    const failed: RoundRecord = { round: 1, file: "f.bench.ts", job: "duet", sides: ["base", "head"], wallMs: 1, error: "killed" };
+    const rows = collectRows(["f.bench.ts"], 2, [skipped, duet(0, [10, 11]), failed]);
+    expect(rows.map((row) => [row.label, row.skipped ?? false])).toEqual([
+      ["t", false],
+      ["huge", true],
+    ]);
+    const analyzed = analyzeRows(rows, { holm: false });
+    expect(analyzed.map((row) => row.status)).toEqual(["failed", "skipped"]);
+  });
+
   test("a duet process gives both sides of a round; the mode says how each row was measured", () => {
     const rows = collectRows(["f.bench.ts"], 2, [duet(0, [10, 11]), duet(1, [9, 12])]);
     expect(rows[0]!.base).toEqual([10, 9]);
@@ -154,6 +167,29 @@ describe("progress", () => {
     expect(progressLine({ round: 8, elapsedS: 20, note: "widest ±2.0% (target ±1.0%)", load: [1, 0.5, 0.25] })).toBe(
       "round 8 · 0:20 elapsed · widest ±2.0% (target ±1.0%) · load 1.00 0.50 0.25",
     );
+  });
+
+  /** The round numbers a log (no TTY) gets lines for, and the stream's text. */
+  function logged(updates: Array<{ round: number; elapsedS: number; rounds?: number }>, budgetS?: number): number[] {
+    let text = "";
+    const stream = { isTTY: false, write: (chunk: string) => ((text += chunk), true) } as unknown as NodeJS.WriteStream;
+    const progress = createProgress(stream, budgetS === undefined ? {} : { budgetS });
+    for (const u of updates) progress.update(u);
+    progress.done();
+    return [...text.matchAll(/^round (\d+)/gm)].map((m) => Number(m[1]));
+  }
+
+  test("in a log: the first round, then one line per tenth of the budget or of fixed rounds, and the last state", () => {
+    // 240 rounds in 60 s of a 60 s budget: a line every 6 s, not 240.
+    const timed = Array.from({ length: 240 }, (_, i) => ({ round: i + 1, elapsedS: (i + 1) / 4 }));
+    const lines = logged(timed, 60);
+    expect(lines.length).toBeLessThanOrEqual(12);
+    expect(lines[0]).toBe(1);
+    expect(lines.at(-1)).toBe(240);
+    const fixed = Array.from({ length: 100 }, (_, i) => ({ round: i + 1, rounds: 100, elapsedS: i }));
+    expect(logged(fixed)).toEqual([1, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+    // Neither: every 10 s.
+    expect(logged(timed)).toEqual([1, 40, 80, 120, 160, 200, 240]);
   });
 });
 

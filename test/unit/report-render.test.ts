@@ -228,6 +228,80 @@ describe("columns agree with the delta", () => {
     expect(renderTerminal(analyzeResult(result), { color: false, verbose: true })).not.toContain("would reach it");
   });
 
+  test("an A/A run sampled until narrow: one half-width figure for the widest interval, and what 97% and 95% each are", () => {
+    const result = { ...aaResult(), level: 0.97, coverage: 0.95 };
+    result.rounds = { ...result.rounds, stoppedBy: "time", targetHalfWidth: 0.01, maxTimeS: 120, measuredS: 118 };
+    const text = renderTerminal(analyzeResult(result), { color: false });
+    const widest = [...text.matchAll(/widest (±[\d.]+%)/g)].map((m) => m[1]);
+    expect(widest).toHaveLength(2); // the sampling note's and the A/A note's
+    expect(widest[0]).toBe(widest[1]);
+    expect(text).toContain(
+      "each interval is built at 97% (the JSON's level) so that, with rows stopping on their own width, the 95% CI column holds 95% (its coverage)",
+    );
+    expect(text).not.toContain("smallest change detectable");
+  });
+
+  test("a round far off its row's others is named, with what the two sides say of why; one note, each row with --verbose", () => {
+    const result = aaResult();
+    const [first, second, third] = result.rows.filter((r) => r.stats && r.base.length >= 8);
+    const base = first!.base.map((_, i) => 1000 + (i % 3));
+    // Round 3: head alone ran 3x slower (a pause inside that process).
+    const oneSide = { ...first!, base, head: base.map((b, i) => (i === 2 ? b * 3 : b * (1 + (i % 2) * 0.002))) };
+    // Round 5: both sides slower, head more.
+    const whole = { ...second!, base: base.map((b, i) => (i === 4 ? b * 2 : b)), head: base.map((b, i) => (i === 4 ? b * 5 : b * 1.001)) };
+    // Round 2: each side within its own rounds, only their ratio off.
+    const ratioOnly = {
+      ...third!,
+      base: base.map((b, i) => (i === 1 ? b * 0.8 : b * (1 + (0.3 * ((i % 4) - 1.5)) / 1.5))),
+      head: base.map((b, i) => (i === 1 ? b * 1.25 : b * (1 + (0.3 * ((i % 4) - 1.5)) / 1.5) * 1.001)),
+    };
+    result.rows = result.rows.map((row) => (row === first ? oneSide : row === second ? whole : row === third ? ratioOnly : row));
+    const analysis = analyzeResult(result);
+    const byRound = Object.fromEntries(analysis.outliers.map(({ outlier }) => [outlier.round, outlier]));
+    expect(byRound[3]).toMatchObject({ round: 3, cause: "one-side", side: { name: "head" } });
+    expect(byRound[3]!.change).toBeCloseTo(2, 1);
+    expect(byRound[5]).toMatchObject({ round: 5, cause: "whole-process" });
+    expect(byRound[2]).toMatchObject({ round: 2, cause: "ratio-only" });
+    const text = renderTerminal(analysis, { color: false });
+    const notes = text.split("\n").filter((line) => line.includes("far off"));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/^note: \d+ rows have a round far off its others, which widens its interval: .*; --verbose names each$/);
+    const verbose = renderTerminal(analysis, { color: false, verbose: true });
+    expect(verbose).toMatch(
+      /: round 3 reads \+\d+\.\d% where its other rounds read [-+]\d+\.\d% to [-+]\d+\.\d%: head's batches there ran \d+% slower than in its other rounds and base's did not, a pause inside that process \(preempted, or a collection during them\)$/m,
+    );
+    expect(verbose).toContain("both sides ran far from their other rounds, the process as a whole was slowed");
+    expect(verbose).toContain("neither side is far from its other rounds, only their ratio");
+    // A spread-out row whose farthest round is the edge of its spread names none.
+    expect(analyzeResult(aaResult()).outliers).toEqual([]);
+  });
+
+  test("rows of no work measured: one note for all of them, how many and where the list is; a note per row with --verbose", () => {
+    const result = aaResult();
+    const timed = result.rows.filter((r) => r.stats);
+    const empty = timed.slice(0, 3).map((row) => ({
+      ...row,
+      status: "no-work" as const,
+      stats: undefined,
+      base: row.base.map(() => 0.4),
+      head: row.head.map(() => 0.5),
+    }));
+    result.rows = [...empty, ...result.rows.slice(3)];
+    const text = renderTerminal(analyzeResult(result), { color: false });
+    const notes = text.split("\n").filter((line) => line.startsWith("note: ") && line.includes("no work measured"));
+    expect(notes).toEqual([
+      'note: 3 rows read no work measured: under 1.5 ns per iteration on both sides, below what time can resolve here (an empty loop costs about as much), so no interval and no verdict (--verbose lists them; the JSON marks them "no-work"); a body meant to cost more may have been optimized away: use its result (return it, or keep it in a variable the benchmark reads)',
+    ]);
+    expect(text).not.toContain("probably optimized away");
+    const verbose = renderTerminal(analyzeResult(result), { color: false, verbose: true });
+    const shown = withDisplayNames(result).rows;
+    for (const i of [0, 1, 2]) {
+      expect(verbose).toContain(
+        `note: ${shown[i]!.id}: no work measured: 0.40 ns (base) and 0.50 ns (head) per iteration, under 1.5 ns, below what time can resolve here`,
+      );
+    }
+  });
+
   test("the budget that would bring three quarters of the wide rows within the target", () => {
     const result = aaResult();
     result.rounds = { ...result.rounds, stoppedBy: "time", targetHalfWidth: 0.01, maxTimeS: 120, measuredS: 100 };

@@ -9,7 +9,7 @@
  * `b.end()` inside fn (only that section is timed). Ignored: `baseline`, `permissions`,
  * `sanitizeExit`, `warmup`, `n`.
  */
-import { register, usesApi } from "xbench-internal:registry";
+import { register, skip, usesApi } from "xbench-internal:registry";
 import type { Registered } from "./registry.ts";
 
 // Imported only for a file whose source calls Deno.bench.
@@ -38,7 +38,11 @@ function bench(a: unknown, b?: unknown, c?: unknown): void {
   const def = definition(a, b, c);
   if (typeof def.fn !== "function") throw new TypeError("Deno.bench: the benchmark needs a function (fn)");
   if (!def.name) throw new TypeError("Deno.bench: the benchmark needs a name");
-  if (def.ignore) return;
+  // deno bench lists an ignored benchmark as such: its row reads skipped.
+  if (def.ignore) {
+    skip({ api: "Deno.bench", groups: def.group ? [String(def.group)] : [], name: String(def.name) });
+    return;
+  }
   register({
     api: "Deno.bench",
     groups: def.group ? [String(def.group)] : [],

@@ -106,6 +106,7 @@ function inventory(description: Described): ChildLine {
     metrics: description.metrics.map((m) => ({ label: m.label, unit: m.unit })),
     commands: description.commands.map((c) => c.label),
     isolate: description.isolate,
+    ...(description.skipped.length > 0 ? { skipped: description.skipped } : {}),
   };
 }
 

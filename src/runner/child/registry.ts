@@ -40,6 +40,8 @@ export interface Registered {
 }
 
 const registered: Registered[] = [];
+/** Benchmarks a file declares and its API skips (`bench.skip`, `skipIf`, `todo`, Deno's `ignore`): listed, never run. */
+const skippedEntries: Array<Pick<Registered, "api" | "groups" | "name">> = [];
 const apis = new Set<BenchApi>();
 const pending: Promise<unknown>[] = [];
 
@@ -51,6 +53,15 @@ export function usesApi(api: BenchApi): void {
 export function register(entry: Registered): Registered {
   registered.push(entry);
   return entry;
+}
+
+/** A benchmark the file declares and skips: its row reads `skipped`, as the tool lists it. */
+export function skip(entry: Pick<Registered, "api" | "groups" | "name">): void {
+  skippedEntries.push(entry);
+}
+
+export function skippedBenchmarks(): ReadonlyArray<Pick<Registered, "api" | "groups" | "name">> {
+  return skippedEntries;
 }
 
 /** Takes back a registration (tinybench's `remove()`). */

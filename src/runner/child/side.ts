@@ -5,7 +5,7 @@
  */
 import { registeredTrials } from "xbench-internal:shim";
 import { registry } from "xbench-internal:api";
-import { distinctLabels, registeredBenchmarks, usedApis } from "xbench-internal:registry";
+import { distinctLabels, registeredBenchmarks, skippedBenchmarks, usedApis } from "xbench-internal:registry";
 import type { CommandDefinition, MetricDefinition } from "../../bench/api.ts";
 import type { Around, BenchApi } from "./registry.ts";
 import type { Trial } from "./shim.ts";
@@ -33,6 +33,8 @@ export interface SideDescription {
   metrics: MetricDefinition[];
   commands: CommandDefinition[];
   isolate: boolean;
+  /** Labels of benchmarks the file declares and skips (`bench.skip`, `skipIf`, left out by `.only`): rows that read skipped. */
+  skipped: string[];
 }
 
 /** Joins group names and a benchmark's name into its row label. */
@@ -64,11 +66,13 @@ function* combinations(trial: Trial): Generator<{ args: Record<string, unknown>;
   }
 }
 
-/** vitest's, tinybench's, Benchmark.js's and Deno's benchmarks; with `.only` on any, only those. */
-async function otherBenchmarks(): Promise<BenchmarkCase[]> {
+/** vitest's, tinybench's, Benchmark.js's and Deno's benchmarks; with `.only` on any, only those (the others are skipped). */
+async function otherBenchmarks(): Promise<{ cases: BenchmarkCase[]; skipped: string[] }> {
   const all = await registeredBenchmarks();
   const picked = all.some((entry) => entry.only) ? all.filter((entry) => entry.only) : all;
-  return picked.map((entry) => ({
+  const left = [...skippedBenchmarks(), ...all.filter((entry) => !picked.includes(entry))];
+  const skipped = left.map((entry) => rowLabel(entry.groups, entry.name));
+  const cases = picked.map((entry) => ({
     label: rowLabel(entry.groups, entry.name),
     api: entry.api,
     fn: entry.fn,
@@ -78,6 +82,7 @@ async function otherBenchmarks(): Promise<BenchmarkCase[]> {
     ...(entry.section ? { section: true } : {}),
     around: entry.around,
   }));
+  return { cases, skipped };
 }
 
 export async function describeSide(side: string): Promise<SideDescription> {
@@ -87,7 +92,8 @@ export async function describeSide(side: string): Promise<SideDescription> {
       benchmarks.push({ label: rowLabel(groups, name), api: "mitata", fn: trial.f, args, gc: trial._gc });
     }
   }
-  benchmarks.push(...(await otherBenchmarks()));
+  const others = await otherBenchmarks();
+  benchmarks.push(...others.cases);
   const extras = registry(side);
   // One namespace for every row of the file: a repeated label gets a number, never loses its row.
   const labels = distinctLabels([
@@ -106,5 +112,7 @@ export async function describeSide(side: string): Promise<SideDescription> {
     metrics: named(extras.metrics),
     commands: named(extras.commands),
     isolate: extras.isolate,
+    // A skipped label that is also a row's (the same name measured elsewhere) is that row.
+    skipped: [...new Set(others.skipped)].filter((label) => !benchmarks.some((b) => b.label === label)),
   };
 }

@@ -10,7 +10,7 @@
  * `time`, `iterations`, `warmupTime`, `warmupIterations`, `throws`, `now` and `signal` are
  * ignored, since xbench decides how long each side is sampled.
  */
-import { aroundFromOptions, awaitLater, register, usesApi } from "xbench-internal:registry";
+import { aroundFromOptions, awaitLater, register, skip, usesApi } from "xbench-internal:registry";
 import type { Registered } from "./registry.ts";
 
 usesApi("vitest");
@@ -73,8 +73,15 @@ const nameOf = (name: unknown): string =>
 
 function registerBench(name: unknown, fn: unknown, options: Record<string, unknown> | undefined, mode: Mode): void {
   const scopes = chain(current);
-  const effective = scopes.some((s) => s.mode === "skip" || s.mode === "todo") ? "skip" : mode;
-  if (effective === "skip" || effective === "todo" || typeof fn !== "function") return;
+  const groups = scopes.flatMap((s) => (s.name === undefined ? [] : [s.name]));
+  // vitest bench lists a skipped or todo benchmark (`↓ name [skipped]`): its row reads skipped.
+  // One inside a skipped describe it does not list, and neither does xbench.
+  if (scopes.some((s) => s.mode === "skip" || s.mode === "todo")) return;
+  if (mode === "skip" || mode === "todo") {
+    skip({ api: "vitest", groups, name: nameOf(name) });
+    return;
+  }
+  if (typeof fn !== "function") return;
   const only = mode === "only" || scopes.some((s) => s.mode === "only");
   file.open++;
   // Only setup and teardown reach vitest's tinybench Bench; its per-task hooks are never passed.
@@ -82,7 +89,7 @@ function registerBench(name: unknown, fn: unknown, options: Record<string, unkno
   const own = aroundFromOptions({ setup, teardown }, nameOf(name));
   register({
     api: "vitest",
-    groups: scopes.flatMap((s) => (s.name === undefined ? [] : [s.name])),
+    groups,
     name: nameOf(name),
     fn: fn as Registered["fn"],
     only,
