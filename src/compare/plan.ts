@@ -56,7 +56,7 @@ export interface CompareRequest
   rounds?: number;
   /** Sample until every interval is this narrow, as a fraction (`--target`, in percent on the command line). */
   targetHalfWidth?: number;
-  /** Seconds of bench processes after which a run stops adding rounds (`--max-time`). */
+  /** Seconds of measuring, wall time, after which a run stops adding rounds (`--max-time`). */
   maxTimeS?: number;
   /** Sampling time per benchmark and side in each bench process, in ms (`--time`). */
   sideTimeMs?: number;
