@@ -12,7 +12,7 @@ import { closest } from "../util/suggest.ts";
 import { verboseVersion } from "../build-info.ts";
 import { EXIT_USAGE, XbenchError, printFailure, usageError } from "./errors.ts";
 import { versionRequest } from "./fast.ts";
-import { forStream } from "../output/errors.ts";
+import { colorFor, forStream } from "../output/color.ts";
 
 /** The command a raw argv resolves to, with the path of names to it and its own arguments. */
 export interface ResolvedCommand {
@@ -46,8 +46,9 @@ export async function resolveCommand(root: AnyCommand, argv: string[]): Promise<
   return { command, path, args };
 }
 
-async function usageText(resolved: { command: AnyCommand; path?: string[] }, tty: boolean): Promise<string> {
-  return forStream(await renderHelp(resolved.command, resolved.path ?? []), tty);
+/** The help of a command as it goes to `stream`: citty's colour kept or stripped by the one decision. */
+async function usageText(resolved: { command: AnyCommand; path?: string[] }, stream: NodeJS.WriteStream): Promise<string> {
+  return forStream(await renderHelp(resolved.command, resolved.path ?? []), colorFor(stream));
 }
 
 /** Runs the CLI from its root table and returns the exit code; never throws. */
@@ -61,12 +62,12 @@ export async function runCli(root: AnyCommand, argv: string[]): Promise<number> 
     }
     resolved = await resolveCommand(root, argv);
     if (wantsHelp(resolved.args)) {
-      process.stdout.write(`${await usageText(resolved, !!process.stdout.isTTY)}\n`);
+      process.stdout.write(`${await usageText(resolved, process.stdout)}\n`);
       return 0;
     }
     const { command, args } = resolved;
     if (!command.run) {
-      process.stderr.write(`${await usageText(resolved, !!process.stderr.isTTY)}\n`);
+      process.stderr.write(`${await usageText(resolved, process.stderr)}\n`);
       return EXIT_USAGE;
     }
     // The flags are read and checked here; citty runs the command with them, given argv as
@@ -93,10 +94,10 @@ async function reportError(error: unknown, resolved: ResolvedCommand | undefined
   const where = error instanceof XbenchError && error.usage ? (resolved ?? (error.cause as ResolvedCommand | undefined)) : undefined;
   if (!where?.command) return status;
   const path = where.path ?? [];
-  if ((await visibleSubcommands(where.command)).length > 0) process.stderr.write(`\n${await usageText(where, !!process.stderr.isTTY)}\n`);
+  if ((await visibleSubcommands(where.command)).length > 0) process.stderr.write(`\n${await usageText(where, process.stderr)}\n`);
   else
     process.stderr.write(
-      `\n${forStream(await usageLine(where.command, path), !!process.stderr.isTTY)}\n\nRun ${["xbench", ...path].join(" ")} --help for its options.\n`,
+      `\n${forStream(await usageLine(where.command, path), colorFor(process.stderr))}\n\nRun ${["xbench", ...path].join(" ")} --help for its options.\n`,
     );
   return status;
 }

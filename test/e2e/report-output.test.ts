@@ -1,8 +1,8 @@
 /**
  * The output formats and colour of `compare` and `report` through the compiled binary
  * (docs/report.md): `report FILE --format F` prints the golden file of test/fixtures/golden for
- * every format and spelling, and both commands make one colour decision (NO_COLOR, FORCE_COLOR,
- * a terminal or not), checked under a real pseudo-terminal (`script`).
+ * every format and spelling, and one colour decision (NO_COLOR, FORCE_COLOR, a terminal or not)
+ * for reports, help and usage errors, checked under a real pseudo-terminal (`script`).
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -21,9 +21,12 @@ const PLAIN_ENV: Record<string, string | undefined> = { ...COMPARE_ENV, NO_COLOR
 
 const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
 
-/** Runs xbench under a pseudo-terminal (util-linux `script`): its stdout is a TTY; stderr is dropped. */
-function xbenchOnTerminal(args: string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}) {
-  const command = `${[requireBinary(), ...args].map(quote).join(" ")} 2>/dev/null`;
+/**
+ * Runs xbench under a pseudo-terminal (util-linux `script`): its stdout is a TTY; stderr is
+ * dropped, or with `stderr` a TTY too (what `stdout` then holds is both).
+ */
+function xbenchOnTerminal(args: string[], options: { cwd?: string; env?: Record<string, string | undefined>; stderr?: boolean } = {}) {
+  const command = `${[requireBinary(), ...args].map(quote).join(" ")}${options.stderr ? "" : " 2>/dev/null"}`;
   const r = spawnSync("script", ["-qec", command, "/dev/null"], { encoding: "utf8", timeout: 300_000, ...options });
   return { code: r.status, stdout: String(r.stdout ?? "") };
 }
@@ -65,6 +68,47 @@ describe("one colour decision", () => {
     expect(noColor.stdout).not.toMatch(SGR);
     expect(xbench(["report", slower], { env: { ...PLAIN_ENV, FORCE_COLOR: "1" } }).stdout).toBe(golden("slower.color.txt"));
     expect(xbench(["report", slower], { env: { ...PLAIN_ENV, FORCE_COLOR: "1", NO_COLOR: "1" } }).stdout).toBe(golden("slower.term.txt"));
+  });
+
+  // Help, a usage error (stderr) and a report, each on a terminal and on a pipe. CI and TEST are
+  // unset: citty leaves its help uncoloured under either, whatever FORCE_COLOR says.
+  const env = { ...PLAIN_ENV, CI: undefined, TEST: undefined };
+  const outputs = [
+    { what: "compare --help", args: ["compare", "--help"], code: 0, text: /USAGE/, stream: "stdout" },
+    { what: "a usage error", args: ["compare", "--nope"], code: 2, text: /Unknown option: --nope/, stream: "stderr" },
+    {
+      what: "a report",
+      args: ["report", join(FIXTURES, "aa-result.json"), "--format", "term"],
+      code: 0,
+      text: /benchmark/,
+      stream: "stdout",
+    },
+  ] as const;
+
+  test.each(outputs)("$what: NO_COLOR=1 on a terminal has no colour, FORCE_COLOR=1 on a pipe has, neither: the terminal only", (o) => {
+    const onTerminal = (extra: Record<string, string>) => xbenchOnTerminal([...o.args], { env: { ...env, ...extra }, stderr: true });
+    const noColor = onTerminal({ NO_COLOR: "1" });
+    expect(noColor.code).toBe(o.code);
+    expect(noColor.stdout).toMatch(o.text);
+    expect(noColor.stdout).not.toMatch(SGR);
+    const plainTerminal = onTerminal({});
+    expect(plainTerminal.stdout).toMatch(o.text);
+    expect(plainTerminal.stdout).toMatch(SGR);
+
+    const forced = xbench([...o.args], { env: { ...env, FORCE_COLOR: "1" } });
+    expect(forced.code).toBe(o.code);
+    expect(forced[o.stream]).toMatch(o.text);
+    expect(forced[o.stream]).toMatch(SGR);
+    const plainPipe = xbench([...o.args], { env });
+    expect(plainPipe[o.stream]).toMatch(o.text);
+    expect(plainPipe.stdout + plainPipe.stderr).not.toMatch(SGR);
+  });
+
+  test("a usage error on a terminal is coloured when stdout is a pipe: stderr is asked about, not stdout", () => {
+    const command = `${[requireBinary(), "compare", "--nope"].map(quote).join(" ")} | cat >/dev/null`;
+    const r = spawnSync("script", ["-qec", command, "/dev/null"], { encoding: "utf8", timeout: 300_000, env });
+    expect(String(r.stdout)).toMatch(/USAGE/);
+    expect(String(r.stdout)).toMatch(SGR);
   });
 
   const repoWith = repoPerTest();

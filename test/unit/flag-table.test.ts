@@ -11,7 +11,7 @@ import { fastParse } from "../../src/args/read-fast.ts";
 import type { AnyCommand, Args, ParsedArgs } from "../../src/args/types.ts";
 import { positiveInt } from "../../src/args/values.ts";
 import { runCli } from "../../src/cli/main.ts";
-import { forStream } from "../../src/output/errors.ts";
+import { forStream } from "../../src/output/color.ts";
 import { rootCommand } from "../../src/commands/root.ts";
 import { traceCommand } from "../../src/commands/trace.ts";
 
