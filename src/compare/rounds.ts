@@ -399,11 +399,18 @@ function estimateScale(ctx: RoundsContext, round: number): number {
 function fitCycle(ctx: RoundsContext, round: number, work: Work[], elapsedS: number): Work[] {
   const { plan } = ctx.store;
   const { maxTimeS, minRounds } = plan.sampling;
-  if (maxTimeS === undefined || plan.budgetFixed || counted(plan) || work.length === 0) return work;
+  if (maxTimeS === undefined || work.length === 0) return work;
   // Within the minimum, the cycles still owed share what is left: fitted before round 1 from
   // the first process's load time, the minimum ran 1.6 times --max-time once the machine got
   // busier (docs/measurements.md, "Real suites").
   const owed = round < minRounds ? Math.ceil((minRounds - round) / CYCLE) : 1;
+  if (counted(plan)) {
+    // Counted windows are sized in events, so nothing shortens; once a cycle has measured what a
+    // counted process costs here, a minimum that cannot fit is said (docs/counting.md, "Cost").
+    if (round >= CYCLE && round < minRounds) warnOverBudget(ctx, round, elapsedS + owed * cycleSeconds(ctx, round, work));
+    return work;
+  }
+  if (plan.budgetFixed) return work;
   const remainingS = (TIME_SLACK * maxTimeS - elapsedS) / owed;
   const rescaled = (w: Work, factor: number): Work => {
     if (w.job.parts === "extras") return w;
@@ -427,12 +434,16 @@ function fitCycle(ctx: RoundsContext, round: number, work: Work[], elapsedS: num
     else high = mid;
   }
   const fitted = scaled(low);
-  const neededS = elapsedS + owed * cycleSeconds(ctx, round, fitted);
-  if (round < minRounds && neededS > TIME_SLACK * maxTimeS && !ctx.warnedOverBudget) {
-    ctx.warnedOverBudget = true;
-    ctx.onEvent({ type: "over-budget", minRounds, minimumS: neededS, maxTimeS });
-  }
+  warnOverBudget(ctx, round, elapsedS + owed * cycleSeconds(ctx, round, fitted));
   return fitted;
+}
+
+/** Says once that the minimum rounds need `neededS` seconds, when that is past `--max-time`. */
+function warnOverBudget(ctx: RoundsContext, round: number, neededS: number): void {
+  const { maxTimeS, minRounds } = ctx.store.plan.sampling;
+  if (maxTimeS === undefined || round >= minRounds || neededS <= TIME_SLACK * maxTimeS || ctx.warnedOverBudget) return;
+  ctx.warnedOverBudget = true;
+  ctx.onEvent({ type: "over-budget", minRounds, minimumS: neededS, maxTimeS });
 }
 
 /** Runs a cycle's processes, up to `--jobs` at once; reports each round as its last process ends. */
