@@ -81,7 +81,7 @@ export function processRunner({ store, sides, bundles, onEvent }: RunContext): {
         return outcome;
       });
     const files = job.files?.map((f) => f.file) ?? [file];
-    return watched(retriedOnce(once), files, timeoutMs, onEvent).finally(() => {
+    return watched(retriedOnce(once), files, timeoutMs, onEvent, counted !== undefined).finally(() => {
       rmSync(resultFile, { force: true });
       if (counted) rmSync(counted.dir, { recursive: true, force: true });
     });

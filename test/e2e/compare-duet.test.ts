@@ -282,7 +282,9 @@ describe("both sides in one bench process (duet)", () => {
     }
     expect(row(r.result, "dies").status).toBe("failed");
     // The row being measured when the process exited says so; a row after it would fail with the process's exit.
-    expect(row(r.result, "dies").error!.message).toBe("the process exited (7) while this benchmark ran");
+    expect(row(r.result, "dies").error!.message).toBe(
+      "the benchmark called process.exit(7) while it ran: a benchmark must return, not end the process",
+    );
   });
 
   test("sampling until narrow: stops on the width target at a whole cycle, or on the time budget, and says which", () => {

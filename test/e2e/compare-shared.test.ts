@@ -89,7 +89,7 @@ describe("bench files share a process", () => {
     expect(r.code).toBe(3);
     const b = rowOf(r.result, "b");
     expect(b.status).toBe("failed");
-    expect(b.error!.message).toContain("exited (7)");
+    expect(b.error!.message).toContain("called process.exit(7)");
     for (const label of ["a", "c", "d", "e"]) expect(rowOf(r.result, label).stats!.n).toBe(6);
   }, 300_000);
 });
