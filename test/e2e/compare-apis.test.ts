@@ -383,7 +383,8 @@ describe("a file written for another runtime", () => {
     const r = compareIn(repo, ROWS_RUN);
     expect(r.code).toBe(0);
     expect(r.result!.runtime).toBe("deno");
-    expect(r.stderr).toMatch(/^ℹ .* · runtime deno · /m);
+    // consola marks an info line ℹ, or [info] where it sees CI.
+    expect(r.stderr).toMatch(/^(ℹ|\[info\]) .* · runtime deno · /m);
     expect(r.stderr).toContain("runtime deno: bytes_bench.ts calls Deno.bench, which deno bench runs; --runtime node measures under node");
     expectRows(measured(r.result), ["search › indexOfNeedle", "compare › equals (4 KiB)", "concat 16 chunks"]);
     expectSkipped(r.result, ["legacy search"]);
