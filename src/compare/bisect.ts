@@ -28,9 +28,9 @@ import { runRounds } from "./engine.ts";
 import { ignoreEvents, type OnCompareEvent } from "./events.ts";
 import { type CompareRequest, makePlan, newRunDir, samplingRule } from "./plan.ts";
 import { bundleDriver, bundleSide, setUpSide } from "./prepare.ts";
-import { makeRunTemp } from "./reclaim.ts";
+import { makeRunTemp } from "./run/reclaim.ts";
 import { checkoutSide, copyBenchFiles, type SideTree } from "./sides.ts";
-import { createStore, type RunPlan } from "./store.ts";
+import { createStore, type RunPlan } from "./run/store.ts";
 import { readsFilesAtRunTime, sameSources, type BundleSources } from "./unchanged.ts";
 import { readBundleSources } from "./unchanged-files.ts";
 

@@ -34,11 +34,11 @@ import { inventoryFiles } from "./inventory.ts";
 import { bundleAll, prepareSides } from "./prepare.ts";
 import { processRunner, timedRunner } from "./processes.ts";
 import { profileRows, type ProfileRows } from "./profile-run.ts";
-import { makeRunTemp } from "./reclaim.ts";
+import { makeRunTemp } from "./run/reclaim.ts";
 import { CYCLE, measureRounds } from "./rounds.ts";
 import { collectRows } from "./rows.ts";
 import type { StopReason } from "./sampling.ts";
-import { recordKey, resumeHint, type RunPlan, type RunStore } from "./store.ts";
+import { recordKey, resumeHint, type RunPlan, type RunStore } from "./run/store.ts";
 
 /** Wall time of this invocation and the part of it spent inside bench processes. */
 export interface CompareTiming {

@@ -15,7 +15,7 @@ import { expectedLabels, planFile, type FilePlan, type InventoryOutcome } from "
 import type { MeasuredFile, RunProcess } from "./rounds.ts";
 import { runtimeMismatch, vitestGlobalMismatch } from "./runtime-fit.ts";
 import { assignShards } from "./shard.ts";
-import { recordKey, type RunPlan, type RunStore } from "./store.ts";
+import { recordKey, type RunPlan, type RunStore } from "./run/store.ts";
 import { unchangedFiles } from "./unchanged-files.ts";
 
 /**

@@ -36,7 +36,7 @@ import { wantedManager } from "./install.ts";
 import { managerFacts } from "./sides.ts";
 import { gitIgnored, unbuiltMessage, unbuiltPackages } from "./workspace.ts";
 import { didYouMean } from "../util/suggest.ts";
-import { PLAN_VERSION, type RunPlan, type RunSettings, type SamplingRule } from "./store.ts";
+import { PLAN_VERSION, type RunPlan, type RunSettings, type SamplingRule } from "./run/store.ts";
 import { DEFAULT_FILES_PER_PROCESS } from "./shared.ts";
 import { isFile } from "../util/is-file.ts";
 

@@ -11,7 +11,7 @@ import { bundle } from "../runner/bundle.ts";
 import type { Cleanup } from "../util/scope.ts";
 import type { Bundles, SideBundles } from "./context.ts";
 import { ignoreEvents, type OnCompareEvent } from "./events.ts";
-import { ownPath } from "./reclaim.ts";
+import { ownPath } from "./run/reclaim.ts";
 import {
   buildSide,
   checkoutHead,
@@ -24,7 +24,7 @@ import {
   nearestNodeModules,
   type SideTree,
 } from "./sides.ts";
-import type { RunPlan, RunStore } from "./store.ts";
+import type { RunPlan, RunStore } from "./run/store.ts";
 
 /** Dependencies (linked from the repository, or installed) and the build of one checked-out side. */
 export async function setUpSide(plan: RunPlan, side: SideTree, onEvent: OnCompareEvent = ignoreEvents): Promise<void> {

@@ -15,7 +15,7 @@ import { type BenchOutcome, runBenchProcess } from "../runner/spawn.ts";
 import { callgrindArgv, countMeasure } from "../runner/valgrind.ts";
 import type { RunContext } from "./context.ts";
 import { layoutDraw } from "./layout.ts";
-import { checkDriverWrite } from "./run-write.ts";
+import { checkDriverWrite } from "./run/run-write.ts";
 import { watched } from "./watch.ts";
 import type { RowSelection, RunProcess, RunShared } from "./rounds.ts";
 import { sameSources } from "./unchanged.ts";

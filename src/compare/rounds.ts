@@ -26,7 +26,7 @@ import type { OnCompareEvent, WidestInterval } from "./events.ts";
 import { expectedLabels, jobsFor, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
 import { collectRows } from "./rows.ts";
 import { rowOpen, rowsWithinReach, stopReason, TIME_SLACK, type StopReason } from "./sampling.ts";
-import { recordKey, type RoundRecord, type RunStore } from "./store.ts";
+import { recordKey, type RoundRecord, type RunStore } from "./run/store.ts";
 import { SHARED_LOAD_SHARE, shareFiles, splitShared } from "./shared.ts";
 import { countMeasure, measuredUnit } from "../runner/valgrind.ts";
 

@@ -14,7 +14,7 @@
  */
 import { halfWidth } from "../report/analyze.ts";
 import type { Row } from "../model/result.ts";
-import type { SamplingRule } from "./store.ts";
+import type { SamplingRule } from "./run/store.ts";
 
 export type StopReason = "rounds" | "target" | "time";
 

@@ -8,7 +8,7 @@ import { runToEnd } from "../runner/spawn.ts";
 import type { Side } from "../model/result.ts";
 import type { Cleanup } from "../util/scope.ts";
 import type { OnCompareEvent } from "./events.ts";
-import type { RunPlan } from "./store.ts";
+import type { RunPlan } from "./run/store.ts";
 import {
   installArgv,
   isManagerPackage,

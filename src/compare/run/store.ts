@@ -2,10 +2,10 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "pathe";
 import { lockRunFolder, RunFolderError } from "./lock.ts";
 import { inRunFolder, setResumeCommand } from "./run-write.ts";
-import { writeFileAtomic } from "../util/atomic-write.ts";
-import type { LoadAvg, RevisionInfo, Runtime, Side } from "../model/result.ts";
-import type { ChildRow, CountBudget, SamplingBudget } from "../runner/protocol.ts";
-import type { CounterInfo, Measure } from "../runner/valgrind.ts";
+import { writeFileAtomic } from "../../util/atomic-write.ts";
+import type { LoadAvg, RevisionInfo, Runtime, Side } from "../../model/result.ts";
+import type { ChildRow, CountBudget, SamplingBudget } from "../../runner/protocol.ts";
+import type { CounterInfo, Measure } from "../../runner/valgrind.ts";
 import type { TreeState } from "./tree-state.ts";
 
 export { RunFolderError } from "./lock.ts";
