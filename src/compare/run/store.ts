@@ -11,7 +11,7 @@ import type { TreeState } from "./tree-state.ts";
 export { RunFolderError } from "./lock.ts";
 export { inRunFolder, resumeHint } from "./run-write.ts";
 
-/** When a run stops adding rounds (see compare/sampling.ts). */
+/** When a run stops adding rounds (see compare/rounds/sampling.ts). */
 export interface SamplingRule {
   /** Rounds the user asked for (`--rounds`), before rounding up to whole cycles. */
   requested?: number;

@@ -5,12 +5,12 @@
  * open, each for the sampling time that narrows it most per second (allocate.ts); the run stops
  * when none is left, or before a cycle that would overrun `--max-time` (sampling.ts).
  */
-import type { Row } from "../model/result.ts";
-import { SIDES, type Side } from "../model/side.ts";
-import type { Job, SamplingBudget } from "../runner/protocol.ts";
-import type { BenchOutcome } from "../runner/spawn.ts";
-import { orderAt } from "../schedule/orderings.ts";
-import { halfWidth, intervalRows } from "../report/analyze.ts";
+import type { Row } from "../../model/result.ts";
+import { SIDES, type Side } from "../../model/side.ts";
+import type { Job, SamplingBudget } from "../../runner/protocol.ts";
+import type { BenchOutcome } from "../../runner/spawn.ts";
+import { orderAt } from "../../schedule/orderings.ts";
+import { halfWidth, intervalRows } from "../../report/analyze.ts";
 import {
   sharedProcessMs,
   bestSideNs,
@@ -22,13 +22,13 @@ import {
   splitHalfVariance,
   type RowRound,
 } from "./allocate.ts";
-import type { OnCompareEvent, WidestInterval } from "./events.ts";
+import type { OnCompareEvent, WidestInterval } from "../events.ts";
 import { expectedLabels, jobsFor, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
-import { collectRows } from "./rows.ts";
+import { collectRows } from "../rows.ts";
 import { rowOpen, rowsWithinReach, stopReason, TIME_SLACK, type StopReason } from "./sampling.ts";
-import { recordKey, type RoundRecord, type RunStore } from "./run/store.ts";
+import { recordKey, type RoundRecord, type RunStore } from "../run/store.ts";
 import { SHARED_LOAD_SHARE, shareFiles, splitShared } from "./shared.ts";
-import { countMeasure, measuredUnit } from "../runner/valgrind.ts";
+import { countMeasure, measuredUnit } from "../../runner/valgrind.ts";
 
 /** Rounds per cycle: both orders of the two sides. */
 export const CYCLE = 2;
