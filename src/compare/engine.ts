@@ -31,7 +31,7 @@ import { VERSION } from "../version.ts";
 import type { RunContext } from "./context.ts";
 import { ignoreEvents, type OnCompareEvent } from "./events.ts";
 import { inventoryFiles } from "./rounds/inventory.ts";
-import { bundleAll, prepareSides } from "./prepare.ts";
+import { bundleAll, prepareSides } from "./sides/prepare.ts";
 import { processRunner, timedRunner } from "./rounds/processes.ts";
 import { profileRows, type ProfileRows } from "./profile-run.ts";
 import { makeRunTemp } from "./run/reclaim.ts";

@@ -5,7 +5,7 @@ import { withCleanup } from "../util/scope.ts";
 import { ignoreEvents, type OnCompareEvent } from "./events.ts";
 import { makeRunTemp } from "./run/reclaim.ts";
 import type { resolveRevisions } from "./plan.ts";
-import { checkoutHead, checkoutSide, linkDependencies } from "./sides.ts";
+import { checkoutHead, checkoutSide, linkDependencies } from "./sides/sides.ts";
 
 /** The helper folders of both sides, each built from that side's own native/ sources. */
 export interface SideHelpers {

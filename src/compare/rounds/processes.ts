@@ -18,8 +18,8 @@ import { layoutDraw } from "./layout.ts";
 import { checkDriverWrite } from "../run/run-write.ts";
 import { watched } from "./watch.ts";
 import type { RowSelection, RunProcess, RunShared } from "./rounds.ts";
-import { sameSources } from "../unchanged.ts";
-import { readBundleSources } from "../unchanged-files.ts";
+import { sameSources } from "../sides/unchanged.ts";
+import { readBundleSources } from "../sides/unchanged-files.ts";
 
 /**
  * How bench processes time a command: the native xbench-exec-stats where this platform has

@@ -1,4 +1,12 @@
 /**
+ * The processes of a compare (compare/rounds/): the inventory of what each file registers
+ * (inventory.ts), then the measured rounds until the stop rule. This file is the folder's entry
+ * and exports the rounds (`measureRounds`) and the per-process constants commands take their
+ * defaults from. Beside it: the jobs a file's round needs (jobs.ts), one bench process
+ * (processes.ts), files sharing a process (shared.ts), the stop rule and sampling time
+ * (sampling.ts, allocate.ts). It never checks out, builds or bundles a side, and reports only
+ * through events.
+ *
  * The rounds of a compare: whole cycles of bench processes, up to `--jobs` of them at once, each
  * outcome appended to the run folder the moment it arrives. After the minimum rounds a row whose
  * interval is narrow enough is no longer measured, so later processes run only the rows still
@@ -29,6 +37,8 @@ import { rowOpen, rowsWithinReach, stopReason, TIME_SLACK, type StopReason } fro
 import { recordKey, type RoundRecord, type RunStore } from "../run/store.ts";
 import { SHARED_LOAD_SHARE, shareFiles, splitShared } from "./shared.ts";
 import { countMeasure, measuredUnit } from "../../runner/valgrind.ts";
+
+export { DEFAULT_FILES_PER_PROCESS } from "./shared.ts";
 
 /** Rounds per cycle: both orders of the two sides. */
 export const CYCLE = 2;
