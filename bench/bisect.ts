@@ -11,7 +11,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "pathe";
-import type { BisectResult } from "../src/compare/bisect.ts";
+import type { BisectResult } from "../src/compare/bisect/bisect.ts";
 import { createRepo, slowdownHistory } from "../test/support/repo.ts";
 
 const BIN = join(import.meta.dir, "..", "dist", "xbench");

@@ -2,7 +2,7 @@
 /**
  * The layout lab: when head changes one function of a module, do the rows of the module's
  * other functions, whose code did not change, get a verdict more often than the 5% level?
- * And does drawing the heap layout per side (compare/layout.ts) bring them back to it?
+ * And does drawing the heap layout per side (compare/rounds/layout.ts) bring them back to it?
  *
  * Fixture: src/lib.js holds the truth lab's four workloads (sum, json, alloc, text) and a
  * `slugify` that head rewrites; bench/lib.bench.js measures all five. bench/control.bench.js

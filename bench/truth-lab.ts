@@ -26,7 +26,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "pathe";
 import mri from "mri";
-import type { RoundRecord } from "../src/compare/store.ts";
+import type { RoundRecord } from "../src/compare/run/store.ts";
 import type { CompareResult } from "../src/model/result.ts";
 import { logRatios, pairedStats } from "../src/stats/paired.ts";
 import { tInterval } from "./truth-lab/t-interval.ts";

@@ -2,7 +2,7 @@ import { defineCommand } from "../args/define.ts";
 import { percent, positiveInt } from "../args/values.ts";
 import { RUN_FLAGS, TIME_FLAGS } from "./flags.ts";
 import { usageError } from "../errors.ts";
-import { planBisect, runBisect } from "../compare/bisect.ts";
+import { planBisect, runBisect } from "../compare/bisect/bisect.ts";
 import { MAX_ROUNDS, MIN_ROUNDS } from "../compare/plan.ts";
 import { renderBisectMarkdown, renderBisectTerminal, stepLine } from "../output/bisect-report.ts";
 import { renderCompareEvents } from "../output/compare-events.ts";

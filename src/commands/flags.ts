@@ -9,7 +9,7 @@ import {
   MAX_DEFAULT_JOBS,
   type CompareRequest,
 } from "../compare/plan.ts";
-import { DEFAULT_FILES_PER_PROCESS } from "../compare/shared.ts";
+import { DEFAULT_FILES_PER_PROCESS } from "../compare/rounds/rounds.ts";
 import { MEASURES, type Measure } from "../runner/valgrind.ts";
 import { RUNTIMES, type Runtime } from "../model/result.ts";
 import { usageError } from "../errors.ts";

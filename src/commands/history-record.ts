@@ -10,8 +10,8 @@ import { checkHistoryRef, fetchHistory, HISTORY_REF, pushHistory, readHistory, s
 import { runCompare } from "../compare/engine.ts";
 import { makePlan, MAX_ROUNDS, MIN_ROUNDS, newRunDir } from "../compare/plan.ts";
 import { resultSettings } from "../compare/shard.ts";
-import { SideSetupError } from "../compare/sides.ts";
-import { createStore, openStore, type RunPlan, type RunStore } from "../compare/store.ts";
+import { SideSetupError } from "../compare/sides/prepare.ts";
+import { createStore, openStore, type RunPlan, type RunStore } from "../compare/run/store.ts";
 import { renderCompareEvents } from "../output/compare-events.ts";
 import { printError } from "../output/errors.ts";
 import { readyHelpers } from "../output/helper-cache.ts";

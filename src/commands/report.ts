@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { defineCommand } from "../args/define.ts";
 import { minEffect } from "../args/values.ts";
-import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput } from "../compare/github.ts";
+import { pullRequestTarget, upsertComment, writeJobSummary, writeStepOutput } from "../output/github.ts";
 import { mergeShards } from "../compare/shard.ts";
 import { usageError } from "../errors.ts";
 import type { CompareResult } from "../model/result.ts";

@@ -4,8 +4,8 @@
  */
 import type { Side } from "../model/result.ts";
 import type { OnCompareEvent } from "./events.ts";
-import type { SideTree } from "./sides.ts";
-import type { RunStore } from "./store.ts";
+import type { SideTree } from "./sides/sides.ts";
+import type { RunStore } from "./run/store.ts";
 
 /** One side's compiled copy of each bench file, or why it does not compile. */
 export type SideBundles = Map<string, { path?: string; error?: string }>;

@@ -30,15 +30,15 @@ import { withCleanup } from "../util/scope.ts";
 import { VERSION } from "../version.ts";
 import type { RunContext } from "./context.ts";
 import { ignoreEvents, type OnCompareEvent } from "./events.ts";
-import { inventoryFiles } from "./inventory.ts";
-import { bundleAll, prepareSides } from "./prepare.ts";
-import { processRunner, timedRunner } from "./processes.ts";
+import { inventoryFiles } from "./rounds/inventory.ts";
+import { bundleAll, prepareSides } from "./sides/prepare.ts";
+import { processRunner, timedRunner } from "./rounds/processes.ts";
 import { profileRows, type ProfileRows } from "./profile-run.ts";
-import { makeRunTemp } from "./reclaim.ts";
-import { CYCLE, measureRounds } from "./rounds.ts";
+import { makeRunTemp } from "./run/reclaim.ts";
+import { CYCLE, measureRounds } from "./rounds/rounds.ts";
 import { collectRows } from "./rows.ts";
-import type { StopReason } from "./sampling.ts";
-import { recordKey, resumeHint, type RunPlan, type RunStore } from "./store.ts";
+import type { StopReason } from "./rounds/sampling.ts";
+import { recordKey, resumeHint, type RunPlan, type RunStore } from "./run/store.ts";
 
 /** Wall time of this invocation and the part of it spent inside bench processes. */
 export interface CompareTiming {

@@ -1,5 +1,5 @@
 import type { Side } from "../model/result.ts";
-import type { StopReason } from "./sampling.ts";
+import type { StopReason } from "./rounds/sampling.ts";
 
 /** The widest interval of a run that samples until narrow, and the half-width it is to reach (0.01 = ±1%). */
 export interface WidestInterval {

@@ -29,15 +29,15 @@ import {
   selectBenchFiles,
   selectNamedFiles,
 } from "./discover.ts";
-import { chooseRuntime } from "./runtime-choice.ts";
-import { wholeCycles } from "./sampling.ts";
-import { benchScriptRuns, type ScriptRun } from "./scripts.ts";
-import { wantedManager } from "./install.ts";
-import { managerFacts } from "./sides.ts";
-import { gitIgnored, unbuiltMessage, unbuiltPackages } from "./workspace.ts";
+import { chooseRuntime } from "./sides/runtime-choice.ts";
+import { wholeCycles } from "./rounds/sampling.ts";
+import { benchScriptRuns, type ScriptRun } from "./sides/scripts.ts";
+import { wantedManager } from "./sides/install.ts";
+import { managerFacts } from "./sides/sides.ts";
+import { gitIgnored, unbuiltMessage, unbuiltPackages } from "./sides/workspace.ts";
 import { didYouMean } from "../util/suggest.ts";
-import { PLAN_VERSION, type RunPlan, type RunSettings, type SamplingRule } from "./store.ts";
-import { DEFAULT_FILES_PER_PROCESS } from "./shared.ts";
+import { PLAN_VERSION, type RunPlan, type RunSettings, type SamplingRule } from "./run/store.ts";
+import { DEFAULT_FILES_PER_PROCESS } from "./rounds/shared.ts";
 import { isFile } from "../util/is-file.ts";
 
 /** What the user asked for on the command line, validated. */

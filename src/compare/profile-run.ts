@@ -21,9 +21,9 @@ import { runtimeLaunch } from "../runner/runtimes.ts";
 import { runBenchProcess } from "../runner/spawn.ts";
 import { isChange } from "../stats/equivalence.ts";
 import type { RunContext } from "./context.ts";
-import { inRunFolder } from "./run-write.ts";
+import { inRunFolder } from "./run/run-write.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
-import type { SideTree } from "./sides.ts";
+import type { SideTree } from "./sides/sides.ts";
 
 export type ProfileRows = ProfileSummary["rows"];
 

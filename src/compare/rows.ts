@@ -1,7 +1,7 @@
 import type { RawRow } from "../report/analyze.ts";
 import { perIteration, type MeasureMode, type Side, type Unit } from "../model/result.ts";
 import type { CountedTime } from "../runner/protocol.ts";
-import type { RoundRecord } from "./store.ts";
+import type { RoundRecord } from "./run/store.ts";
 import { rowId } from "./identity.ts";
 
 /** Label used when a bench file produced no report on either side, so its failure still shows. */

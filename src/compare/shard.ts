@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { usageError } from "../errors.ts";
 import type { CompareResult, ResultSettings } from "../model/result.ts";
-import type { RunSettings } from "./store.ts";
+import type { RunSettings } from "./run/store.ts";
 
 export interface Shard {
   /** 1-based. */

@@ -3,9 +3,9 @@ import { killRunningChildren } from "../runner/spawn.ts";
 import { buildBaseHelpers, requireLinuxBackends } from "../suites/tracer/index.ts";
 import { withCleanup } from "../util/scope.ts";
 import { ignoreEvents, type OnCompareEvent } from "./events.ts";
-import { makeRunTemp } from "./reclaim.ts";
+import { makeRunTemp } from "./run/reclaim.ts";
 import type { resolveRevisions } from "./plan.ts";
-import { checkoutHead, checkoutSide, linkDependencies } from "./sides.ts";
+import { checkoutHead, checkoutSide, linkDependencies } from "./sides/sides.ts";
 
 /** The helper folders of both sides, each built from that side's own native/ sources. */
 export interface SideHelpers {

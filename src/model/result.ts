@@ -249,7 +249,7 @@ export interface CountedMeasure {
 /** The flags of a compare that change what it measures, as given (`--time` in ms, `--timeout` in s). */
 export interface ResultSettings {
   isolate: boolean;
-  /** `--time` as given; absent when xbench chose each row's sampling time (compare/allocate.ts). */
+  /** `--time` as given; absent when xbench chose each row's sampling time (compare/rounds/allocate.ts). */
   timeMs?: number;
   timeoutS: number;
   all: boolean;

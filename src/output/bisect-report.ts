@@ -2,8 +2,8 @@
  * Bisect as text: one line per step as it ends, and the ending, for the terminal and as
  * markdown. Plain functions of the result; the command writes them.
  */
-import type { BisectDirection, BisectResult, BisectStep, Commit } from "../compare/bisect.ts";
-import type { BisectConclusion, Reverted } from "../compare/bisect-search.ts";
+import type { BisectDirection, BisectResult, BisectStep, Commit } from "../compare/bisect/bisect.ts";
+import type { BisectConclusion, Reverted } from "../compare/bisect/bisect.ts";
 import { formatInterval, formatPercent, visible } from "../report/format.ts";
 import { escapeMarkdown } from "../report/markdown.ts";
 

@@ -123,7 +123,7 @@ const inside = (path: string, dir: string) => path === dir || path.startsWith(di
 /**
  * A package of the project's own (a workspace package, linked into node_modules by npm, pnpm,
  * yarn or bun) is project code: bundled from this side's copy, never left external, so its
- * files are part of what the side's bundle is made of (compare/unchanged.ts) and base never
+ * files are part of what the side's bundle is made of (compare/sides/unchanged.ts) and base never
  * runs head's copy through the node_modules it links. A link resolves to the real folder:
  * where that is in the repository whose node_modules a worktree links (`linkedFrom`), the same
  * path in this side's checkout is taken. Dependencies (real paths under a node_modules) stay
@@ -195,7 +195,7 @@ const hashText = (text: string) => createHash("sha256").update(text).digest("hex
 /**
  * Pins each project source's location (see pinFileLocation), and notes every project file the
  * bundle is made of with a hash of its text: two sides whose bundles hold the same files with
- * the same text run the same code (compare/unchanged.ts), whatever order the bundler wrote.
+ * the same text run the same code (compare/sides/unchanged.ts), whatever order the bundler wrote.
  */
 function sourceLocations(entry: string, sources: Array<[string, string]>): import("bun").BunPlugin {
   return {

@@ -103,7 +103,7 @@ export interface Job {
   layout?: LayoutDraw;
   /** Only these timed labels (rows still open, or a profiled process's one row); all when absent. */
   labels?: string[];
-  /** Per timed label, a budget other than `budget` (compare/allocate.ts sizes each row's sampling). */
+  /** Per timed label, a budget other than `budget` (compare/rounds/allocate.ts sizes each row's sampling). */
   rowBudgets?: Record<string, SamplingBudget>;
   /** A shared process (kind `duet`, parts `timed`): these files one after the other; `sides`, `layout`, `labels` and `rowBudgets` are then per file. */
   files?: JobFile[];

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
-import type { BisectResult } from "../../src/compare/bisect.ts";
+import type { BisectResult } from "../../src/compare/bisect/bisect.ts";
 import { COMPARE_ENV, processesWithEnv } from "../support/compare.ts";
 import { createRepo, slowdownHistory, workFiles, type TestRepo } from "../support/repo.ts";
 import { requireBinary, tempDir, xbench } from "../support/xbench.ts";

@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import type { RoundRecord } from "../../src/compare/store.ts";
+import type { RoundRecord } from "../../src/compare/run/store.ts";
 import type { CompareResult } from "../../src/model/result.ts";
 import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
 import { xbench } from "../support/xbench.ts";

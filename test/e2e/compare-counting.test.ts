@@ -9,7 +9,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "pathe";
-import type { BisectResult } from "../../src/compare/bisect.ts";
+import type { BisectResult } from "../../src/compare/bisect/bisect.ts";
 import type { HistoryReport } from "../../src/history/chain.ts";
 import type { CompareResult } from "../../src/model/result.ts";
 import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";

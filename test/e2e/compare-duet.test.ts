@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import { COMPARE_ENV, compareIn, repoPerTest, rowOf } from "../support/compare.ts";
-import type { RoundRecord } from "../../src/compare/store.ts";
+import type { RoundRecord } from "../../src/compare/run/store.ts";
 import type { TestRepo } from "../support/repo.ts";
 
 const ENV = COMPARE_ENV;

@@ -9,7 +9,7 @@ import {
   roundSeconds,
   SIDE_NS_LIMITS,
   type RowRound,
-} from "../../src/compare/allocate.ts";
+} from "../../src/compare/rounds/allocate.ts";
 import { samplingBudget } from "../../src/compare/plan.ts";
 
 const BUDGET = samplingBudget(200);

@@ -2,7 +2,9 @@
  * The layering of src/ (ARCHITECTURE.md): no import cycle between folders nor between files,
  * and nothing outside src/cli imports from it. A folder is a directory under src/ (nested ones
  * count apart, as runner/child); a file directly in src/ (errors.ts, version.ts, index.ts) is a
- * node of its own.
+ * node of its own. The subfolders of src/compare are one layer with it: the types every stage
+ * shares (events.ts, context.ts) sit at its top and are imported from the subfolders, so the
+ * subfolders are checked among themselves instead (below).
  */
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
@@ -39,7 +41,11 @@ function importEdges(): Array<{ from: string; to: string }> {
   );
 }
 
-const folderOf = (path: string) => (dirname(path) === "." ? path : dirname(path));
+const folderOf = (path: string) => {
+  const folder = dirname(path);
+  if (folder === ".") return path;
+  return folder.startsWith("compare/") ? "compare" : folder;
+};
 
 describe("layering of src/", () => {
   const edges = importEdges();
@@ -84,6 +90,61 @@ describe("layering of src/", () => {
       graph.get(edge.from)!.add(edge.to);
     }
     expect(findCycle(graph)?.join(" -> ")).toBeUndefined();
+  });
+});
+
+/** The subfolders of src/compare and the file each is imported by from the rest of src/ (ARCHITECTURE.md, "Floor plan of compare"). */
+const COMPARE_ENTRIES: Record<string, string> = {
+  "compare/run": "compare/run/store.ts",
+  "compare/sides": "compare/sides/prepare.ts",
+  "compare/rounds": "compare/rounds/rounds.ts",
+  "compare/bisect": "compare/bisect/bisect.ts",
+};
+/** Compare's shared types: every subfolder imports them and they name types of several, so a path through them is no loop of subsystems. */
+const COMPARE_GROUND = new Set(["compare/events.ts", "compare/context.ts"]);
+
+/** A compare subfolder, or a file at compare's top, for the file at `path`; undefined outside src/compare. */
+function compareNode(path: string): string | undefined {
+  if (!path.startsWith("compare/")) return undefined;
+  const folder = dirname(path);
+  return folder === "compare" ? path : folder.split("/").slice(0, 2).join("/");
+}
+
+describe("subsystems of src/compare", () => {
+  const edges = importEdges();
+  const subfolders = [...new Set(sourceFiles(join(SRC, "compare")).map((f) => compareNode(relative(SRC, f))!))].filter(
+    (n) => !n.endsWith(".ts"),
+  );
+
+  test("every subfolder has its entry file, and the table names every subfolder", () => {
+    expect(subfolders.sort()).toEqual(Object.keys(COMPARE_ENTRIES).sort());
+    const files = new Set(sourceFiles(SRC).map((file) => relative(SRC, file)));
+    for (const entry of Object.values(COMPARE_ENTRIES)) expect(files.has(entry)).toBe(true);
+  });
+
+  test("at most ten files at compare's top", () => {
+    expect(readdirSync(join(SRC, "compare")).filter((name) => name.endsWith(".ts")).length).toBeLessThanOrEqual(10);
+  });
+
+  test("no import cycle between compare's subfolders and its top files (the shared types aside)", () => {
+    const graph = new Map<string, Set<string>>();
+    for (const edge of edges) {
+      const [a, b] = [compareNode(edge.from), compareNode(edge.to)];
+      if (!a || !b || a === b || COMPARE_GROUND.has(a) || COMPARE_GROUND.has(b)) continue;
+      if (!graph.has(a)) graph.set(a, new Set());
+      graph.get(a)!.add(b);
+    }
+    expect(graph.get("compare/engine.ts")).toContain("compare/rounds"); // a guard against a graph with no edges
+    expect(findCycle(graph)?.join(" -> ")).toBeUndefined();
+  });
+
+  test("from outside src/compare, a subfolder is imported only through its entry file", () => {
+    const around = edges.filter((e) => {
+      const node = compareNode(e.to);
+      return !e.from.startsWith("compare/") && node !== undefined && node in COMPARE_ENTRIES && COMPARE_ENTRIES[node] !== e.to;
+    });
+    expect(edges.some((e) => e.from.startsWith("commands/") && e.to === "compare/run/store.ts")).toBe(true);
+    expect(around.map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
   });
 });
 

@@ -14,7 +14,7 @@ import {
   scanBenchSource,
   SUPPORTED_APIS,
   wrongRuntime,
-} from "../../src/compare/diagnose.ts";
+} from "../../src/compare/sides/diagnose.ts";
 import { readByVitest, VITEST_GLOBALS, vitestSetup } from "../../src/runner/vitest-config.ts";
 import { BENCH_FILE_NAMES, isBenchFile } from "../../src/compare/discover.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { BisectResult, BisectStep } from "../../src/compare/bisect.ts";
-import type { BisectConclusion } from "../../src/compare/bisect-search.ts";
+import type { BisectResult, BisectStep } from "../../src/compare/bisect/bisect.ts";
+import type { BisectConclusion } from "../../src/compare/bisect/bisect-search.ts";
 import { conclusionLines, renderBisectMarkdown, stepLine } from "../../src/output/bisect-report.ts";
 
 const sha = (i: number) => `${String(i).padStart(2, "0")}${"a".repeat(38)}`;

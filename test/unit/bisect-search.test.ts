@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { nextStep, type BisectConclusion, type Probe, type ProbeVerdict } from "../../src/compare/bisect-search.ts";
+import { nextStep, type BisectConclusion, type Probe, type ProbeVerdict } from "../../src/compare/bisect/bisect-search.ts";
 
 /** Runs the search against a known history: `truth(i)` is what probing commit i would say. */
 function bisect(last: number, truth: (index: number) => ProbeVerdict): { probes: number[]; done: BisectConclusion } {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { jobsFor, planFile, type InventoryOutcome } from "../../src/compare/jobs.ts";
+import { jobsFor, planFile, type InventoryOutcome } from "../../src/compare/rounds/jobs.ts";
 import { samplingBudget, samplingRule } from "../../src/compare/plan.ts";
-import { rowOpen, stopReason } from "../../src/compare/sampling.ts";
+import { rowOpen, stopReason } from "../../src/compare/rounds/sampling.ts";
 import type { Row } from "../../src/model/result.ts";
 import type { SideInventory } from "../../src/runner/protocol.ts";
 import { orderAt, permutations } from "../../src/schedule/orderings.ts";

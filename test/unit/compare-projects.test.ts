@@ -5,7 +5,7 @@ import { filterFiles, repoRelativePattern, selectNamedFiles } from "../../src/co
 import { benchBasename, rowId } from "../../src/compare/identity.ts";
 import { describeDirty, headLabel, packageBenchList } from "../../src/compare/plan.ts";
 import { collectRows } from "../../src/compare/rows.ts";
-import type { RoundRecord } from "../../src/compare/store.ts";
+import type { RoundRecord } from "../../src/compare/run/store.ts";
 import { analyzeRows, failureLines, nothingCompared, type RawRow } from "../../src/report/analyze.ts";
 import { formatBound, formatInterval, rowCells, rowNotes } from "../../src/report/format.ts";
 import { renderJson } from "../../src/report/json.ts";

@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { ancestors, nearestNodeModules } from "../../src/compare/sides.ts";
+import { ancestors, nearestNodeModules } from "../../src/compare/sides/sides.ts";
 import { join } from "pathe";
 import { globToRegExp, selectBenchFiles, selectNamedFiles } from "../../src/compare/discover.ts";
-import { pullRequestTarget } from "../../src/compare/github.ts";
+import { pullRequestTarget } from "../../src/output/github.ts";
 import { benchBasename, rowId } from "../../src/compare/identity.ts";
 import { clock, createProgress, progressLine } from "../../src/output/progress.ts";
 import { collectRows, WHOLE_FILE } from "../../src/compare/rows.ts";
 import { analyzeRows } from "../../src/report/analyze.ts";
-import { createStore, openStore, type RoundRecord, type RunPlan } from "../../src/compare/store.ts";
+import { createStore, openStore, type RoundRecord, type RunPlan } from "../../src/compare/run/store.ts";
 import type { ChildRow } from "../../src/runner/protocol.ts";
 import { pinFileLocation } from "../../src/runner/bundle.ts";
 import { tempDir } from "../support/xbench.ts";

@@ -8,8 +8,8 @@ import {
   parsePin,
   versionFits,
   wantedManager,
-} from "../../src/compare/install.ts";
-import { explainInstall } from "../../src/compare/sides.ts";
+} from "../../src/compare/sides/install.ts";
+import { explainInstall } from "../../src/compare/sides/sides.ts";
 
 const facts = (over: Partial<ManagerFacts>): ManagerFacts => ({ lockfiles: [], hasPackageJson: true, ...over });
 

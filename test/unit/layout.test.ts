@@ -1,6 +1,6 @@
 /** Where a bench process draws its heap layout (docs/compare.md, "Layout"). */
 import { describe, expect, test } from "bun:test";
-import { layoutDraw } from "../../src/compare/layout.ts";
+import { layoutDraw } from "../../src/compare/rounds/layout.ts";
 
 describe("layoutDraw", () => {
   test("a duet of two different builds draws a layout before each side loads", () => {

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "pathe";
-import { reclaimDeadRuns } from "../../src/compare/reclaim.ts";
+import { reclaimDeadRuns } from "../../src/compare/run/reclaim.ts";
 import { pidSpace } from "../../src/util/proc.ts";
 import { tempDir } from "../support/xbench.ts";
 

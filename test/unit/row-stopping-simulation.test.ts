@@ -1,7 +1,7 @@
 /**
  * A row that stops on its own width keeps the interval's promise (docs/statistics.md, "Sampling
  * until the answer is clear"), checked by seeded simulation with the stop rule itself
- * (compare/sampling.ts rowOpen): rounds come two at a time from 6 on, and a row is measured
+ * (compare/rounds/sampling.ts rowOpen): rounds come two at a time from 6 on, and a row is measured
  * again while its interval is wider than the target, up to 60 rounds. On the noise kinds of
  * signed-rank-simulation.test.ts and four targets (the rows stop after about 6 to 50 rounds; at
  * ±3% most stop at the minimum, where the interval is 6 rounds' [min d, max d], 96.9%):
@@ -13,7 +13,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { NOISE, type Noise } from "../support/noise.ts";
-import { rowOpen, rowsWithinReach } from "../../src/compare/sampling.ts";
+import { rowOpen, rowsWithinReach } from "../../src/compare/rounds/sampling.ts";
 import type { Row } from "../../src/model/result.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
 import { LEVEL, SEQUENTIAL_LEVEL, statsOfLogRatios } from "../../src/stats/paired.ts";

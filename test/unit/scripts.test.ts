@@ -1,11 +1,11 @@
 /**
  * What package.json's bench scripts say: the files they run and the runtime of each
- * (src/compare/scripts.ts), and the runtime a compare without --runtime takes from the
- * project's own tools (src/compare/runtime-choice.ts); docs/compare.md, "Runtimes".
+ * (src/compare/sides/scripts.ts), and the runtime a compare without --runtime takes from the
+ * project's own tools (src/compare/sides/runtime-choice.ts); docs/compare.md, "Runtimes".
  */
 import { describe, expect, test } from "bun:test";
-import { chooseRuntime } from "../../src/compare/runtime-choice.ts";
-import { benchScriptRuns, commandRun } from "../../src/compare/scripts.ts";
+import { chooseRuntime } from "../../src/compare/sides/runtime-choice.ts";
+import { benchScriptRuns, commandRun } from "../../src/compare/sides/scripts.ts";
 
 describe("package.json's bench scripts", () => {
   test("the program and its first file, past options, launchers and environment", () => {

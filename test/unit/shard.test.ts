@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { assignShards, mergeShards, parseShard, resultSettings } from "../../src/compare/shard.ts";
-import type { RunSettings } from "../../src/compare/store.ts";
+import type { RunSettings } from "../../src/compare/run/store.ts";
 import type { CompareResult } from "../../src/model/result.ts";
 import { XbenchError } from "../../src/errors.ts";
 

@@ -1,10 +1,10 @@
 /**
- * Files that share a process (src/compare/shared.ts): which files go together, in which order,
+ * Files that share a process (src/compare/rounds/shared.ts): which files go together, in which order,
  * and how one process's outcome becomes each file's, as if each had had a process of its own.
  */
 import { describe, expect, test } from "bun:test";
-import { roundSeconds, sharedProcessMs } from "../../src/compare/allocate.ts";
-import { SHARED_LOAD_SHARE, shareFiles, splitShared } from "../../src/compare/shared.ts";
+import { roundSeconds, sharedProcessMs } from "../../src/compare/rounds/allocate.ts";
+import { SHARED_LOAD_SHARE, shareFiles, splitShared } from "../../src/compare/rounds/shared.ts";
 import { parseChildLines, type ChildLine } from "../../src/runner/protocol.ts";
 import type { BenchOutcome } from "../../src/runner/spawn.ts";
 

@@ -1,14 +1,14 @@
 /**
  * Workspace packages: where an import of one lands (src/runner/package-entry.ts), which of them
- * a bench file reaches unbuilt (src/compare/workspace.ts), and what a build that found no
- * program says (src/compare/sides.ts); docs/compare.md, "Workspace packages".
+ * a bench file reaches unbuilt (src/compare/sides/workspace.ts), and what a build that found no
+ * program says (src/compare/sides/sides.ts); docs/compare.md, "Workspace packages".
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "pathe";
-import { explainBuild, programNotFound } from "../../src/compare/sides.ts";
-import { buildCommand, unbuiltPackages } from "../../src/compare/workspace.ts";
+import { explainBuild, programNotFound } from "../../src/compare/sides/sides.ts";
+import { buildCommand, unbuiltPackages } from "../../src/compare/sides/workspace.ts";
 import { exportsTarget, packageEntry, splitSpecifier } from "../../src/runner/package-entry.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "xbench-workspace-"));

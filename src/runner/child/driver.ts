@@ -274,7 +274,7 @@ async function measureExtras(description: Described): Promise<void> {
  * bytecode goes to old space, where a module's compiled functions go). Two builds of a module
  * (other paths, another load order, one function changed) otherwise get different but fixed
  * layouts in every process: a bias of up to a few percent on allocation-heavy benchmarks. Drawn
- * per process (`job.layout`, see compare/layout.ts), the layout becomes noise that the pairing
+ * per process (`job.layout`, see compare/rounds/layout.ts), the layout becomes noise that the pairing
  * of rounds cancels: wider intervals, no bias.
  */
 function padHeap(): unknown[] {

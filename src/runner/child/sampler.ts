@@ -491,7 +491,7 @@ export interface Sampled {
   /**
    * The value of the first and of the second half of the measured batches: how far two halves
    * of one process disagree says how much of a round's noise the process's own sampling adds
-   * (compare/allocate.ts weighs it against the noise between processes).
+   * (compare/rounds/allocate.ts weighs it against the noise between processes).
    */
   halves: [number, number];
   /** Time spent warming up before the first measured batch (ns). */

@@ -1,14 +1,14 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { dirname, join } from "pathe";
-import { XbenchError } from "../errors.ts";
-import { failureTail } from "../util/text.ts";
-import { addWorktree, git, noFilters, removeWorktree, submoduleCommits } from "../git/git.ts";
-import { codeEnv } from "../runner/env.ts";
-import { runToEnd } from "../runner/spawn.ts";
-import type { Side } from "../model/result.ts";
-import type { Cleanup } from "../util/scope.ts";
-import type { OnCompareEvent } from "./events.ts";
-import type { RunPlan } from "./store.ts";
+import { XbenchError } from "../../errors.ts";
+import { failureTail } from "../../util/text.ts";
+import { addWorktree, git, noFilters, removeWorktree, submoduleCommits } from "../../git/git.ts";
+import { codeEnv } from "../../runner/env.ts";
+import { runToEnd } from "../../runner/spawn.ts";
+import type { Side } from "../../model/result.ts";
+import type { Cleanup } from "../../util/scope.ts";
+import type { OnCompareEvent } from "../events.ts";
+import type { RunPlan } from "../run/store.ts";
 import {
   installArgv,
   isManagerPackage,

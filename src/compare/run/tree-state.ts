@@ -7,8 +7,8 @@
  */
 import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "pathe";
-import { dirtyPaths, tryResolveCommit } from "../git/git.ts";
-import { sha256 } from "../helpers/cache.ts";
+import { dirtyPaths, tryResolveCommit } from "../../git/git.ts";
+import { sha256 } from "../../helpers/cache.ts";
 
 export interface TreeState {
   /** HEAD's commit when the run began. */

@@ -1,4 +1,12 @@
 /**
+ * The sides of a compare (compare/sides/): everything about one side's checkout before a bench
+ * process runs. This file is the folder's entry: setting a side up and bundling it, and the
+ * error a side's set-up fails with. Beside it: worktrees, links and installs (sides.ts,
+ * install.ts), what the project declares (scripts.ts, runtime-choice.ts, workspace.ts), why a
+ * file registers nothing (diagnose.ts), and whether a file's code is the same on both sides
+ * (unchanged.ts, unchanged-files.ts, package-hash.ts). It never runs a bench process nor writes
+ * the run folder's rounds.
+ *
  * Preparing the sides, the first stage of a compare: each side checked out as a worktree
  * (sides.ts), head's bench files copied onto base, dependencies linked or installed, the
  * build run, then every bench file bundled once per side with the driver every bench process
@@ -6,12 +14,12 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "pathe";
-import type { Runtime, Side } from "../model/result.ts";
-import { bundle } from "../runner/bundle.ts";
-import type { Cleanup } from "../util/scope.ts";
-import type { Bundles, SideBundles } from "./context.ts";
-import { ignoreEvents, type OnCompareEvent } from "./events.ts";
-import { ownPath } from "./reclaim.ts";
+import type { Runtime, Side } from "../../model/result.ts";
+import { bundle } from "../../runner/bundle.ts";
+import type { Cleanup } from "../../util/scope.ts";
+import type { Bundles, SideBundles } from "../context.ts";
+import { ignoreEvents, type OnCompareEvent } from "../events.ts";
+import { ownPath } from "../run/reclaim.ts";
 import {
   buildSide,
   checkoutHead,
@@ -24,7 +32,8 @@ import {
   nearestNodeModules,
   type SideTree,
 } from "./sides.ts";
-import type { RunPlan, RunStore } from "./store.ts";
+import type { RunPlan, RunStore } from "../run/store.ts";
+export { SideSetupError } from "./sides.ts";
 
 /** Dependencies (linked from the repository, or installed) and the build of one checked-out side. */
 export async function setUpSide(plan: RunPlan, side: SideTree, onEvent: OnCompareEvent = ignoreEvents): Promise<void> {

@@ -4,7 +4,7 @@
  * (reclaim.ts) both ask whether that process still runs.
  */
 import { hostname } from "node:os";
-import { pidSpace, processStart } from "../util/proc.ts";
+import { pidSpace, processStart } from "../../util/proc.ts";
 
 export interface RunOwner {
   pid: number;

@@ -4,7 +4,7 @@
  * (docs/compare.md, "Bench files"). Pure: package.json's text and the tree's files in, the
  * scripts' runs out. A command is read, never run: a program and its first file argument.
  */
-import type { Runtime } from "../model/result.ts";
+import type { Runtime } from "../../model/result.ts";
 
 /** One file a script runs, with the runtime it runs it on. */
 export interface ScriptRun {

@@ -4,9 +4,9 @@
  * runtime and one load of the packages the files share, not one per file (docs/compare.md,
  * "Files that share a process"). Pure: data in, data out.
  */
-import type { ChildReport, ChildRow } from "../runner/protocol.ts";
-import type { BenchOutcome } from "../runner/spawn.ts";
-import { mulberry32, shuffled } from "../schedule/prng.ts";
+import type { ChildReport, ChildRow } from "../../runner/protocol.ts";
+import type { BenchOutcome } from "../../runner/spawn.ts";
+import { mulberry32, shuffled } from "../../schedule/prng.ts";
 
 /**
  * Files per shared process by default. A process of many files loses more to one crash, and

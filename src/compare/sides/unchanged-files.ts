@@ -6,10 +6,10 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "pathe";
-import { SIDES, type Side } from "../model/side.ts";
-import { BUNDLE_SOURCES } from "../runner/bundle.ts";
-import type { RunContext } from "./context.ts";
-import { globToRegExp } from "./discover.ts";
+import { SIDES, type Side } from "../../model/side.ts";
+import { BUNDLE_SOURCES } from "../../runner/bundle.ts";
+import type { RunContext } from "../context.ts";
+import { globToRegExp } from "../discover.ts";
 import { samePackageOnBothSides } from "./package-hash.ts";
 import type { SideTree } from "./sides.ts";
 import { type BundleSources, measureReason, type SideBundle } from "./unchanged.ts";
@@ -58,7 +58,7 @@ export function readBundleSources(bundle: string, root: string): BundleSources {
 }
 
 /**
- * Bench files whose code is the same on both sides (compare/unchanged.ts): their rows cannot
+ * Bench files whose code is the same on both sides (compare/sides/unchanged.ts): their rows cannot
  * differ, so they are listed but not measured. None with `--all`, and none in an A/A run,
  * whose point is to measure the noise of identical code.
  */

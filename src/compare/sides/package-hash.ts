@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "pathe";
-import { packageDir } from "../runner/package-entry.ts";
+import { packageDir } from "../../runner/package-entry.ts";
 
 /** A hash of every file in a package's folder (its own node_modules left out), memoized per folder. */
 const packageHashes = new Map<string, string>();

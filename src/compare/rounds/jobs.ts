@@ -8,8 +8,8 @@
  * be loaded into one process. Metrics and command rows always run one side per process: a
  * metric may count what its process did, and a command row's launch is its own process anyway.
  */
-import type { Side } from "../model/result.ts";
-import type { JobKind, JobParts, SideInventory } from "../runner/protocol.ts";
+import type { Side } from "../../model/result.ts";
+import type { JobKind, JobParts, SideInventory } from "../../runner/protocol.ts";
 
 export type TimedMode = "duet" | "isolated";
 

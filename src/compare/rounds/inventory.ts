@@ -7,16 +7,16 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "pathe";
-import { XbenchError } from "../errors.ts";
-import { SIDES } from "../model/side.ts";
-import type { RunContext } from "./context.ts";
-import { emptyFileVerdict, scanBenchSource, type EmptyFileVerdict } from "./diagnose.ts";
+import { XbenchError } from "../../errors.ts";
+import { SIDES } from "../../model/side.ts";
+import type { RunContext } from "../context.ts";
+import { emptyFileVerdict, scanBenchSource, type EmptyFileVerdict } from "../sides/diagnose.ts";
 import { expectedLabels, planFile, type FilePlan, type InventoryOutcome } from "./jobs.ts";
 import type { MeasuredFile, RunProcess } from "./rounds.ts";
 import { runtimeMismatch, vitestGlobalMismatch } from "./runtime-fit.ts";
-import { assignShards } from "./shard.ts";
-import { recordKey, type RunPlan, type RunStore } from "./store.ts";
-import { unchangedFiles } from "./unchanged-files.ts";
+import { assignShards } from "../shard.ts";
+import { recordKey, type RunPlan, type RunStore } from "../run/store.ts";
+import { unchangedFiles } from "../sides/unchanged-files.ts";
 
 /**
  * What each side of a file registers. One process loads both sides; only when that fails are

@@ -8,8 +8,8 @@
  * they import by relative path, for bare imports of those packages.
  */
 import { dirname, join, normalize } from "pathe";
-import { git } from "../git/git.ts";
-import { packageEntry, splitSpecifier } from "../runner/package-entry.ts";
+import { git } from "../../git/git.ts";
+import { packageEntry, splitSpecifier } from "../../runner/package-entry.ts";
 import { importedModules } from "./diagnose.ts";
 import type { PackageManager } from "./install.ts";
 

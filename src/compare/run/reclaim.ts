@@ -7,11 +7,11 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "pathe";
-import { XbenchError } from "../errors.ts";
-import { git } from "../git/git.ts";
-import { diskFull, ioReason } from "../util/atomic-write.ts";
-import type { Cleanup } from "../util/scope.ts";
-import { ignoreEvents, type OnCompareEvent } from "./events.ts";
+import { XbenchError } from "../../errors.ts";
+import { git } from "../../git/git.ts";
+import { diskFull, ioReason } from "../../util/atomic-write.ts";
+import type { Cleanup } from "../../util/scope.ts";
+import { ignoreEvents, type OnCompareEvent } from "../events.ts";
 import { ownerAlive, thisProcess, type RunOwner } from "./owner.ts";
 
 /** Temp folders of runs that hold worktrees; only these are ever reclaimed. */

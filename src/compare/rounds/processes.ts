@@ -4,22 +4,22 @@
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "pathe";
-import { embeddedHelpers } from "../helpers/cache.ts";
-import { COUNTER_HELPER, helperPath, optionalHelper } from "../helpers/index.ts";
-import { SIDES, type Side } from "../model/side.ts";
-import { CHILD_ENV, CHILD_PROTOCOL, CYCLE_WEIGHTS, type CountingJob, type Job, type JobSide } from "../runner/protocol.ts";
-import { codeEnv } from "../runner/env.ts";
-import { runtimeLaunch } from "../runner/runtimes.ts";
-import { retriedOnce } from "../runner/retry.ts";
-import { type BenchOutcome, runBenchProcess } from "../runner/spawn.ts";
-import { callgrindArgv, countMeasure } from "../runner/valgrind.ts";
-import type { RunContext } from "./context.ts";
+import { embeddedHelpers } from "../../helpers/cache.ts";
+import { COUNTER_HELPER, helperPath, optionalHelper } from "../../helpers/index.ts";
+import { SIDES, type Side } from "../../model/side.ts";
+import { CHILD_ENV, CHILD_PROTOCOL, CYCLE_WEIGHTS, type CountingJob, type Job, type JobSide } from "../../runner/protocol.ts";
+import { codeEnv } from "../../runner/env.ts";
+import { runtimeLaunch } from "../../runner/runtimes.ts";
+import { retriedOnce } from "../../runner/retry.ts";
+import { type BenchOutcome, runBenchProcess } from "../../runner/spawn.ts";
+import { callgrindArgv, countMeasure } from "../../runner/valgrind.ts";
+import type { RunContext } from "../context.ts";
 import { layoutDraw } from "./layout.ts";
-import { checkDriverWrite } from "./run-write.ts";
+import { checkDriverWrite } from "../run/run-write.ts";
 import { watched } from "./watch.ts";
 import type { RowSelection, RunProcess, RunShared } from "./rounds.ts";
-import { sameSources } from "./unchanged.ts";
-import { readBundleSources } from "./unchanged-files.ts";
+import { sameSources } from "../sides/unchanged.ts";
+import { readBundleSources } from "../sides/unchanged-files.ts";
 
 /**
  * How bench processes time a command: the native xbench-exec-stats where this platform has

@@ -7,7 +7,7 @@
  * when the files disagree the choice (node) says which of them their tool would run elsewhere.
  * Pure: the files' sources and the scripts' runs in, a runtime and why out.
  */
-import type { Runtime } from "../model/result.ts";
+import type { Runtime } from "../../model/result.ts";
 import { runtimeSignals } from "./diagnose.ts";
 import type { ScriptRun } from "./scripts.ts";
 

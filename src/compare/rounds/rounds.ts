@@ -1,16 +1,24 @@
 /**
+ * The processes of a compare (compare/rounds/): the inventory of what each file registers
+ * (inventory.ts), then the measured rounds until the stop rule. This file is the folder's entry
+ * and exports the rounds (`measureRounds`) and the per-process constants commands take their
+ * defaults from. Beside it: the jobs a file's round needs (jobs.ts), one bench process
+ * (processes.ts), files sharing a process (shared.ts), the stop rule and sampling time
+ * (sampling.ts, allocate.ts). It never checks out, builds or bundles a side, and reports only
+ * through events.
+ *
  * The rounds of a compare: whole cycles of bench processes, up to `--jobs` of them at once, each
  * outcome appended to the run folder the moment it arrives. After the minimum rounds a row whose
  * interval is narrow enough is no longer measured, so later processes run only the rows still
  * open, each for the sampling time that narrows it most per second (allocate.ts); the run stops
  * when none is left, or before a cycle that would overrun `--max-time` (sampling.ts).
  */
-import type { Row } from "../model/result.ts";
-import { SIDES, type Side } from "../model/side.ts";
-import type { Job, SamplingBudget } from "../runner/protocol.ts";
-import type { BenchOutcome } from "../runner/spawn.ts";
-import { orderAt } from "../schedule/orderings.ts";
-import { halfWidth, intervalRows } from "../report/analyze.ts";
+import type { Row } from "../../model/result.ts";
+import { SIDES, type Side } from "../../model/side.ts";
+import type { Job, SamplingBudget } from "../../runner/protocol.ts";
+import type { BenchOutcome } from "../../runner/spawn.ts";
+import { orderAt } from "../../schedule/orderings.ts";
+import { halfWidth, intervalRows } from "../../report/analyze.ts";
 import {
   sharedProcessMs,
   bestSideNs,
@@ -22,13 +30,15 @@ import {
   splitHalfVariance,
   type RowRound,
 } from "./allocate.ts";
-import type { OnCompareEvent, WidestInterval } from "./events.ts";
+import type { OnCompareEvent, WidestInterval } from "../events.ts";
 import { expectedLabels, jobsFor, type FileJob, type FilePlan, type InventoryOutcome } from "./jobs.ts";
-import { collectRows } from "./rows.ts";
+import { collectRows } from "../rows.ts";
 import { rowOpen, rowsWithinReach, stopReason, TIME_SLACK, type StopReason } from "./sampling.ts";
-import { recordKey, type RoundRecord, type RunStore } from "./store.ts";
+import { recordKey, type RoundRecord, type RunStore } from "../run/store.ts";
 import { SHARED_LOAD_SHARE, shareFiles, splitShared } from "./shared.ts";
-import { countMeasure, measuredUnit } from "../runner/valgrind.ts";
+import { countMeasure, measuredUnit } from "../../runner/valgrind.ts";
+
+export { DEFAULT_FILES_PER_PROCESS } from "./shared.ts";
 
 /** Rounds per cycle: both orders of the two sides. */
 export const CYCLE = 2;

@@ -1,4 +1,8 @@
 /**
+ * Bisect (compare/bisect/): the commit at which a row changed, found by duet compares. This
+ * file is the folder's entry and exports the plan, the run and the result a report renders; the
+ * search itself is pure (bisect-search.ts). It never renders nor writes to the terminal.
+ *
  * `xbench bisect`: finds the commit on the first-parent path from `--good` to `--bad` at which
  * a row became more than a threshold slower (or, with `--faster`, faster) than at `--good`. Each step is a duet compare of
  * good against one commit, run by the compare engine's rounds (`runRounds`); the search is
@@ -14,25 +18,27 @@
 import { readFileSync } from "node:fs";
 import { randomInt } from "node:crypto";
 import { join } from "pathe";
-import { usageError, XbenchError } from "../errors.ts";
-import { commitSubject, firstParentPath, isAncestor, repoRoot, resolveCommit, tryResolveCommit } from "../git/git.ts";
-import type { Gate, GateRow, Row, Side } from "../model/result.ts";
-import { failureLines, nothingCompared } from "../report/analyze.ts";
-import { decideGate } from "../report/gate.ts";
-import { rowName, shortestUniquePaths } from "../report/names.ts";
-import { killRunningChildren } from "../runner/spawn.ts";
-import { withCleanup, type Cleanup } from "../util/scope.ts";
+import { usageError, XbenchError } from "../../errors.ts";
+import { commitSubject, firstParentPath, isAncestor, repoRoot, resolveCommit, tryResolveCommit } from "../../git/git.ts";
+import type { Gate, GateRow, Row, Side } from "../../model/result.ts";
+import { failureLines, nothingCompared } from "../../report/analyze.ts";
+import { decideGate } from "../../report/gate.ts";
+import { rowName, shortestUniquePaths } from "../../report/names.ts";
+import { killRunningChildren } from "../../runner/spawn.ts";
+import { withCleanup, type Cleanup } from "../../util/scope.ts";
 import { nextStep, type BisectConclusion, type Probe, type ProbeVerdict } from "./bisect-search.ts";
-import type { SideBundles } from "./context.ts";
-import { runRounds } from "./engine.ts";
-import { ignoreEvents, type OnCompareEvent } from "./events.ts";
-import { type CompareRequest, makePlan, newRunDir, samplingRule } from "./plan.ts";
-import { bundleDriver, bundleSide, setUpSide } from "./prepare.ts";
-import { makeRunTemp } from "./reclaim.ts";
-import { checkoutSide, copyBenchFiles, type SideTree } from "./sides.ts";
-import { createStore, type RunPlan } from "./store.ts";
-import { readsFilesAtRunTime, sameSources, type BundleSources } from "./unchanged.ts";
-import { readBundleSources } from "./unchanged-files.ts";
+import type { SideBundles } from "../context.ts";
+import { runRounds } from "../engine.ts";
+import { ignoreEvents, type OnCompareEvent } from "../events.ts";
+import { type CompareRequest, makePlan, newRunDir, samplingRule } from "../plan.ts";
+import { bundleDriver, bundleSide, setUpSide } from "../sides/prepare.ts";
+import { makeRunTemp } from "../run/reclaim.ts";
+import { checkoutSide, copyBenchFiles, type SideTree } from "../sides/sides.ts";
+import { createStore, type RunPlan } from "../run/store.ts";
+import { readsFilesAtRunTime, sameSources, type BundleSources } from "../sides/unchanged.ts";
+import { readBundleSources } from "../sides/unchanged-files.ts";
+
+export type { BisectConclusion, Reverted } from "./bisect-search.ts";
 
 /** What bisect looks for: the commit that made a row slower, or faster. */
 export type BisectDirection = "slower" | "faster";

@@ -2,7 +2,7 @@
  * A bench process that runs far longer than a round should is said while it runs, so a hung
  * benchmark is never only a progress line that stopped moving (docs/reliability.md).
  */
-import type { OnCompareEvent } from "./events.ts";
+import type { OnCompareEvent } from "../events.ts";
 
 /**
  * After this share of its timeout, a process still running is named (at least 3 s, at most 60 s);

@@ -1,6 +1,6 @@
 /** Writes into a run folder, with a failure (a full disk) told in one line that says how to go on. */
-import { XbenchError } from "../errors.ts";
-import { diskFull, ioReason } from "../util/atomic-write.ts";
+import { XbenchError } from "../../errors.ts";
+import { diskFull, ioReason } from "../../util/atomic-write.ts";
 
 /** The command that continues a run folder's run, by folder: a history record's goes on through `history record`. */
 const resumeCommands = new Map<string, string>();

@@ -12,9 +12,9 @@
  * depend on the sign of the change, so stopping a row on it keeps its interval's level
  * (docs/statistics.md, "Sampling until the answer is clear").
  */
-import { halfWidth } from "../report/analyze.ts";
-import type { Row } from "../model/result.ts";
-import type { SamplingRule } from "./store.ts";
+import { halfWidth } from "../../report/analyze.ts";
+import type { Row } from "../../model/result.ts";
+import type { SamplingRule } from "../run/store.ts";
 
 export type StopReason = "rounds" | "target" | "time";
 

@@ -5,7 +5,7 @@
  */
 import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
-import { XbenchError } from "../errors.ts";
+import { XbenchError } from "../../errors.ts";
 import { ownerAlive, thisProcess, type RunOwner } from "./owner.ts";
 import { inRunFolder } from "./run-write.ts";
 

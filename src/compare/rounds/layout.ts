@@ -9,7 +9,7 @@
  * that the paired rounds average out (Curtsinger & Berger, "Stabilizer", ASPLOS 2013, do the same
  * for native code, heap and stack).
  */
-import type { JobKind, LayoutDraw } from "../runner/protocol.ts";
+import type { JobKind, LayoutDraw } from "../../runner/protocol.ts";
 
 /**
  * One side per process: draw once before anything loads. Both sides in one process: before each

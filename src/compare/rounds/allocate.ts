@@ -11,8 +11,8 @@
  * √((B + W/T) / rounds): per second of budget, (B + W/T)(c + T) is least at T = √(W·c / B),
  * the classic allocation of two-stage sampling (Cochran, "Sampling Techniques", 10.6).
  */
-import type { SamplingBudget } from "../runner/protocol.ts";
-import { median } from "../stats/quantile.ts";
+import type { SamplingBudget } from "../../runner/protocol.ts";
+import { median } from "../../stats/quantile.ts";
 import { SHARED_LOAD_SHARE } from "./shared.ts";
 
 /** One round of one row: its log ratio and what the process said about its own sampling. */

@@ -1,17 +1,26 @@
+/**
+ * The run folder (compare/run/): what one compare keeps on disk, so that `--resume` can go on
+ * where it stopped. This file is the folder's entry: the plan and rounds of a run (plan.json,
+ * rounds.ndjson), created, reopened and appended, with the errors and writes the rest of src/
+ * needs. Beside it, one process per folder (lock.ts, owner.ts), writes that say a full disk in
+ * one line (run-write.ts), the working tree a run began from (tree-state.ts), and the run's temp
+ * folder and what dead runs left (reclaim.ts). Nothing here measures, bundles or decides a row.
+ */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "pathe";
 import { lockRunFolder, RunFolderError } from "./lock.ts";
 import { inRunFolder, setResumeCommand } from "./run-write.ts";
-import { writeFileAtomic } from "../util/atomic-write.ts";
-import type { LoadAvg, RevisionInfo, Runtime, Side } from "../model/result.ts";
-import type { ChildRow, CountBudget, SamplingBudget } from "../runner/protocol.ts";
-import type { CounterInfo, Measure } from "../runner/valgrind.ts";
+import { writeFileAtomic } from "../../util/atomic-write.ts";
+import type { LoadAvg, RevisionInfo, Runtime, Side } from "../../model/result.ts";
+import type { ChildRow, CountBudget, SamplingBudget } from "../../runner/protocol.ts";
+import type { CounterInfo, Measure } from "../../runner/valgrind.ts";
 import type { TreeState } from "./tree-state.ts";
 
 export { RunFolderError } from "./lock.ts";
 export { inRunFolder, resumeHint } from "./run-write.ts";
+export { treeChange, treeState } from "./tree-state.ts";
 
-/** When a run stops adding rounds (see compare/sampling.ts). */
+/** When a run stops adding rounds (see compare/rounds/sampling.ts). */
 export interface SamplingRule {
   /** Rounds the user asked for (`--rounds`), before rounding up to whole cycles. */
   requested?: number;

@@ -7,9 +7,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "pathe";
-import type { Runtime } from "../model/result.ts";
-import { readByVitest, VITEST_GLOBALS, vitestSetup } from "../runner/vitest-config.ts";
-import { DENO_RESOLVES, missingVitestGlobal, runtimeSignals, wrongRuntime } from "./diagnose.ts";
+import type { Runtime } from "../../model/result.ts";
+import { readByVitest, VITEST_GLOBALS, vitestSetup } from "../../runner/vitest-config.ts";
+import { DENO_RESOLVES, missingVitestGlobal, runtimeSignals, wrongRuntime } from "../sides/diagnose.ts";
 import type { InventoryOutcome } from "./jobs.ts";
 
 /**
