@@ -7,6 +7,7 @@ const argv = process.argv.slice(2);
 const fast = await runFast(argv);
 if (fast !== undefined) process.exitCode = fast;
 else {
+  await (await import("../args/citty-load.ts")).loadCitty();
   const [{ runCli }, { rootCommand }, { guardStdout, stdoutFailed }] = await Promise.all([
     import("./main.ts"),
     import("../commands/root.ts"),

@@ -70,9 +70,9 @@ describe("one colour decision", () => {
     expect(xbench(["report", slower], { env: { ...PLAIN_ENV, FORCE_COLOR: "1", NO_COLOR: "1" } }).stdout).toBe(golden("slower.term.txt"));
   });
 
-  // Help, a usage error (stderr) and a report, each on a terminal and on a pipe. CI and TEST are
-  // unset: citty leaves its help uncoloured under either, whatever FORCE_COLOR says.
-  const env = { ...PLAIN_ENV, CI: undefined, TEST: undefined };
+  // Help, a usage error (stderr) and a report, each on a terminal and on a pipe, under CI and
+  // TEST too (citty alone would not colour its help under either, whatever FORCE_COLOR says).
+  const env = { ...PLAIN_ENV, CI: "true", TEST: "1" };
   const outputs = [
     { what: "compare --help", args: ["compare", "--help"], code: 0, text: /USAGE/, stream: "stdout" },
     { what: "a usage error", args: ["compare", "--nope"], code: 2, text: /Unknown option: --nope/, stream: "stderr" },
