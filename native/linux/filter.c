@@ -5,9 +5,9 @@
 #define _GNU_SOURCE
 #include "filter.h"
 
-#include "../common/env.h"
 #include "fdpass.h"
 #include "sys.h"
+#include "trampoline.h"
 
 #include <errno.h>
 #include <linux/audit.h>

@@ -19,8 +19,8 @@
  *   FILE (created or truncated; sparse, read it only up to the header's `tail`).
  *   --backend  auto (default): the preload shim in every dynamic program, and a seccomp filter on
  *              the whole tree that lets the shim's own calls through (from its trampoline page,
- *              env.h) and reports the rest: ld.so's and glibc's internal calls, static and Go
- *              programs. preload: the shim alone. seccomp: the filter alone, every call
+ *              trampoline.h) and reports the rest: ld.so's and glibc's internal calls, static and
+ *              Go programs. preload: the shim alone. seccomp: the filter alone, every call
  *              reported. When the kernel or a sandbox refuses seccomp, auto and seccomp fall
  *              back to the shim alone and the log says so (XB_FLAG_SECCOMP_REFUSED).
  *   --preload  the shim; default `libxbench-preload.so` next to this binary.
