@@ -2,8 +2,8 @@
  * xbench-supervisor: the launcher (static: musl on x86-64, glibc on arm64; runs on any Linux of
  * its architecture). This file is the start-up and the command's launch; the other concerns live
  * in their own files, each with its rules at the top: filter.c (the seccomp filter, installed in
- * the command's vfork child), notify.c (the notification server), tree.c (keepers of the tree,
- * signals, CPU), log.c.
+ * the command's vfork child), notify.c and its role files (the notification server, notify.h),
+ * tree.c (keepers of the tree, signals, CPU), log.c.
  *
  * Rules here: libc is fine in S before the command starts (errors end in exit 125 with one
  * line); after the split, L runs only tree.c; between vfork and exec the command's process
