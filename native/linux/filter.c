@@ -5,9 +5,9 @@
 #define _GNU_SOURCE
 #include "filter.h"
 
-#include "../common/env.h"
 #include "fdpass.h"
 #include "sys.h"
+#include "trampoline.h"
 
 #include <errno.h>
 #include <linux/audit.h>
@@ -24,7 +24,7 @@
 #define AT_EMPTY_PATH 0x1000
 #endif
 
-/* The calls whose paths are recorded (notify.c decodes each of them). */
+/* The calls whose paths are recorded (notify-decode.c decodes each of them). */
 static const int k_notified[] = {
     __NR_openat,
     __NR_openat2,

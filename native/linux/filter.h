@@ -21,7 +21,7 @@
 #define XB_AUDIT_ARCH AUDIT_ARCH_X86_64
 #endif
 
-/* Builds the filter. `hybrid`: let through calls made from the shim's trampoline (env.h). */
+/* Builds the filter. `hybrid`: let through calls made from the shim's trampoline (trampoline.h). */
 void xb_filter_build(int hybrid);
 
 /*

@@ -2,8 +2,8 @@
  * xbench-supervisor: the launcher (static: musl on x86-64, glibc on arm64; runs on any Linux of
  * its architecture). This file is the start-up and the command's launch; the other concerns live
  * in their own files, each with its rules at the top: filter.c (the seccomp filter, installed in
- * the command's vfork child), notify.c (the notification server), tree.c (keepers of the tree,
- * signals, CPU), log.c.
+ * the command's vfork child), notify.c and its role files (the notification server, notify.h),
+ * tree.c (keepers of the tree, signals, CPU), log.c.
  *
  * Rules here: libc is fine in S before the command starts (errors end in exit 125 with one
  * line); after the split, L runs only tree.c; between vfork and exec the command's process
@@ -19,8 +19,8 @@
  *   FILE (created or truncated; sparse, read it only up to the header's `tail`).
  *   --backend  auto (default): the preload shim in every dynamic program, and a seccomp filter on
  *              the whole tree that lets the shim's own calls through (from its trampoline page,
- *              env.h) and reports the rest: ld.so's and glibc's internal calls, static and Go
- *              programs. preload: the shim alone. seccomp: the filter alone, every call
+ *              trampoline.h) and reports the rest: ld.so's and glibc's internal calls, static and
+ *              Go programs. preload: the shim alone. seccomp: the filter alone, every call
  *              reported. When the kernel or a sandbox refuses seccomp, auto and seccomp fall
  *              back to the shim alone and the log says so (XB_FLAG_SECCOMP_REFUSED).
  *   --preload  the shim; default `libxbench-preload.so` next to this binary.

@@ -15,7 +15,7 @@
  *
  * Hybrid mode (auto backend): a seccomp filter from the supervisor covers the whole tree and lets
  * through the system calls made from the trampoline page this shim maps at XB_TRAMPOLINE_ADDR
- * (env.h). The wrappers then make their calls there, raw, instead of calling libc: they are
+ * (trampoline.h). The wrappers then make their calls there, raw, instead of calling libc: they are
  * recorded here at preload's cost, and the supervisor is notified only of what the shim cannot
  * see (ld.so's opens, glibc's internal calls, static programs). Preload mode: no filter, the
  * wrappers call libc.

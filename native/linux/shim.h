@@ -26,6 +26,7 @@
 #include "../common/log.h"
 #include "../unix/logfile.h"
 #include "sys.h"
+#include "trampoline.h"
 
 #include <dirent.h>
 #include <fts.h>
