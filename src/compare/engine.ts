@@ -125,7 +125,7 @@ export async function runRounds(ctx: RunContext, started = performance.now()): P
  * a number of rounds are analyzed once: the progress event, the stop rule and the result all
  * read the same analysis.
  */
-function rowAnalysis(store: RunStore): (rounds: number) => Row[] {
+export function rowAnalysis(store: RunStore): (rounds: number) => Row[] {
   const { plan } = store;
   const minEffect = plan.minEffect ?? DEFAULT_MIN_EFFECT;
   const level = analysisLevel(plan);

@@ -75,7 +75,10 @@ export interface RoundsContext {
   /** The analyzed rows after a number of rounds. */
   analyze: (rounds: number) => Row[];
   onEvent: OnCompareEvent;
+  /** When the invocation started, on `now`'s clock (the progress events' elapsed time). */
   started: number;
+  /** The clock `--max-time` and the progress events read (ms); performance.now by default. */
+  now?: () => number;
   /** The run said the minimum rounds overrun `--max-time` (said once). */
   warnedOverBudget?: boolean;
 }
@@ -92,10 +95,10 @@ interface Work {
 }
 
 /** The measuring phase's clock: wall time of this invocation's rounds plus what earlier ones recorded. */
-function phaseClock(store: RunStore): () => number {
+function phaseClock(store: RunStore, now: () => number): () => number {
   const before = Math.max(0, ...store.records.map((r) => r.phaseMs ?? 0));
-  const start = performance.now();
-  return () => before + performance.now() - start;
+  const start = now();
+  return () => before + now() - start;
 }
 
 /**
@@ -109,7 +112,7 @@ export async function measureRounds(ctx: RoundsContext): Promise<{ rounds: numbe
   // and rounds of nothing would print progress and a sampling note for nothing measured.
   if (!files.some(({ plan: filePlan }) => jobsFor(filePlan, SIDES).length > 0)) return { rounds: 0, stoppedBy: undefined, measuredS: 0 };
   fitBudget(ctx);
-  const elapsedMs = phaseClock(store);
+  const elapsedMs = phaseClock(store, ctx.now ?? (() => performance.now()));
   let stoppedBy: StopReason | undefined;
   let round = 0;
   for (; ; round += CYCLE) {
@@ -460,6 +463,7 @@ function warnOverBudget(ctx: RoundsContext, round: number, neededS: number): voi
 async function runCycle(ctx: RoundsContext, round: number, work: Work[], elapsedMs: () => number): Promise<void> {
   const { store, run, done, onEvent } = ctx;
   const { plan } = store;
+  const now = ctx.now ?? (() => performance.now());
   const pending = new Map<number, number>();
   for (let r = round; r < round + CYCLE; r++) pending.set(r, work.filter((w) => w.round === r).length);
   let reported = round;
@@ -471,7 +475,7 @@ async function runCycle(ctx: RoundsContext, round: number, work: Work[], elapsed
       onEvent({
         type: "round",
         round: reported,
-        elapsedS: (performance.now() - ctx.started) / 1000,
+        elapsedS: (now() - ctx.started) / 1000,
         ...(plan.sampling.minRounds === plan.sampling.maxRounds ? { rounds: plan.sampling.maxRounds } : {}),
         ...(widest ? { widest } : {}),
         ...(open ? { open } : {}),
