@@ -16,7 +16,7 @@
  * +0.5% in one function's instructions (projects with a `smallChange`). `--measure` lists the
  * measures each run takes in turn, one compare each, so that they share the machine's state.
  *
- * The source is a git directory holding the pinned commit (docs/real-suites.md: how to fetch).
+ * The source is a git directory holding the pinned commit (docs/real-suites.md: how to clone it).
  * Repositories are built once under `--work` and reused.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
@@ -118,7 +118,7 @@ export function ensureRepo(project: Project, gitDir: string): string {
   const ready = join(base, "ready");
   if (existsSync(ready)) return dir;
   if (spawnSync("git", ["--git-dir", gitDir, "cat-file", "-e", `${project.commit}^{commit}`]).status !== 0) {
-    throw new Error(`${gitDir} has no commit ${project.commit}: fetch github:${project.repo} (docs/real-suites.md)`);
+    throw new Error(`${gitDir} has no commit ${project.commit}: git clone --bare https://github.com/${project.repo} (docs/real-suites.md)`);
   }
   console.log(`setting up ${project.name} at ${project.commit.slice(0, 12)} in ${dir}`);
   rmSync(base, { recursive: true, force: true });

@@ -3,7 +3,7 @@
  * bench files it measures, the packages those files need (at the versions the project declares),
  * what a user's checkout needs for the files to import the project's source, and one calibrated
  * slowdown. The source is never copied here: the lab reads it from a git directory given with
- * `--source NAME=PATH` (docs/real-suites.md says how to fetch it).
+ * `--source NAME=PATH` (docs/real-suites.md says how to clone it).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
@@ -17,7 +17,7 @@ export interface Edit {
 
 export interface Project {
   name: string;
-  /** GitHub owner/name, for `fetch github:OWNER/NAME` or `git clone --bare`. */
+  /** GitHub owner/name: `git clone --bare https://github.com/OWNER/NAME` gives the source. */
   repo: string;
   commit: string;
   /** The benchmark API the bench files use. */

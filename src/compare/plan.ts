@@ -76,7 +76,7 @@ export const MIN_ROUNDS = 6;
 export const MAX_ROUNDS = 1000;
 /** Rows' half-width at which a run stops sampling, by default (±1%). */
 export const DEFAULT_TARGET = 0.01;
-/** Bench-process time after which a run stops sampling, by default. */
+/** Seconds of the measuring phase, wall time, after which a run stops adding rounds, by default (`--max-time`). */
 export const DEFAULT_MAX_TIME_S = 120;
 /** Sampling time per benchmark and side in each bench process, by default. */
 export const DEFAULT_SIDE_TIME_MS = 200;
@@ -93,8 +93,8 @@ export const COUNT_DEFAULTS = { targetHalfWidth: 0.001, maxTimeS: 240, minEffect
 /**
  * `--rounds N` alone runs exactly N rounds; `--target` and `--max-time` sample until every
  * interval is narrow enough or the time is spent, `--rounds` then being the minimum. With
- * none of them: sample until ±1%, for at most two minutes of bench processes (counting: the
- * COUNT_DEFAULTS).
+ * none of them: sample until ±1%, for at most two minutes of the measuring phase's wall time
+ * (counting: the COUNT_DEFAULTS).
  */
 export function samplingRule(request: Pick<CompareRequest, "rounds" | "targetHalfWidth" | "maxTimeS" | "measure">): SamplingRule {
   const fixed = request.rounds !== undefined && request.targetHalfWidth === undefined && request.maxTimeS === undefined;
