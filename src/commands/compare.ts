@@ -14,7 +14,6 @@ import { withCleanup } from "../util/scope.ts";
 import { bisectInProgress } from "../git/git.ts";
 import { decideGate, exitStatus } from "../report/gate.ts";
 import { MAX_ROUNDS, MIN_ROUNDS, headLabel, makePlan, newRunDir, resolveRevisions } from "../compare/plan.ts";
-import type { SamplingRule } from "../compare/run/store.ts";
 import { withSideHelpers } from "../compare/tracer-suite.ts";
 import {
   DEFAULT_ITERATIONS,
@@ -27,8 +26,7 @@ import { colorFor } from "../output/color.ts";
 import { checkOutputTargets, prettyJson, tableStream, writeReport } from "../output/writer.ts";
 import { runCompare } from "../compare/engine.ts";
 import { checkProfiler } from "../compare/profile-run.ts";
-import { treeChange, treeState } from "../compare/run/store.ts";
-import { createStore, inRunFolder, openStore, type RunStore } from "../compare/run/store.ts";
+import { createStore, inRunFolder, openStore, treeChange, treeState, type RunStore, type SamplingRule } from "../compare/run/store.ts";
 import { failureLines, nothingCompared } from "../report/analyze.ts";
 import { analyzeResult } from "../report/analysis.ts";
 import { FILE_FLAGS, fileTargets, fileTexts, renderer } from "../report/formats.ts";

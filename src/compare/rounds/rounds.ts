@@ -94,6 +94,11 @@ interface Work {
   members?: Work[];
 }
 
+/** The clock of `ctx`'s rounds: the one it was given, else performance.now. */
+function clockOf(ctx: RoundsContext): () => number {
+  return ctx.now ?? (() => performance.now());
+}
+
 /** The measuring phase's clock: wall time of this invocation's rounds plus what earlier ones recorded. */
 function phaseClock(store: RunStore, now: () => number): () => number {
   const before = Math.max(0, ...store.records.map((r) => r.phaseMs ?? 0));
@@ -112,7 +117,7 @@ export async function measureRounds(ctx: RoundsContext): Promise<{ rounds: numbe
   // and rounds of nothing would print progress and a sampling note for nothing measured.
   if (!files.some(({ plan: filePlan }) => jobsFor(filePlan, SIDES).length > 0)) return { rounds: 0, stoppedBy: undefined, measuredS: 0 };
   fitBudget(ctx);
-  const elapsedMs = phaseClock(store, ctx.now ?? (() => performance.now()));
+  const elapsedMs = phaseClock(store, clockOf(ctx));
   let stoppedBy: StopReason | undefined;
   let round = 0;
   for (; ; round += CYCLE) {
@@ -463,7 +468,7 @@ function warnOverBudget(ctx: RoundsContext, round: number, neededS: number): voi
 async function runCycle(ctx: RoundsContext, round: number, work: Work[], elapsedMs: () => number): Promise<void> {
   const { store, run, done, onEvent } = ctx;
   const { plan } = store;
-  const now = ctx.now ?? (() => performance.now());
+  const now = clockOf(ctx);
   const pending = new Map<number, number>();
   for (let r = round; r < round + CYCLE; r++) pending.set(r, work.filter((w) => w.round === r).length);
   let reported = round;
