@@ -71,7 +71,7 @@ export const NATIVE_UNITS: readonly NativeUnit[] = [
     name: "xbench-supervisor",
     os: "linux",
     kind: "static",
-    // The notification server's role files (native/linux/notify.h says what each holds) are
+    // The notification server's role files (native/linux/notify-server.h says what each holds) are
     // listed here, as the shim's are, rather than #included by notify.c.
     sources: [
       ...linux("launch.c", "filter.c", "tree.c", "progkind.c"),

@@ -1,12 +1,11 @@
 /*
- * A notification read as accesses (see notify.h): one table says, for each system call the
+ * A notification read as accesses (see notify-server.h): one table says, for each system call the
  * filter reports, which arguments name its paths and what its record's arg holds, so a new
  * call is one line; read_call takes the calls no line fits (io_uring_setup, the mount calls,
  * open_by_handle_at through read_handle).
  */
 #define _GNU_SOURCE
-#define XB_NOTIFY_INTERNAL
-#include "notify.h"
+#include "notify-server.h"
 
 #include "filter.h"
 #include "sys.h"

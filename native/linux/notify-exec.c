@@ -1,11 +1,10 @@
 /*
- * What an exec will make of a program (see notify.h), looked at before the kernel runs it: the
+ * What an exec will make of a program (see notify-server.h), looked at before the kernel runs it: the
  * filter's no_new_privs drops a setuid or file-capability program's privileges, and a script
  * fails where its #! interpreter would; the server never sees the exec's own outcome.
  */
 #define _GNU_SOURCE
-#define XB_NOTIFY_INTERNAL
-#include "notify.h"
+#include "notify-server.h"
 
 #include <dirent.h>
 #include <sys/xattr.h>

@@ -1,13 +1,12 @@
 /*
- * The paths a notified call names, as the server reads them (see notify.h): from the caller's
+ * The paths a notified call names, as the server reads them (see notify-server.h): from the caller's
  * memory with process_vm_readv, a page at a time, and named as the caller would reach them,
  * from outside: a relative name from its cwd or dirfd, an absolute one from its root once the
  * tree used chroot, a magic /proc link as the file it leads to. S's own cwd, root and fds are
  * not the caller's, so each is read through /proc/PID.
  */
 #define _GNU_SOURCE
-#define XB_NOTIFY_INTERNAL
-#include "notify.h"
+#include "notify-server.h"
 
 #include "sys.h"
 

@@ -1,11 +1,10 @@
 /*
- * A call's outcome, foretold (see notify.h): the server continues every call (FLAG_CONTINUE)
+ * A call's outcome, foretold (see notify-server.h): the server continues every call (FLAG_CONTINUE)
  * and never sees what the kernel answered, so it looks at the paths first, as the caller, to
  * tell a missing, taken or wrong-kind path from one the call may create or act on.
  */
 #define _GNU_SOURCE
-#define XB_NOTIFY_INTERNAL
-#include "notify.h"
+#include "notify-server.h"
 
 #include "sys.h"
 

@@ -1,11 +1,10 @@
 /*
- * The server's writes into the log (see notify.h): each serving thread appends a call's records
+ * The server's writes into the log (see notify-server.h): each serving thread appends a call's records
  * into a chunk of its own, and the pages S wrote long ago are dropped from its memory, since a
  * trace of millions of calls would otherwise keep the whole log resident in S.
  */
 #define _GNU_SOURCE
-#define XB_NOTIFY_INTERNAL
-#include "notify.h"
+#include "notify-server.h"
 
 #include <sys/mman.h>
 

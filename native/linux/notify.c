@@ -1,12 +1,12 @@
 /*
- * The notification server (see notify.h): its thread, which takes the listener from the
+ * The notification server (see notify-server.h): its thread, which takes the listener from the
  * command's process, and the loop that answers every notification. A call is decoded and probed
  * before its answer (the caller waits meanwhile) and recorded only after it, once the answer's
  * success proved the caller was still in that call.
  */
 #define _GNU_SOURCE
-#define XB_NOTIFY_INTERNAL
 #include "notify.h"
+#include "notify-server.h"
 
 #include "tree.h"
 
