@@ -80,7 +80,7 @@ export interface CountingJob {
 /**
  * One bench file of a shared process: its sides' bundles, in the order loaded, and what to
  * measure of it. A shared process measures its files one after the other, each as a duet of its
- * own (docs/compare.md, "Files that share a process").
+ * own (docs/compare.md, "Files share a process").
  */
 export interface JobFile {
   /** The bench file, repo-relative: rows and lines of this file carry it. */

@@ -1,5 +1,5 @@
 /**
- * Bench files that share a process (docs/compare.md, "Files that share a process"): a round's
+ * Bench files that share a process (docs/compare.md, "Files share a process"): a round's
  * duet files run one after another in one bench process, a file that ends its process costs only
  * its own rows, and the files the process did not reach run in processes of their own, so every
  * row still gets exactly the rounds asked. Read from what the bench files saw (which process

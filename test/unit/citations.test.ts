@@ -121,3 +121,42 @@ describe("citations", () => {
     expect([...PENDING_HISTORY].filter((file) => !pendingHit.has(file))).toEqual([]);
   });
 });
+
+/** `docs/compare.md, "Layout"`: a doc and the part of it a comment sends the reader to. */
+const SECTION_CITATION = /(docs\/[\w-]+\.md),\s*(?:(?:\*|\/\/)\s*)?"([^"]+)"/g;
+
+/** Whether `doc` has a part named `name`: a heading that begins with it, or a paragraph led by it in bold. */
+function hasSection(doc: string, name: string): boolean {
+  const headings = doc.split("\n").flatMap((line) => /^#+ (.*)$/.exec(line)?.[1] ?? []);
+  return headings.some((heading) => heading.startsWith(name)) || doc.replace(/\s+/g, " ").includes(`**${name}`);
+}
+
+/** A name as a comment wraps it over lines (` * ` or `// ` at each line's start), on one line. */
+const unwrapped = (name: string) => name.replace(/\s*\n\s*(\*|\/\/)?\s*/g, " ");
+
+describe("citations of a part of a doc", () => {
+  test("the check finds headings and bold leads, and not a name the doc lacks", () => {
+    const doc = "# Title\n## A chain of steps (history)\n- **Runtimes.** Without a flag\n";
+    expect(hasSection(doc, "A chain of steps")).toBe(true);
+    expect(hasSection(doc, "Runtimes")).toBe(true);
+    expect(hasSection(doc, "Layout")).toBe(false);
+  });
+
+  test('every `docs/X.md, "Part"` in the code names a part that doc has', () => {
+    const found: string[] = [];
+    for (const file of sourceFiles()) {
+      const text = readFileSync(join(ROOT, file), "utf8");
+      for (const [, doc, name] of text.matchAll(SECTION_CITATION)) {
+        let body = "";
+        try {
+          body = readFileSync(join(ROOT, doc!), "utf8");
+        } catch {
+          found.push(`${file}: ${doc} does not exist`);
+          continue;
+        }
+        if (!hasSection(body, unwrapped(name!))) found.push(`${file}: ${doc} has no part "${unwrapped(name!)}"`);
+      }
+    }
+    expect(found).toEqual([]);
+  });
+});

@@ -32,8 +32,8 @@ const CHI2_1_MEDIAN = 0.4549;
 
 /**
  * Shortest and longest sampling time per side a row is given (ns). The longest is the default
- * `--time`: under load a process's halves disagree most, and rows given up to 1 s ate the
- * budget's second part in two cycles (docs/measurements.md, "Real suites").
+ * `--time`: under load a process's halves disagree most, and on a 54-row suite rows given up
+ * to 1 s ate the budget's second part in two cycles.
  */
 export const SIDE_NS_LIMITS = { min: 25e6, max: 200e6 } as const;
 
@@ -153,7 +153,7 @@ export function roundSeconds(files: readonly FileCost[], budget: SamplingBudget,
 /**
  * Share of `--max-time` the minimum rounds may take: the rest goes to the rows still wide after
  * them, each at its own sampling time. Fitting the minimum into the whole budget left a 54-row
- * suite with its 6 rounds and nothing else (docs/measurements.md, "Real suites").
+ * suite with its 6 rounds and nothing else.
  */
 export const MINIMUM_SHARE = 1 / 3;
 

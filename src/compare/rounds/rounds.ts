@@ -419,8 +419,8 @@ function fitCycle(ctx: RoundsContext, round: number, work: Work[], elapsedS: num
   const { maxTimeS, minRounds } = plan.sampling;
   if (maxTimeS === undefined || work.length === 0) return work;
   // Within the minimum, the cycles still owed share what is left: fitted before round 1 from
-  // the first process's load time, the minimum ran 1.6 times --max-time once the machine got
-  // busier (docs/measurements.md, "Real suites").
+  // the first process's load time, the minimum ran 1.6 times --max-time on a 54-row suite once
+  // the machine got busier.
   const owed = round < minRounds ? Math.ceil((minRounds - round) / CYCLE) : 1;
   if (counted(plan)) {
     // Counted windows are sized in events, so nothing shortens; once a cycle has measured what a

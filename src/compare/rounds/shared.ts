@@ -2,7 +2,7 @@
  * Bench files that share a process: in a round, the files measured as duets run one after the
  * other in one bench process instead of one process each, so the round pays one start of the
  * runtime and one load of the packages the files share, not one per file (docs/compare.md,
- * "Files that share a process"). Pure: data in, data out.
+ * "Files share a process"). Pure: data in, data out.
  */
 import type { ChildReport, ChildRow } from "../../runner/protocol.ts";
 import type { BenchOutcome } from "../../runner/spawn.ts";
