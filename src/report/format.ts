@@ -140,6 +140,9 @@ export function loadLine(result: CompareResult): string {
   return `loadavg start ${formatLoad(result.loadavg.start)} | end ${formatLoad(result.loadavg.end)}`;
 }
 
+/** What the run's rows with an interval are: `timed`, or `counted` under `--measure instructions|cycles`. */
+const rowKind = (result: CompareResult): string => (result.measure ? "counted" : "timed");
+
 /** Notes about the whole run: how many rounds and why, how rows were measured, load, Holm, A/A. */
 export function runNotes(analysis: Analysis): string[] {
   const notes: string[] = [];
@@ -153,7 +156,9 @@ export function runNotes(analysis: Analysis): string[] {
   if (rounds.completed < rounds.planned) notes.push(`only ${rounds.completed} of ${rounds.planned} rounds completed`);
   const isolated = result.rows.filter((row) => row.mode === "isolated" || row.mode === "mixed").length;
   if (isolated > 0) {
-    notes.push(`${isolated} timed row(s) measured one side per bench process, not both sides alternating in one: expect wider intervals`);
+    notes.push(
+      `${isolated} ${rowKind(result)} row(s) measured one side per bench process, not both sides alternating in one: expect wider intervals`,
+    );
   }
   const load = loadNote(result);
   if (load) notes.push(load);
@@ -280,7 +285,9 @@ export function wideRowNotes(analysis: Analysis): RowNote[] {
 /** When the machine was busy, intervals widen: say so, with the load and the number of cores. */
 export function loadNote(result: CompareResult): string | undefined {
   const cores = result.cores;
-  if (!cores) return undefined;
+  // Counts do not widen with load (docs/counting.md): saying they did would send a reader
+  // looking for a quieter machine that would change nothing.
+  if (!cores || result.measure) return undefined;
   // The end's load counts the run's own bench processes (`--jobs` of them, with their JIT and
   // collector threads): only what is beyond them is other work.
   const own = result.rounds.jobs ?? 1;
@@ -304,7 +311,7 @@ export function aaNote(analysis: Analysis): string | undefined {
   const width = (x: number) => (target === undefined ? formatHalfWidth(x) : formatWiderThan(x, target));
   // An interval within ±min-effect that excludes zero reads `same`, not a verdict: at most 5% expected.
   return (
-    `A/A run: ${aa.falseVerdicts} of ${aa.rows} timed rows got a verdict by chance (at most about 5% expected), ` +
+    `A/A run: ${aa.falseVerdicts} of ${aa.rows} ${rowKind(analysis.shown)} rows got a verdict by chance (at most about 5% expected), ` +
     `${aa.same} read same (within ${minEffectText(analysis)}); median |delta| ${pct(aa.medianAbsDelta)}; ` +
     `after ${rounds}, intervals of median half-width ${width(aa.medianHalfWidth)}, widest ${width(aa.widestHalfWidth)} (the smallest change a verdict can see)`
   );

@@ -16,7 +16,9 @@ import type { Subject } from "../../src/runner/child/sampler.ts";
 import { CYCLE_WEIGHTS, type CountBudget } from "../../src/runner/protocol.ts";
 import { COUNT_DEFAULTS, countBudget, DEFAULT_MAX_TIME_S, DEFAULT_TARGET, samplingRule } from "../../src/compare/plan.ts";
 import { uncountedPart } from "../../src/report/analyze.ts";
-import { formatCounted, formatValue, percentDigits } from "../../src/report/format.ts";
+import { formatCounted, formatValue, loadNote, percentDigits, runNotes } from "../../src/report/format.ts";
+import { analyzeResult } from "../../src/report/analysis.ts";
+import { aaResult } from "../support/report-fixtures.ts";
 
 const HEADER = `# callgrind format
 version: 1
@@ -241,6 +243,25 @@ describe("counts in a report", () => {
     expect(formatCounted(3_591_651, "cycles")).toBe("3.59 M cycles");
     expect(formatCounted(999_999, "instructions")).toBe("1.00 M instr");
     expect(formatValue(1500, "ns")).toBe("1.50 µs");
+  });
+
+  test("a counted A/A run's notes speak of counted rows, and say nothing of the machine's load", () => {
+    const timed = aaResult();
+    const busy = {
+      ...timed,
+      cores: 2,
+      loadavg: { start: [6.3, 6, 5] as [number, number, number], end: [7.1, 6, 5] as [number, number, number] },
+    };
+    const counted = {
+      ...busy,
+      measure: { quantity: "instructions" as const, tool: "valgrind-3.19.0", runtimeFlags: "node --single-threaded" },
+    };
+    expect(loadNote(busy)).toContain("other work shared the machine");
+    expect(loadNote(counted)).toBeUndefined();
+    expect(runNotes(analyzeResult(busy)).join("\n")).toContain("timed rows got a verdict by chance");
+    const notes = runNotes(analyzeResult(counted)).join("\n");
+    expect(notes).toContain("counted rows got a verdict by chance");
+    expect(notes).not.toContain("timed rows");
   });
 
   test("percentages of counted rows to hundredths, of timed rows to tenths", () => {
