@@ -95,6 +95,7 @@ export function collectRows(files: string[], rounds: number, records: RoundRecor
         if (child.error !== undefined) charge(target, { side: child.side, message: child.error });
         else if (child.value !== undefined && record.round < rounds) {
           target[child.side][record.round] = child.value;
+          if (record.job === "duet") (target.firstSide ??= new Array(rounds).fill(null))[record.round] = record.sides[0] ?? null;
           if (child.counted) addCounted(target, child.counted, child.batches ?? 1, child.iterations ?? 1, child.value);
           if (child.floor !== undefined) target.floor = Math.max(target.floor ?? 0, child.floor);
         }

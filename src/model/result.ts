@@ -43,6 +43,11 @@ export function perIteration(unit: Unit): boolean {
   return PER_ITERATION_UNITS.includes(unit);
 }
 
+/** Whether a unit is a count of work per iteration (`--measure instructions|cycles`). */
+export function isCountedUnit(unit: Unit): boolean {
+  return unit === "instructions" || unit === "cycles";
+}
+
 export interface RevisionInfo {
   /** What the user asked for (`main`, `HEAD`, `working tree`). */
   ref: string;
@@ -98,8 +103,11 @@ export interface PairedStats {
   level?: number;
   /** (upper - lower) / 2 of `ci`; Infinity when unbounded. */
   halfWidth?: number;
-  /** How delta, ci and p were computed; absent in files from the t-interval. */
-  method?: "signed-rank";
+  /**
+   * How delta, ci and p were computed; absent in files from the t-interval. `crossover`: a
+   * counted row, the rounds grouped by which side ran first (docs/statistics.md).
+   */
+  method?: "signed-rank" | "crossover";
 }
 
 export interface ExactComparison {

@@ -6,10 +6,11 @@
 import { DEFAULT_MIN_EFFECT, verdictWithin } from "../stats/equivalence.ts";
 import { compareExact, EXACT_RULES } from "../stats/exact.ts";
 import { holmIntervals, withHolm, type HolmRow } from "../stats/holm.ts";
-import { LEVEL, pairedAnalysis, TIMED_RULES } from "../stats/paired.ts";
-import type { WalshSummary } from "../stats/signed-rank.ts";
+import type { IntervalSource } from "../stats/interval-source.ts";
+import { countedAnalysis, type FirstSides, LEVEL, pairedAnalysis, TIMED_RULES } from "../stats/paired.ts";
 import { findProblem, pairUp } from "../stats/validate.ts";
 import {
+  isCountedUnit,
   NO_WORK_NS,
   perIteration,
   type CompareResult,
@@ -47,6 +48,8 @@ export interface RawRow {
   floor?: number;
   /** The file declares the benchmark and skips it (`bench.skip`, `skipIf`): listed, never measured. */
   skipped?: true;
+  /** Per round, the side its process ran first (a duet), null otherwise: what a counted row's crossover groups by. */
+  firstSide?: Array<Side | null>;
 }
 
 /** A counted row's measured windows, summed: their wall time, CPU time, the kernel's part, voluntary waits. */
@@ -111,10 +114,20 @@ function sparserSide(raw: RawRow): Side {
   return usable(raw.base) < usable(raw.head) ? "base" : "head";
 }
 
-/** An analyzed row, with the Walsh averages of a paired row kept for Holm. */
+/** An analyzed row, with what Holm reads of a paired row. */
 interface Analyzed {
   row: Row;
-  walsh?: WalshSummary;
+  holm?: IntervalSource;
+}
+
+/** The first side of each round that has a value on both sides (as pairUp keeps them); null where unknown. */
+function pairedFirstSides(raw: RawRow): FirstSides {
+  const first: Array<Side | null> = [];
+  for (let i = 0; i < Math.min(raw.base.length, raw.head.length); i++) {
+    if (raw.base[i] === null || raw.base[i] === undefined || raw.head[i] === null || raw.head[i] === undefined) continue;
+    first.push(raw.firstSide?.[i] ?? null);
+  }
+  return first;
 }
 
 function analyzeOne(raw: RawRow, level: number): Analyzed {
@@ -135,7 +148,11 @@ function analyzeOne(raw: RawRow, level: number): Analyzed {
   const problem = findProblem(pairs.base, pairs.head, paired ? TIMED_RULES : EXACT_RULES);
   if (problem) return { row: statusRow(raw, "failed", { side: problem.side ?? "head", message: problem.message }) };
   if (!paired) return { row: { ...statusRow(raw, "ok"), exact: compareExact(raw.id, pairs.base, pairs.head) } };
-  const { stats, walsh } = pairedAnalysis(raw.id, pairs.base, pairs.head, level);
+  // A counted row's rounds differ by little but what going first does to a side: grouped by
+  // order, that is taken out (stats/crossover.ts). A time's noise is larger than it.
+  const { stats, holm } = isCountedUnit(raw.unit)
+    ? countedAnalysis(raw.id, pairs.base, pairs.head, pairedFirstSides(raw), level)
+    : pairedAnalysis(raw.id, pairs.base, pairs.head, level);
   // An empty loop's cost on both sides: no interval, no verdict, not one of Holm's family; the
   // rounds stay in the row. Counted, the empty loop was counted in the same processes.
   if (raw.unit === "ns" && !raw.sampled && Math.max(stats.baseMedian, stats.headMedian) < NO_WORK_NS)
@@ -144,7 +161,7 @@ function analyzeOne(raw: RawRow, level: number): Analyzed {
     return { row: statusRow(raw, "no-work") };
   const uncounted = uncountedPart(raw.counted);
   if (uncounted) return { row: { ...statusRow(raw, "uncounted"), uncounted } };
-  return { row: { ...statusRow(raw, "ok"), stats }, walsh };
+  return { row: { ...statusRow(raw, "ok"), stats }, holm };
 }
 
 /**
@@ -166,10 +183,10 @@ export function analyzeRows(rows: RawRow[], options: { holm: boolean; minEffect?
 }
 
 function holmOf(analyzed: Analyzed[], alpha: number): Map<Analyzed, HolmRow> {
-  const family = analyzed.filter((a) => a.walsh !== undefined);
+  const family = analyzed.filter((a) => a.holm !== undefined);
   return new Map(
     holmIntervals(
-      family.map((a) => a.walsh!),
+      family.map((a) => a.holm!),
       alpha,
     ).map((h, i) => [family[i]!, h]),
   );

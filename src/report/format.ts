@@ -5,7 +5,7 @@
  * terminal.ts only makes control characters visible).
  */
 import { formatLoad } from "../util/load.ts";
-import { type CompareResult, NO_WORK_NS, type Row, type Uncounted, type Unit } from "../model/result.ts";
+import { type CompareResult, isCountedUnit, NO_WORK_NS, type Row, type Uncounted, type Unit } from "../model/result.ts";
 import type { Analysis, OutlierRound, ShownRow } from "./analysis.ts";
 
 export const NONE = "—";
@@ -64,19 +64,14 @@ export function formatCounted(value: number, unit: Unit): string {
   return `${text} ${prefix ? `${prefix} ` : ""}${COUNTED_NAMES[unit] ?? unit}`;
 }
 
-/** Whether a unit is a count of work per iteration (`--measure instructions|cycles`). */
-export function isCounted(unit: Unit): boolean {
-  return unit === "instructions" || unit === "cycles";
-}
-
 /** Decimals of a row's percentages: counts resolve hundredths of a percent, time tenths. */
 export function percentDigits(unit: Unit): number {
-  return isCounted(unit) ? 2 : 1;
+  return isCountedUnit(unit) ? 2 : 1;
 }
 
 export function formatValue(value: number, unit: Unit): string {
   if (unit === "ns") return formatTime(value);
-  if (isCounted(unit)) return formatCounted(value, unit);
+  if (isCountedUnit(unit)) return formatCounted(value, unit);
   if (unit === "bytes") return `${formatCount(value)} B`;
   return formatCount(value);
 }
@@ -333,7 +328,7 @@ export function noWorkNote(rows: readonly ShownRow[]): string | undefined {
   if (empty.length === 0) return undefined;
   const which = empty.length === 1 ? `1 row reads ${NO_WORK_TEXT} (${empty[0]!.id})` : `${empty.length} rows read ${NO_WORK_TEXT}`;
   const list = empty.length === 1 ? "" : ` (--verbose lists them; the JSON marks them "no-work")`;
-  if (isCounted(empty[0]!.unit))
+  if (isCountedUnit(empty[0]!.unit))
     return `${which}: both sides counted no more than an empty benchmark's loop in the same processes, so the body was optimized away${list}: use its result (return it, or keep it in a variable the benchmark reads)`;
   return `${which}: under ${NO_WORK_NS} ns per iteration on both sides, below what time can resolve here (an empty loop costs about as much), so no interval and no verdict${list}; a body meant to cost more may have been optimized away: use its result (return it, or keep it in a variable the benchmark reads)`;
 }
@@ -343,7 +338,7 @@ function outlierText(outlier: OutlierRound, unit: Unit): string {
   const digits = percentDigits(unit);
   const where = `round ${outlier.round} reads ${formatPercent(outlier.change, digits)} where its other rounds read ${formatPercent(outlier.others[0], digits)} to ${formatPercent(outlier.others[1], digits)}`;
   // A count has no pause or load in it: a process far off its others ran other code (a JIT tier, a deoptimization).
-  if (isCounted(unit)) {
+  if (isCountedUnit(unit)) {
     const which =
       outlier.cause === "one-side" ? `${outlier.side!.name}'s copy` : outlier.cause === "whole-process" ? "both copies" : "the two copies";
     return `${where}: that process compiled ${which} differently from the others (another JIT tier, or a deoptimization), which counts cannot average away`;
@@ -380,7 +375,7 @@ export function outlierNotes(analysis: Analysis): RowNote[] {
 /** A `no-work` row's own note (`--verbose`): its times on each side. */
 function noWorkRowText(row: ShownRow): string {
   const { base, head } = row.sideMedians;
-  if (isCounted(row.unit)) {
+  if (isCountedUnit(row.unit)) {
     const counts =
       base !== undefined && head !== undefined
         ? `${formatValue(base, row.unit)} (base) and ${formatValue(head, row.unit)} (head)`

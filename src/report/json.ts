@@ -58,7 +58,7 @@ const STATS: Shape = {
   "pAdjusted?": isNumber,
   "level?": isNumber,
   "halfWidth?": isBound,
-  "method?": oneOf("signed-rank"),
+  "method?": oneOf("signed-rank", "crossover"),
 };
 const EXACT: Shape = {
   base: isNumber,

@@ -6,11 +6,12 @@
  * Sort the m p-values ascending, p_(1) <= ... <= p_(m); reject H_(i) while p_(i) <= α / (m - i + 1),
  * stopping at the first that is not. Adjusted p-values: p̃_(i) = min(1, max_{j<=i} (m - j + 1)·p_(j)).
  *
- * The p-value of each row is p_HL (signed-rank.ts): the smallest α at which its Hodges–Lehmann
- * interval excludes 0, which is the exact signed-rank p when |d| has no ties or zeros.
+ * The p-value of each row is the smallest α at which its interval excludes 0: p_HL for a
+ * signed-rank row (signed-rank.ts), the exact signed-rank p when |d| has no ties or zeros, and
+ * the crossover's own for a counted row analysed by order (crossover.ts).
  *
  * Adjusted intervals (our method, stated because there is no single textbook choice): a row of
- * rank i gets the Hodges–Lehmann interval at confidence 1 - α / (m - i + 1), the level Holm tests
+ * rank i gets its interval (Hodges–Lehmann's, of either method) at confidence 1 - α / (m - i + 1), the level Holm tests
  * it at; rows at or after the rank s where the procedure stops all get the level of rank s,
  * 1 - α / (m - s + 1). Because p_HL is defined by those same intervals, an interval excludes zero
  * exactly when Holm rejects that row, so the verdict read from the interval is Holm's verdict.
@@ -19,7 +20,11 @@
  */
 import type { PairedStats, Verdict } from "../model/result.ts";
 import { halfWidthOf, ratioInterval } from "./paired.ts";
-import { hodgesLehmannInterval, hodgesLehmannP, verdictOf, type WalshSummary } from "./signed-rank.ts";
+import type { IntervalSource } from "./interval-source.ts";
+import { verdictOf } from "./signed-rank.ts";
+
+export type { IntervalSource } from "./interval-source.ts";
+export { walshSource } from "./signed-rank.ts";
 
 export const FAMILY_ALPHA = 0.05;
 
@@ -53,9 +58,9 @@ export interface HolmRow {
 }
 
 /** Holm-adjusted p-values and intervals for the rows of one table, in the order given. */
-export function holmIntervals(summaries: readonly WalshSummary[], alpha = FAMILY_ALPHA): HolmRow[] {
-  const m = summaries.length;
-  const p = summaries.map(hodgesLehmannP);
+export function holmIntervals(sources: readonly IntervalSource[], alpha = FAMILY_ALPHA): HolmRow[] {
+  const m = sources.length;
+  const p = sources.map((source) => source.p);
   const adjusted = holmAdjust(p);
   const rows = new Array<HolmRow>(m);
   let stopLevel: number | undefined;
@@ -63,7 +68,7 @@ export function holmIntervals(summaries: readonly WalshSummary[], alpha = FAMILY
     const own = 1 - alpha / (m - rank);
     // `1 - level` is the α the interval is built at: the same number decides here, so the two agree.
     if (stopLevel === undefined && p[index]! > 1 - own) stopLevel = own;
-    const hl = hodgesLehmannInterval(summaries[index]!, stopLevel ?? own);
+    const hl = sources[index]!.at(stopLevel ?? own);
     const ci = ratioInterval(hl.interval);
     rows[index] = { p: p[index]!, pAdjusted: adjusted[index]!, level: hl.level, ci, halfWidth: halfWidthOf(ci), verdict: verdictOf(ci) };
   });

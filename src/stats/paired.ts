@@ -18,7 +18,9 @@
  */
 import type { PairedStats } from "../model/result.ts";
 import { median, spread, type Spread } from "./quantile.ts";
-import { hodgesLehmannInterval, signedRankTest, verdictOf, walshSummary, type WalshSummary } from "./signed-rank.ts";
+import { crossoverInterval, crossoverP, crossoverRounds, crossoverSummary } from "./crossover.ts";
+import type { IntervalSource } from "./interval-source.ts";
+import { hodgesLehmannInterval, signedRankTest, verdictOf, walshSource, walshSummary, type WalshSummary } from "./signed-rank.ts";
 import { checkInput } from "./validate.ts";
 
 export { studentT975 } from "./student-t.ts";
@@ -53,10 +55,10 @@ export function halfWidthOf(interval: readonly [number, number]): number {
   return (interval[1] - interval[0]) / 2;
 }
 
-/** The paired statistics of one row and the Walsh averages they came from (what Holm needs). */
+/** The paired statistics of one row, and what Holm reads of it. */
 export interface PairedAnalysis {
   stats: PairedStats;
-  walsh: WalshSummary;
+  holm: IntervalSource;
 }
 
 /**
@@ -73,7 +75,7 @@ export function statsOfLogRatios(
   d: readonly number[],
   context: Pick<PairedStats, "baseMedian" | "headMedian" | "ratioMedian" | "ratioQ1" | "ratioQ3">,
   level = LEVEL,
-): PairedAnalysis {
+): PairedAnalysis & { walsh: WalshSummary } {
   const walsh = walshSummary(d);
   const hl = hodgesLehmannInterval(walsh, reachableLevel(d.length, level));
   const ci = ratioInterval(hl.interval);
@@ -88,24 +90,76 @@ export function statsOfLogRatios(
     halfWidth: halfWidthOf(ci),
     method: "signed-rank",
   };
-  return { stats, walsh };
+  return { stats, holm: walshSource(walsh), walsh };
+}
+
+/** Which side each round's process ran first; null where the round was not a duet. */
+export type FirstSides = ReadonlyArray<"base" | "head" | null>;
+
+/**
+ * The log ratios `d` split by which side ran first, when there are enough rounds of each order
+ * for the crossover interval at `level` (crossover.ts); undefined otherwise.
+ */
+export function byOrder(d: readonly number[], first: FirstSides, level: number): { headFirst: number[]; baseFirst: number[] } | undefined {
+  const headFirst = d.filter((_, i) => first[i] === "head");
+  const baseFirst = d.filter((_, i) => first[i] === "base");
+  if (headFirst.length + baseFirst.length !== d.length) return undefined;
+  const need = crossoverRounds(level);
+  return headFirst.length >= need && baseFirst.length >= need ? { headFirst, baseFirst } : undefined;
+}
+
+/**
+ * The crossover statistics of log ratios split by order (crossover.ts): what going first does
+ * to a side taken out of the interval.
+ */
+function crossoverOfLogRatios(
+  d: readonly number[],
+  orders: { headFirst: number[]; baseFirst: number[] },
+  context: Pick<PairedStats, "baseMedian" | "headMedian" | "ratioMedian" | "ratioQ1" | "ratioQ3">,
+  level: number,
+): PairedAnalysis {
+  const summary = crossoverSummary(orders.headFirst, orders.baseFirst);
+  const reached = crossoverInterval(summary, level);
+  const ci = ratioInterval(reached.interval);
+  const p = crossoverP(summary);
+  const stats: PairedStats = {
+    n: d.length,
+    delta: Math.expm1(summary.estimate),
+    ci,
+    verdict: verdictOf(ci),
+    ...context,
+    p,
+    level: reached.level,
+    halfWidth: halfWidthOf(ci),
+    method: "crossover",
+  };
+  return { stats, holm: { p, at: (at) => crossoverInterval(summary, at) } };
 }
 
 /** `pairedStats` with the Walsh averages kept; throws a one-line XbenchError naming the benchmark on bad input. */
-export function pairedAnalysis(name: string, base: number[], head: number[], level = LEVEL): PairedAnalysis {
+export function pairedAnalysis(name: string, base: number[], head: number[], level = LEVEL): PairedAnalysis & { walsh: WalshSummary } {
   checkInput(name, base, head, TIMED_RULES);
+  return statsOfLogRatios(logRatios(base, head), pairContext(base, head), level);
+}
+
+function pairContext(
+  base: number[],
+  head: number[],
+): Pick<PairedStats, "baseMedian" | "headMedian" | "ratioMedian" | "ratioQ1" | "ratioQ3"> {
   const ratios = spread(base.map((b, i) => head[i]! / b - 1));
-  return statsOfLogRatios(
-    logRatios(base, head),
-    {
-      baseMedian: median(base),
-      headMedian: median(head),
-      ratioMedian: ratios.median,
-      ratioQ1: ratios.q1,
-      ratioQ3: ratios.q3,
-    },
-    level,
-  );
+  return { baseMedian: median(base), headMedian: median(head), ratioMedian: ratios.median, ratioQ1: ratios.q1, ratioQ3: ratios.q3 };
+}
+
+/**
+ * A counted row's statistics (docs/statistics.md, "Counted rows: the order of the sides"): the
+ * crossover when every round was a duet and there are enough of each order, else the signed-rank
+ * interval as for a time. `first[i]`: the side round i's process ran first.
+ */
+export function countedAnalysis(name: string, base: number[], head: number[], first: FirstSides, level = LEVEL): PairedAnalysis {
+  checkInput(name, base, head, TIMED_RULES);
+  const d = logRatios(base, head);
+  const orders = byOrder(d, first, level);
+  return orders ? crossoverOfLogRatios(d, orders, pairContext(base, head), level) : statsOfLogRatios(d, pairContext(base, head), level);
 }
 
 /** The paired statistics of one timed benchmark; throws a one-line XbenchError naming it on bad input. */

@@ -44,6 +44,7 @@
  * else `~`.
  */
 import type { Verdict } from "../model/result.ts";
+import type { IntervalSource } from "./interval-source.ts";
 import { normalCdf } from "./normal.ts";
 import { walshCount, walshOrderStatistic, walshSample, type WalshSample } from "./walsh.ts";
 
@@ -237,6 +238,11 @@ export function hodgesLehmannP(summary: WalshSummary): number {
   const atMostZero = walshCount(summary.averages, 0);
   const atLeastZero = m - walshCount(summary.averages, 0, true);
   return Math.min(1, 2 * signedRankCdf(summary.n, Math.min(atMostZero, atLeastZero)));
+}
+
+/** A signed-rank row as Holm reads it. */
+export function walshSource(walsh: WalshSummary): IntervalSource {
+  return { p: hodgesLehmannP(walsh), at: (level) => hodgesLehmannInterval(walsh, level) };
 }
 
 /** The verdict read from an interval (of d or of the ratio: both keep the sign). */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { XbenchError } from "../../src/errors.ts";
 import { compareExact } from "../../src/stats/exact.ts";
-import { holmAdjust, holmIntervals } from "../../src/stats/holm.ts";
+import { holmAdjust, holmIntervals, walshSource } from "../../src/stats/holm.ts";
 import { mdcAt, noiseFloor, readAA } from "../../src/stats/noise.ts";
 import { logRatios, overhead, pairedStats, ratioInterval } from "../../src/stats/paired.ts";
 import { median, quantile, spread } from "../../src/stats/quantile.ts";
@@ -207,7 +207,7 @@ describe("Holm", () => {
 
   test("intervals widen to the level of each rank and verdicts follow Holm's decisions", () => {
     // p 0.312 (rank 3, stops: 95%), 0.00102 (rank 1, 1 - 0.05/3), 0.0215 (rank 2, 1 - 0.05/2)
-    const rows = holmIntervals([withW(133), withW(188), withW(166)]);
+    const rows = holmIntervals([withW(133), withW(188), withW(166)].map(walshSource));
     expect(rows.map((r) => Number(r.p.toFixed(5)))).toEqual([0.31179, 0.00102, 0.02148]);
     // achieved levels of the exact intervals at n = 20 for the asked 0.95, 1 - 0.05/3, 0.975
     expect(rows.map((r) => r.level)).toEqual([asked(0.95), asked(1 - 0.05 / 3), asked(0.975)]);
@@ -219,7 +219,7 @@ describe("Holm", () => {
 
   test("once Holm stops, later ranks keep the stopping level (no verdict Holm would not give)", () => {
     // 0.0296 > 0.05/2 stops Holm at rank 1; 0.0400 alone would pass its own 0.05 level.
-    const rows = holmIntervals([withW(163), withW(160)]);
+    const rows = holmIntervals([withW(163), withW(160)].map(walshSource));
     expect(rows.map((r) => r.verdict)).toEqual(["~", "~"]);
     expect(rows.map((r) => r.level)).toEqual([asked(0.975), asked(0.975)]);
     expect(hodgesLehmannInterval(withW(160), 0.95).interval[0]).toBeGreaterThan(0);
@@ -237,7 +237,7 @@ describe("Holm", () => {
         // whole numbers in a narrow range: many tied |d|, zeros and Walsh averages at exactly 0
         return walshSummary(Array.from({ length: n }, () => Math.floor(random() * 7) - 3 + shift));
       });
-      for (const r of holmIntervals(summaries)) {
+      for (const r of holmIntervals(summaries.map(walshSource))) {
         expect(r.verdict !== "~").toBe(r.pAdjusted <= 0.05);
         if (r.verdict !== "~") rejected++;
       }
@@ -247,7 +247,7 @@ describe("Holm", () => {
 
   test("on many rows, verdict agrees with pAdjusted <= 0.05 and intervals only widen", () => {
     const summaries = Array.from({ length: 30 }, (_, i) => withW(210 - 2 * i));
-    const rows = holmIntervals(summaries);
+    const rows = holmIntervals(summaries.map(walshSource));
     rows.forEach((r, i) => {
       expect(r.pAdjusted <= 0.05).toBe(r.verdict !== "~");
       const plain = ratioInterval(hodgesLehmannInterval(summaries[i]!, 0.95).interval);
@@ -431,7 +431,7 @@ describe("coverage by simulation", () => {
         const { base, head } = run(10, 0);
         return walshSummary(logRatios(base, head));
       });
-      if (holmIntervals(summaries).some((r) => r.verdict !== "~")) holmFamilies++;
+      if (holmIntervals(summaries.map(walshSource)).some((r) => r.verdict !== "~")) holmFamilies++;
       if (summaries.some((s) => verdictOf(hodgesLehmannInterval(s, 0.95).interval) !== "~")) plainFamilies++;
     }
     expect(holmFamilies / FAMILIES).toBeLessThan(0.065);
