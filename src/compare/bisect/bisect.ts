@@ -29,6 +29,7 @@ import { rowName, shortestUniquePaths } from "../../report/names.ts";
 import { killRunningChildren } from "../../runner/spawn.ts";
 import { withCleanup, type Cleanup } from "../../util/scope.ts";
 import { nextStep, type BisectConclusion, type Probe, type ProbeVerdict } from "./bisect-search.ts";
+import type { RunContext } from "../context.ts";
 import { runRounds } from "../engine.ts";
 import { ignoreEvents, type OnCompareEvent } from "../events.ts";
 import { type CompareRequest, makePlan, newRunDir, samplingRule } from "../plan.ts";
@@ -181,6 +182,55 @@ function setUpFailure(error: unknown): string | undefined {
 }
 
 /**
+ * The plan of one step's compare: bisect's settings, the commit as head (good stays base), and
+ * a seed and start of its own.
+ */
+export function stepPlan(compare: RunPlan, commit: Commit, rounds: number, seed = randomInt(2 ** 31), startedAt = new Date()): RunPlan {
+  return {
+    ...compare,
+    head: { ref: commit.sha.slice(0, 12), sha: commit.sha, dirty: false, headRef: commit.sha },
+    sampling: samplingRule({ rounds }),
+    seed,
+    startedAt: startedAt.toISOString(),
+  };
+}
+
+/** One step's rounds, the rows facing the search's direction, and the gate on them; an undecided step doubles its rounds up to `maxRounds`. */
+async function measureStep(ctx: RunContext, request: BisectRequest): Promise<{ rows: Row[]; gate: Gate }> {
+  const { store } = ctx;
+  const rule = { on: "above", above: request.above } as const;
+  for (;;) {
+    const rows = facing((await runRounds(ctx)).result.rows, request.direction ?? "slower");
+    const gate = decideGate(rows, rule);
+    // Undecided: more rounds, doubling, up to the budget; then the step is skipped.
+    if (gate.outcome !== "undecided" || store.plan.sampling.maxRounds >= request.maxRounds) return { rows, gate };
+    store.plan.sampling = samplingRule({ rounds: Math.min(request.maxRounds, store.plan.sampling.maxRounds * 2) });
+    store.savePlan();
+  }
+}
+
+/** What a step's rows answer: a verdict and the row shown for it, or why nothing was measured where that leaves no answer. */
+export type StepJudgement = { verdict: ProbeVerdict; row?: StepRow; notMeasured?: string } | { measuredNothing: string };
+
+/**
+ * A step's verdict from its rows (facing the search's direction) and the gate on them: bad when a
+ * row is past the line, good when the gate passes and no row failed, else skip (with the first
+ * failure when rows did not run). Nothing measured against --good fails every step alike, and
+ * nothing at --bad (`atBad`) leaves no range to search: `measuredNothing`, never an answer.
+ */
+export function judgeStep(rows: readonly Row[], gate: Gate, direction: BisectDirection, atBad: boolean): StepJudgement {
+  const nothing = nothingCompared(rows);
+  const failure = failureLines(rows)[0];
+  const onGood = rows.some((r) => r.status === "failed" && r.error?.side !== "head");
+  if (nothing !== undefined && (onGood || atBad)) return { measuredNothing: failure ?? nothing };
+  const broken = failure ?? nothing;
+  const verdict: ProbeVerdict = gate.outcome === "fail" ? "bad" : gate.outcome === "pass" && !broken ? "good" : "skip";
+  const weighed = weightiest(gate, rows);
+  const row = weighed && direction === "faster" ? mirror(weighed) : weighed;
+  return { verdict, ...(row ? { row } : {}), ...(broken && verdict === "skip" ? { notMeasured: broken } : {}) };
+}
+
+/**
  * Runs the search. `onStep` hears each step as it ends; `onEvent` the compare events of the
  * step under way (rounds, notices). Ctrl-C ends the bench processes and removes every worktree
  * and bundle, as a compare does.
@@ -267,42 +317,20 @@ export async function runBisect(
         settle(twin[1].verdict, { sameCodeAs: twin[0], ...(measured ? { row: measured } : {}) });
         continue;
       }
-      const stepPlan: RunPlan = {
-        ...compare,
-        head: { ref: commit.sha.slice(0, 12), sha: commit.sha, dirty: false, headRef: commit.sha },
-        sampling: samplingRule({ rounds: request.rounds }),
-        seed: randomInt(2 ** 31),
-        startedAt: new Date().toISOString(),
-      };
-      const store = createStore(join(runDir, `step-${steps.length + 1}-${commit.sha.slice(0, 12)}`), stepPlan);
-      const ctx = { store, ...pairSides(good, candidate, driver), onEvent };
-      const rule = { on: "above", above: request.above } as const;
-      let rows = facing((await runRounds(ctx)).result.rows, direction);
-      let gate = decideGate(rows, rule);
-      // Undecided: more rounds, doubling, up to the budget; then the step is skipped.
-      while (gate.outcome === "undecided" && store.plan.sampling.maxRounds < request.maxRounds) {
-        store.plan.sampling = samplingRule({ rounds: Math.min(request.maxRounds, store.plan.sampling.maxRounds * 2) });
-        store.savePlan();
-        rows = facing((await runRounds(ctx)).result.rows, direction);
-        gate = decideGate(rows, rule);
+      const store = createStore(
+        join(runDir, `step-${steps.length + 1}-${commit.sha.slice(0, 12)}`),
+        stepPlan(compare, commit, request.rounds),
+      );
+      const { rows, gate } = await measureStep({ store, ...pairSides(good, candidate, driver), onEvent }, request);
+      const judgement = judgeStep(rows, gate, direction, next.probe === last);
+      if ("measuredNothing" in judgement) {
+        throw usageError(
+          `bisect measured nothing at commit ${commit.sha.slice(0, 12)} (step ${steps.length + 1}): ${judgement.measuredNothing}`,
+        );
       }
-      const nothing = nothingCompared(rows);
-      const broken = failureLines(rows)[0] ?? nothing;
-      // Nothing measured against --good fails every step alike, and nothing at --bad leaves no
-      // range to search: an error with the reason, never an answer.
-      const onGood = rows.some((r) => r.status === "failed" && r.error?.side !== "head");
-      if (nothing !== undefined && (onGood || next.probe === last)) {
-        throw usageError(`bisect measured nothing at commit ${commit.sha.slice(0, 12)} (step ${steps.length + 1}): ${broken}`);
-      }
-      const verdict: ProbeVerdict = gate.outcome === "fail" ? "bad" : gate.outcome === "pass" && !broken ? "good" : "skip";
-      const weighed = weightiest(gate, rows);
-      const row = weighed && direction === "faster" ? mirror(weighed) : weighed;
+      const { verdict, ...shown } = judgement;
       if (verdict !== "skip") judged.set(next.probe, { code, verdict });
-      settle(verdict, {
-        rounds: store.plan.sampling.maxRounds,
-        ...(row ? { row } : {}),
-        ...(broken && verdict === "skip" ? { notMeasured: broken } : {}),
-      });
+      settle(verdict, { rounds: store.plan.sampling.maxRounds, ...shown });
     }
   });
 }
