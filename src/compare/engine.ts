@@ -31,7 +31,7 @@ import { VERSION } from "../version.ts";
 import type { RunContext } from "./context.ts";
 import { ignoreEvents, type OnCompareEvent } from "./events.ts";
 import { inventoryFiles } from "./rounds/inventory.ts";
-import { bundleAll, prepareSides } from "./sides/prepare.ts";
+import { bundleDriver, compareCommits, pairSides, prepareSides } from "./sides/prepare.ts";
 import { processRunner, timedRunner } from "./rounds/processes.ts";
 import { profileRows, type ProfileRows } from "./profile-run.ts";
 import { makeRunTemp } from "./run/reclaim.ts";
@@ -68,10 +68,12 @@ export async function runCompare(
   };
   return withCleanup(onSignal, async (cleanup) => {
     noteStartLoad(store);
-    const scope = { store, tmp: makeRunTemp("xbench-compare-", store.plan.repo, cleanup, onEvent), cleanup, onEvent };
-    const sides = await prepareSides(scope);
-    onEvent({ type: "working", what: `bundling ${store.plan.files.length} bench file(s) for base and head` });
-    const ctx: RunContext = { store, sides, bundles: await bundleAll(scope, sides), onEvent };
+    const { plan } = store;
+    const runId = store.dir.split("/").pop()!;
+    const tmp = makeRunTemp("xbench-compare-", plan.repo, cleanup, onEvent);
+    const [base, head] = await prepareSides({ plan, runId, tmp, cleanup, onEvent }, compareCommits(plan));
+    const driver = await bundleDriver(head.tree.root, { runtime: plan.runtime, repo: plan.repo, tag: runId, tmp, cleanup });
+    const ctx: RunContext = { store, ...pairSides(base, head, driver), onEvent };
     const outcome = await runRounds(ctx, started);
     if (!options.profile) return outcome;
     // Profiled processes come after the rounds and add to the wall time, never to a row's interval.

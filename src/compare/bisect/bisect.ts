@@ -7,8 +7,10 @@
  * a row became more than a threshold slower (or, with `--faster`, faster) than at `--good`. Each step is a duet compare of
  * good against one commit, run by the compare engine's rounds (`runRounds`); the search is
  * `bisect-search.ts`. Every commit is checked out (a worktree, never the user's checkout),
- * set up and bundled once, and good's bundles serve every step. All commits run the bench
- * files of `--bad`, as compare runs head's on both sides, so every step measures the same code.
+ * set up and bundled once by the sides' `prepareSides`, as compare's base and head are (good
+ * and bad together, then each commit as it is probed), and good's bundles serve every step.
+ * All commits run the bench files of `--bad`, as compare runs head's on both sides, so every
+ * step measures the same code.
  *
  * A commit whose build or install fails is skipped, as `git bisect run` skips on exit 125. A
  * commit whose bench code is the same as a commit already judged takes that verdict without a
@@ -20,20 +22,19 @@ import { randomInt } from "node:crypto";
 import { join } from "pathe";
 import { usageError, XbenchError } from "../../errors.ts";
 import { commitSubject, firstParentPath, isAncestor, repoRoot, resolveCommit, tryResolveCommit } from "../../git/git.ts";
-import type { Gate, GateRow, Row, Side } from "../../model/result.ts";
+import type { Gate, GateRow, Row } from "../../model/result.ts";
 import { failureLines, nothingCompared } from "../../report/analyze.ts";
 import { decideGate } from "../../report/gate.ts";
 import { rowName, shortestUniquePaths } from "../../report/names.ts";
 import { killRunningChildren } from "../../runner/spawn.ts";
 import { withCleanup, type Cleanup } from "../../util/scope.ts";
 import { nextStep, type BisectConclusion, type Probe, type ProbeVerdict } from "./bisect-search.ts";
-import type { SideBundles } from "../context.ts";
+import type { RunContext } from "../context.ts";
 import { runRounds } from "../engine.ts";
 import { ignoreEvents, type OnCompareEvent } from "../events.ts";
 import { type CompareRequest, makePlan, newRunDir, samplingRule } from "../plan.ts";
-import { bundleDriver, bundleSide, setUpSide } from "../sides/prepare.ts";
+import { bisectCommit, bundleDriver, pairSides, type PreparedSide, prepareSides } from "../sides/prepare.ts";
 import { makeRunTemp } from "../run/reclaim.ts";
-import { checkoutSide, copyBenchFiles, type SideTree } from "../sides/sides.ts";
 import { createStore, type RunPlan } from "../run/store.ts";
 import { readsFilesAtRunTime, sameSources, type BundleSources } from "../sides/unchanged.ts";
 import { readBundleSources } from "../sides/unchanged-files.ts";
@@ -146,11 +147,6 @@ function weightiest(gate: Gate, rows: readonly Row[]): StepRow | undefined {
   return { ...weighed, name: row ? rowName(paths.get(row.file) ?? row.file, row.label) : weighed.id };
 }
 
-interface Prepared {
-  tree: SideTree;
-  bundles: SideBundles;
-}
-
 /**
  * Rows as the gate reads them: for a search for a speed-up, each interval mirrored, so that
  * "more than PCT faster" is the gate's "above PCT".
@@ -165,7 +161,7 @@ function mirror<T extends { delta: number; ci: readonly [number, number] }>(row:
 }
 
 /** The bench code of a commit: per bench file, what its bundle was made of; undefined when a bundle failed or may read files at run time. */
-function benchCode(prepared: Prepared): Map<string, BundleSources> | undefined {
+function benchCode(prepared: PreparedSide): Map<string, BundleSources> | undefined {
   const code = new Map<string, BundleSources>();
   for (const [file, bundle] of prepared.bundles) {
     if (!bundle.path || readsFilesAtRunTime(readFileSync(bundle.path, "utf8"))) return undefined;
@@ -186,6 +182,55 @@ function setUpFailure(error: unknown): string | undefined {
 }
 
 /**
+ * The plan of one step's compare: bisect's settings, the commit as head (good stays base), and
+ * a seed and start of its own.
+ */
+export function stepPlan(compare: RunPlan, commit: Commit, rounds: number, seed = randomInt(2 ** 31), startedAt = new Date()): RunPlan {
+  return {
+    ...compare,
+    head: { ref: commit.sha.slice(0, 12), sha: commit.sha, dirty: false, headRef: commit.sha },
+    sampling: samplingRule({ rounds }),
+    seed,
+    startedAt: startedAt.toISOString(),
+  };
+}
+
+/** One step's rounds, the rows facing the search's direction, and the gate on them; an undecided step doubles its rounds up to `maxRounds`. */
+async function measureStep(ctx: RunContext, request: BisectRequest): Promise<{ rows: Row[]; gate: Gate }> {
+  const { store } = ctx;
+  const rule = { on: "above", above: request.above } as const;
+  for (;;) {
+    const rows = facing((await runRounds(ctx)).result.rows, request.direction ?? "slower");
+    const gate = decideGate(rows, rule);
+    // Undecided: more rounds, doubling, up to the budget; then the step is skipped.
+    if (gate.outcome !== "undecided" || store.plan.sampling.maxRounds >= request.maxRounds) return { rows, gate };
+    store.plan.sampling = samplingRule({ rounds: Math.min(request.maxRounds, store.plan.sampling.maxRounds * 2) });
+    store.savePlan();
+  }
+}
+
+/** What a step's rows answer: a verdict and the row shown for it, or why nothing was measured where that leaves no answer. */
+export type StepJudgement = { verdict: ProbeVerdict; row?: StepRow; notMeasured?: string } | { measuredNothing: string };
+
+/**
+ * A step's verdict from its rows (facing the search's direction) and the gate on them: bad when a
+ * row is past the line, good when the gate passes and no row failed, else skip (with the first
+ * failure when rows did not run). Nothing measured against --good fails every step alike, and
+ * nothing at --bad (`atBad`) leaves no range to search: `measuredNothing`, never an answer.
+ */
+export function judgeStep(rows: readonly Row[], gate: Gate, direction: BisectDirection, atBad: boolean): StepJudgement {
+  const nothing = nothingCompared(rows);
+  const failure = failureLines(rows)[0];
+  const onGood = rows.some((r) => r.status === "failed" && r.error?.side !== "head");
+  if (nothing !== undefined && (onGood || atBad)) return { measuredNothing: failure ?? nothing };
+  const broken = failure ?? nothing;
+  const verdict: ProbeVerdict = gate.outcome === "fail" ? "bad" : gate.outcome === "pass" && !broken ? "good" : "skip";
+  const weighed = weightiest(gate, rows);
+  const row = weighed && direction === "faster" ? mirror(weighed) : weighed;
+  return { verdict, ...(row ? { row } : {}), ...(broken && verdict === "skip" ? { notMeasured: broken } : {}) };
+}
+
+/**
  * Runs the search. `onStep` hears each step as it ends; `onEvent` the compare events of the
  * step under way (rounds, notices). Ctrl-C ends the bench processes and removes every worktree
  * and bundle, as a compare does.
@@ -199,36 +244,22 @@ export async function runBisect(
   const { compare, request, path } = plan;
   const direction = request.direction ?? "slower";
   const runDir = newRunDir(compare.repo);
-  const runId = runDir.split("/").pop()!;
   const onSignal = (signal: string) => {
     killRunningChildren();
     onEvent({ type: "interrupted", signal });
   };
   return withCleanup(onSignal, async (cleanup: Cleanup) => {
     const tmp = makeRunTemp("xbench-compare-", compare.repo, cleanup, onEvent);
-    const target = (tag: string) => ({ runtime: compare.runtime, repo: compare.repo, tag, tmp, cleanup });
-    const driver = await bundleDriver(compare.repo, target(`bisect-${process.pid}`));
-    const prepared = new Map<string, Prepared>();
-    const bundled: string[] = [];
-    let benchSource: string | undefined;
-    const prepare = async (sha: string, side: Side): Promise<Prepared> => {
-      const hit = prepared.get(sha);
-      if (hit) return hit;
-      const tree = checkoutSide({ repo: compare.repo, tmp, cleanup, onEvent }, side, sha, `commit-${sha.slice(0, 12)}`);
-      benchSource ??= tree.root; // bad is prepared first: its bench files go to every commit
-      copyBenchFiles(compare, benchSource, tree.root);
-      await setUpSide(compare, tree, onEvent);
-      const entry = { tree, bundles: await bundleSide(tree, compare.files, target(`${runId}-${sha.slice(0, 12)}`)) };
-      prepared.set(sha, entry);
-      bundled.push(sha);
-      return entry;
-    };
-    await prepare(plan.bad.sha, "head");
-    const good = await prepare(plan.good.sha, "base");
+    const scope = { plan: compare, runId: runDir.split("/").pop()!, tmp, cleanup, onEvent };
+    const tag = `bisect-${process.pid}`;
+    const driver = await bundleDriver(compare.repo, { runtime: compare.runtime, repo: compare.repo, tag, tmp, cleanup });
+    const [good, bad] = await prepareSides(scope, [bisectCommit("base", plan.good.sha), bisectCommit("head", plan.bad.sha)]);
+    // Each commit is prepared once (good and bad first; each with bad's bench files), in the order kept as `bundled`.
+    const prepared = new Map([good, bad].map((side) => [side.tree.sha, side]));
     // The bench code of each commit judged so far, by index: a commit with the same code takes its verdict.
     const judged = new Map<number, { code: Map<string, BundleSources> | undefined; verdict: ProbeVerdict }>();
     // Without --install every commit links the same node_modules, so the bundles' sources are the whole code.
-    const codeOf = (prepared: Prepared) => (compare.install ? undefined : benchCode(prepared));
+    const codeOf = (side: PreparedSide) => (compare.install ? undefined : benchCode(side));
     judged.set(0, { code: codeOf(good), verdict: "good" });
 
     const steps: BisectStep[] = [];
@@ -246,7 +277,7 @@ export async function runBisect(
           path,
           steps,
           conclusion: next.done,
-          bundled,
+          bundled: [...prepared.keys()],
           runDir,
           wallMs,
         };
@@ -267,9 +298,12 @@ export async function runBisect(
         history.push({ index: next.probe, verdict });
         onStep(step);
       };
-      let candidate: Prepared;
+      let candidate = prepared.get(commit.sha);
       try {
-        candidate = await prepare(commit.sha, "head");
+        if (!candidate) {
+          [candidate] = await prepareSides(scope, [bisectCommit("head", commit.sha)], bad.tree.root);
+          prepared.set(commit.sha, candidate);
+        }
       } catch (error) {
         const why = setUpFailure(error);
         if (why === undefined) throw error;
@@ -283,43 +317,20 @@ export async function runBisect(
         settle(twin[1].verdict, { sameCodeAs: twin[0], ...(measured ? { row: measured } : {}) });
         continue;
       }
-      const stepPlan: RunPlan = {
-        ...compare,
-        head: { ref: commit.sha.slice(0, 12), sha: commit.sha, dirty: false, headRef: commit.sha },
-        sampling: samplingRule({ rounds: request.rounds }),
-        seed: randomInt(2 ** 31),
-        startedAt: new Date().toISOString(),
-      };
-      const store = createStore(join(runDir, `step-${steps.length + 1}-${commit.sha.slice(0, 12)}`), stepPlan);
-      const sides = { base: good.tree, head: candidate.tree };
-      const ctx = { store, sides, bundles: { driver, sides: { base: good.bundles, head: candidate.bundles } }, onEvent };
-      const rule = { on: "above", above: request.above } as const;
-      let rows = facing((await runRounds(ctx)).result.rows, direction);
-      let gate = decideGate(rows, rule);
-      // Undecided: more rounds, doubling, up to the budget; then the step is skipped.
-      while (gate.outcome === "undecided" && store.plan.sampling.maxRounds < request.maxRounds) {
-        store.plan.sampling = samplingRule({ rounds: Math.min(request.maxRounds, store.plan.sampling.maxRounds * 2) });
-        store.savePlan();
-        rows = facing((await runRounds(ctx)).result.rows, direction);
-        gate = decideGate(rows, rule);
+      const store = createStore(
+        join(runDir, `step-${steps.length + 1}-${commit.sha.slice(0, 12)}`),
+        stepPlan(compare, commit, request.rounds),
+      );
+      const { rows, gate } = await measureStep({ store, ...pairSides(good, candidate, driver), onEvent }, request);
+      const judgement = judgeStep(rows, gate, direction, next.probe === last);
+      if ("measuredNothing" in judgement) {
+        throw usageError(
+          `bisect measured nothing at commit ${commit.sha.slice(0, 12)} (step ${steps.length + 1}): ${judgement.measuredNothing}`,
+        );
       }
-      const nothing = nothingCompared(rows);
-      const broken = failureLines(rows)[0] ?? nothing;
-      // Nothing measured against --good fails every step alike, and nothing at --bad leaves no
-      // range to search: an error with the reason, never an answer.
-      const onGood = rows.some((r) => r.status === "failed" && r.error?.side !== "head");
-      if (nothing !== undefined && (onGood || next.probe === last)) {
-        throw usageError(`bisect measured nothing at commit ${commit.sha.slice(0, 12)} (step ${steps.length + 1}): ${broken}`);
-      }
-      const verdict: ProbeVerdict = gate.outcome === "fail" ? "bad" : gate.outcome === "pass" && !broken ? "good" : "skip";
-      const weighed = weightiest(gate, rows);
-      const row = weighed && direction === "faster" ? mirror(weighed) : weighed;
+      const { verdict, ...shown } = judgement;
       if (verdict !== "skip") judged.set(next.probe, { code, verdict });
-      settle(verdict, {
-        rounds: store.plan.sampling.maxRounds,
-        ...(row ? { row } : {}),
-        ...(broken && verdict === "skip" ? { notMeasured: broken } : {}),
-      });
+      settle(verdict, { rounds: store.plan.sampling.maxRounds, ...shown });
     }
   });
 }

@@ -9,20 +9,20 @@
  *
  * Preparing the sides, the first stage of a compare: each side checked out as a worktree
  * (sides.ts), head's bench files copied onto base, dependencies linked or installed, the
- * build run, then every bench file bundled once per side with the driver every bench process
- * runs. Bisect uses the pieces per commit.
+ * build run, then every bench file bundled once per side; the driver every bench process runs
+ * is bundled once per run. One function, `prepareSides`, does it for a list of commits: a
+ * compare's base and head, bisect's good and bad and then each commit it probes.
  */
 import { existsSync } from "node:fs";
 import { join } from "pathe";
 import type { Runtime, Side } from "../../model/result.ts";
 import { bundle } from "../../runner/bundle.ts";
 import type { Cleanup } from "../../util/scope.ts";
-import type { Bundles, SideBundles } from "../context.ts";
-import { ignoreEvents, type OnCompareEvent } from "../events.ts";
+import type { RunContext, SideBundles } from "../context.ts";
+import type { OnCompareEvent } from "../events.ts";
 import { ownPath } from "../run/reclaim.ts";
 import {
   buildSide,
-  checkoutHead,
   explainBuild,
   checkoutSide,
   copyBenchFiles,
@@ -32,11 +32,11 @@ import {
   nearestNodeModules,
   type SideTree,
 } from "./sides.ts";
-import type { RunPlan, RunStore } from "../run/store.ts";
+import type { RunPlan } from "../run/store.ts";
 export { SideSetupError } from "./sides.ts";
 
 /** Dependencies (linked from the repository, or installed) and the build of one checked-out side. */
-export async function setUpSide(plan: RunPlan, side: SideTree, onEvent: OnCompareEvent = ignoreEvents): Promise<void> {
+async function setUpSide(plan: RunPlan, side: SideTree, onEvent: OnCompareEvent): Promise<void> {
   if (side.root !== plan.repo) {
     if (plan.install) {
       const argv = await installCommand(side.root);
@@ -60,23 +60,76 @@ export async function setUpSide(plan: RunPlan, side: SideTree, onEvent: OnCompar
   }
 }
 
-/** What preparing a run's sides works in: its run folder, its temp folder and cleanup scope, where events go. */
+/** A commit to prepare as one side of a compare. */
+export interface SideCommit {
+  side: Side;
+  sha: string;
+  /** Its worktree's folder in the run's temp folder and its bundles' tag: the side's name in a compare, `commit-<sha>` in bisect. */
+  name: string;
+  /** Compare's head without `--head REF`: the repository itself, edits included, instead of a worktree. */
+  workingTree?: boolean;
+}
+
+/** A compare's two commits: base, and head (the working tree unless `--head REF`). */
+export function compareCommits(plan: Pick<RunPlan, "base" | "head">): [SideCommit, SideCommit] {
+  const head: SideCommit = { side: "head", sha: plan.head.sha, name: "head" };
+  return [{ side: "base", sha: plan.base.sha, name: "base" }, plan.head.headRef ? head : { ...head, workingTree: true }];
+}
+
+/** One of bisect's commits: a folder of its own (`commit-<sha>`, which reclaim.ts recognizes), kept across steps. */
+export function bisectCommit(side: Side, sha: string): SideCommit {
+  return { side, sha, name: `commit-${sha.slice(0, 12)}` };
+}
+
+/** One side ready for bench processes: its checkout, set up, and a bundle (or its error) of each bench file. */
+export interface PreparedSide {
+  tree: SideTree;
+  bundles: SideBundles;
+}
+
+/**
+ * What preparing sides works in: the plan (bench files, install, build, runtime), the run's name
+ * (its bundles' tags), its temp folder and cleanup scope (every worktree and bundle is removed
+ * with it), where events go.
+ */
 export interface PrepareScope {
-  store: RunStore;
+  plan: RunPlan;
+  runId: string;
   tmp: string;
   cleanup: Cleanup;
   onEvent: OnCompareEvent;
 }
 
-/** Sets both sides up: worktrees, head's bench files on base, dependencies, builds. */
-export async function prepareSides({ store, tmp, cleanup, onEvent }: PrepareScope): Promise<Record<Side, SideTree>> {
-  const { plan } = store;
+/**
+ * Prepares each commit as a side, stage by stage over the list: every checkout, the bench files
+ * (from `benchFrom`, by default the list's head) copied onto each, dependencies and the build of
+ * each in turn, then a bundle per bench file and side. Stage by stage, because head must be
+ * checked out before its bench files can go onto base, and so that a compare says each stage of
+ * base, then of head. Throws the set-up's error (`SideSetupError`) when an install or a build
+ * fails; what it made so far goes with the scope.
+ */
+export async function prepareSides<const C extends readonly SideCommit[]>(
+  scope: PrepareScope,
+  commits: C,
+  benchFrom?: string,
+): Promise<{ [K in keyof C]: PreparedSide }> {
+  const { plan, runId, tmp, cleanup, onEvent } = scope;
   const at = { repo: plan.repo, tmp, cleanup, onEvent };
-  const base = checkoutSide(at, "base", plan.base.sha);
-  const head = checkoutHead(at, plan.head.sha, plan.head.headRef);
-  copyBenchFiles(plan, head.root, base.root);
-  for (const side of [base, head]) await setUpSide(plan, side, onEvent);
-  return { base, head };
+  const trees = commits.map((c) =>
+    c.workingTree ? { side: c.side, root: plan.repo, sha: c.sha } : checkoutSide(at, c.side, c.sha, c.name),
+  );
+  const roots = trees.map((tree) => tree.root);
+  const source = benchFrom ?? trees.find((tree) => tree.side === "head")?.root;
+  if (source) copyBenchFiles(plan, source, roots);
+  for (const tree of trees) await setUpSide(plan, tree, onEvent);
+  const names = [...new Set(trees.map((tree) => tree.side))].join(" and ");
+  onEvent({ type: "working", what: `bundling ${plan.files.length} bench file(s) for ${names}` });
+  const target = (tag: string): BundleTarget => ({ runtime: plan.runtime, repo: plan.repo, tag, tmp, cleanup });
+  const prepared: PreparedSide[] = [];
+  for (const [i, tree] of trees.entries()) {
+    prepared.push({ tree, bundles: await bundleSide(tree, plan.files, target(`${runId}-${commits[i]!.name}`)) });
+  }
+  return prepared as { [K in keyof C]: PreparedSide };
 }
 
 /** What a bundle is built for and where it goes. */
@@ -109,7 +162,7 @@ export async function bundleDriver(root: string, { runtime, tag, tmp, cleanup }:
  * file on its side, so the packages a bench file imports resolve from that side, exactly as the
  * project's own code would.
  */
-export async function bundleSide(
+async function bundleSide(
   tree: SideTree,
   files: readonly string[],
   { runtime, repo, tag, tmp, cleanup }: BundleTarget,
@@ -130,16 +183,7 @@ export async function bundleSide(
   return bundles;
 }
 
-/** Both sides' bundles and the driver of one run, tagged by the run folder's name. */
-export async function bundleAll({ store, tmp, cleanup }: PrepareScope, sides: Record<Side, SideTree>): Promise<Bundles> {
-  const runId = store.dir.split("/").pop()!;
-  const { files, runtime } = store.plan;
-  const target = (tag: string): BundleTarget => ({ runtime, repo: store.plan.repo, tag, tmp, cleanup });
-  return {
-    driver: await bundleDriver(sides.head.root, target(runId)),
-    sides: {
-      base: await bundleSide(sides.base, files, target(`${runId}-base`)),
-      head: await bundleSide(sides.head, files, target(`${runId}-head`)),
-    },
-  };
+/** What a run's stages read of its sides (`RunContext`'s sides and bundles): two prepared sides and the driver. */
+export function pairSides(base: PreparedSide, head: PreparedSide, driver: string): Pick<RunContext, "sides" | "bundles"> {
+  return { sides: { base: base.tree, head: head.tree }, bundles: { driver, sides: { base: base.bundles, head: head.bundles } } };
 }

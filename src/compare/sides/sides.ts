@@ -93,18 +93,18 @@ export function checkoutHead(scope: CheckoutScope, sha: string, headRef: string 
 }
 
 /**
- * Head's bench files replace base's, so a benchmark added by the change measures base too;
- * whatever a bench file imports still comes from its own side. Named bench files that head
+ * Head's bench files (those in `from`) replace the other sides' (`to`), so a benchmark added by
+ * the change measures base too; whatever a bench file imports still comes from its own side. Named bench files that head
  * (`--head REF`) lacks come from the working tree first: a wrapper the user has not committed.
  */
-export function copyBenchFiles(plan: Pick<RunPlan, "repo" | "files" | "fromWorkingTree">, from: string, to: string): void {
+export function copyBenchFiles(plan: Pick<RunPlan, "repo" | "files" | "fromWorkingTree">, from: string, to: readonly string[]): void {
   const copy = (file: string, source: string, target: string) => {
     if (source === target) return;
     mkdirSync(dirname(join(target, file)), { recursive: true });
     copyFileSync(join(source, file), join(target, file));
   };
   for (const file of plan.fromWorkingTree ?? []) copy(file, plan.repo, from);
-  for (const file of plan.files) copy(file, from, to);
+  for (const target of to) for (const file of plan.files) copy(file, from, target);
 }
 
 /** Repo-relative folders from a bench file's folder up to the root (`a/b/x.bench.ts` → `a/b`, `a`, ``). */
