@@ -86,9 +86,11 @@ const CYCLE = 2;
  * The defaults of a counting run (`--measure instructions|cycles`, docs/counting.md, "Defaults"):
  * counts repeat to a few hundredths of a percent, so the target and the smallest effect that
  * matters are far narrower than time's; the budget is wider, since a counted process runs
- * tens of times slower than a timed one.
+ * tens of times slower than a timed one. At least 8 rounds, 4 of each order: what the crossover
+ * interval of a counted row needs at 97% (stats/crossover.ts), so that what going first does to
+ * a side never holds a row's interval open.
  */
-export const COUNT_DEFAULTS = { targetHalfWidth: 0.001, maxTimeS: 240, minEffect: 0.001 } as const;
+export const COUNT_DEFAULTS = { targetHalfWidth: 0.001, maxTimeS: 240, minEffect: 0.001, minRounds: 8 } as const;
 
 /**
  * `--rounds N` alone runs exactly N rounds; `--target` and `--max-time` sample until every
@@ -98,10 +100,10 @@ export const COUNT_DEFAULTS = { targetHalfWidth: 0.001, maxTimeS: 240, minEffect
  */
 export function samplingRule(request: Pick<CompareRequest, "rounds" | "targetHalfWidth" | "maxTimeS" | "measure">): SamplingRule {
   const fixed = request.rounds !== undefined && request.targetHalfWidth === undefined && request.maxTimeS === undefined;
-  const minRounds = wholeCycles(request.rounds ?? MIN_ROUNDS, CYCLE);
+  const counting = countMeasure(request.measure) !== undefined;
+  const minRounds = wholeCycles(request.rounds ?? (counting ? COUNT_DEFAULTS.minRounds : MIN_ROUNDS), CYCLE);
   const requested = request.rounds !== undefined ? { requested: request.rounds } : {};
   if (fixed) return { ...requested, minRounds, maxRounds: minRounds };
-  const counting = countMeasure(request.measure) !== undefined;
   return {
     ...requested,
     minRounds,

@@ -16,6 +16,8 @@ import type { Subject } from "../../src/runner/child/sampler.ts";
 import { CYCLE_WEIGHTS, type CountBudget } from "../../src/runner/protocol.ts";
 import { COUNT_DEFAULTS, countBudget, DEFAULT_MAX_TIME_S, DEFAULT_TARGET, samplingRule } from "../../src/compare/plan.ts";
 import { uncountedPart } from "../../src/report/analyze.ts";
+import { crossoverRounds } from "../../src/stats/crossover.ts";
+import { SEQUENTIAL_LEVEL } from "../../src/stats/paired.ts";
 import { formatCounted, formatValue, loadNote, percentDigits, runNotes } from "../../src/report/format.ts";
 import { analyzeResult } from "../../src/report/analysis.ts";
 import { aaResult } from "../support/report-fixtures.ts";
@@ -272,11 +274,14 @@ describe("counts in a report", () => {
 });
 
 describe("a counting run's defaults", () => {
-  test("a narrower target and a longer budget than time's; the time mode keeps its own", () => {
+  test("a narrower target, a longer budget and 8 rounds at least (4 of each order); the time mode keeps its own", () => {
     expect(samplingRule({ measure: "instructions" })).toMatchObject({
       targetHalfWidth: COUNT_DEFAULTS.targetHalfWidth,
       maxTimeS: COUNT_DEFAULTS.maxTimeS,
+      minRounds: 2 * crossoverRounds(SEQUENTIAL_LEVEL),
     });
+    expect(samplingRule({ measure: "instructions", rounds: 6 })).toMatchObject({ minRounds: 6, maxRounds: 6 });
+    expect(samplingRule({ measure: "time" }).minRounds).toBe(6);
     expect(samplingRule({ measure: "cycles" }).targetHalfWidth).toBe(COUNT_DEFAULTS.targetHalfWidth);
     expect(samplingRule({ measure: "time" })).toMatchObject({ targetHalfWidth: DEFAULT_TARGET, maxTimeS: DEFAULT_MAX_TIME_S });
     expect(samplingRule({})).toMatchObject({ targetHalfWidth: DEFAULT_TARGET, maxTimeS: DEFAULT_MAX_TIME_S });
