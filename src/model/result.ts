@@ -163,6 +163,11 @@ export interface Row {
   mode?: MeasureMode;
   base: Rounds;
   head: Rounds;
+  /**
+   * Counted rows: per round, the side its process ran first (null where it was not a duet), what
+   * the crossover interval groups the rounds by (docs/statistics.md).
+   */
+  firstSide?: Array<Side | null>;
   /** Timed rows with status ok. */
   stats?: PairedStats;
   /** Exact rows with status ok. */

@@ -7,7 +7,7 @@ import { DEFAULT_MIN_EFFECT, verdictWithin } from "../stats/equivalence.ts";
 import { compareExact, EXACT_RULES } from "../stats/exact.ts";
 import { holmIntervals, withHolm, type HolmRow } from "../stats/holm.ts";
 import type { IntervalSource } from "../stats/interval-source.ts";
-import { countedAnalysis, type FirstSides, LEVEL, pairedAnalysis, TIMED_RULES } from "../stats/paired.ts";
+import { countedAnalysis, LEVEL, pairedAnalysis, pairedFirstSides, TIMED_RULES } from "../stats/paired.ts";
 import { findProblem, pairUp } from "../stats/validate.ts";
 import {
   isCountedUnit,
@@ -104,8 +104,10 @@ const KERNEL_NS_PER_ITERATION = 100;
 const NATIVE_NS_PER_EVENT = 1 / 3;
 
 function statusRow(raw: RawRow, status: Row["status"], error?: Row["error"]): Row {
-  const { id, file, label, unit, base, head, mode } = raw;
-  return { id, file, label, unit, status, ...(error ? { error } : {}), ...(mode ? { mode } : {}), base, head };
+  const { id, file, label, unit, base, head, mode, firstSide } = raw;
+  // The orders stay with a counted row, whose interval is read by them (and again by readAA).
+  const orders = firstSide && isCountedUnit(unit) ? { firstSide } : {};
+  return { id, file, label, unit, status, ...(error ? { error } : {}), ...(mode ? { mode } : {}), base, head, ...orders };
 }
 
 /** The side with fewer usable rounds, to blame when too few pairs remain. */
@@ -118,16 +120,6 @@ function sparserSide(raw: RawRow): Side {
 interface Analyzed {
   row: Row;
   holm?: IntervalSource;
-}
-
-/** The first side of each round that has a value on both sides (as pairUp keeps them); null where unknown. */
-function pairedFirstSides(raw: RawRow): FirstSides {
-  const first: Array<Side | null> = [];
-  for (let i = 0; i < Math.min(raw.base.length, raw.head.length); i++) {
-    if (raw.base[i] === null || raw.base[i] === undefined || raw.head[i] === null || raw.head[i] === undefined) continue;
-    first.push(raw.firstSide?.[i] ?? null);
-  }
-  return first;
 }
 
 function analyzeOne(raw: RawRow, level: number): Analyzed {
@@ -151,7 +143,7 @@ function analyzeOne(raw: RawRow, level: number): Analyzed {
   // A counted row's rounds differ by little but what going first does to a side: grouped by
   // order, that is taken out (stats/crossover.ts). A time's noise is larger than it.
   const { stats, holm } = isCountedUnit(raw.unit)
-    ? countedAnalysis(raw.id, pairs.base, pairs.head, pairedFirstSides(raw), level)
+    ? countedAnalysis(raw.id, pairs.base, pairs.head, pairedFirstSides(raw.base, raw.head, raw.firstSide), level)
     : pairedAnalysis(raw.id, pairs.base, pairs.head, level);
   // An empty loop's cost on both sides: no interval, no verdict, not one of Holm's family; the
   // rounds stay in the row. Counted, the empty loop was counted in the same processes.

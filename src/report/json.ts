@@ -82,6 +82,7 @@ const ROW: Shape = {
   "mode?": oneOf("duet", "isolated", "mixed"),
   base: isRounds,
   head: isRounds,
+  "firstSide?": arrayOf((v) => v === null || v === "base" || v === "head"),
   "stats?": shaped(STATS),
   "exact?": shaped(EXACT),
   "profile?": shaped({ processes: isNumber, functions: Array.isArray, other: isObject }),

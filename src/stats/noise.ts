@@ -27,7 +27,7 @@ import { XbenchError } from "../errors.ts";
 import { perIteration, type CompareResult, type Verdict } from "../model/result.ts";
 import { mulberry32 } from "../schedule/prng.ts";
 import { DEFAULT_MIN_EFFECT, isChange, verdictWithin } from "./equivalence.ts";
-import { LEVEL, logRatios, pairedAnalysis } from "./paired.ts";
+import { countedAnalysis, type FirstSides, LEVEL, logRatios, pairedAnalysis, pairedFirstSides } from "./paired.ts";
 import { median } from "./quantile.ts";
 import { hodgesLehmannInterval, walshSummary } from "./signed-rank.ts";
 import { pairUp } from "./validate.ts";
@@ -69,9 +69,10 @@ export function mdcAt(d: readonly number[], rounds: number, resamples = RESAMPLE
 }
 
 /** The noise floor of one benchmark from its A/A rounds; throws a one-line XbenchError naming it on bad input. */
-export function noiseFloor(name: string, base: number[], head: number[], level = LEVEL): NoiseFloor {
-  const { stats, walsh } = pairedAnalysis(name, base, head, level);
-  const [lower, upper] = hodgesLehmannInterval(walsh, LEVEL).interval;
+export function noiseFloor(name: string, base: number[], head: number[], level = LEVEL, firstSide?: FirstSides): NoiseFloor {
+  // A counted row read by its orders (firstSide) is read so here too: the table's interval.
+  const { stats, holm } = firstSide ? countedAnalysis(name, base, head, firstSide, level) : pairedAnalysis(name, base, head, level);
+  const [lower, upper] = holm.at(LEVEL).interval;
   return {
     id: name,
     n: stats.n,
@@ -115,7 +116,8 @@ export function readAA(result: CompareResult): AAReading {
     if (row.status !== "ok" || !perIteration(row.unit)) continue;
     const pairs = pairUp(row.base, row.head);
     try {
-      const floor = noiseFloor(row.id, pairs.base, pairs.head, result.level ?? LEVEL);
+      const orders = row.firstSide && pairedFirstSides(row.base, row.head, row.firstSide);
+      const floor = noiseFloor(row.id, pairs.base, pairs.head, result.level ?? LEVEL, orders);
       rows.push({ ...floor, verdict: verdictWithin(floor.ci, minEffect) });
     } catch (error) {
       // Too few paired rounds, or a value that is not a time (checkInput's one-line error): the

@@ -96,6 +96,20 @@ export function statsOfLogRatios(
 /** Which side each round's process ran first; null where the round was not a duet. */
 export type FirstSides = ReadonlyArray<"base" | "head" | null>;
 
+/** The first sides of the rounds that have a value on both sides (as validate.ts pairUp keeps them); null where unknown. */
+export function pairedFirstSides(
+  base: ReadonlyArray<number | null>,
+  head: ReadonlyArray<number | null>,
+  firstSide: FirstSides | undefined,
+): FirstSides {
+  const first: Array<"base" | "head" | null> = [];
+  for (let i = 0; i < Math.min(base.length, head.length); i++) {
+    if (base[i] === null || base[i] === undefined || head[i] === null || head[i] === undefined) continue;
+    first.push(firstSide?.[i] ?? null);
+  }
+  return first;
+}
+
 /**
  * The log ratios `d` split by which side ran first, when there are enough rounds of each order
  * for the crossover interval at `level` (crossover.ts); undefined otherwise.

@@ -23,7 +23,8 @@ function timedRow(id: string, base: Rounds, head: Rounds): RawRow {
   return { id, ...splitId(id), unit: "ns", base, head, presentOn: { base: true, head: true } };
 }
 
-function baseResult(overrides: Partial<CompareResult>): CompareResult {
+/** A result of `overrides` over one A/A run's settings (base and head the same commit). */
+export function baseResult(overrides: Partial<CompareResult>): CompareResult {
   return {
     schema: SCHEMA_ID,
     schemaVersion: SCHEMA_VERSION,

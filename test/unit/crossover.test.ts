@@ -9,6 +9,8 @@ import { NOISE, type Noise } from "../support/noise.ts";
 import { rowOpen } from "../../src/compare/rounds/sampling.ts";
 import type { Row } from "../../src/model/result.ts";
 import { analyzeRows, type RawRow } from "../../src/report/analyze.ts";
+import { analyzeResult } from "../../src/report/analysis.ts";
+import { baseResult } from "../support/report-fixtures.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";
 import { crossoverInterval, crossoverP, crossoverRounds, crossoverSummary } from "../../src/stats/crossover.ts";
 import { countedAnalysis, type FirstSides, SEQUENTIAL_LEVEL } from "../../src/stats/paired.ts";
@@ -146,6 +148,14 @@ describe("which rows the crossover analyses", () => {
     expect(ns!.stats!.method).toBe("signed-rank");
     expect(instructions!.stats!.verdict).toBe("same");
     expect(ns!.stats!.verdict).toBe("~");
+  });
+
+  test("an A/A reading of counted rows reads them by their orders, as the table does", () => {
+    const rows = analyzeRows([raw("instructions"), raw("ns")], { holm: false, minEffect: 0.001 });
+    expect(rows[0]!.firstSide).toHaveLength(8);
+    expect(rows[1]!.firstSide).toBeUndefined(); // a time's row is written as before
+    const aa = analyzeResult(baseResult({ rows, minEffect: 0.001 })).aa!;
+    expect(aa).toMatchObject({ rows: 2, same: 1, falseVerdicts: 0 });
   });
 
   test("Holm adjusts crossover rows by their own p and intervals", () => {
