@@ -130,7 +130,7 @@ export interface CommandInput<A extends Args> {
   run?: (args: ParsedArgs<A>) => Status | Promise<Status>;
 }
 
-/** A command as citty runs it; `action` is the command's own `run`, given the checked flags. */
+/** A command as citty runs it; `action` is the command's own `run`, given the checked flags (what the CLI calls). */
 export interface Command<A extends Args = Args>
   extends Omit<CommandInput<A>, "run">,
     Omit<CommandDef, "meta" | "args" | "subCommands" | "run"> {
