@@ -1,8 +1,8 @@
 /**
  * argv to a command: subcommand lookup through citty's lazy `subCommands` (with "did you
- * mean"), help (`args/help.ts`, citty's rendering), the flags read and checked by the command's
- * table (`args/read.ts`) and given to the command's `action`; and the exit status of what went
- * wrong.
+ * mean"), then one walk over the rest by the command's table (`args/typed.ts`), which also says
+ * whether help was asked (`args/help.ts`, citty's rendering); the flags checked
+ * (`args/check.ts`) and given to the command's `action`; and the exit status of what went wrong.
  *
  * Neither citty's `runMain` nor its `runCommand` dispatches or runs here. `runCommand` parses
  * argv again at every level (refusing a bad enum value in its own words, before the checks here
@@ -10,9 +10,9 @@
  * `run` after its subcommand's, and skips a parent's flags to find a subcommand's name;
  * `runMain` exits the process itself, with 1 for a usage error, and takes `--help` after `--`.
  */
+import { checkArgs } from "../args/check.ts";
 import { renderHelp, usageLine, visibleSubcommands } from "../args/help.ts";
-import { readArgs } from "../args/read.ts";
-import { wantsHelp } from "../args/typed.ts";
+import { readTyped, type Typed } from "../args/typed.ts";
 import type { AnyCommand } from "../args/types.ts";
 import { closest } from "../util/suggest.ts";
 import { verboseVersion } from "../build-info.ts";
@@ -67,16 +67,23 @@ export async function runCli(root: AnyCommand, argv: string[]): Promise<number> 
       return 0;
     }
     resolved = await resolveCommand(root, argv);
-    if (wantsHelp(resolved.args)) {
+    const { command, args } = resolved;
+    let typed: Typed | undefined;
+    try {
+      typed = readTyped(command, args, { help: true });
+    } catch (error) {
+      // A command that only groups others answers any argv but help with its usage.
+      if (command.action) throw error;
+    }
+    if (typed?.help) {
       process.stdout.write(`${await usageText(resolved, process.stdout)}\n`);
       return 0;
     }
-    const { command, args } = resolved;
-    if (!command.action) {
+    if (!command.action || !typed) {
       process.stderr.write(`${await usageText(resolved, process.stderr)}\n`);
       return EXIT_USAGE;
     }
-    const status = await command.action(readArgs(command, args));
+    const status = await command.action(checkArgs(command, typed));
     return typeof status === "number" ? status : 0;
   } catch (error) {
     return reportError(error, resolved);
