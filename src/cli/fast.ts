@@ -8,6 +8,7 @@
 
 /** `--version` / `-v` alone, or with `--verbose` (either order). */
 export function versionRequest(argv: string[]): "plain" | "verbose" | undefined {
+  if (argv.length > 2) return undefined;
   const flags = new Set(argv);
   if (!flags.has("--version") && !flags.has("-V") && !flags.has("-v")) return undefined;
   if (argv.length === 1) return "plain";
