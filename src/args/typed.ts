@@ -90,7 +90,7 @@ export function readTyped(command: AnyCommand, argv: string[], { help = false } 
     const token = flags[i]!;
     if (help && isHelp(token)) return { ...typed, help: true };
     if (!flagShaped(token)) {
-      // A negative number is no positional either: citty's parser dropped it, as mri did.
+      // A negative number (`-1`) is neither flag nor positional: dropped, as citty's parse read it.
       if (!token.startsWith("-") || token === "-") typed.positionals.push(token);
       continue;
     }
