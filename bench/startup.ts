@@ -8,6 +8,8 @@
  * (the median of per-round ratios, with its quartiles), and with `--before` each command's
  * after/before ratio the same way. `trace -- true` is also held to its own floor, the least a
  * Bun program can do to trace `true` (bench/minimal-tracer.ts), run in the same rounds: ×floor.
+ * A second hello that parses its argv with node:util's `parseArgs` (what citty parses with)
+ * says what that module would add to the fast path, which reads argv without it.
  *
  *   bun bench/startup.ts [LAUNCHES] [--before BIN]
  */
@@ -25,10 +27,10 @@ const after = join(import.meta.dir, "..", "dist", "xbench");
 const COMMANDS = [["--version"], ["trace", "--", "true"], ["compare", "--help"]];
 
 /** A hello world compiled the way build.ts compiles xbench: the floor of a Bun binary's start-up. */
-function buildHello(dir: string): string {
-  const source = join(dir, "hello.ts");
-  const out = join(dir, "hello");
-  writeFileSync(source, 'console.log("hello");\n');
+function buildHello(dir: string, name = "hello", code = 'console.log("hello");\n'): string {
+  const source = join(dir, `${name}.ts`);
+  const out = join(dir, name);
+  writeFileSync(source, code);
   const r = spawnSync(process.execPath, ["build", source, "--compile", "--minify", "--bytecode", "--outfile", out], { stdio: "inherit" });
   if (r.status !== 0) throw new Error("bun build --compile of hello failed");
   return out;
@@ -44,7 +46,13 @@ function launchMs(command: string[]): number {
 const dir = mkdtempSync(join(tmpdir(), "xbench-startup-"));
 try {
   const supervisor = join(import.meta.dir, "..", "dist", "helpers", "linux-x64", "xbench-supervisor");
-  const arms: Record<string, string[]> = { hello: [buildHello(dir)], "minimal tracer": [buildMinimalTracer(dir, supervisor)] };
+  const utilHello =
+    'import { parseArgs } from "node:util";\nparseArgs({ args: process.argv.slice(2), strict: false, allowPositionals: true });\nconsole.log("hello");\n';
+  const arms: Record<string, string[]> = {
+    hello: [buildHello(dir)],
+    "hello + node:util": [buildHello(dir, "hello-util", utilHello), "trace", "--", "true"],
+    "minimal tracer": [buildMinimalTracer(dir, supervisor)],
+  };
   const builds: Array<[string, string]> = argv.before
     ? [
         ["before", argv.before],

@@ -1,8 +1,8 @@
 /**
- * A parser's record (citty's, or mri's on the fast path: `{ _: positionals, name: value }`)
- * made into what a command's `run` reads, by its table: enum values checked with a guess,
- * paths made absolute, each flag's own `parse`, repeatable flags' every value, required flags
- * and positionals, surplus arguments, and the command line after `--`.
+ * What a user typed (`typed.ts`) made into what a command's `run` reads, by its table: the
+ * required flags and positionals, enum values checked with a guess, paths made absolute, each
+ * flag's own `parse`, repeatable flags' every value, surplus arguments, and the command line
+ * after `--`.
  */
 import { resolve } from "pathe";
 import { usageError } from "../errors.ts";
@@ -28,40 +28,41 @@ function convert(name: string, flag: Flag, text: string, cwd: string): unknown {
   return flag.parse ? flag.parse(value, name) : value;
 }
 
-/** One value of a parser's record: the last of a repeated flag (mri keeps them all), as text. */
-function lastText(value: unknown): string | undefined {
-  const last = Array.isArray(value) ? value.at(-1) : value;
-  return last === undefined || last === null || typeof last === "boolean" ? undefined : String(last);
+/**
+ * What is missing, in table order (a positional or a required flag), before any value is
+ * checked: the order citty's own check said it in.
+ */
+function checkPresent(args: Args, typed: Typed): void {
+  let position = 0;
+  for (const [name, arg] of Object.entries(args)) {
+    if (arg.type === "positional") {
+      if (typed.positionals[position++] === undefined && arg.required !== false) {
+        throw usageError(`Missing required positional argument: ${name.toUpperCase()}`, true);
+      }
+    } else if (arg.type === "string" && arg.required && !typed.values.has(name) && arg.default === undefined) {
+      throw usageError(`Missing required argument: --${name}`, true);
+    }
+  }
 }
 
-/** The flags `run` reads, from `record` and the tokens `typed` read; throws a usage error. */
-export function checkArgs<C extends AnyCommand>(
-  command: C,
-  record: Record<string, unknown>,
-  typed: Typed,
-  passthrough: string[] | undefined,
-  cwd: string,
-): ParsedArgs<NonNullable<C["args"]>> {
+/** The flags `run` reads, from what `typed` read; throws a usage error. */
+export function checkArgs<C extends AnyCommand>(command: C, typed: Typed, cwd = process.cwd()): ParsedArgs<NonNullable<C["args"]>> {
   const args: Args = command.args ?? {};
+  checkPresent(args, typed);
   const flags: Record<string, unknown> = {};
   for (const [name, arg] of Object.entries(args)) {
     if (arg.type === "positional") continue;
     if (arg.type === "boolean") {
-      flags[name] = typed.switched.get(name) ?? record[name] === true;
+      flags[name] = typed.switches.get(name) ?? false;
       continue;
     }
-    if (arg.type === "string" && arg.repeatable) {
-      const texts = typed.repeated.get(name) ?? (arg.default === undefined ? [] : [arg.default]);
-      flags[name] = texts.map((text) => convert(name, arg, text, cwd));
-      continue;
-    }
-    const text = lastText(record[name]) ?? arg.default;
-    if (text !== undefined) flags[name] = convert(name, arg, text, cwd);
-    else if (arg.type === "string" && arg.required) throw usageError(`Missing required argument: --${name}`, true);
+    const texts = typed.values.get(name) ?? (arg.default === undefined ? [] : [arg.default]);
+    if (arg.type === "string" && arg.repeatable) flags[name] = texts.map((text) => convert(name, arg, text, cwd));
+    else if (texts.length > 0) flags[name] = convert(name, arg, texts.at(-1)!, cwd);
   }
 
-  const positionals = ((record._ as unknown[] | undefined) ?? []).map(String);
-  const declared = Object.entries(args).flatMap(([name, arg]) => (arg.type === "positional" ? [{ name, ...arg }] : []));
+  const { positionals, passthrough } = typed;
+  const declared = Object.values(args).filter((arg) => arg.type === "positional");
   const takesRest = declared.some((arg) => arg.rest);
   if (!takesRest && positionals.length > declared.length) {
     const surplus = positionals[declared.length]!;
@@ -69,8 +70,6 @@ export function checkArgs<C extends AnyCommand>(
     const hint = command.passthrough && !passthrough ? ` (the command goes after --: xbench ${name} -- ${surplus})` : "";
     throw usageError(`Unexpected argument: ${surplus}${hint}`, !hint);
   }
-  const missing = declared.find((arg, i) => arg.required !== false && positionals[i] === undefined);
-  if (missing) throw usageError(`Missing required positional argument: ${missing.name.toUpperCase()}`, true);
   if (command.passthrough && !passthrough?.length) {
     const name = command.meta.name;
     throw usageError(`${name} needs a command after --, e.g. xbench ${name} -- ${command.passthrough.example}`, true);

@@ -3,11 +3,12 @@
  * a command module loads nothing beyond what its own values need: the trace fast path loads
  * trace's command without citty.
  */
-import type { Arg, Args, Command, CommandInput, ParsedArgs } from "./types.ts";
+import type { Arg, Args, Command, CommandInput } from "./types.ts";
 
 /**
- * A citty command from `input`: its `run` hands `action` the flags as `args/read.ts` checked
- * them, or, when citty is run on it directly, reads them first (the reader loads only then).
+ * A citty command from `input`: the CLI calls `action` with the flags it read and checked
+ * (`cli/main.ts`); `run` is for citty running the command itself (`runCommand`), and reads
+ * them from citty's `rawArgs` the same way (the reader loads only then).
  */
 export function defineCommand<const A extends Args = Record<never, Arg>>(input: CommandInput<A>): Command<A> {
   const { run: action, ...rest } = input;
@@ -16,8 +17,7 @@ export function defineCommand<const A extends Args = Record<never, Arg>>(input: 
     ...rest,
     action,
     async run(context) {
-      const parsed = (context.data as ParsedArgs<A> | undefined) ?? (await import("./read.ts")).readArgs(command, context.rawArgs);
-      const status = await action(parsed);
+      const status = await action((await import("./read.ts")).readArgs(command, context.rawArgs));
       return typeof status === "number" ? status : 0;
     },
   };

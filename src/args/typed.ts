@@ -1,30 +1,42 @@
 /**
- * What citty's lenient parse lets through, read off the tokens a user typed: an unknown name
- * (with a guess), a flag without its value, a value on a switch; and what it keeps no record
- * of: which flags were typed, in order, and every value of a flag typed more than once. The
- * values themselves are citty's (or, on the fast path, mri's); this module only walks the
- * flag-shaped tokens of argv by the command's table.
+ * The one walk over a command's argv, by its table: every value typed (in order, by the flag's
+ * name), each switch's last setting, the flags typed in order, the positionals, the command
+ * after `--`, whether help was asked; and the first token that is wrong (an unknown name with a
+ * guess, a flag without its value, a value on a switch) as a usage error. `check.ts` makes the
+ * values what `run` reads. The full CLI and the fast path read argv with this walk alone.
+ * citty's parse keeps no order, no repeated value and no `--no-` in its place, and lets unknown
+ * flags through; node:util's `parseArgs` (what citty parses with) would, with its tokens, but
+ * loading it adds about a fifth to a Bun binary's start-up (docs/measurements.md, Start-up),
+ * and its tokens would still need this table's reading: `-o=x`, an enum typed alone, a
+ * flag-shaped argument refused as a value, `--no-` only for switches.
  */
 import { usageError } from "../errors.ts";
 import { closest } from "../util/suggest.ts";
 import { valueHint } from "./hint.ts";
 import type { AnyCommand, Args, Flag } from "./types.ts";
 
-/** `--help` or `-h` before any `--`. */
-export function wantsHelp(argv: string[]): boolean {
-  const end = argv.indexOf("--");
-  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === "--help" || a === "-h");
-}
-
-/** The flags and positionals, and the command line after the first `--` (undefined when none). */
-export function splitPassthrough(argv: string[]): { args: string[]; command: string[] | undefined } {
-  const end = argv.indexOf("--");
-  return end === -1 ? { args: argv, command: undefined } : { args: argv.slice(0, end), command: argv.slice(end + 1) };
+/** What a user typed after a command's name, read by its table. */
+export interface Typed {
+  /** `--help` or `-h` typed before any `--`: the rest is not checked. */
+  help: boolean;
+  /** The flags typed, in order, by their long names (`-o` as `--output`). */
+  given: string[];
+  /** Every value typed of each value flag, in order (a repeatable flag keeps them all, others the last). */
+  values: Map<string, string[]>;
+  /** The last setting of each switch typed (`--all --no-all` is off). */
+  switches: Map<string, boolean>;
+  positionals: string[];
+  /** The command line after the first `--`, for a command that takes one (undefined when none). */
+  passthrough: string[] | undefined;
 }
 
 /** A token that names a flag: not a positional, not `-` (stdout), not a negative number. */
 function flagShaped(token: string): boolean {
   return token.startsWith("-") && token !== "-" && !/^-\d/.test(token);
+}
+
+function isHelp(token: string): boolean {
+  return token === "--help" || token === "-h";
 }
 
 /** `max-time` as citty also accepts it: `maxTime`. */
@@ -44,45 +56,6 @@ function spellings(args: Args): Map<string, string> {
   return names;
 }
 
-/**
- * argv as both parsers read it alike: `-o=x` as `--output=x` (citty would keep the `=`), and an
- * enum with a `bare` value typed alone as `--profile=verdict` (citty would take the next
- * argument as its value).
- */
-export function normalizeArgv(args: Args, argv: string[]): string[] {
-  const names = spellings(args);
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i]!;
-    if (token === "--") {
-      out.push(...argv.slice(i));
-      break;
-    }
-    const short = /^-([^-])=(.*)$/s.exec(token);
-    const aliased = short && names.get(short[1]!);
-    if (aliased) {
-      out.push(`--${aliased}=${short![2]}`);
-      continue;
-    }
-    const name = token.startsWith("--") && !token.includes("=") ? names.get(token.slice(2)) : undefined;
-    const flag = name === undefined ? undefined : args[name];
-    if (flag?.type === "enum" && flag.bare !== undefined && !flag.options.includes(argv[i + 1] as never)) {
-      out.push(`--${name}=${flag.bare}`);
-      continue;
-    }
-    out.push(token);
-  }
-  return out;
-}
-
-/** The flags typed, the values of each repeatable one in order, and each switch typed more than once. */
-export interface Typed {
-  given: string[];
-  repeated: Map<string, string[]>;
-  /** The last of a switch typed both ways (`--all --no-all`): citty applies every `--no-` after the rest. */
-  switched: Map<string, boolean>;
-}
-
 /** `Unknown option: --rouds (did you mean --rounds?)`. */
 function unknown(typed: string, names: Iterable<string>): never {
   const bare = typed.replace(/^--?/, "");
@@ -91,65 +64,88 @@ function unknown(typed: string, names: Iterable<string>): never {
   throw usageError(`Unknown option: ${typed}`, true);
 }
 
+/** A flag token split: `-o=x` reads as `--output=x`, as it would be typed long. */
+function splitToken(token: string, names: Map<string, string>): { spelled: string; inline: string | undefined } {
+  const eq = token.indexOf("=");
+  if (eq === -1) return { spelled: token, inline: undefined };
+  const spelled = token.slice(0, eq);
+  const aliased = /^-[^-]$/.test(spelled) ? names.get(spelled.slice(1)) : undefined;
+  return { spelled: aliased ? `--${aliased}` : spelled, inline: token.slice(eq + 1) };
+}
+
 /**
- * Checks the flag-shaped tokens of `argv` (normalized, without a passthrough command) against
- * `args`; throws the usage error of the first that is wrong.
+ * Reads `argv` (what follows the command's name) by `command`'s table. With `help`, `--help`
+ * and `-h` ask for help, whatever else is typed (even a wrong token before them); without it
+ * they are unknown options, as for any table. Throws the usage error of the first wrong token.
  */
-export function readTyped(args: Args, argv: string[]): Typed {
+export function readTyped(command: AnyCommand, argv: string[], { help = false } = {}): Typed {
+  const args: Args = command.args ?? {};
   const names = spellings(args);
-  const flagNames = [...new Set(names.values())];
-  const given: string[] = [];
-  const repeated = new Map<string, string[]>();
-  const switched = new Map<string, boolean>();
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i]!;
-    if (token === "--") break;
-    if (!flagShaped(token)) continue;
-    const eq = token.indexOf("=");
-    const spelled = eq === -1 ? token : token.slice(0, eq);
-    const inline = eq === -1 ? undefined : token.slice(eq + 1);
-    const long = spelled.startsWith("--") ? spelled.slice(2) : undefined;
-    let name = long === undefined ? (spelled.length === 2 ? names.get(spelled.slice(1)) : undefined) : names.get(long);
-    let negated = false;
-    if (name === undefined && long?.startsWith("no-") && args[names.get(long.slice(3)) ?? ""]?.type === "boolean") {
-      name = names.get(long.slice(3));
-      negated = true;
-    }
-    if (name === undefined) unknown(spelled, flagNames);
-    const flag = args[name] as Flag;
-    given.push(`--${name}`);
-    if (flag.type === "boolean") {
-      if (inline !== undefined && (negated || (inline !== "true" && inline !== "false"))) {
-        throw usageError(`Option ${spelled} takes no value (got ${inline})`);
-      }
-      if (given.indexOf(`--${name}`) !== given.length - 1) switched.set(name, !negated && inline !== "false");
+  const typed: Typed = { help: false, given: [], values: new Map(), switches: new Map(), positionals: [], passthrough: undefined };
+  const end = argv.indexOf("--");
+  const flags = end === -1 ? argv : argv.slice(0, end);
+  const after = end === -1 ? [] : argv.slice(end + 1);
+  if (end !== -1 && command.passthrough) typed.passthrough = after;
+  for (let i = 0; i < flags.length; i++) {
+    const token = flags[i]!;
+    if (help && isHelp(token)) return { ...typed, help: true };
+    if (!flagShaped(token)) {
+      // A negative number (`-1`) is neither flag nor positional: dropped, as citty's parse read it.
+      if (!token.startsWith("-") || token === "-") typed.positionals.push(token);
       continue;
     }
-    let value = inline;
-    if (value === undefined) {
-      const next = argv[i + 1];
-      if (next === undefined || next === "--" || flagShaped(next)) {
-        throw usageError(`Option ${spelled} needs a value: --${name} <${valueHint(name, flag)}>`, true);
-      }
-      value = next;
-      i++;
+    try {
+      i = readFlag(args, names, flags, i, typed);
+    } catch (error) {
+      if (help && flags.slice(i + 1).some(isHelp)) return { ...typed, help: true };
+      throw error;
     }
-    if (flag.type === "string" && flag.repeatable) repeated.set(name, [...(repeated.get(name) ?? []), value]);
   }
-  return { given, repeated, switched };
+  // After `--`, every argument is a positional, unless the command runs them.
+  if (!command.passthrough) typed.positionals.push(...after);
+  return typed;
 }
 
-/** What both parsers are given, and what the checks read: argv normalized, its typed flags, the command after `--`. */
-export interface Prepared {
-  argv: string[];
-  typed: Typed;
-  passthrough: string[] | undefined;
-}
-
-/** Splits off a passthrough command, normalizes argv and checks its tokens; throws a usage error. */
-export function prepareArgv(command: AnyCommand, argv: string[]): Prepared {
-  const args: Args = command.args ?? {};
-  const split = command.passthrough ? splitPassthrough(argv) : { args: argv, command: undefined };
-  const normal = normalizeArgv(args, split.args);
-  return { argv: normal, typed: readTyped(args, normal), passthrough: split.command };
+/** Reads the flag at `flags[i]` into `typed`; returns the index of the last token it took. */
+function readFlag(args: Args, names: Map<string, string>, flags: string[], i: number, typed: Typed): number {
+  const { spelled, inline } = splitToken(flags[i]!, names);
+  const long = spelled.startsWith("--") ? spelled.slice(2) : undefined;
+  let name = long === undefined ? (spelled.length === 2 ? names.get(spelled.slice(1)) : undefined) : names.get(long);
+  let negated = false;
+  if (name === undefined && long?.startsWith("no-") && args[names.get(long.slice(3)) ?? ""]?.type === "boolean") {
+    name = names.get(long.slice(3));
+    negated = true;
+  }
+  if (name === undefined) unknown(spelled, new Set(names.values()));
+  const flag = args[name] as Flag;
+  typed.given.push(`--${name}`);
+  if (flag.type === "boolean") {
+    if (inline !== undefined && (negated || (inline !== "true" && inline !== "false"))) {
+      throw usageError(`Option ${spelled} takes no value (got ${inline})`);
+    }
+    typed.switches.set(name, !negated && inline !== "false");
+    return i;
+  }
+  let value = inline;
+  let last = i;
+  const next = flags[i + 1];
+  if (
+    value === undefined &&
+    long !== undefined &&
+    flag.type === "enum" &&
+    flag.bare !== undefined &&
+    !flag.options.includes(next as never)
+  ) {
+    // An enum typed alone takes its bare value; the next argument stays a positional.
+    value = flag.bare;
+  }
+  if (value === undefined) {
+    if (next === undefined || flagShaped(next)) {
+      throw usageError(`Option ${spelled} needs a value: --${name} <${valueHint(name, flag)}>`, true);
+    }
+    value = next;
+    last = i + 1;
+  }
+  typed.values.set(name, [...(typed.values.get(name) ?? []), value]);
+  return last;
 }

@@ -1,8 +1,8 @@
 /**
  * A command is a citty command (`meta`, `args`, lazy `subCommands`, `run`), and its `args` are
- * the one flag table: citty reads them to parse argv and to render help, the strict checks
- * (`check.ts`) and the fast path's mri read (`read-fast.ts`) read the same entries. This module
- * holds the types; `define.ts` makes a command of a table.
+ * the one flag table: citty reads them to render help, the walk over argv (`typed.ts`) and the
+ * checks (`check.ts`) read the same entries, on the full CLI and the fast path alike. This
+ * module holds the types; `define.ts` makes a command of a table.
  *
  * An entry is citty's `ArgDef`, in the order its help line reads, with five fields of xbench's
  * own that citty passes over:
@@ -130,7 +130,7 @@ export interface CommandInput<A extends Args> {
   run?: (args: ParsedArgs<A>) => Status | Promise<Status>;
 }
 
-/** A command as citty runs it; `action` is the command's own `run`, given the checked flags. */
+/** A command as citty runs it; `action` is the command's own `run`, given the checked flags (what the CLI calls). */
 export interface Command<A extends Args = Args>
   extends Omit<CommandInput<A>, "run">,
     Omit<CommandDef, "meta" | "args" | "subCommands" | "run"> {

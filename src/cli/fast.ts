@@ -1,13 +1,14 @@
 /**
  * Commands answered before the full CLI loads: `--version` and `trace -- CMD`. Start-up is
  * most of what tracing `true` costs, so these paths load only what they run: for trace, its
- * own module, which parses by its table with the parser every command uses (`args/parse.ts`).
- * Help and any argv the parser refuses go to the full CLI, which parses it the same way and
- * reports the usage error with the command's help.
+ * own module, which reads argv by its table with the walk every command's argv gets
+ * (`args/typed.ts`). Help and any argv the walk refuses go to the full CLI, which reads it the
+ * same way and reports the usage error with the command's usage.
  */
 
 /** `--version` / `-v` alone, or with `--verbose` (either order). */
 export function versionRequest(argv: string[]): "plain" | "verbose" | undefined {
+  if (argv.length > 2) return undefined;
   const flags = new Set(argv);
   if (!flags.has("--version") && !flags.has("-V") && !flags.has("-v")) return undefined;
   if (argv.length === 1) return "plain";

@@ -1,16 +1,22 @@
 /**
  * argv to a command: subcommand lookup through citty's lazy `subCommands` (with "did you
- * mean"), help (`args/help.ts`, citty's rendering), the flags read and checked by the command's
- * table (`args/read.ts`), then citty's `runCommand`; and the exit status of what went wrong.
+ * mean"), then one walk over the rest by the command's table (`args/typed.ts`), which also says
+ * whether help was asked (`args/help.ts`, citty's rendering); the flags checked
+ * (`args/check.ts`) and given to the command's `action`; and the exit status of what went wrong.
+ *
+ * Neither citty's `runMain` nor its `runCommand` dispatches or runs here. `runCommand` parses
+ * argv again at every level (refusing a bad enum value in its own words, before the checks here
+ * could guess), keeps a subcommand's result from its caller (the exit status), runs a parent's
+ * `run` after its subcommand's, and skips a parent's flags to find a subcommand's name;
+ * `runMain` exits the process itself, with 1 for a usage error, and takes `--help` after `--`.
  */
-import { type CommandDef, runCommand } from "citty";
+import { checkArgs } from "../args/check.ts";
 import { renderHelp, usageLine, visibleSubcommands } from "../args/help.ts";
-import { readArgs } from "../args/read.ts";
-import { normalizeArgv, wantsHelp } from "../args/typed.ts";
+import { readTyped, type Typed } from "../args/typed.ts";
 import type { AnyCommand } from "../args/types.ts";
 import { closest } from "../util/suggest.ts";
 import { verboseVersion } from "../build-info.ts";
-import { EXIT_USAGE, XbenchError, printFailure, usageError } from "./errors.ts";
+import { EXIT_USAGE, XbenchError, printFailure } from "./errors.ts";
 import { versionRequest } from "./fast.ts";
 import { colorFor, forStream } from "../output/color.ts";
 
@@ -61,25 +67,24 @@ export async function runCli(root: AnyCommand, argv: string[]): Promise<number> 
       return 0;
     }
     resolved = await resolveCommand(root, argv);
-    if (wantsHelp(resolved.args)) {
+    const { command, args } = resolved;
+    let typed: Typed | undefined;
+    try {
+      typed = readTyped(command, args, { help: true });
+    } catch (error) {
+      // A command that only groups others answers any argv but help with its usage.
+      if (command.action) throw error;
+    }
+    if (typed?.help) {
       process.stdout.write(`${await usageText(resolved, process.stdout)}\n`);
       return 0;
     }
-    const { command, args } = resolved;
-    if (!command.run) {
+    if (!command.action || !typed) {
       process.stderr.write(`${await usageText(resolved, process.stderr)}\n`);
       return EXIT_USAGE;
     }
-    // The flags are read and checked here; citty runs the command with them, given argv as
-    // they were read (an enum typed alone with its bare value, which citty's own check refuses).
-    const data = readArgs(command, args);
-    const { result } = await runCommand(command as CommandDef, { rawArgs: normalizeArgv(command.args ?? {}, args), data }).catch(
-      (error: unknown) => {
-        // A usage error of citty's own is a usage error too (exit 2), never a crash.
-        throw error instanceof Error && error.name === "CLIError" ? usageError(error.message) : error;
-      },
-    );
-    return typeof result === "number" ? result : 0;
+    const status = await command.action(checkArgs(command, typed));
+    return typeof status === "number" ? status : 0;
   } catch (error) {
     return reportError(error, resolved);
   }

@@ -1,6 +1,6 @@
 /**
  * `xbench trace`: its table and what it does. The CLI's fast path (cli/fast.ts) loads this
- * module alone, so it imports nothing beyond the tracer, the fast path's reader (mri) and what
+ * module alone, so it imports nothing beyond the tracer, the fast path's reader and what
  * writing its output takes: `defineCommand` loads no citty, the full CLI does.
  */
 import { accessSync, constants as fsConstants, statSync, writeFileSync } from "node:fs";
@@ -122,7 +122,7 @@ export const traceCommand = defineCommand({
 });
 
 /**
- * The fast path's trace (cli/fast.ts): argv read by mri by this table and checked as the full CLI checks it, then
+ * The fast path's trace (cli/fast.ts): argv read by this table as the full CLI reads it, then
  * run; undefined for help and for argv the checks refuse, which the full CLI then reports.
  */
 export async function runFastTrace(args: string[]): Promise<number | undefined> {

@@ -1,8 +1,8 @@
 /**
  * The CLI's fast path (src/cli/fast.ts): `--version` and `trace -- CMD` run without the full
- * CLI. Two promises: it reads trace's argv with mri by trace's own table and the checks every
- * command's argv passes, leaving help and refused argv to the full CLI (which parses them with
- * citty and reports them with the usage); and its module graph stays free of what made start-up
+ * CLI. Two promises: it reads trace's argv by trace's own table with the walk and the checks
+ * every command's argv passes, leaving help and refused argv to the full CLI (which reads them
+ * the same way and reports them with the usage); and its module graph stays free of what made start-up
  * slow (citty, which loads node:util; consola, node:tty, node:crypto, the other commands), with
  * the log reader loaded while the command runs.
  */
@@ -117,7 +117,7 @@ describe("the fast path's module graph", () => {
 
   test("the scan sees the imports", () => {
     expect(files).toContain("args/read-fast.ts");
-    expect(closure.has("mri")).toBe(true);
+    expect(closure.has("pathe")).toBe(true);
     expect(files).toContain("tracer/run.ts");
     expect(files).toContain("helpers/cache.ts");
   });

@@ -1,19 +1,19 @@
 /**
  * One flag table per command, citty's own `args` (src/args/types.ts): a flag added to a table is
- * shown by --help (citty's rendering), parsed by citty and checked strictly around it, and read
- * on the fast path (mri), with nothing else to edit.
+ * shown by --help (citty's rendering), read and checked by the one walk over argv, on the full
+ * CLI and the fast path alike, with nothing else to edit.
  */
-import { afterEach, describe, expect, spyOn, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { defineCommand } from "../../src/args/define.ts";
 import { renderHelp } from "../../src/args/help.ts";
 import { readArgs as parseArgs } from "../../src/args/read.ts";
 import { fastParse } from "../../src/args/read-fast.ts";
 import type { AnyCommand, Args, ParsedArgs } from "../../src/args/types.ts";
 import { positiveInt } from "../../src/args/values.ts";
-import { runCli } from "../../src/cli/main.ts";
 import { forStream } from "../../src/output/color.ts";
 import { rootCommand } from "../../src/commands/root.ts";
 import { traceCommand } from "../../src/commands/trace.ts";
+import { runCliCaptured } from "../support/cli.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: what run was given, whatever its table
 let seen: ParsedArgs<any> | undefined;
@@ -36,19 +36,7 @@ const extended = defineCommand({
 const root = defineCommand({ meta: { name: "xbench", description: "test root" }, subCommands: { trace: async () => extended } });
 
 /** Runs the full CLI on `argv` with `extended` as its trace; stdout, stderr and the exit status. */
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const out = spyOn(process.stdout, "write").mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = spyOn(process.stderr, "write").mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    const code = await runCli(root, argv);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const cli = (argv: string[]) => runCliCaptured(root, argv);
 
 afterEach(() => {
   seen = undefined;
