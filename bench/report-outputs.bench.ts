@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { bench, describe } from "vitest";
 import type { CompareResult } from "../src/model/result.ts";
 import { analyzeResult } from "../src/report/analysis.ts";
-import { renderer } from "../src/report/formats.ts";
+import { renderer } from "../src/report/outputs.ts";
 
 /** The saved A/A table of 42 rows: the A/A reading runs on it, as on any compare of a commit with itself. */
 const result = JSON.parse(readFileSync(join(import.meta.dirname, "..", "test", "fixtures", "aa-result.json"), "utf8")) as CompareResult;

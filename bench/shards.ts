@@ -13,7 +13,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "pathe";
 import type { CompareResult } from "../src/model/result.ts";
 import { mergeShards } from "../src/compare/shard.ts";
-import { halfWidth, intervalRows } from "../src/report/analyze.ts";
+import { halfWidth, intervalRows } from "../src/report/row-stats.ts";
 import { median } from "../src/stats/quantile.ts";
 import { tempRepo, workBench, workModule } from "./temp-repo.ts";
 

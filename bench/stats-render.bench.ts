@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, bench, describe } from "vitest";
 import type { CompareResult } from "../src/model/result.ts";
-import { analyzeRows } from "../src/report/analyze.ts";
+import { analyzeRows } from "../src/report/row-stats.ts";
 import { renderJson } from "../src/report/json.ts";
 import { renderMarkdown } from "../src/report/markdown.ts";
 import { renderTerminal } from "../src/report/terminal.ts";

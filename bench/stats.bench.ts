@@ -5,7 +5,7 @@
 import { bench, run } from "mitata";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { analyzeRows } from "../src/report/analyze.ts";
+import { analyzeRows } from "../src/report/row-stats.ts";
 import { renderMarkdown } from "../src/report/markdown.ts";
 import type { CompareResult } from "../src/model/result.ts";
 import { planRounds } from "../src/schedule/orderings.ts";

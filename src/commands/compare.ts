@@ -27,9 +27,9 @@ import { checkOutputTargets, prettyJson, tableStream, writeReport } from "../out
 import { runCompare } from "../compare/engine.ts";
 import { checkProfiler } from "../compare/profile-run.ts";
 import { createStore, inRunFolder, openStore, treeChange, treeState, type RunStore, type SamplingRule } from "../compare/run/store.ts";
-import { failureLines, nothingCompared } from "../report/analyze.ts";
+import { failureLines, nothingCompared } from "../report/row-stats.ts";
 import { analyzeResult } from "../report/analysis.ts";
-import { FILE_FLAGS, fileTargets, fileTexts, renderer } from "../report/formats.ts";
+import { FILE_FLAGS, fileTargets, fileTexts, renderer } from "../report/outputs.ts";
 import { requireBundler } from "../runner/bundle.ts";
 import { checkRuntime } from "../runner/runtimes.ts";
 import { checkCounting, countMeasure } from "../runner/valgrind.ts";

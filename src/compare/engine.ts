@@ -20,7 +20,7 @@
 import { availableParallelism } from "node:os";
 import type { CompareResult, Row } from "../model/result.ts";
 import { SCHEMA_ID, SCHEMA_VERSION } from "../model/result.ts";
-import { analyzeRows } from "../report/analyze.ts";
+import { analyzeRows } from "../report/row-stats.ts";
 import { killRunningChildren } from "../runner/spawn.ts";
 import { countedMeasure, measuredUnit } from "../runner/valgrind.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";

@@ -1,4 +1,4 @@
-import type { RawRow } from "../report/analyze.ts";
+import type { RawRow } from "../report/row-stats.ts";
 import { perIteration, type MeasureMode, type Side, type Unit } from "../model/result.ts";
 import type { CountedTime } from "../runner/protocol.ts";
 import type { RoundRecord } from "./run/store.ts";

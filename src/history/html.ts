@@ -5,7 +5,7 @@
  * the same as tables, readable with no plot at all. Everything from the project is escaped.
  */
 import { escapeHtml, pageStart, px, STYLE, tickLabel } from "../report/html.ts";
-import { formatInterval, formatPercent } from "../report/format.ts";
+import { formatInterval, formatPercent } from "../report/text.ts";
 import { normalQuantile } from "../stats/normal.ts";
 import type { HistoryReport, RowHistory } from "./chain.ts";
 import { coverageLine, cumulativeText } from "./terminal.ts";

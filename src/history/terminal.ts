@@ -1,5 +1,5 @@
 /** `xbench history` for the terminal: a line per row (its cumulative and what it holds over), then the commits that moved it. */
-import { formatInterval, formatPercent, visible } from "../report/format.ts";
+import { formatInterval, formatPercent, visible } from "../report/text.ts";
 import type { HistoryCommit, HistoryReport, RowHistory } from "./chain.ts";
 
 const short = (sha: string) => sha.slice(0, 12);

@@ -4,7 +4,7 @@
  */
 import type { BisectDirection, BisectResult, BisectStep, Commit } from "../compare/bisect/bisect.ts";
 import type { BisectConclusion, Reverted } from "../compare/bisect/bisect.ts";
-import { formatInterval, formatPercent, visible } from "../report/format.ts";
+import { formatInterval, formatPercent, visible } from "../report/text.ts";
 import { escapeMarkdown } from "../report/markdown.ts";
 
 export const BISECT_MARKER = "<!-- xbench-bisect -->";

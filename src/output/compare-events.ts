@@ -1,5 +1,5 @@
 import type { CompareEvent } from "../compare/events.ts";
-import { formatHalfWidth, formatWiderThan } from "../report/format.ts";
+import { formatHalfWidth, formatWiderThan } from "../report/text.ts";
 import { log } from "./log.ts";
 import { createProgress, createTicker } from "./progress.ts";
 

@@ -1,7 +1,7 @@
 /**
  * Where a command's report goes: the table on stdout (on stderr when `--json -` takes stdout),
  * and each file flag's text to its file (`--json FILE`, `--markdown FILE`, `--html FILE`: the
- * formats of report/formats.ts, or a suite's own). The targets are checked before a run starts,
+ * formats of report/outputs.ts, or a suite's own). The targets are checked before a run starts,
  * so a typo in a path fails at once rather than after minutes of measuring.
  */
 import { accessSync, constants, existsSync, statSync } from "node:fs";

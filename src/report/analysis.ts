@@ -9,7 +9,7 @@ import { type CompareResult, perIteration, type Row } from "../model/result.ts";
 import { DEFAULT_MIN_EFFECT } from "../stats/equivalence.ts";
 import { readAA } from "../stats/noise.ts";
 import { median } from "../stats/quantile.ts";
-import { halfWidth, intervalRows } from "./analyze.ts";
+import { halfWidth, intervalRows } from "./row-stats.ts";
 import { withDisplayNames } from "./names.ts";
 
 /** A row as the renderers show it: its name for reading as `id`, and what its cells and notes need. */

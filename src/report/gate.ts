@@ -6,7 +6,7 @@
  */
 import { EXIT_BISECT_SKIP, EXIT_GATE_FAILED, EXIT_NOT_MEASURED } from "../errors.ts";
 import type { Gate, GateRow, GateRule, Row } from "../model/result.ts";
-import { formatInterval, formatPercent } from "./format.ts";
+import { formatInterval, formatPercent } from "./text.ts";
 
 /** Which side of the rule's line an interval lies: wholly past it, wholly short of it, or across it. */
 function judge(rule: GateRule, [lower, upper]: readonly [number, number]): "fail" | "pass" | "undecided" {

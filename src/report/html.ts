@@ -8,7 +8,7 @@
  * Everything from the project (benchmark names, error messages, refs) goes through `escapeHtml`.
  */
 import { gateHeadline, gateRows } from "./gate.ts";
-import { formatBound, formatInterval, measureLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible } from "./format.ts";
+import { formatBound, formatInterval, measureLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible } from "./text.ts";
 import { formatLoad } from "../util/load.ts";
 import type { CompareResult, Row } from "../model/result.ts";
 import type { Analysis, ShownResult } from "./analysis.ts";

@@ -6,7 +6,7 @@
  * `escapeMarkdown`, so a name cannot break the table or inject markup or HTML.
  */
 import { gateHeadline, gateRows } from "./gate.ts";
-import { loadLine, measureLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./format.ts";
+import { loadLine, measureLine, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./text.ts";
 import type { Row } from "../model/result.ts";
 import type { Analysis, ShownRow } from "./analysis.ts";
 import { profileMarkdownLines } from "./profile.ts";

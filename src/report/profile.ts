@@ -4,7 +4,7 @@
  */
 import type { FunctionProfile, RowProfile } from "../model/profile.ts";
 import type { CompareResult, Row } from "../model/result.ts";
-import { formatTime, NONE } from "./format.ts";
+import { formatTime, NONE } from "./text.ts";
 
 export const PROFILE_HEADER = ["function", "where", "base", "head", "change", "95% CI", "share", ""];
 

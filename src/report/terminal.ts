@@ -4,18 +4,7 @@
  * right-aligned, then notes. Colour (ANSI) only when asked: the caller decides (output/color.ts).
  */
 import { gateHeadline, gateRows } from "./gate.ts";
-import {
-  loadLine,
-  measureLine,
-  outlierNotes,
-  rowCells,
-  rowNotes,
-  runLine,
-  runNotes,
-  summaryLine,
-  visible,
-  wideRowNotes,
-} from "./format.ts";
+import { loadLine, measureLine, outlierNotes, rowCells, rowNotes, runLine, runNotes, summaryLine, visible, wideRowNotes } from "./text.ts";
 import type { Row } from "../model/result.ts";
 import type { Analysis } from "./analysis.ts";
 import { profileTerminalLines } from "./profile.ts";

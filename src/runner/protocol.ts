@@ -165,7 +165,7 @@ export interface ChildRow {
 /**
  * The time a counted row's measured windows took under valgrind. Counts see only the
  * process's own instructions: a row that spends its windows waiting (timers, I/O) or in the
- * kernel is mostly outside them (report/analyze.ts flags it).
+ * kernel is mostly outside them (report/row-stats.ts flags it).
  */
 export interface CountedTime {
   wallNs: number;

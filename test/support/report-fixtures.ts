@@ -4,7 +4,7 @@
  * the statistics change (then regenerate with UPDATE_FIXTURES=1 and check the diff by hand).
  */
 import seedRows from "../fixtures/seed-aa-rows.json" with { type: "json" };
-import { analyzeRows, type RawRow } from "../../src/report/analyze.ts";
+import { analyzeRows, type RawRow } from "../../src/report/row-stats.ts";
 import { decideGate } from "../../src/report/gate.ts";
 import { SCHEMA_ID, SCHEMA_VERSION, type CompareResult, type Rounds } from "../../src/model/result.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";

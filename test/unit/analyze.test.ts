@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { analyzeRows, withMinEffectResult, type RawRow } from "../../src/report/analyze.ts";
+import { analyzeRows, withMinEffectResult, type RawRow } from "../../src/report/row-stats.ts";
 import type { CompareResult } from "../../src/model/result.ts";
 import { verdictWithin } from "../../src/stats/equivalence.ts";
 import { pairedStats } from "../../src/stats/paired.ts";

@@ -7,7 +7,7 @@ import { pullRequestTarget } from "../../src/output/github.ts";
 import { benchBasename, rowId } from "../../src/compare/identity.ts";
 import { clock, createProgress, progressLine } from "../../src/output/progress.ts";
 import { collectRows, WHOLE_FILE } from "../../src/compare/rows.ts";
-import { analyzeRows } from "../../src/report/analyze.ts";
+import { analyzeRows } from "../../src/report/row-stats.ts";
 import { createStore, openStore, type RoundRecord, type RunPlan } from "../../src/compare/run/store.ts";
 import type { ChildRow } from "../../src/runner/protocol.ts";
 import { pinFileLocation } from "../../src/runner/bundle.ts";

@@ -15,10 +15,10 @@ import type { Counter, Events } from "../../src/runner/child/counter.ts";
 import type { Subject } from "../../src/runner/child/sampler.ts";
 import { CYCLE_WEIGHTS, type CountBudget } from "../../src/runner/protocol.ts";
 import { COUNT_DEFAULTS, countBudget, DEFAULT_MAX_TIME_S, DEFAULT_TARGET, samplingRule } from "../../src/compare/plan.ts";
-import { uncountedPart } from "../../src/report/analyze.ts";
+import { uncountedPart } from "../../src/report/row-stats.ts";
 import { crossoverRounds } from "../../src/stats/crossover.ts";
 import { SEQUENTIAL_LEVEL } from "../../src/stats/paired.ts";
-import { formatCounted, formatValue, loadNote, percentDigits, runNotes } from "../../src/report/format.ts";
+import { formatCounted, formatValue, loadNote, percentDigits, runNotes } from "../../src/report/text.ts";
 import { analyzeResult } from "../../src/report/analysis.ts";
 import { aaResult } from "../support/report-fixtures.ts";
 

@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { NOISE, type Noise } from "../support/noise.ts";
 import { rowOpen } from "../../src/compare/rounds/sampling.ts";
 import type { Row } from "../../src/model/result.ts";
-import { analyzeRows, type RawRow } from "../../src/report/analyze.ts";
+import { analyzeRows, type RawRow } from "../../src/report/row-stats.ts";
 import { analyzeResult } from "../../src/report/analysis.ts";
 import { baseResult } from "../support/report-fixtures.ts";
 import { mulberry32 } from "../../src/schedule/prng.ts";

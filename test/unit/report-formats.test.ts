@@ -6,7 +6,7 @@
 import { describe, expect, spyOn, test } from "bun:test";
 import { colorFor, wantsColor } from "../../src/output/color.ts";
 import { analyzeResult } from "../../src/report/analysis.ts";
-import { FILE_FLAGS, FORMAT_NAMES, FORMATS, fileTargets, fileTexts, formatNamed, renderer } from "../../src/report/formats.ts";
+import { FILE_FLAGS, FORMAT_NAMES, FORMATS, fileTargets, fileTexts, formatNamed, renderer } from "../../src/report/outputs.ts";
 import { readAA } from "../../src/stats/noise.ts";
 import { aaResult, mixedResult } from "../support/report-fixtures.ts";
 

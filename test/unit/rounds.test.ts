@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { samplingRule } from "../../src/compare/plan.ts";
 import { shareFiles } from "../../src/compare/rounds/shared.ts";
-import { halfWidth } from "../../src/report/analyze.ts";
+import { halfWidth } from "../../src/report/row-stats.ts";
 import type { RoundRecord } from "../../src/compare/run/store.ts";
 import { SIDES } from "../../src/model/side.ts";
 import { orderAt } from "../../src/schedule/orderings.ts";

@@ -23,7 +23,7 @@ import { join } from "pathe";
 import { usageError, XbenchError } from "../../errors.ts";
 import { commitSubject, firstParentPath, isAncestor, repoRoot, resolveCommit, tryResolveCommit } from "../../git/git.ts";
 import type { Gate, GateRow, Row } from "../../model/result.ts";
-import { failureLines, nothingCompared } from "../../report/analyze.ts";
+import { failureLines, nothingCompared } from "../../report/row-stats.ts";
 import { decideGate } from "../../report/gate.ts";
 import { rowName, shortestUniquePaths } from "../../report/names.ts";
 import { killRunningChildren } from "../../runner/spawn.ts";

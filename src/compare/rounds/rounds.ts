@@ -18,7 +18,7 @@ import { SIDES, type Side } from "../../model/side.ts";
 import type { Job, SamplingBudget } from "../../runner/protocol.ts";
 import type { BenchOutcome } from "../../runner/spawn.ts";
 import { orderAt } from "../../schedule/orderings.ts";
-import { halfWidth, intervalRows } from "../../report/analyze.ts";
+import { halfWidth, intervalRows } from "../../report/row-stats.ts";
 import {
   sharedProcessMs,
   bestSideNs,

@@ -12,7 +12,7 @@
  * depend on the sign of the change, so stopping a row on it keeps its interval's level
  * (docs/statistics.md, "Sampling until the answer is clear").
  */
-import { halfWidth } from "../../report/analyze.ts";
+import { halfWidth } from "../../report/row-stats.ts";
 import type { Row } from "../../model/result.ts";
 import type { SamplingRule } from "../run/store.ts";
 

@@ -222,7 +222,7 @@ let emptyLoop: number | undefined;
 
 /**
  * What an empty benchmark counts per iteration in this process: the loop around a body. A row at
- * it on both sides had its body optimized away (report/analyze.ts). Counted once, like a row.
+ * it on both sides had its body optimized away (report/row-stats.ts). Counted once, like a row.
  */
 async function emptyLoopCount(): Promise<number> {
   if (emptyLoop === undefined) {

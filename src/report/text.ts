@@ -406,7 +406,7 @@ export function rowNotes(rows: readonly ShownRow[], options: { noWork?: boolean 
 /** What an `uncounted` row reads in the verdict column. */
 export const UNCOUNTED_TEXT = "not countable";
 
-/** Why a counted row has no verdict: what its counts missed (report/analyze.ts uncountedPart). */
+/** Why a counted row has no verdict: what its counts missed (report/row-stats.ts uncountedPart). */
 function uncountedText({ why, share }: Uncounted): string {
   const pct = `${Math.round(share * 100)}%`;
   const what =
