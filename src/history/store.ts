@@ -211,6 +211,21 @@ export function fetchHistory(root: string, remote: string): boolean {
 }
 
 /**
+ * Why a push failed, from git's stderr. Only a lost race is retried: another recorder's push came
+ * first (rejected as not a fast-forward), or was being written as this one arrived (the remote
+ * could not lock or update the ref: `[remote rejected] … (failed to update ref)`). A remote that
+ * refuses the push (a hook, a protected ref, no access) would refuse it every time.
+ */
+export function pushFailure(stderr: string): { kind: "race" } | { kind: "refused"; why: string } | { kind: "other" } {
+  const rejected = /\[remote rejected\][^\n]*/i.exec(stderr)?.[0];
+  const locked = rejected !== undefined && /\((failed to update ref|cannot lock ref[^)]*|incorrect old value provided)\)/i.test(rejected);
+  const refused = locked ? undefined : (rejected ?? /remote: [^\n]*(declined|denied|protected)[^\n]*/i.exec(stderr)?.[0]);
+  if (refused) return { kind: "refused", why: refused.replace(/^\s*!\s*/, "").trim() };
+  if (locked || /\[rejected\]|non-fast-forward|fetch first|failed to update ref|cannot lock ref/i.test(stderr)) return { kind: "race" };
+  return { kind: "other" };
+}
+
+/**
  * Pushes the local history to `remote`. A push the remote rejects (another runner pushed first)
  * fetches theirs, merges, and pushes again; returns the number of merges it took.
  */
@@ -221,12 +236,9 @@ export function pushHistory(root: string, remote: string): number {
       encoding: "utf8",
     });
     if (pushed.status === 0) return attempt;
-    // Only a lost race is retried: another recorder's push came first. A remote that refuses
-    // the push (a hook, a protected ref, no access) would refuse it every time.
-    const refused = /\[remote rejected\][^\n]*|remote: [^\n]*(declined|denied|protected)[^\n]*/i.exec(pushed.stderr);
-    if (refused || !/\[rejected\]|non-fast-forward|fetch first|failed to update ref|cannot lock ref/i.test(pushed.stderr)) {
-      throw new GitError(`git push ${remote} failed: ${refused ? refused[0].replace(/^\s*!\s*/, "").trim() : gitReason(pushed.stderr)}`);
-    }
+    const failure = pushFailure(pushed.stderr);
+    if (failure.kind !== "race")
+      throw new GitError(`git push ${remote} failed: ${failure.kind === "refused" ? failure.why : gitReason(pushed.stderr)}`);
     fetchHistory(root, remote);
   }
   throw new GitError(`git push ${remote}: rejected ${TRIES} times (other recorders kept pushing); run xbench history record --push again`);

@@ -79,8 +79,9 @@ describe("xbench history record", () => {
         xbenchAsync(["history", "record", "--commit", shas[i + 1]!, "--push", "origin", ...SETTINGS], { cwd: clone, env }),
       ),
     );
-    expect(a!.code).toBe(0);
-    expect(b!.code).toBe(0);
+    // Each with its stderr, so that a failure says why.
+    expect({ code: a!.code, stderr: a!.stderr }).toMatchObject({ code: 0 });
+    expect({ code: b!.code, stderr: b!.stderr }).toMatchObject({ code: 0 });
     expect(`${a!.stderr}${b!.stderr}`).toContain("merged another recorder's push");
     expect(entries((...args) => git(bare, ...args)).sort()).toEqual([`${shas[1]}.json`, `${shas[2]}.json`].sort());
   });

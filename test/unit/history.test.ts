@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { buildHistory, chainSteps, rowMatches, type PathCommit } from "../../src/history/chain.ts";
 import { ENTRY_SCHEMA, newerEntry, parseEntry, type HistoryEntry } from "../../src/history/entry.ts";
 import { renderHistoryHtml } from "../../src/history/html.ts";
-import { mktreeInput, unionFiles } from "../../src/history/store.ts";
+import { mktreeInput, pushFailure, unionFiles } from "../../src/history/store.ts";
 import { renderHistoryTerminal } from "../../src/history/terminal.ts";
 import type { CompareResult, Row } from "../../src/model/result.ts";
 
@@ -188,5 +188,43 @@ describe("stored entries", () => {
     expect(() => parseEntry("{}", "x.json")).toThrow("x.json: not an xbench history entry");
     const newer = JSON.stringify({ ...entry(1, []), result: undefined, schemaVersion: 99 });
     expect(() => parseEntry(newer, "x.json")).toThrow("written by a newer xbench");
+  });
+});
+
+describe("why a push of the history failed", () => {
+  const to = "To /tmp/xbench-history-remote-x/remote.git\n";
+  const failed = "error: failed to push some refs to '/tmp/xbench-history-remote-x/remote.git'\n";
+
+  test("another recorder's push first, or being written as this one arrived: a race, retried", () => {
+    const fetchFirst = `${to} ! [rejected]        refs/xbench/history -> refs/xbench/history (fetch first)\n${failed}hint: Updates were rejected because the remote contains work that you do not\n`;
+    expect(pushFailure(fetchFirst)).toEqual({ kind: "race" });
+    // Two pushes at once into one bare repository: the second finds the ref locked or moved.
+    const locked = `remote: error: cannot lock ref 'refs/xbench/history': is at 1111111111111111111111111111111111111111 but expected 0000000000000000000000000000000000000000\n${to} ! [remote rejected] refs/xbench/history -> refs/xbench/history (failed to update ref)\n${failed}`;
+    expect(pushFailure(locked)).toEqual({ kind: "race" });
+    expect(
+      pushFailure(
+        `${to} ! [remote rejected] refs/xbench/history -> refs/xbench/history (cannot lock ref 'refs/xbench/history': reference already exists)\n${failed}`,
+      ),
+    ).toEqual({
+      kind: "race",
+    });
+  });
+
+  test("a remote that refuses the push: its words, not retried", () => {
+    const hook = `remote: recording is not allowed here\n${to} ! [remote rejected] refs/xbench/history -> refs/xbench/history (pre-receive hook declined)\n${failed}`;
+    expect(pushFailure(hook)).toEqual({
+      kind: "refused",
+      why: "[remote rejected] refs/xbench/history -> refs/xbench/history (pre-receive hook declined)",
+    });
+    expect(
+      pushFailure(
+        "remote: Permission to o/r.git denied to someone.\nfatal: unable to access 'https://github.com/o/r.git/': The requested URL returned error: 403\n",
+      ),
+    ).toMatchObject({
+      kind: "refused",
+    });
+    expect(pushFailure("fatal: '/nope' does not appear to be a git repository\nfatal: Could not read from remote repository.\n")).toEqual({
+      kind: "other",
+    });
   });
 });
