@@ -105,11 +105,12 @@ describe("compare --measure instructions", () => {
 
   test("--measure cycles estimates cycles from the cache simulation, and finds the same change", () => {
     const repo = fivePercentHead();
-    // --max-time 1 cannot hold the six rounds an interval needs: said once measured, and run anyway.
+    // --max-time 1 cannot hold the eight rounds a counted interval needs (4 of each order): said
+    // once measured, and run anyway.
     const r = compareIn(repo, ["--base", "HEAD~1", "--head", "HEAD", "--max-time", "1", "--measure", "cycles"]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/the first 6 rounds need about \d+ s, more than --max-time 1 s: they run anyway/);
-    expect(r.result!.rounds.completed).toBe(6);
+    expect(r.stderr).toMatch(/the first 8 rounds need about \d+ s, more than --max-time 1 s: they run anyway/);
+    expect(r.result!.rounds.completed).toBe(8);
     const spin = rowOf(r.result, "spin");
     expect(spin.unit).toBe("cycles");
     expect(spin.stats!.verdict).toBe("slower");
