@@ -21,7 +21,7 @@ import { median, spread, type Spread } from "./quantile.ts";
 import { crossoverInterval, crossoverP, crossoverRounds, crossoverSummary } from "./crossover.ts";
 import type { IntervalSource } from "./interval-source.ts";
 import { hodgesLehmannInterval, signedRankTest, verdictOf, walshSource, walshSummary, type WalshSummary } from "./signed-rank.ts";
-import { checkInput } from "./validate.ts";
+import { checkInput, pairedRounds } from "./validate.ts";
 
 export { studentT975 } from "./student-t.ts";
 export { verdictOf } from "./signed-rank.ts";
@@ -96,18 +96,13 @@ export function statsOfLogRatios(
 /** Which side each round's process ran first; null where the round was not a duet. */
 export type FirstSides = ReadonlyArray<"base" | "head" | null>;
 
-/** The first sides of the rounds that have a value on both sides (as validate.ts pairUp keeps them); null where unknown. */
+/** The first sides of the rounds that have a value on both sides (those validate.ts pairUp keeps); null where unknown. */
 export function pairedFirstSides(
   base: ReadonlyArray<number | null>,
   head: ReadonlyArray<number | null>,
   firstSide: FirstSides | undefined,
 ): FirstSides {
-  const first: Array<"base" | "head" | null> = [];
-  for (let i = 0; i < Math.min(base.length, head.length); i++) {
-    if (base[i] === null || base[i] === undefined || head[i] === null || head[i] === undefined) continue;
-    first.push(firstSide?.[i] ?? null);
-  }
-  return first;
+  return pairedRounds(base, head).map((i) => firstSide?.[i] ?? null);
 }
 
 /**

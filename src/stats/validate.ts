@@ -66,13 +66,17 @@ export function quoteName(name: string): string {
 
 /** Keeps the rounds where both sides have a value (a round missing on one side pairs with nothing). */
 export function pairUp(base: ReadonlyArray<number | null>, head: ReadonlyArray<number | null>): { base: number[]; head: number[] } {
-  const out = { base: [] as number[], head: [] as number[] };
+  const kept = pairedRounds(base, head);
+  return { base: kept.map((i) => base[i]!), head: kept.map((i) => head[i]!) };
+}
+
+/** The rounds (indices) with a value on both sides, in order: the ones pairUp keeps. */
+export function pairedRounds(base: ReadonlyArray<number | null>, head: ReadonlyArray<number | null>): number[] {
+  const kept: number[] = [];
   for (let i = 0; i < Math.min(base.length, head.length); i++) {
     const b = base[i];
     const h = head[i];
-    if (b === null || b === undefined || h === null || h === undefined) continue;
-    out.base.push(b);
-    out.head.push(h);
+    if (b !== null && b !== undefined && h !== null && h !== undefined) kept.push(i);
   }
-  return out;
+  return kept;
 }
